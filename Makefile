@@ -1,0 +1,153 @@
+# libksp / ksp -- plain GNU make, no configure step.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+VERSION  := 0.1
+SOVER    := 1
+PREFIX   ?= /usr/local
+LIBDIR   ?= $(PREFIX)/lib
+INCDIR   ?= $(PREFIX)/include
+BINDIR   ?= $(PREFIX)/bin
+MANDIR   ?= $(PREFIX)/share/man
+DATADIR  ?= $(PREFIX)/share/ksp
+
+PKG_CONFIG ?= pkg-config
+DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph
+# Debian packages that provide everything the build, the tests and the demo need.
+DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3-dev \
+              libgraphviz-dev graphviz gnupg sqlite3 openssl xxd
+DEP_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(DEPS) 2>/dev/null)
+DEP_LIBS    = $(shell $(PKG_CONFIG) --libs $(DEPS) 2>/dev/null) -lpthread
+
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wold-style-definition -Wpointer-arith \
+           -Wformat=2 -Wformat-security -Wundef -Wwrite-strings -Wvla \
+           -Wtype-limits -Wsign-compare -Wnested-externs -Wchar-subscripts -Winit-self
+cc-option = $(shell $(CC) -Werror $(1) -c -x c /dev/null -o /dev/null 2>/dev/null && echo $(1))
+WARN    += $(call cc-option,-Wlogical-op)
+
+KSP_CPPFLAGS := -D_GNU_SOURCE -DVERSION='"$(VERSION)"' -DENABLE_LOGGING=1 \
+                -DENABLE_DEBUG=$(if $(DEBUG),1,0) -Iinclude -Isrc
+KSP_CFLAGS    = -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -fno-common \
+                -ffunction-sections -fdata-sections $(DEP_CFLAGS)
+KSP_LDFLAGS  := -Wl,--as-needed -Wl,--no-undefined -Wl,--gc-sections
+ALL_CFLAGS    = $(KSP_CPPFLAGS) $(CPPFLAGS) $(KSP_CFLAGS) $(CFLAGS)
+
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %-7s %s\n' $(1) $(2);
+endif
+
+SHARED_OBJS := $(patsubst %.c,%.o,$(wildcard src/shared/*.c))
+LIB_OBJS    := $(patsubst %.c,%.o,$(wildcard src/lib/*.c)) src/lib/schema.o $(SHARED_OBJS)
+LIB_OBJS    := $(sort $(LIB_OBJS))
+CLI_OBJS    := $(patsubst %.c,%.o,$(wildcard src/cli/*.c)) $(SHARED_OBJS)
+UNIT_TESTS  := $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
+TOOLS       := $(patsubst %.c,%,$(wildcard tests/tools/*.c))
+SONAME      := libksp.so.$(SOVER)
+
+all: src/lib/libksp.a src/lib/$(SONAME) ksp $(TOOLS)
+
+# --- dependencies: install missing Debian packages when root, else say how ---
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "ksp: installing missing build dependencies:$$missing"; \
+	    (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
+	      { echo "ksp: apt-get install failed; run: apt-get install -y$$missing" >&2; exit 2; }; \
+	  else \
+	    echo "ksp: missing build dependencies; run as root: apt-get install -y$$missing" >&2; exit 2; \
+	  fi; \
+	fi
+
+%.o: %.c
+	$(call say,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# The store schema is compiled in from its SQL text.
+src/lib/schema.c: src/lib/schema.sql
+	$(call say,GEN,$@)
+	$(Q){ echo '/* generated from schema.sql */'; echo '#include "lib/libksp-private.h"'; \
+	  echo 'const char ksp_schema_sql[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+
+src/lib/libksp.a: $(LIB_OBJS)
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+src/lib/$(SONAME): $(LIB_OBJS) src/lib/libksp.sym
+	$(call say,CCLD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/lib/libksp.sym \
+	  $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(LIB_OBJS) $(DEP_LIBS)
+	$(Q)ln -sf $(SONAME) src/lib/libksp.so
+
+ksp: $(CLI_OBJS) src/lib/$(SONAME)
+	$(call say,CCLD,$@)
+	$(Q)$(CC) $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(CLI_OBJS) -Lsrc/lib -lksp $(DEP_LIBS)
+
+tests/unit/test-%: tests/unit/test-%.o tests/unit/harness.o src/lib/libksp.a
+	$(call say,CCLD,$@)
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) -o $@ $^ $(DEP_LIBS)
+
+tests/tools/%: tests/tools/%.o src/lib/libksp.a
+	$(call say,CCLD,$@)
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) -o $@ $^ $(DEP_LIBS)
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_TESTS)
+	$(Q)tests/check-symbols.sh src/lib/$(SONAME) src/lib/libksp.sym include/libksp.h
+	$(Q)tests/unit/run.sh $(UNIT_TESTS)
+	$(Q)LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/run.sh
+
+# Sanitizer build in a separate tree, so the normal objects stay as they are.
+check-asan: deps
+	$(Q)rm -rf build-asan && mkdir -p build-asan && \
+	  git ls-files -co --exclude-standard | grep -v '^build-asan/' | tar -cf - -T - | tar -xf - -C build-asan
+	$(Q)$(MAKE) --no-print-directory -C build-asan all $(UNIT_TESTS) \
+	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
+	$(Q)cd build-asan && ASAN_OPTIONS=detect_leaks=1 tests/unit/run.sh $(UNIT_TESTS) && \
+	  ASAN_OPTIONS=detect_leaks=1 LD_LIBRARY_PATH=$(CURDIR)/build-asan/src/lib tests/cli/run.sh
+
+check-valgrind: all $(UNIT_TESTS)
+	$(Q)KSP_VALGRIND=1 tests/unit/run.sh $(UNIT_TESTS)
+	$(Q)KSP_VALGRIND=1 LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/run.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)LD_LIBRARY_PATH=$(CURDIR)/src/lib ./tests/demo.sh
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)LD_LIBRARY_PATH=$(CURDIR)/src/lib ./bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	install -m 0755 src/lib/$(SONAME) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so
+	install -m 0644 include/libksp.h $(DESTDIR)$(INCDIR)/
+	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' -e 's|@includedir@|$(INCDIR)|' \
+	  -e 's|@VERSION@|$(VERSION)|' src/lib/libksp.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc
+	install -m 0755 ksp $(DESTDIR)$(BINDIR)/
+	for m in docs/*.1; do [ -f "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
+	for m in docs/*.3; do [ -f "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man3/; done; true
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so \
+	  $(DESTDIR)$(INCDIR)/libksp.h $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc $(DESTDIR)$(BINDIR)/ksp
+	for m in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$(basename $$m); done; true
+	for m in docs/*.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$$(basename $$m); done; true
+
+clean:
+	rm -f src/*/*.o src/*/*.d src/lib/schema.c src/lib/libksp.a src/lib/libksp.so* ksp \
+	  tests/*/*.o tests/*/*.d $(UNIT_TESTS) $(TOOLS)
+	rm -rf build-asan demo-out tests/cli/tmp
+
+-include $(wildcard src/*/*.d tests/*/*.d)
+.PHONY: all deps check check-asan check-valgrind demo bench install uninstall clean
+.SECONDARY:

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libksp - OpenPGP key-signing parties and web-of-trust analysis.
+ *
+ * Conventions (see docs/libksp.3):
+ *  - every object is opaque; constructors return int and hand the object
+ *    back through the last parameter, named ret;
+ *  - fallible functions return 0 (or a count, or 1 for "got an item") on
+ *    success and a negative errno on failure; on failure out-parameters are
+ *    left untouched;  a one-line human message describing the last failure
+ *    is kept on the context (ksp_get_error());
+ *  - _unref() and _free() accept NULL and return NULL;
+ *  - getters return borrowed pointers valid for the life of the object;
+ *  - a context and everything made from it belong to one thread at a time.
+ */
+#pragma once
+#ifndef LIBKSP_H
+#define LIBKSP_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Context                                                             */
+
+struct ksp_ctx;
+
+/**
+ * ksp_new:
+ * @ret: where to store the new context (refcount 1)
+ *
+ * Reads KSP_LOG (err, info, debug or a number) for the log priority.
+ * Returns: 0, or -ENOMEM.  Since: 1
+ */
+int ksp_new(struct ksp_ctx **ret);
+struct ksp_ctx *ksp_ref(struct ksp_ctx *ctx);
+struct ksp_ctx *ksp_unref(struct ksp_ctx *ctx);
+/* Install a log function; NULL restores the default (silent unless KSP_LOG). */
+void ksp_set_log_fn(struct ksp_ctx *ctx,
+		    void (*log_fn)(void *log_data, int priority, const char *file,
+				   int line, const char *fn, const char *format,
+				   va_list args),
+		    void *log_data);
+int ksp_get_log_priority(const struct ksp_ctx *ctx);
+void ksp_set_log_priority(struct ksp_ctx *ctx, int priority);
+void *ksp_get_userdata(const struct ksp_ctx *ctx);
+void ksp_set_userdata(struct ksp_ctx *ctx, void *userdata);
+/* The user's own GnuPG home, used only where a call says so (NULL: gpg's
+ * default).  Returns 0 or -ENOMEM. */
+int ksp_set_gnupg_home(struct ksp_ctx *ctx, const char *dir);
+const char *ksp_get_gnupg_home(const struct ksp_ctx *ctx);
+/* One line describing the last failure of a call on this context, naming
+ * the file and what to do, or NULL. */
+const char *ksp_get_error(const struct ksp_ctx *ctx);
+/* Where private temporary GnuPG homes are made (default $TMPDIR or /tmp). */
+int ksp_set_tmpdir(struct ksp_ctx *ctx, const char *dir);
+
+/* ------------------------------------------------------------------ */
+/* The store: one SQLite file                                          */
+
+struct ksp_store;
+
+enum ksp_store_flags {
+	KSP_STORE_READ_WRITE = 1 << 0,
+	KSP_STORE_CREATE = 1 << 1,
+};
+
+/**
+ * ksp_store_open:
+ * Opens (and with KSP_STORE_CREATE creates) the store at @path, migrating
+ * its schema to the current version when opened read-write.
+ * Returns: 0; -ENOENT (no such store), -EBUSY (locked), -EROFS,
+ * -EBADMSG (not a ksp store or corrupt), -EPROTO (made by a newer ksp),
+ * -ENOMEM, -EIO.  Since: 1
+ */
+int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned int flags,
+		   struct ksp_store **ret);
+struct ksp_store *ksp_store_ref(struct ksp_store *store);
+struct ksp_store *ksp_store_unref(struct ksp_store *store);
+struct ksp_ctx *ksp_store_get_ctx(const struct ksp_store *store);
+const char *ksp_store_get_path(const struct ksp_store *store);
+int ksp_store_get_schema_version(const struct ksp_store *store);
+/* Explicit transactions (nest by counting; only the outermost commits). */
+int ksp_store_begin(struct ksp_store *store);
+int ksp_store_commit(struct ksp_store *store);
+int ksp_store_rollback(struct ksp_store *store);
+/* Row counts; @what is "keys", "uids", "certs", "participants".
+ * Returns the count (>= 0) or a negative errno. */
+int64_t ksp_store_count(struct ksp_store *store, const char *what);
+/* PRAGMA integrity_check; returns 1 if ok, 0 if not, <0 on error. */
+int ksp_store_check(struct ksp_store *store);
+
+/* ------------------------------------------------------------------ */
+/* Escaping hostile text (user IDs) for an output format               */
+
+enum ksp_escape_format {
+	KSP_ESCAPE_TERMINAL = 0, /* controls, bidi overrides, invalid UTF-8 as \xNN / \u{NNNN} */
+	KSP_ESCAPE_JSON = 1,     /* a JSON string body; invalid UTF-8 as \u00NN escapes of bytes */
+	KSP_ESCAPE_HTML = 2,     /* HTML text and attribute values */
+	KSP_ESCAPE_DOT = 3,      /* inside a double-quoted DOT string */
+};
+/* Returns 0 and a malloc'ed NUL-terminated string in *ret, or -ENOMEM/-EINVAL. */
+int ksp_escape(const void *text, size_t len, unsigned int format, char **ret);
+
+/* ------------------------------------------------------------------ */
+/* The party: organizer's list of participants                        */
+
+struct ksp_party;
+struct ksp_key_check;
+struct ksp_participant;
+struct ksp_participant_iter;
+
+/* Creates the store's party (one per store).  @date is YYYY-MM-DD.
+ * Returns: 0, -EEXIST (a party exists), -EINVAL, -errno from the store. */
+int ksp_party_create(struct ksp_store *store, const char *name, const char *date,
+		     const char *location, const char *organizer_fpr,
+		     struct ksp_party **ret);
+/* Opens the store's party.  Returns: 0, -ENOENT (none yet), -errno. */
+int ksp_party_open(struct ksp_store *store, struct ksp_party **ret);
+struct ksp_party *ksp_party_ref(struct ksp_party *party);
+struct ksp_party *ksp_party_unref(struct ksp_party *party);
+const char *ksp_party_get_name(const struct ksp_party *party);
+const char *ksp_party_get_date(const struct ksp_party *party);
+const char *ksp_party_get_location(const struct ksp_party *party);
+const char *ksp_party_get_organizer(const struct ksp_party *party);
+bool ksp_party_is_closed(const struct ksp_party *party);
+/* The newest frozen list version, 0 if never closed. */
+int ksp_party_get_list_version(const struct ksp_party *party);
+
+enum ksp_add_flags {
+	KSP_ADD_ALLOW_WEAK = 1 << 0,     /* accept RSA/DSA < 2048 bits, MD5/SHA-1 self-sigs */
+	KSP_ADD_ALLOW_NO_EMAIL = 1 << 1, /* accept keys with no user ID with an address */
+	KSP_ADD_ALLOW_EXPIRING = 1 << 2, /* accept keys that expire before the party */
+	KSP_ADD_DRY_RUN = 1 << 3,        /* check only, store nothing */
+};
+
+/* Reasons a key is refused (or, where allowed, accepted with a warning). */
+enum ksp_check {
+	KSP_CHECK_REVOKED = 1 << 0,
+	KSP_CHECK_EXPIRED = 1 << 1,
+	KSP_CHECK_EXPIRES_BEFORE_PARTY = 1 << 2,
+	KSP_CHECK_NO_SELFSIG = 1 << 3,
+	KSP_CHECK_WEAK_KEY = 1 << 4,
+	KSP_CHECK_WEAK_HASH = 1 << 5,
+	KSP_CHECK_NO_EMAIL = 1 << 6,
+	KSP_CHECK_DUPLICATE = 1 << 7,
+	KSP_CHECK_SECRET = 1 << 8,
+	KSP_CHECK_NO_ENCRYPTION = 1 << 9,  /* warning only */
+	KSP_CHECK_EXPIRES_SOON = 1 << 10,  /* warning only: within 30 days after the party */
+	KSP_CHECK_INVALID = 1 << 11,       /* unusable for another reason */
+};
+
+/**
+ * ksp_party_add:
+ * Imports every key in @data (armored or binary, several keys allowed)
+ * through gpgme in a private temporary GnuPG home, checks each and adds the
+ * accepted ones to the open list, all in one transaction.  @source names the
+ * input in messages.  @cb (may be NULL) is called once per key found.
+ * Secret key material anywhere in @data refuses the whole input.
+ * Returns: the number of keys accepted (>= 0); -EBADMSG (no OpenPGP key in
+ * the input), -EKEYREJECTED (secret key material), -EPERM (list closed),
+ * -ENOMEM, -EIO, -EBUSY.
+ */
+int ksp_party_add(struct ksp_party *party, const void *data, size_t len, const char *source,
+		  unsigned int flags,
+		  void (*cb)(void *cb_data, const struct ksp_key_check *check), void *cb_data);
+/* As ksp_party_add(), reading the keys from the user's own GnuPG home
+ * (ksp_set_gnupg_home(), read-only) by full fingerprint. */
+int ksp_party_add_gnupg(struct ksp_party *party, const char *const *fprs, size_t n_fprs,
+			unsigned int flags,
+			void (*cb)(void *cb_data, const struct ksp_key_check *check),
+			void *cb_data);
+const char *ksp_key_check_get_fingerprint(const struct ksp_key_check *check);
+bool ksp_key_check_is_accepted(const struct ksp_key_check *check);
+unsigned int ksp_key_check_get_problems(const struct ksp_key_check *check);
+/* One line: why refused, or the warnings it was accepted with. */
+const char *ksp_key_check_get_message(const struct ksp_key_check *check);
+/* The participant number given on acceptance, 0 otherwise. */
+int ksp_key_check_get_number(const struct ksp_key_check *check);
+/* "revoked", "expired", ... for one KSP_CHECK_ bit. */
+const char *ksp_check_name(unsigned int check);
+
+/* Removes a participant by full fingerprint or by number ("3").
+ * Returns: 0, -ENOENT, -EPERM (closed), -errno. */
+int ksp_party_remove(struct ksp_party *party, const char *fpr_or_number);
+
+int ksp_party_iter_participants(struct ksp_party *party, struct ksp_participant_iter **ret);
+/* >0 item (borrowed until the next call), 0 end, <0 error */
+int ksp_participant_iter_next(struct ksp_participant_iter *it, struct ksp_participant **ret);
+struct ksp_participant_iter *ksp_participant_iter_free(struct ksp_participant_iter *it);
+int ksp_participant_get_number(const struct ksp_participant *p);
+const char *ksp_participant_get_fingerprint(const struct ksp_participant *p);
+int ksp_participant_get_version(const struct ksp_participant *p);
+/* "rsa3072", "ed25519", "dsa1024", ... */
+const char *ksp_participant_get_algo(const struct ksp_participant *p);
+int64_t ksp_participant_get_created(const struct ksp_participant *p);
+int64_t ksp_participant_get_expires(const struct ksp_participant *p);
+const char *ksp_participant_get_warnings(const struct ksp_participant *p);
+size_t ksp_participant_get_uid_count(const struct ksp_participant *p);
+/* Raw user ID bytes (hostile; escape before output), NULL past the end. */
+const char *ksp_participant_get_uid(const struct ksp_participant *p, size_t i, size_t *len);
+
+/* Freezes the list: writes the canonical list text and its digests as a
+ * new list version.  Returns: 0 and the version in *ret_version; -EPERM
+ * (already closed), -ENODATA (no participants), -errno. */
+int ksp_party_close(struct ksp_party *party, int *ret_version);
+/* Reopens a closed list for latecomers; the old version stays on record. */
+int ksp_party_reopen(struct ksp_party *party, const char *reason);
+/* The canonical text of list @version (0 = newest), malloc'ed; -ENOENT. */
+int ksp_party_get_list_text(struct ksp_party *party, int version, char **ret, size_t *ret_len);
+/* Lower-case hex digests of list @version (0 = newest); caller frees. */
+int ksp_party_get_digests(struct ksp_party *party, int version, int *ret_version,
+			  char **ret_sha256, char **ret_rmd160);
+/* Recomputes the digests of @data; returns 1 and the version it matches
+ * (newest first) in *ret_version, 0 if it matches none, <0 on error. */
+int ksp_party_verify_list(struct ksp_party *party, const void *data, size_t len,
+			  int *ret_version);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

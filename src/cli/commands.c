@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "cli/ksp.h"
+
+extern const struct ksp_cmd ksp_cmd_help;
+extern const struct ksp_cmd ksp_cmd_party;
+
+const struct ksp_cmd *const ksp_commands[] = {
+	&ksp_cmd_party,
+	&ksp_cmd_help,
+	NULL,
+};

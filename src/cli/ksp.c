@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <gcrypt.h>
+#include <gpgme.h>
+
+#include "cli/ksp.h"
+#include "shared/strbuf.h"
+
+static const char *progname = "ksp";
+
+_printf_format_(3, 0) static void vmsg(const char *prefix, bool eol, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", progname, prefix);
+	vfprintf(stderr, fmt, ap);
+	if (eol)
+		fputc('\n', stderr);
+}
+
+void cli_err(struct ksp_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("", true, fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn(struct ksp_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+	if (cli->quiet)
+		return;
+	va_start(ap, fmt);
+	vmsg("warning: ", true, fmt, ap);
+	va_end(ap);
+}
+
+void cli_info(struct ksp_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+	if (cli->quiet)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int cli_fail(struct ksp_cli *cli, int r, const char *fmt, ...)
+{
+	const char *e = ksp_get_error(cli->ctx);
+	va_list ap;
+
+	if (e != NULL) {
+		fprintf(stderr, "%s: %s\n", progname, e);
+		return KSP_EXIT_ERROR;
+	}
+	va_start(ap, fmt);
+	vmsg("", false, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(r < 0 ? -r : r));
+	return KSP_EXIT_ERROR;
+}
+
+const struct ksp_cmd *cli_find(const struct ksp_cmd *const *table, const char *name)
+{
+	for (; *table; table++)
+		if (strcmp((*table)->name, name) == 0)
+			return *table;
+	return NULL;
+}
+
+void cli_help(FILE *out, const struct ksp_cmd *cmd, const char *fullname)
+{
+	fprintf(out, "Usage: ksp %s %s\n%c%s.\n", fullname, cmd->usage ? cmd->usage : "",
+		cmd->help[0] >= 'a' && cmd->help[0] <= 'z' ? cmd->help[0] - 32 : cmd->help[0],
+		cmd->help + 1);
+	if (cmd->subcmds) {
+		fprintf(out, "\nCommands:\n");
+		for (const struct ksp_cmd *const *s = cmd->subcmds; *s; s++)
+			fprintf(out, "  %-14s %s\n", (*s)->name, (*s)->help);
+		fprintf(out, "\nRun 'ksp help %s COMMAND' for a command's options.\n", fullname);
+	}
+	if (cmd->details)
+		fprintf(out, "\n%s", cmd->details);
+}
+
+int cli_usage_error(struct ksp_cli *cli, const struct ksp_cmd *cmd, const char *fullname,
+		    const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("", true, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Usage: ksp %s %s\nTry 'ksp help %s'.\n", fullname, cmd->usage ? cmd->usage : "", fullname);
+	return KSP_EXIT_ERROR;
+}
+
+int cli_run_group(struct ksp_cli *cli, const struct ksp_cmd *group, int argc, char *argv[])
+{
+	const struct ksp_cmd *sub;
+	char full[64];
+
+	if (argc < 2) {
+		cli_help(stderr, group, group->name);
+		return KSP_EXIT_ERROR;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		cli_help(stdout, group, group->name);
+		return KSP_EXIT_OK;
+	}
+	sub = cli_find(group->subcmds, argv[1]);
+	if (sub == NULL) {
+		cli_err(cli, "unknown command 'ksp %s %s'; run 'ksp help %s'", group->name, argv[1], group->name);
+		return KSP_EXIT_ERROR;
+	}
+	snprintf(full, sizeof(full), "%s %s", group->name, sub->name);
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			cli_help(stdout, sub, full);
+			return KSP_EXIT_OK;
+		}
+	}
+	cli->prog = sub->name;
+	optind = 0;
+	return sub->run(cli, argc - 1, argv + 1);
+}
+
+int cli_open_store(struct ksp_cli *cli, unsigned int flags, struct ksp_store **ret)
+{
+	int r = ksp_store_open(cli->ctx, cli->db_path, flags, ret);
+	if (r < 0)
+		return cli_fail(cli, r, "%s: cannot open the store", cli->db_path);
+	return 0;
+}
+
+void cli_fpr_groups(const char *fpr, char *buf, size_t size)
+{
+	size_t n = strlen(fpr), o = 0;
+
+	for (size_t i = 0; i < n && o + 2 < size; i++) {
+		if (i > 0 && i % 4 == 0) {
+			/* two spaces in the middle of a v4 fingerprint, as gpg prints it */
+			if (n == 40 && i == 20 && o + 3 < size)
+				buf[o++] = ' ';
+			buf[o++] = ' ';
+		}
+		buf[o++] = fpr[i];
+	}
+	buf[o] = '\0';
+}
+
+char *cli_escape(const void *s, size_t len, unsigned int format)
+{
+	char *out = NULL;
+	if (ksp_escape(s, len, format, &out) < 0)
+		return NULL;
+	return out;
+}
+
+void cli_json_str(FILE *out, const void *s, size_t len)
+{
+	char *e = cli_escape(s, len, KSP_ESCAPE_JSON);
+	fprintf(out, "\"%s\"", e ? e : "");
+	free(e);
+}
+
+static void log_cli(void *data, int priority, const char *file, int line, const char *fn,
+		    const char *format, va_list args) _printf_format_(6, 0);
+static void log_cli(void *data, int priority, const char *file, int line, const char *fn,
+		    const char *format, va_list args)
+{
+	static const char *const names[] = { "emerg", "alert", "crit", "error",
+					     "warning", "notice", "info", "debug" };
+	fprintf(stderr, "ksp: %s: ", priority >= 0 && priority < 8 ? names[priority] : "log");
+	if (priority >= LOG_DEBUG)
+		fprintf(stderr, "%s: ", fn);
+	vfprintf(stderr, format, args);
+}
+
+static void usage(FILE *out)
+{
+	static const char *const titles[] = {
+		[KSP_GROUP_ORGANIZER] = "Organizer",
+		[KSP_GROUP_PARTICIPANT] = "Participant",
+		[KSP_GROUP_ADMIN] = "Admin (web of trust)",
+		[KSP_GROUP_OTHER] = "Other",
+	};
+	fprintf(out, "Usage: ksp [-d STORE] [--json] [-v|-q] COMMAND [ARGS]\n"
+		     "Run OpenPGP key-signing parties and analyze the web of trust.\n\n"
+		     "Global options:\n"
+		     "  -d, --db FILE   the store (default: $KSP_DB, else ./ksp.db)\n"
+		     "      --json      machine-readable output on reporting commands\n"
+		     "  -v, --verbose   more messages; -q, --quiet fewer\n"
+		     "  -V, --version   print the version\n");
+	for (unsigned g = 0; g < ARRAY_SIZE(titles); g++) {
+		bool any = false;
+		for (const struct ksp_cmd *const *c = ksp_commands; *c; c++) {
+			if ((*c)->group == g && (*c)->subcmds) {
+				for (const struct ksp_cmd *const *s = (*c)->subcmds; *s; s++) {
+					if ((*s)->group != g)
+						continue;
+					if (!any)
+						fprintf(out, "\n%s commands:\n", titles[g]);
+					any = true;
+					fprintf(out, "  %-5s %-13s %s\n", (*c)->name, (*s)->name, (*s)->help);
+				}
+			} else if ((*c)->group == g) {
+				if (!any)
+					fprintf(out, "\n%s commands:\n", titles[g]);
+				any = true;
+				fprintf(out, "  %-19s %s\n", (*c)->name, (*c)->help);
+			}
+		}
+		/* sub-commands of a group may belong to other roles */
+		for (const struct ksp_cmd *const *c = ksp_commands; *c; c++) {
+			if ((*c)->group == g || !(*c)->subcmds)
+				continue;
+			for (const struct ksp_cmd *const *s = (*c)->subcmds; *s; s++) {
+				if ((*s)->group != g)
+					continue;
+				if (!any)
+					fprintf(out, "\n%s commands:\n", titles[g]);
+				any = true;
+				fprintf(out, "  %-5s %-13s %s\n", (*c)->name, (*s)->name, (*s)->help);
+			}
+		}
+	}
+	fprintf(out, "\nRun 'ksp help COMMAND' or 'ksp COMMAND --help' for details.\n");
+}
+
+static int do_help(struct ksp_cli *cli, int argc, char *argv[])
+{
+	const struct ksp_cmd *cmd, *sub;
+	char full[64];
+
+	if (argc < 2) {
+		usage(stdout);
+		return KSP_EXIT_OK;
+	}
+	cmd = cli_find(ksp_commands, argv[1]);
+	if (cmd == NULL) {
+		cli_err(cli, "no such command '%s'; run 'ksp help' for the list", argv[1]);
+		return KSP_EXIT_ERROR;
+	}
+	if (argc < 3 || cmd->subcmds == NULL) {
+		cli_help(stdout, cmd, cmd->name);
+		return KSP_EXIT_OK;
+	}
+	sub = cli_find(cmd->subcmds, argv[2]);
+	if (sub == NULL) {
+		cli_err(cli, "no such command 'ksp %s %s'; run 'ksp help %s'", argv[1], argv[2], argv[1]);
+		return KSP_EXIT_ERROR;
+	}
+	snprintf(full, sizeof(full), "%s %s", cmd->name, sub->name);
+	cli_help(stdout, sub, full);
+	return KSP_EXIT_OK;
+}
+
+const struct ksp_cmd ksp_cmd_help = {
+	.name = "help",
+	.run = do_help,
+	.usage = "[COMMAND [SUBCOMMAND]]",
+	.help = "show help for ksp or a command",
+	.group = KSP_GROUP_OTHER,
+};
+
+int main(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct ksp_cli cli = { 0 };
+	const struct ksp_cmd *cmd;
+	int c, r;
+
+	setlocale(LC_CTYPE, "");
+	/* The application initializes libgcrypt (the library never does). */
+	if (!gcry_check_version(GCRYPT_VERSION)) {
+		fprintf(stderr, "ksp: libgcrypt is older than the one ksp was built with; reinstall libgcrypt20\n");
+		return KSP_EXIT_ERROR;
+	}
+	gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
+	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+	gpgme_check_version(NULL);
+
+	cli.db_path = getenv("KSP_DB");
+	if (cli.db_path == NULL || *cli.db_path == '\0')
+		cli.db_path = "ksp.db";
+	while ((c = getopt_long(argc, argv, "+d:vqVh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			cli.db_path = optarg;
+			break;
+		case 'J':
+			cli.json = true;
+			break;
+		case 'v':
+			cli.verbose++;
+			break;
+		case 'q':
+			cli.quiet = true;
+			break;
+		case 'V':
+			printf("ksp %s\n", VERSION);
+			return KSP_EXIT_OK;
+		case 'h':
+			usage(stdout);
+			return KSP_EXIT_OK;
+		default:
+			usage(stderr);
+			return KSP_EXIT_ERROR;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return KSP_EXIT_ERROR;
+	}
+	cmd = cli_find(ksp_commands, argv[optind]);
+	if (cmd == NULL) {
+		fprintf(stderr, "ksp: unknown command '%s'; run 'ksp help' for the list\n", argv[optind]);
+		return KSP_EXIT_ERROR;
+	}
+	/* ksp CMD --help == ksp help CMD, for plain commands */
+	if (cmd->subcmds == NULL && cmd != &ksp_cmd_help) {
+		for (int i = optind + 1; i < argc; i++) {
+			if (strcmp(argv[i], "--") == 0)
+				break;
+			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+				cli_help(stdout, cmd, cmd->name);
+				return KSP_EXIT_OK;
+			}
+		}
+	}
+	r = ksp_new(&cli.ctx);
+	if (r < 0) {
+		fprintf(stderr, "ksp: cannot initialize: %s\n", strerror(-r));
+		return KSP_EXIT_ERROR;
+	}
+	if (getenv("KSP_LOG") == NULL) {
+		ksp_set_log_fn(cli.ctx, log_cli, NULL);
+		ksp_set_log_priority(cli.ctx, cli.verbose >= 2 ? LOG_DEBUG : cli.verbose ? LOG_INFO : LOG_CRIT);
+	}
+	if (getenv("GNUPGHOME"))
+		ksp_set_gnupg_home(cli.ctx, getenv("GNUPGHOME"));
+	/* --json is accepted anywhere before "--" (ksp party list --json) */
+	for (int i = optind + 1, j; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--json") == 0) {
+			cli.json = true;
+			for (j = i; j + 1 < argc; j++)
+				argv[j] = argv[j + 1];
+			argv[--argc] = NULL;
+			i--;
+		}
+	}
+	cli.prog = cmd->name;
+	argc -= optind;
+	argv += optind;
+	optind = 0;
+	if (cmd->subcmds)
+		r = cli_run_group(&cli, cmd, argc, argv);
+	else
+		r = cmd->run(&cli, argc, argv);
+	ksp_unref(cli.ctx);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "ksp: error writing output: %s\n", strerror(errno));
+		return KSP_EXIT_ERROR;
+	}
+	return r;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+#include <stdbool.h>
+#include <stdio.h>
+#include <libksp.h>
+#include "shared/macro.h"
+
+enum {
+	KSP_EXIT_OK = 0,
+	KSP_EXIT_NEGATIVE = 1, /* not trusted, bad signature, check failed */
+	KSP_EXIT_ERROR = 2,    /* usage error or failure */
+};
+
+enum ksp_cmd_group {
+	KSP_GROUP_ORGANIZER,
+	KSP_GROUP_PARTICIPANT,
+	KSP_GROUP_ADMIN,
+	KSP_GROUP_OTHER,
+};
+
+struct ksp_cli {
+	struct ksp_ctx *ctx;
+	const char *db_path;
+	const char *prog; /* "ksp party" etc., for messages */
+	bool json;
+	int verbose;
+	bool quiet;
+};
+
+struct ksp_cmd {
+	const char *name;
+	int (*run)(struct ksp_cli *cli, int argc, char *argv[]);
+	const char *usage; /* "[options] FILE..." */
+	const char *help;  /* one line, lower case, no full stop */
+	const char *details; /* full option text for --help, may be NULL */
+	unsigned int group;
+	const struct ksp_cmd *const *subcmds; /* NULL-terminated, for groups like "party" */
+};
+
+/* The command tables. */
+extern const struct ksp_cmd *const ksp_commands[];
+
+/* Messages: "ksp: ..." on stderr. */
+void cli_err(struct ksp_cli *cli, const char *fmt, ...) _printf_format_(2, 3);
+void cli_warn(struct ksp_cli *cli, const char *fmt, ...) _printf_format_(2, 3);
+void cli_info(struct ksp_cli *cli, const char *fmt, ...) _printf_format_(2, 3);
+/* Print the library's last error (or a fallback naming what/strerror), return 2. */
+int cli_fail(struct ksp_cli *cli, int r, const char *fmt, ...) _printf_format_(3, 4);
+
+/* Print help for a command (full name like "party add"). */
+void cli_help(FILE *out, const struct ksp_cmd *cmd, const char *fullname);
+int cli_usage_error(struct ksp_cli *cli, const struct ksp_cmd *cmd, const char *fullname,
+		    const char *fmt, ...) _printf_format_(4, 5);
+/* Run a group command (dispatches to subcmds). */
+int cli_run_group(struct ksp_cli *cli, const struct ksp_cmd *group, int argc, char *argv[]);
+const struct ksp_cmd *cli_find(const struct ksp_cmd *const *table, const char *name);
+
+/* Open the store named by -d / KSP_DB / ./ksp.db. */
+int cli_open_store(struct ksp_cli *cli, unsigned int flags, struct ksp_store **ret);
+
+/* Escaped user IDs for the terminal and JSON; caller frees. */
+char *cli_escape(const void *s, size_t len, unsigned int format);
+/* Print a JSON string value (escaped). */
+void cli_json_str(FILE *out, const void *s, size_t len);
+/* Fingerprint in groups of four (buf >= 81). */
+void cli_fpr_groups(const char *fpr, char *buf, size_t size);

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/party.h"
+#include "shared/util.h"
+
+int cli_print_digests(struct ksp_cli *cli, struct ksp_party *party, int version)
+{
+	char *sha = NULL, *rmd = NULL;
+	int v = 0, r;
+
+	r = ksp_party_get_digests(party, version, &v, &sha, &rmd);
+	if (r < 0)
+		return cli_fail(cli, r, "%s: cannot read the list digests", cli->db_path);
+	if (cli->json) {
+		printf("{\"format_version\":1,\"list_version\":%d,\"sha256\":\"%s\",\"ripemd160\":\"%s\"}\n",
+		       v, sha, rmd);
+	} else {
+		printf("List version %d\nSHA256:    %s\nRIPEMD160: %s\n", v, sha, rmd);
+	}
+	free(sha);
+	free(rmd);
+	return KSP_EXIT_OK;
+}
+
+static int write_out(struct ksp_cli *cli, struct ksp_party *party, int version, const char *path)
+{
+	struct atomic_file af;
+	char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	r = ksp_party_get_list_text(party, version, &text, &len);
+	if (r < 0)
+		return cli_fail(cli, r, "%s: cannot read the list", cli->db_path);
+	if (strcmp(path, "-") == 0) {
+		r = write_all(1, text, len);
+	} else {
+		r = atomic_file_begin(&af, path, 0644);
+		if (r == 0)
+			r = atomic_file_end(&af, write_all(af.fd, text, len));
+	}
+	free(text);
+	if (r < 0) {
+		fprintf(stderr, "ksp: %s: cannot write the list: %s; the list is frozen in the store, run 'ksp party digest' or retry with another -o\n",
+			path, strerror(-r));
+		return KSP_EXIT_ERROR;
+	}
+	return KSP_EXIT_OK;
+}
+
+static int run(struct ksp_cli *cli, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{},
+	};
+	struct ksp_store *store = NULL;
+	struct ksp_party *party = NULL;
+	const char *out = NULL;
+	int c, r, version = 0, status;
+
+	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+		if (c == 'o')
+			out = optarg;
+		else
+			return cli_usage_error(cli, &ksp_cmd_party_close, "party close", "bad option");
+	}
+	if (optind < argc)
+		return cli_usage_error(cli, &ksp_cmd_party_close, "party close", "unexpected argument '%s'", argv[optind]);
+	r = cli_open_party(cli, true, &store, &party);
+	if (r)
+		return r;
+	r = ksp_party_close(party, &version);
+	if (r < 0) {
+		status = cli_fail(cli, r, "%s: cannot close the list", cli->db_path);
+		goto done;
+	}
+	if (!cli->json && !cli->quiet)
+		fprintf(stderr, "List frozen as version %d. Announce these digests:\n", version);
+	status = cli_print_digests(cli, party, version);
+	if (status == KSP_EXIT_OK && out)
+		status = write_out(cli, party, version, out);
+done:
+	ksp_party_unref(party);
+	ksp_store_unref(store);
+	return status;
+}
+
+const struct ksp_cmd ksp_cmd_party_close = {
+	.name = "close",
+	.run = run,
+	.usage = "[-o LISTFILE]",
+	.help = "freeze the list and print its digests",
+	.details = "Writes the canonical participant list (byte-for-byte reproducible from the\n"
+		   "store) as a new list version and prints its SHA-256 and RIPEMD-160 digests.\n\n"
+		   "Options:\n"
+		   "  -o, --output FILE  also write the list text to FILE (- for stdout)\n",
+	.group = KSP_GROUP_ORGANIZER,
+};
+
+static int run_digest(struct ksp_cli *cli, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "version", required_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{},
+	};
+	struct ksp_store *store = NULL;
+	struct ksp_party *party = NULL;
+	const char *out = NULL;
+	int c, r, version = 0, status;
+
+	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+		if (c == 'n') {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v <= 0 || v > 1000000)
+				return cli_usage_error(cli, &ksp_cmd_party_digest, "party digest", "--version takes a positive number");
+			version = (int)v;
+		} else if (c == 'o') {
+			out = optarg;
+		} else {
+			return cli_usage_error(cli, &ksp_cmd_party_digest, "party digest", "bad option");
+		}
+	}
+	r = cli_open_party(cli, false, &store, &party);
+	if (r)
+		return r;
+	status = cli_print_digests(cli, party, version);
+	if (status == KSP_EXIT_OK && out)
+		status = write_out(cli, party, version, out);
+	ksp_party_unref(party);
+	ksp_store_unref(store);
+	return status;
+}
+
+const struct ksp_cmd ksp_cmd_party_digest = {
+	.name = "digest",
+	.run = run_digest,
+	.usage = "[--version N] [-o LISTFILE]",
+	.help = "print the digests of a frozen list version",
+	.details = "Options:\n"
+		   "  --version N        that list version (default: the newest)\n"
+		   "  -o, --output FILE  also write the list text to FILE (- for stdout)\n",
+	.group = KSP_GROUP_ORGANIZER,
+};
+
+static int run_reopen(struct ksp_cli *cli, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "reason", required_argument, NULL, 'r' },
+		{},
+	};
+	struct ksp_store *store = NULL;
+	struct ksp_party *party = NULL;
+	const char *reason = NULL;
+	int c, r, status = KSP_EXIT_OK;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'r')
+			reason = optarg;
+		else
+			return cli_usage_error(cli, &ksp_cmd_party_reopen, "party reopen", "bad option");
+	}
+	if (reason == NULL)
+		return cli_usage_error(cli, &ksp_cmd_party_reopen, "party reopen", "--reason is required");
+	r = cli_open_party(cli, true, &store, &party);
+	if (r)
+		return r;
+	r = ksp_party_reopen(party, reason);
+	if (r < 0)
+		status = cli_fail(cli, r, "%s: cannot reopen", cli->db_path);
+	else if (!cli->quiet)
+		fprintf(stderr, "List reopened; version %d stays on record. Close again for a new version.\n",
+			ksp_party_get_list_version(party));
+	ksp_party_unref(party);
+	ksp_store_unref(store);
+	return status;
+}
+
+const struct ksp_cmd ksp_cmd_party_reopen = {
+	.name = "reopen",
+	.run = run_reopen,
+	.usage = "--reason TEXT",
+	.help = "reopen a frozen list for latecomers",
+	.group = KSP_GROUP_ORGANIZER,
+};
+
+static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
+{
+	struct ksp_store *store = NULL;
+	struct ksp_party *party = NULL;
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int r, v = 0, status;
+
+	if (argc != 2)
+		return cli_usage_error(cli, &ksp_cmd_party_verify_list, "party verify-list", "give one list file");
+	r = read_file_all(argv[1], 64u << 20, &data, &len);
+	if (r < 0) {
+		fprintf(stderr, "ksp: %s: cannot read: %s\n", argv[1], strerror(-r));
+		return KSP_EXIT_ERROR;
+	}
+	r = cli_open_party(cli, false, &store, &party);
+	if (r) {
+		free(data);
+		return r;
+	}
+	r = ksp_party_verify_list(party, data, len, &v);
+	if (r < 0) {
+		status = cli_fail(cli, r, "%s: cannot verify", argv[1]);
+	} else if (r == 1) {
+		if (cli->json)
+			printf("{\"format_version\":1,\"match\":true,\"list_version\":%d,\"newest\":%s}\n", v,
+			       v == ksp_party_get_list_version(party) ? "true" : "false");
+		else
+			printf("%s: matches frozen list version %d%s\n", argv[1], v,
+			       v == ksp_party_get_list_version(party) ? "" : " (not the newest)");
+		status = KSP_EXIT_OK;
+	} else {
+		if (cli->json)
+			printf("{\"format_version\":1,\"match\":false}\n");
+		else
+			printf("%s: does NOT match any frozen list version\n", argv[1]);
+		status = KSP_EXIT_NEGATIVE;
+	}
+	free(data);
+	ksp_party_unref(party);
+	ksp_store_unref(store);
+	return status;
+}
+
+const struct ksp_cmd ksp_cmd_party_verify_list = {
+	.name = "verify-list",
+	.run = run_verify,
+	.usage = "LISTFILE",
+	.help = "check a list file against the frozen versions",
+	.group = KSP_GROUP_PARTICIPANT,
+};

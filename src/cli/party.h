@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+#include "cli/ksp.h"
+
+extern const struct ksp_cmd ksp_cmd_party_init;
+extern const struct ksp_cmd ksp_cmd_party_add;
+extern const struct ksp_cmd ksp_cmd_party_remove;
+extern const struct ksp_cmd ksp_cmd_party_list;
+extern const struct ksp_cmd ksp_cmd_party_close;
+extern const struct ksp_cmd ksp_cmd_party_reopen;
+extern const struct ksp_cmd ksp_cmd_party_digest;
+extern const struct ksp_cmd ksp_cmd_party_verify_list;
+
+/* Open the store and its party; returns 0 or an exit status (message printed). */
+int cli_open_party(struct ksp_cli *cli, bool rw, struct ksp_store **store, struct ksp_party **party);
+/* Print the digests of a list version, human or JSON. */
+int cli_print_digests(struct ksp_cli *cli, struct ksp_party *party, int version);

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gcrypt.h>
+#include <gpgme.h>
+
+#include "lib/libksp-private.h"
+
+struct ksp_ctx {
+	int refcount;
+	void (*log_fn)(void *data, int priority, const char *file, int line,
+		       const char *fn, const char *format, va_list args);
+	void *log_data;
+	void *userdata;
+	int log_priority;
+	char *gnupg_home;
+	char *tmpdir;
+	char error[1024];
+	bool has_error;
+};
+
+_printf_format_(6, 0) static void log_stderr(void *data, int priority, const char *file,
+					     int line, const char *fn, const char *format,
+					     va_list args)
+{
+	fprintf(stderr, "libksp: %s: ", fn);
+	vfprintf(stderr, format, args);
+}
+
+static int log_priority(const char *s)
+{
+	char *end;
+	long prio;
+
+	prio = strtol(s, &end, 10);
+	if (end[0] == '\0' || isspace((unsigned char)end[0]))
+		return (int)prio;
+	if (strncmp(s, "err", 3) == 0)
+		return LOG_ERR;
+	if (strncmp(s, "warn", 4) == 0)
+		return LOG_WARNING;
+	if (strncmp(s, "info", 4) == 0)
+		return LOG_INFO;
+	if (strncmp(s, "debug", 5) == 0)
+		return LOG_DEBUG;
+	return 0;
+}
+
+static void deps_init_once(void)
+{
+	/* gpgme's own setup is idempotent; docs/libksp.3 asks threaded
+	 * applications to call gpgme_check_version() themselves first. */
+	gpgme_check_version(NULL);
+	if (!gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P))
+		gcry_check_version(NULL);
+}
+
+KSP_EXPORT int ksp_new(struct ksp_ctx **ret)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct ksp_ctx *ctx;
+	const char *env;
+
+	if (ret == NULL)
+		return -EINVAL;
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL)
+		return -ENOMEM;
+	ctx->refcount = 1;
+	ctx->log_priority = -1; /* silent */
+	env = secure_getenv("KSP_LOG");
+	if (env != NULL) {
+		ctx->log_priority = log_priority(env);
+		ctx->log_fn = log_stderr;
+	}
+	pthread_once(&once, deps_init_once);
+	if (!gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P))
+		WARN(ctx, "libgcrypt was not initialized by the application\n");
+	*ret = ctx;
+	return 0;
+}
+
+KSP_EXPORT struct ksp_ctx *ksp_ref(struct ksp_ctx *ctx)
+{
+	if (ctx == NULL)
+		return NULL;
+	ctx->refcount++;
+	return ctx;
+}
+
+KSP_EXPORT struct ksp_ctx *ksp_unref(struct ksp_ctx *ctx)
+{
+	if (ctx == NULL)
+		return NULL;
+	if (--ctx->refcount > 0)
+		return NULL;
+	free(ctx->gnupg_home);
+	free(ctx->tmpdir);
+	free(ctx);
+	return NULL;
+}
+
+KSP_EXPORT void ksp_set_log_fn(struct ksp_ctx *ctx,
+			       void (*log_fn)(void *log_data, int priority, const char *file,
+					      int line, const char *fn, const char *format,
+					      va_list args),
+			       void *log_data)
+{
+	if (ctx == NULL)
+		return;
+	ctx->log_fn = log_fn ? log_fn : (secure_getenv("KSP_LOG") ? log_stderr : NULL);
+	ctx->log_data = log_data;
+	if (log_fn != NULL && ctx->log_priority < 0)
+		ctx->log_priority = LOG_ERR;
+}
+
+KSP_EXPORT int ksp_get_log_priority(const struct ksp_ctx *ctx)
+{
+	if (ctx == NULL || ctx->log_fn == NULL)
+		return -1;
+	return ctx->log_priority;
+}
+
+KSP_EXPORT void ksp_set_log_priority(struct ksp_ctx *ctx, int priority)
+{
+	if (ctx != NULL)
+		ctx->log_priority = priority;
+}
+
+KSP_EXPORT void *ksp_get_userdata(const struct ksp_ctx *ctx)
+{
+	return ctx ? ctx->userdata : NULL;
+}
+
+KSP_EXPORT void ksp_set_userdata(struct ksp_ctx *ctx, void *userdata)
+{
+	if (ctx != NULL)
+		ctx->userdata = userdata;
+}
+
+static int set_str(char **dst, const char *s)
+{
+	char *n = NULL;
+
+	if (s != NULL) {
+		n = strdup(s);
+		if (n == NULL)
+			return -ENOMEM;
+	}
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+KSP_EXPORT int ksp_set_gnupg_home(struct ksp_ctx *ctx, const char *dir)
+{
+	if (ctx == NULL)
+		return -EINVAL;
+	return set_str(&ctx->gnupg_home, dir);
+}
+
+KSP_EXPORT const char *ksp_get_gnupg_home(const struct ksp_ctx *ctx)
+{
+	return ctx ? ctx->gnupg_home : NULL;
+}
+
+KSP_EXPORT int ksp_set_tmpdir(struct ksp_ctx *ctx, const char *dir)
+{
+	if (ctx == NULL)
+		return -EINVAL;
+	return set_str(&ctx->tmpdir, dir);
+}
+
+const char *ksp_get_tmpdir(const struct ksp_ctx *ctx)
+{
+	const char *t;
+
+	if (ctx->tmpdir)
+		return ctx->tmpdir;
+	t = secure_getenv("TMPDIR");
+	return t && *t ? t : "/tmp";
+}
+
+KSP_EXPORT const char *ksp_get_error(const struct ksp_ctx *ctx)
+{
+	if (ctx == NULL || !ctx->has_error)
+		return NULL;
+	return ctx->error;
+}
+
+void ksp_set_error(struct ksp_ctx *ctx, const char *format, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, format);
+	vsnprintf(ctx->error, sizeof(ctx->error), format, ap);
+	va_end(ap);
+	/* one line: strip a trailing newline, fold any inner ones */
+	n = strlen(ctx->error);
+	while (n > 0 && ctx->error[n - 1] == '\n')
+		ctx->error[--n] = '\0';
+	for (char *p = ctx->error; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	ctx->has_error = true;
+	ERR(ctx, "%s\n", ctx->error);
+}
+
+void ksp_clear_error(struct ksp_ctx *ctx)
+{
+	ctx->has_error = false;
+	ctx->error[0] = '\0';
+}
+
+void ksp_log(struct ksp_ctx *ctx, int priority, const char *file, int line,
+	     const char *fn, const char *format, ...)
+{
+	va_list args;
+
+	if (ctx->log_fn == NULL)
+		return;
+	va_start(args, format);
+	ctx->log_fn(ctx->log_data, priority, file, line, fn, format, args);
+	va_end(args);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <syslog.h>
+
+#include <libksp.h>
+#include "shared/macro.h"
+
+#define KSP_EXPORT __attribute__((visibility("default")))
+
+void ksp_log(struct ksp_ctx *ctx, int priority, const char *file, int line,
+	     const char *fn, const char *format, ...) _printf_format_(6, 7);
+
+static inline void _printf_format_(2, 3) ksp_log_null(struct ksp_ctx *ctx, const char *format, ...)
+{
+}
+
+#define ksp_log_cond(ctx, prio, arg...)                                              \
+	do {                                                                         \
+		if (ksp_get_log_priority(ctx) >= prio)                               \
+			ksp_log(ctx, prio, __FILE__, __LINE__, __func__, ##arg);     \
+	} while (0)
+
+#if ENABLE_LOGGING
+#if ENABLE_DEBUG
+#define DBG(ctx, arg...) ksp_log_cond(ctx, LOG_DEBUG, ##arg)
+#else
+#define DBG(ctx, arg...) ksp_log_null(ctx, ##arg)
+#endif
+#define INFO(ctx, arg...) ksp_log_cond(ctx, LOG_INFO, ##arg)
+#define NOTICE(ctx, arg...) ksp_log_cond(ctx, LOG_NOTICE, ##arg)
+#define WARN(ctx, arg...) ksp_log_cond(ctx, LOG_WARNING, ##arg)
+#define ERR(ctx, arg...) ksp_log_cond(ctx, LOG_ERR, ##arg)
+#else
+#define DBG(ctx, arg...) ksp_log_null(ctx, ##arg)
+#define INFO(ctx, arg...) ksp_log_null(ctx, ##arg)
+#define NOTICE(ctx, arg...) ksp_log_null(ctx, ##arg)
+#define WARN(ctx, arg...) ksp_log_null(ctx, ##arg)
+#define ERR(ctx, arg...) ksp_log_null(ctx, ##arg)
+#endif
+
+/* ctx.c: the last error message, one line, for the CLI to print.  Set by
+ * ksp_set_error(); it is also sent to the log at LOG_ERR. */
+void ksp_set_error(struct ksp_ctx *ctx, const char *format, ...) _printf_format_(2, 3);
+void ksp_clear_error(struct ksp_ctx *ctx);
+const char *ksp_get_tmpdir(const struct ksp_ctx *ctx);
+
+/* errors.c */
+struct sqlite3;
+int ksp_errno_from_sqlite(struct ksp_ctx *ctx, struct sqlite3 *db, int rc, const char *what);
+int ksp_errno_from_gpgme(struct ksp_ctx *ctx, unsigned int err, const char *what);
+
+/* escape.c */
+size_t ksp_utf8_decode(const uint8_t *s, size_t len, uint32_t *cp);
+
+/* store.c */
+struct sqlite3 *ksp_store_db(struct ksp_store *store);
+const char *ksp_store_path_internal(const struct ksp_store *store);
+extern const char ksp_schema_sql[];
+/* Run a statement with no result rows; returns 0 or -errno (logged). */
+int ksp_store_exec(struct ksp_store *store, const char *sql);
+/* The id of the key row with this fingerprint, 0 if none, <0 error. */
+int64_t ksp_store_key_id(struct ksp_store *store, const char *fpr);
+
+/* gpg.c: private temporary GnuPG homes */
+struct ksp_gpghome;
+int ksp_gpghome_new(struct ksp_ctx *ctx, struct ksp_gpghome **ret);
+const char *ksp_gpghome_path(const struct ksp_gpghome *home);
+struct ksp_gpghome *ksp_gpghome_free(struct ksp_gpghome *home);
+int ksp_rm_rf(const char *path);

@@ -1,0 +1,733 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Adding participants: import through gpgme into a private GnuPG home,
+ * check every key, store the accepted ones in one transaction. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gpgme.h>
+#include <sqlite3.h>
+
+#include "lib/libksp-private.h"
+#include "lib/party-private.h"
+#include "shared/strbuf.h"
+#include "shared/util.h"
+
+struct ksp_key_check {
+	char fpr[65];
+	bool accepted;
+	unsigned int problems;
+	int number;
+	char message[512];
+};
+
+static const char *const check_names[] = {
+	"revoked", "expired", "expires-before-party", "no-valid-self-signature",
+	"weak-key", "weak-self-signature-hash", "no-email", "duplicate", "secret-key",
+	"no-encryption-subkey", "expires-soon", "invalid",
+};
+
+KSP_EXPORT const char *ksp_check_name(unsigned int check)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(check_names); i++)
+		if (check == 1u << i)
+			return check_names[i];
+	return NULL;
+}
+
+KSP_EXPORT const char *ksp_key_check_get_fingerprint(const struct ksp_key_check *c)
+{
+	return c ? c->fpr : NULL;
+}
+
+KSP_EXPORT bool ksp_key_check_is_accepted(const struct ksp_key_check *c)
+{
+	return c ? c->accepted : false;
+}
+
+KSP_EXPORT unsigned int ksp_key_check_get_problems(const struct ksp_key_check *c)
+{
+	return c ? c->problems : 0;
+}
+
+KSP_EXPORT const char *ksp_key_check_get_message(const struct ksp_key_check *c)
+{
+	return c ? c->message : NULL;
+}
+
+KSP_EXPORT int ksp_key_check_get_number(const struct ksp_key_check *c)
+{
+	return c ? c->number : 0;
+}
+
+void ksp_algo_name(int algo, int bits, const char *curve, char *buf, size_t size)
+{
+	switch (algo) {
+	case 1: case 2: case 3:
+		snprintf(buf, size, "rsa%d", bits);
+		break;
+	case 17:
+		snprintf(buf, size, "dsa%d", bits);
+		break;
+	case 16: case 20:
+		snprintf(buf, size, "elg%d", bits);
+		break;
+	case 18: case 19: case 22:
+		snprintf(buf, size, "%s", curve && *curve ? curve : "ecc");
+		break;
+	case 25: snprintf(buf, size, "x25519"); break;
+	case 26: snprintf(buf, size, "x448"); break;
+	case 27: snprintf(buf, size, "ed25519"); break;
+	case 28: snprintf(buf, size, "ed448"); break;
+	default:
+		snprintf(buf, size, "algo%d", algo);
+		break;
+	}
+	/* gpg says "ed25519"/"cv25519"; normalise common aliases */
+	if (strcmp(buf, "Ed25519") == 0)
+		snprintf(buf, size, "ed25519");
+}
+
+/* Walk an OpenPGP packet stream (binary).  Calls fn for each packet with
+ * tag and body; returns 0, or -EBADMSG on framing errors. */
+static int walk_packets(const uint8_t *p, size_t len,
+			int (*fn)(void *data, int tag, const uint8_t *body, size_t blen), void *data)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		uint8_t h = p[off++];
+		int tag;
+		size_t blen;
+
+		if (!(h & 0x80))
+			return -EBADMSG;
+		if (h & 0x40) {
+			tag = h & 0x3f;
+			if (off >= len)
+				return -EBADMSG;
+			if (p[off] < 192) {
+				blen = p[off++];
+			} else if (p[off] < 224) {
+				if (off + 2 > len)
+					return -EBADMSG;
+				blen = ((size_t)(p[off] - 192) << 8) + p[off + 1] + 192;
+				off += 2;
+			} else if (p[off] == 255) {
+				if (off + 5 > len)
+					return -EBADMSG;
+				blen = (size_t)p[off + 1] << 24 | (size_t)p[off + 2] << 16 |
+				       (size_t)p[off + 3] << 8 | p[off + 4];
+				off += 5;
+			} else {
+				return -EBADMSG; /* partial lengths never occur in keys */
+			}
+		} else {
+			int lt = h & 3;
+			tag = (h >> 2) & 0xf;
+			if (lt == 3)
+				return -EBADMSG;
+			size_t n = lt == 0 ? 1 : lt == 1 ? 2 : 4;
+			if (off + n > len)
+				return -EBADMSG;
+			blen = 0;
+			for (size_t i = 0; i < n; i++)
+				blen = blen << 8 | p[off + i];
+			off += n;
+		}
+		if (blen > len - off)
+			return -EBADMSG;
+		int r = fn(data, tag, p + off, blen);
+		if (r < 0)
+			return r;
+		off += blen;
+	}
+	return 0;
+}
+
+struct minimal_scan {
+	int version;
+	int algo;
+	bool in_uid;
+	int weakest_hash; /* hash algo of a weak self-sig, 0 none */
+	int newest_hash;
+	int64_t newest_time;
+};
+
+static int scan_fn(void *data, int tag, const uint8_t *b, size_t n)
+{
+	struct minimal_scan *s = data;
+
+	if (tag == 6 && s->version == 0 && n >= 6) {
+		s->version = b[0];
+		s->algo = b[5];
+	} else if (tag == 13 || tag == 17) {
+		s->in_uid = tag == 13;
+	} else if (tag == 14) {
+		s->in_uid = false;
+	} else if (tag == 2 && s->in_uid && n >= 4 && (b[0] == 4 || b[0] == 5 || b[0] == 6)) {
+		/* export-minimal leaves only the newest self-signature per UID */
+		int type = b[1], hash = b[3];
+		if (type >= 0x10 && type <= 0x13) {
+			if (hash == 1 || hash == 2 || hash == 3)
+				s->weakest_hash = hash;
+			s->newest_hash = hash;
+		}
+	}
+	return 0;
+}
+
+struct add_state {
+	struct ksp_party *party;
+	struct ksp_ctx *ctx;
+	unsigned int flags;
+	void (*cb)(void *, const struct ksp_key_check *);
+	void *cb_data;
+	const char *source;
+	int accepted;
+};
+
+static const char *hash_name(int h)
+{
+	switch (h) {
+	case 1: return "MD5";
+	case 2: return "SHA-1";
+	case 3: return "RIPEMD-160";
+	default: return "weak";
+	}
+}
+
+static int next_number(sqlite3 *db, int *ret)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "SELECT coalesce(max(ord), 0) + 1 FROM participants", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*ret = sqlite3_column_int(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int participant_number(sqlite3 *db, const char *fpr)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT p.ord FROM participants p JOIN keys k ON k.id = p.key_id WHERE k.fpr = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, fpr, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Store key + uids, replacing earlier data for the same fingerprint. */
+static int store_key(struct add_state *a, gpgme_key_t key, const struct minimal_scan *scan,
+		     const void *keydata, size_t keylen, const char *warnings, int *ret_number)
+{
+	sqlite3 *db = ksp_store_db(a->party->store);
+	gpgme_subkey_t sk = key->subkeys;
+	sqlite3_stmt *st = NULL;
+	char keyid[17];
+	int64_t key_id;
+	int rc, idx = 0, number = 0;
+	size_t fl = strlen(key->fpr);
+
+	if (fl == 40)
+		memcpy(keyid, key->fpr + 24, 16);
+	else
+		memcpy(keyid, key->fpr, 16);
+	keyid[16] = '\0';
+	rc = sqlite3_prepare_v2(db,
+		"INSERT INTO keys(fpr, keyid, version, algo, bits, curve, created, expires, revoked, selfsig_ok, selfsig_hash, keydata, source) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11, ?12) "
+		"ON CONFLICT(fpr) DO UPDATE SET version=?3, algo=?4, bits=?5, curve=?6, created=?7, expires=?8, "
+		"revoked=max(revoked, ?9), selfsig_ok=1, selfsig_hash=?10, keydata=?11, source=?12", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		goto sqlfail;
+	sqlite3_bind_text(st, 1, key->fpr, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, keyid, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, scan->version ? scan->version : (fl == 40 ? 4 : 6));
+	sqlite3_bind_int(st, 4, scan->algo ? scan->algo : (int)sk->pubkey_algo);
+	sqlite3_bind_int(st, 5, (int)sk->length);
+	if (sk->curve)
+		sqlite3_bind_text(st, 6, sk->curve, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, sk->timestamp);
+	sqlite3_bind_int64(st, 8, sk->expires);
+	sqlite3_bind_int64(st, 9, key->revoked ? 1 : 0);
+	sqlite3_bind_int(st, 10, scan->newest_hash);
+	sqlite3_bind_blob(st, 11, keydata, (int)keylen, SQLITE_STATIC);
+	sqlite3_bind_text(st, 12, a->source, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_DONE)
+		goto sqlfail;
+	key_id = ksp_store_key_id(a->party->store, key->fpr);
+	if (key_id <= 0)
+		return key_id < 0 ? (int)key_id : -EIO;
+	for (gpgme_user_id_t u = key->uids; u; u = u->next, idx++) {
+		rc = sqlite3_prepare_v2(db,
+			"INSERT INTO uids(key_id, idx, uid, is_attr, email, revoked, selfsig) VALUES (?1, ?2, ?3, 0, ?4, ?5, 1) "
+			"ON CONFLICT(key_id, uid, is_attr) DO UPDATE SET idx=?2, email=?4, revoked=?5", -1, &st, NULL);
+		if (rc != SQLITE_OK)
+			goto sqlfail;
+		sqlite3_bind_int64(st, 1, key_id);
+		sqlite3_bind_int(st, 2, idx);
+		sqlite3_bind_blob(st, 3, u->uid, (int)strlen(u->uid), SQLITE_STATIC);
+		if (u->email && *u->email)
+			sqlite3_bind_text(st, 4, u->email, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 5, u->revoked ? 1 : 0);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		st = NULL;
+		if (rc != SQLITE_DONE)
+			goto sqlfail;
+	}
+	rc = next_number(db, &number);
+	if (rc != SQLITE_OK)
+		goto sqlfail;
+	rc = sqlite3_prepare_v2(db, "INSERT INTO participants(key_id, ord, added, warnings) VALUES (?, ?, ?, ?)",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		goto sqlfail;
+	sqlite3_bind_int64(st, 1, key_id);
+	sqlite3_bind_int(st, 2, number);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
+	if (warnings && *warnings)
+		sqlite3_bind_text(st, 4, warnings, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto sqlfail;
+	*ret_number = number;
+	return 0;
+sqlfail:
+	if (st)
+		sqlite3_finalize(st);
+	return ksp_errno_from_sqlite(a->ctx, db, rc, "store key");
+}
+
+static void add_reason(struct strbuf *sb, const char *text)
+{
+	if (sb->len)
+		strbuf_addstr(sb, "; ");
+	strbuf_addstr(sb, text);
+}
+
+/* Check one imported key and store it if acceptable. */
+static int check_key(struct add_state *a, gpgme_ctx_t g, const char *fpr)
+{
+	struct ksp_key_check chk = { 0 };
+	struct minimal_scan scan = { 0 };
+	struct strbuf why, warn, names;
+	gpgme_key_t key = NULL;
+	gpgme_data_t out = NULL;
+	gpgme_error_t e;
+	char *min = NULL;
+	char *full = NULL;
+	size_t minlen = 0, fulllen = 0;
+	unsigned int refuse = 0, warns = 0;
+	int64_t now = time(NULL), pdate = a->party->date_t;
+	bool has_email = false, has_enc = false;
+	int r = 0, existing;
+
+	strbuf_init(&why);
+	strbuf_init(&warn);
+	strbuf_init(&names);
+	snprintf(chk.fpr, sizeof(chk.fpr), "%s", fpr);
+	e = gpgme_get_key(g, fpr, &key, 0);
+	if (e) {
+		r = ksp_errno_from_gpgme(a->ctx, e, "get key");
+		goto out;
+	}
+	/* minimal export: the newest self-signature of each UID only */
+	if (gpgme_data_new(&out) == 0) {
+		const char *pattern[] = { fpr, NULL };
+		gpgme_set_armor(g, 0);
+		if (gpgme_op_export_ext(g, pattern, GPGME_EXPORT_MODE_MINIMAL, out) == 0) {
+			min = gpgme_data_release_and_get_mem(out, &minlen);
+			out = NULL;
+		}
+	}
+	if (out)
+		gpgme_data_release(out);
+	out = NULL;
+	if (min)
+		walk_packets((const uint8_t *)min, minlen, scan_fn, &scan);
+	if (gpgme_data_new(&out) == 0) {
+		const char *pattern[] = { fpr, NULL };
+		if (gpgme_op_export_ext(g, pattern, 0, out) == 0) {
+			full = gpgme_data_release_and_get_mem(out, &fulllen);
+			out = NULL;
+		}
+	}
+	if (out)
+		gpgme_data_release(out);
+	if (full == NULL) {
+		r = -EIO;
+		ksp_set_error(a->ctx, "%s: cannot export key %s from the temporary GnuPG home", a->source, fpr);
+		goto out;
+	}
+
+	gpgme_subkey_t sk = key->subkeys;
+	char algo[32];
+	ksp_algo_name(scan.algo ? scan.algo : (int)sk->pubkey_algo, (int)sk->length, sk->curve, algo, sizeof(algo));
+	for (gpgme_user_id_t u = key->uids; u; u = u->next)
+		if (!u->revoked && !u->invalid && u->email && strchr(u->email, '@'))
+			has_email = true;
+	for (gpgme_subkey_t s = key->subkeys; s; s = s->next)
+		if (s->can_encrypt && !s->revoked && !s->expired && !s->disabled && !s->invalid)
+			has_enc = true;
+
+	if (key->revoked || sk->revoked) {
+		refuse |= KSP_CHECK_REVOKED;
+		add_reason(&why, "the key is revoked");
+	}
+	if (key->expired || (sk->expires && sk->expires <= now)) {
+		refuse |= KSP_CHECK_EXPIRED;
+		char d[16];
+		format_date(sk->expires, d, sizeof(d));
+		strbuf_addf(&names, "expired on %s", d);
+		add_reason(&why, strbuf_str(&names));
+		strbuf_release(&names);
+	} else if (sk->expires && pdate && sk->expires < pdate + 86400) {
+		char d[16];
+		format_date(sk->expires, d, sizeof(d));
+		strbuf_addf(&names, "expires on %s, before the party", d);
+		if (a->flags & KSP_ADD_ALLOW_EXPIRING) {
+			warns |= KSP_CHECK_EXPIRES_BEFORE_PARTY;
+			add_reason(&warn, strbuf_str(&names));
+		} else {
+			refuse |= KSP_CHECK_EXPIRES_BEFORE_PARTY;
+			add_reason(&why, strbuf_str(&names));
+		}
+		strbuf_release(&names);
+	} else if (sk->expires && pdate && sk->expires < pdate + 30 * 86400) {
+		warns |= KSP_CHECK_EXPIRES_SOON;
+		add_reason(&warn, "expires within 30 days after the party");
+	}
+	if (key->invalid && !(refuse & (KSP_CHECK_REVOKED | KSP_CHECK_EXPIRED))) {
+		refuse |= KSP_CHECK_INVALID;
+		add_reason(&why, "gpg marks the key invalid");
+	}
+	bool weak_key = false;
+	switch (scan.algo ? scan.algo : 0) {
+	case 1: case 2: case 3: case 17: case 16: case 20:
+		weak_key = sk->length < 2048;
+		break;
+	default:
+		break;
+	}
+	if (weak_key) {
+		strbuf_addf(&names, "weak key (%s; at least 2048 bits needed)", algo);
+		if (a->flags & KSP_ADD_ALLOW_WEAK) {
+			warns |= KSP_CHECK_WEAK_KEY;
+			add_reason(&warn, strbuf_str(&names));
+		} else {
+			refuse |= KSP_CHECK_WEAK_KEY;
+			add_reason(&why, strbuf_str(&names));
+		}
+		strbuf_release(&names);
+	}
+	if (scan.weakest_hash) {
+		strbuf_addf(&names, "self-signature uses %s", hash_name(scan.weakest_hash));
+		if (a->flags & KSP_ADD_ALLOW_WEAK) {
+			warns |= KSP_CHECK_WEAK_HASH;
+			add_reason(&warn, strbuf_str(&names));
+		} else {
+			refuse |= KSP_CHECK_WEAK_HASH;
+			add_reason(&why, strbuf_str(&names));
+		}
+		strbuf_release(&names);
+	}
+	if (!has_email) {
+		if (a->flags & KSP_ADD_ALLOW_NO_EMAIL) {
+			warns |= KSP_CHECK_NO_EMAIL;
+			add_reason(&warn, "no user ID with an e-mail address");
+		} else {
+			refuse |= KSP_CHECK_NO_EMAIL;
+			add_reason(&why, "no user ID with an e-mail address (signatures are sent by e-mail)");
+		}
+	}
+	if (!has_enc && !(refuse & (KSP_CHECK_REVOKED | KSP_CHECK_EXPIRED))) {
+		warns |= KSP_CHECK_NO_ENCRYPTION;
+		add_reason(&warn, "no usable encryption subkey: signatures cannot be sent to it");
+	}
+	existing = participant_number(ksp_store_db(a->party->store), fpr);
+	if (existing > 0) {
+		refuse |= KSP_CHECK_DUPLICATE;
+		strbuf_addf(&names, "already on the list as #%d", existing);
+		add_reason(&why, strbuf_str(&names));
+		strbuf_release(&names);
+	}
+
+	chk.problems = refuse | warns;
+	if (refuse) {
+		snprintf(chk.message, sizeof(chk.message), "refused: %s", strbuf_str(&why));
+	} else {
+		/* warnings column: check names */
+		for (unsigned i = 0; i < ARRAY_SIZE(check_names); i++) {
+			if (warns & (1u << i)) {
+				if (names.len)
+					strbuf_addch(&names, ',');
+				strbuf_addstr(&names, check_names[i]);
+			}
+		}
+		if (!(a->flags & KSP_ADD_DRY_RUN)) {
+			r = store_key(a, key, &scan, full, fulllen, strbuf_str(&names), &chk.number);
+			if (r < 0) {
+				if (!ksp_get_error(a->ctx))
+					ksp_set_error(a->ctx, "%s: cannot store key %s: %s; nothing was added",
+						      ksp_store_get_path(a->party->store), fpr, strerror(-r));
+				goto out;
+			}
+		}
+		chk.accepted = true;
+		a->accepted++;
+		if (warns)
+			snprintf(chk.message, sizeof(chk.message), "accepted with warnings: %s", strbuf_str(&warn));
+		else
+			snprintf(chk.message, sizeof(chk.message), "accepted");
+	}
+	if (a->cb)
+		a->cb(a->cb_data, &chk);
+out:
+	strbuf_release(&why);
+	strbuf_release(&warn);
+	strbuf_release(&names);
+	gpgme_free(min);
+	gpgme_free(full);
+	gpgme_key_unref(key);
+	return r;
+}
+
+static int new_gpgme(struct ksp_ctx *ctx, const char *home, gpgme_ctx_t *ret)
+{
+	gpgme_ctx_t g;
+	gpgme_error_t e;
+
+	e = gpgme_new(&g);
+	if (e)
+		return ksp_errno_from_gpgme(ctx, e, "gpgme_new");
+	e = gpgme_set_protocol(g, GPGME_PROTOCOL_OpenPGP);
+	if (!e)
+		e = gpgme_ctx_set_engine_info(g, GPGME_PROTOCOL_OpenPGP, NULL, home);
+	if (e) {
+		gpgme_release(g);
+		return ksp_errno_from_gpgme(ctx, e, "gpgme engine");
+	}
+	gpgme_set_offline(g, 1);
+	gpgme_set_pinentry_mode(g, GPGME_PINENTRY_MODE_LOOPBACK);
+	*ret = g;
+	return 0;
+}
+
+static int add_data(struct ksp_party *party, const void *data, size_t len, const char *source,
+		    unsigned int flags, void (*cb)(void *, const struct ksp_key_check *), void *cb_data)
+{
+	struct add_state a = { .party = party, .ctx = party->ctx, .flags = flags, .cb = cb,
+			       .cb_data = cb_data, .source = source };
+	struct ksp_gpghome *home = NULL;
+	gpgme_ctx_t g = NULL;
+	gpgme_data_t in = NULL;
+	gpgme_import_result_t res;
+	gpgme_error_t e;
+	char (*fprs)[65] = NULL;
+	int r;
+
+	if (len == 0) {
+		ksp_set_error(party->ctx, "%s: empty file; give a file holding OpenPGP public keys", source);
+		return -EBADMSG;
+	}
+	r = ksp_gpghome_new(party->ctx, &home);
+	if (r < 0)
+		return r;
+	r = new_gpgme(party->ctx, ksp_gpghome_path(home), &g);
+	if (r < 0)
+		goto out;
+	e = gpgme_data_new_from_mem(&in, data, len, 0);
+	if (e) {
+		r = ksp_errno_from_gpgme(party->ctx, e, "data");
+		goto out;
+	}
+	e = gpgme_op_import(g, in);
+	res = e ? NULL : gpgme_op_import_result(g);
+	if (res == NULL) {
+		r = ksp_errno_from_gpgme(party->ctx, e ? e : GPG_ERR_GENERAL, "import");
+		ksp_set_error(party->ctx, "%s: gpg could not read this file: %s; give a file holding OpenPGP public keys",
+			      source, gpgme_strerror(e));
+		if (r == -ENOMEM)
+			goto out;
+		r = -EBADMSG;
+		goto out;
+	}
+	if (res->secret_read > 0) {
+		ksp_set_error(party->ctx, "%s: holds SECRET key material; refused and not stored. Export only the public key: gpg --export --armor FPR",
+			      source);
+		r = -EKEYREJECTED;
+		goto out;
+	}
+	if (res->considered == 0) {
+		ksp_set_error(party->ctx, "%s: no OpenPGP key found (truncated, damaged, or not a key file); give a file from 'gpg --export --armor FPR'",
+			      source);
+		r = -EBADMSG;
+		goto out;
+	}
+	if (res->imported + res->unchanged == 0) {
+		ksp_set_error(party->ctx, "%s: gpg found %d key(s) but imported none (no valid self-signature, or damaged); ask the owner for a fresh export",
+			      source, res->considered);
+		if (cb) {
+			struct ksp_key_check chk = { .problems = KSP_CHECK_NO_SELFSIG };
+			for (gpgme_import_status_t s = res->imports; s; s = s->next) {
+				snprintf(chk.fpr, sizeof(chk.fpr), "%s", s->fpr ? s->fpr : "?");
+				snprintf(chk.message, sizeof(chk.message), "refused: no valid self-signature");
+				cb(cb_data, &chk);
+			}
+		}
+		r = -EBADMSG;
+		goto out;
+	}
+	/* one status per key; the same key may appear twice in one file.
+	 * Copy the fingerprints: the next gpgme operation frees the result. */
+	size_t n_fprs = 0;
+	for (gpgme_import_status_t s = res->imports; s; s = s->next)
+		n_fprs++;
+	fprs = calloc(n_fprs ? n_fprs : 1, sizeof(*fprs));
+	if (fprs == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	n_fprs = 0;
+	for (gpgme_import_status_t s = res->imports; s; s = s->next) {
+		bool seen = false;
+		if (s->fpr == NULL || s->result != 0 || strlen(s->fpr) > 64)
+			continue;
+		for (size_t i = 0; i < n_fprs; i++)
+			if (strcmp(fprs[i], s->fpr) == 0)
+				seen = true;
+		if (!seen)
+			snprintf(fprs[n_fprs++], sizeof(fprs[0]), "%s", s->fpr);
+	}
+	for (size_t i = 0; i < n_fprs; i++) {
+		r = check_key(&a, g, fprs[i]);
+		if (r < 0)
+			goto out;
+	}
+	r = a.accepted;
+out:
+	free(fprs);
+	gpgme_data_release(in);
+	if (g)
+		gpgme_release(g);
+	ksp_gpghome_free(home);
+	return r;
+}
+
+KSP_EXPORT int ksp_party_add(struct ksp_party *party, const void *data, size_t len, const char *source,
+			     unsigned int flags,
+			     void (*cb)(void *cb_data, const struct ksp_key_check *check), void *cb_data)
+{
+	int r, n;
+
+	if (party == NULL || (data == NULL && len > 0))
+		return -EINVAL;
+	ksp_clear_error(party->ctx);
+	if (source == NULL)
+		source = "<input>";
+	r = ksp_party_require_open(party);
+	if (r < 0)
+		return r;
+	r = ksp_store_begin(party->store);
+	if (r < 0)
+		return r;
+	n = add_data(party, data, len, source, flags, cb, cb_data);
+	if (n < 0) {
+		ksp_store_rollback(party->store);
+		return n;
+	}
+	if (n > 0) {
+		r = ksp_party_event(party, "add", source);
+		if (r < 0) {
+			ksp_store_rollback(party->store);
+			return r;
+		}
+	}
+	r = ksp_store_commit(party->store);
+	return r < 0 ? r : n;
+}
+
+KSP_EXPORT int ksp_party_add_gnupg(struct ksp_party *party, const char *const *fprs, size_t n_fprs,
+				   unsigned int flags,
+				   void (*cb)(void *cb_data, const struct ksp_key_check *check),
+				   void *cb_data)
+{
+	gpgme_ctx_t g = NULL;
+	gpgme_data_t out = NULL;
+	const char **pattern = NULL;
+	char *mem = NULL;
+	size_t len = 0;
+	char (*norm)[65] = NULL;
+	int r;
+
+	if (party == NULL || fprs == NULL || n_fprs == 0)
+		return -EINVAL;
+	ksp_clear_error(party->ctx);
+	pattern = calloc(n_fprs + 1, sizeof(*pattern));
+	norm = calloc(n_fprs, sizeof(*norm));
+	if (pattern == NULL || norm == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n_fprs; i++) {
+		/* full fingerprints only: never a short key ID */
+		if (fpr_normalize(fprs[i], norm[i]) < 0) {
+			ksp_set_error(party->ctx, "'%s' is not a full fingerprint (40 or 64 hex digits); key IDs are not accepted", fprs[i]);
+			r = -EINVAL;
+			goto out;
+		}
+		pattern[i] = norm[i];
+	}
+	/* read-only use of the user's home: export only */
+	r = new_gpgme(party->ctx, ksp_get_gnupg_home(party->ctx), &g);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < n_fprs; i++) {
+		gpgme_key_t k = NULL;
+		if (gpgme_get_key(g, norm[i], &k, 0) != 0 || k == NULL) {
+			ksp_set_error(party->ctx, "%s: no key %s in your GnuPG home; import it there first or give a key file",
+				      ksp_get_gnupg_home(party->ctx) ? ksp_get_gnupg_home(party->ctx) : "~/.gnupg", norm[i]);
+			r = -ENOKEY;
+			goto out;
+		}
+		gpgme_key_unref(k);
+	}
+	if (gpgme_data_new(&out) != 0) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (gpgme_op_export_ext(g, pattern, 0, out) != 0) {
+		ksp_set_error(party->ctx, "cannot export the keys from your GnuPG home");
+		r = -EIO;
+		goto out;
+	}
+	mem = gpgme_data_release_and_get_mem(out, &len);
+	out = NULL;
+	r = ksp_party_add(party, mem, len, "GnuPG home", flags, cb, cb_data);
+out:
+	if (out)
+		gpgme_data_release(out);
+	gpgme_free(mem);
+	if (g)
+		gpgme_release(g);
+	free(pattern);
+	free(norm);
+	return r;
+}

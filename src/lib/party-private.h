@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+#include "lib/libksp-private.h"
+
+struct ksp_party {
+	int refcount;
+	struct ksp_store *store;
+	struct ksp_ctx *ctx; /* borrowed from the store */
+	char *name;
+	char *date;
+	char *location;
+	char *organizer;
+	int64_t date_t;
+	bool closed;
+	int list_version;
+};
+
+int ksp_party_reload(struct ksp_party *party);
+int ksp_party_event(struct ksp_party *party, const char *what, const char *detail);
+int ksp_party_require_open(struct ksp_party *party);
+/* "rsa3072", "ed25519", ... into buf */
+void ksp_algo_name(int algo, int bits, const char *curve, char *buf, size_t size);

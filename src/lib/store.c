@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "lib/libksp-private.h"
+
+#define KSP_APPLICATION_ID 0x4b535031 /* "KSP1" */
+#define KSP_SCHEMA_VERSION 1
+
+struct ksp_store {
+	int refcount;
+	struct ksp_ctx *ctx;
+	sqlite3 *db;
+	char *path;
+	int schema_version;
+	int txn_depth;
+	bool txn_failed;
+	bool rw;
+};
+
+sqlite3 *ksp_store_db(struct ksp_store *store)
+{
+	return store->db;
+}
+
+const char *ksp_store_path_internal(const struct ksp_store *store)
+{
+	return store->path;
+}
+
+int ksp_store_exec(struct ksp_store *store, const char *sql)
+{
+	char *msg = NULL;
+	int rc;
+
+	rc = sqlite3_exec(store->db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		int r = ksp_errno_from_sqlite(store->ctx, store->db, rc, sql);
+		sqlite3_free(msg);
+		return r;
+	}
+	return 0;
+}
+
+static int pragma_int(struct ksp_store *store, const char *sql, int *ret)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(store->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(store->ctx, store->db, rc, sql);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*ret = sqlite3_column_int(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_OK && rc != SQLITE_DONE)
+		return ksp_errno_from_sqlite(store->ctx, store->db, rc, sql);
+	return 0;
+}
+
+/* Each entry migrates from version i+1 to i+2; entry 0 creates version 1. */
+static int migrate(struct ksp_store *store, int from)
+{
+	char sql[128];
+	int r;
+
+	r = ksp_store_exec(store, "BEGIN IMMEDIATE");
+	if (r < 0)
+		return r;
+	if (from < 1) {
+		r = ksp_store_exec(store, ksp_schema_sql);
+		if (r < 0)
+			goto fail;
+	}
+	/* future: if (from < 2) { ALTER TABLE ... } */
+	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %d",
+		 KSP_APPLICATION_ID, KSP_SCHEMA_VERSION);
+	r = ksp_store_exec(store, sql);
+	if (r < 0)
+		goto fail;
+	r = ksp_store_exec(store, "COMMIT");
+	if (r < 0)
+		goto fail;
+	store->schema_version = KSP_SCHEMA_VERSION;
+	return 0;
+fail:
+	ksp_store_exec(store, "ROLLBACK");
+	return r;
+}
+
+KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned int flags,
+			      struct ksp_store **ret)
+{
+	struct ksp_store *store;
+	struct stat st;
+	int rc, r, appid = 0, ver = 0, oflags;
+	bool exists;
+
+	if (ctx == NULL || path == NULL || ret == NULL)
+		return -EINVAL;
+	ksp_clear_error(ctx);
+	exists = stat(path, &st) == 0;
+	if (!exists && !(flags & KSP_STORE_CREATE)) {
+		ksp_set_error(ctx, "%s: no such store; create one with 'ksp party init' or 'ksp wot load', or pick another with -d FILE", path);
+		return -ENOENT;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		ksp_set_error(ctx, "%s: not a regular file; choose a store file with -d FILE", path);
+		return -EBADMSG;
+	}
+	store = calloc(1, sizeof(*store));
+	if (store == NULL)
+		return -ENOMEM;
+	store->refcount = 1;
+	store->ctx = ksp_ref(ctx);
+	store->path = strdup(path);
+	store->rw = flags & (KSP_STORE_READ_WRITE | KSP_STORE_CREATE);
+	if (store->path == NULL) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	oflags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+	oflags |= store->rw ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+	if (flags & KSP_STORE_CREATE)
+		oflags |= SQLITE_OPEN_CREATE;
+	rc = sqlite3_open_v2(path, &store->db, oflags, NULL);
+	if (rc != SQLITE_OK) {
+		r = ksp_errno_from_sqlite(ctx, store->db, rc, path);
+		ksp_set_error(ctx, "%s: cannot open store: %s", path, sqlite3_errstr(rc));
+		goto fail;
+	}
+	sqlite3_busy_timeout(store->db, 3000);
+	sqlite3_extended_result_codes(store->db, 1);
+	r = pragma_int(store, "PRAGMA application_id", &appid);
+	if (r < 0) {
+		if (r == -EBADMSG)
+			ksp_set_error(ctx, "%s: not a ksp store (not an SQLite database); choose another file with -d FILE", path);
+		else if (r == -EBUSY)
+			ksp_set_error(ctx, "%s: database is busy (another ksp is writing); try again when it has finished", path);
+		else
+			ksp_set_error(ctx, "%s: cannot read store: %s", path, strerror(-r));
+		goto fail;
+	}
+	r = pragma_int(store, "PRAGMA user_version", &ver);
+	if (r < 0)
+		goto fail;
+	if (appid != KSP_APPLICATION_ID) {
+		int tables = 0;
+		r = pragma_int(store, "SELECT count(*) FROM sqlite_master", &tables);
+		if (r < 0)
+			goto fail;
+		if (appid != 0 || tables != 0) {
+			ksp_set_error(ctx, "%s: an SQLite database, but not a ksp store; choose another file with -d FILE", path);
+			r = -EBADMSG;
+			goto fail;
+		}
+	}
+	if (ver > KSP_SCHEMA_VERSION) {
+		ksp_set_error(ctx, "%s: made by a newer ksp (schema %d, this ksp knows %d); upgrade ksp", path, ver, KSP_SCHEMA_VERSION);
+		r = -EPROTO;
+		goto fail;
+	}
+	store->schema_version = ver;
+	if (store->rw) {
+		r = ksp_store_exec(store, "PRAGMA journal_mode = WAL");
+		if (r < 0) {
+			ksp_set_error(ctx, "%s: cannot set up the store: %s", path, strerror(-r));
+			goto fail;
+		}
+		ksp_store_exec(store, "PRAGMA synchronous = NORMAL");
+	} else if (ver == 0) {
+		ksp_set_error(ctx, "%s: empty store; load keys first with 'ksp party add' or 'ksp wot load'", path);
+		r = -ENOENT;
+		goto fail;
+	}
+	r = ksp_store_exec(store, "PRAGMA foreign_keys = ON");
+	if (r < 0)
+		goto fail;
+	if (ver < KSP_SCHEMA_VERSION) {
+		if (!store->rw) {
+			ksp_set_error(ctx, "%s: store schema %d is older than %d; open it once read-write to migrate", path, ver, KSP_SCHEMA_VERSION);
+			r = -EPROTO;
+			goto fail;
+		}
+		r = migrate(store, ver);
+		if (r < 0) {
+			if (r == -EBUSY)
+				ksp_set_error(ctx, "%s: database is busy (another ksp is writing); try again when it has finished", path);
+			else
+				ksp_set_error(ctx, "%s: cannot create the store schema: %s", path, strerror(-r));
+			goto fail;
+		}
+	}
+	*ret = store;
+	return 0;
+fail:
+	if (r == -ENOMEM && !ksp_get_error(ctx))
+		ksp_set_error(ctx, "%s: out of memory opening the store", path);
+	ksp_store_unref(store);
+	return r;
+}
+
+KSP_EXPORT struct ksp_store *ksp_store_ref(struct ksp_store *store)
+{
+	if (store)
+		store->refcount++;
+	return store;
+}
+
+KSP_EXPORT struct ksp_store *ksp_store_unref(struct ksp_store *store)
+{
+	if (store == NULL || --store->refcount > 0)
+		return NULL;
+	if (store->txn_depth > 0 && store->db)
+		ksp_store_exec(store, "ROLLBACK");
+	if (store->db)
+		sqlite3_close_v2(store->db);
+	free(store->path);
+	ksp_unref(store->ctx);
+	free(store);
+	return NULL;
+}
+
+KSP_EXPORT struct ksp_ctx *ksp_store_get_ctx(const struct ksp_store *store)
+{
+	return store ? store->ctx : NULL;
+}
+
+KSP_EXPORT const char *ksp_store_get_path(const struct ksp_store *store)
+{
+	return store ? store->path : NULL;
+}
+
+KSP_EXPORT int ksp_store_get_schema_version(const struct ksp_store *store)
+{
+	return store ? store->schema_version : -EINVAL;
+}
+
+KSP_EXPORT int ksp_store_begin(struct ksp_store *store)
+{
+	int r;
+
+	if (store == NULL)
+		return -EINVAL;
+	if (store->txn_depth++ > 0)
+		return 0;
+	store->txn_failed = false;
+	r = ksp_store_exec(store, "BEGIN IMMEDIATE");
+	if (r < 0) {
+		store->txn_depth = 0;
+		if (r == -EBUSY)
+			ksp_set_error(store->ctx, "%s: database is busy (another ksp is writing); try again when it has finished", store->path);
+		else if (r == -EROFS)
+			ksp_set_error(store->ctx, "%s: store is read-only; check the file's permissions", store->path);
+		else
+			ksp_set_error(store->ctx, "%s: cannot start a transaction: %s", store->path, strerror(-r));
+	}
+	return r;
+}
+
+KSP_EXPORT int ksp_store_commit(struct ksp_store *store)
+{
+	int r;
+
+	if (store == NULL || store->txn_depth <= 0)
+		return -EINVAL;
+	if (--store->txn_depth > 0)
+		return 0;
+	if (store->txn_failed) {
+		ksp_store_exec(store, "ROLLBACK");
+		return -ECANCELED;
+	}
+	r = ksp_store_exec(store, "COMMIT");
+	if (r < 0) {
+		ksp_store_exec(store, "ROLLBACK");
+		if (r == -ENOSPC)
+			ksp_set_error(store->ctx, "%s: disk full; nothing was written, free some space and run the command again", store->path);
+		else
+			ksp_set_error(store->ctx, "%s: cannot commit: %s; nothing was written", store->path, strerror(-r));
+	}
+	return r;
+}
+
+KSP_EXPORT int ksp_store_rollback(struct ksp_store *store)
+{
+	if (store == NULL || store->txn_depth <= 0)
+		return -EINVAL;
+	if (--store->txn_depth > 0) {
+		store->txn_failed = true;
+		return 0;
+	}
+	return ksp_store_exec(store, "ROLLBACK");
+}
+
+KSP_EXPORT int64_t ksp_store_count(struct ksp_store *store, const char *what)
+{
+	static const char *const tables[] = { "keys", "uids", "certs", "participants",
+					      "list_versions", "signed", "events" };
+	char sql[96];
+	sqlite3_stmt *st;
+	int64_t n = 0;
+	size_t i;
+	int rc;
+
+	if (store == NULL || what == NULL)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(tables); i++)
+		if (strcmp(what, tables[i]) == 0)
+			break;
+	if (i == ARRAY_SIZE(tables))
+		return -EINVAL;
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", tables[i]);
+	rc = sqlite3_prepare_v2(store->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(store->ctx, store->db, rc, sql);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return ksp_errno_from_sqlite(store->ctx, store->db, rc, sql);
+	return n;
+}
+
+KSP_EXPORT int ksp_store_check(struct ksp_store *store)
+{
+	sqlite3_stmt *st;
+	int rc, ok = 0;
+
+	if (store == NULL)
+		return -EINVAL;
+	rc = sqlite3_prepare_v2(store->db, "PRAGMA integrity_check", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(store->ctx, store->db, rc, "integrity_check");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+		ok = t && strcmp((const char *)t, "ok") == 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return ksp_errno_from_sqlite(store->ctx, store->db, rc, "integrity_check");
+	return ok;
+}
+
+int64_t ksp_store_key_id(struct ksp_store *store, const char *fpr)
+{
+	sqlite3_stmt *st;
+	int64_t id = 0;
+	int rc;
+
+	rc = sqlite3_prepare_v2(store->db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(store->ctx, store->db, rc, "key lookup");
+	sqlite3_bind_text(st, 1, fpr, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_DONE)
+		id = ksp_errno_from_sqlite(store->ctx, store->db, rc, "key lookup");
+	sqlite3_finalize(st);
+	return id;
+}

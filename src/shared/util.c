@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "shared/util.h"
+#include "shared/strbuf.h"
+
+int read_fd_all(int fd, size_t max_size, uint8_t **ret, size_t *ret_len)
+{
+	uint8_t *buf = NULL, *n;
+	size_t len = 0, size = 0;
+	ssize_t k;
+	struct stat st;
+
+	size_t hint = 65536;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		if (max_size && (uint64_t)st.st_size > max_size)
+			return -EFBIG;
+		hint = (size_t)st.st_size + 1;
+	}
+	for (;;) {
+		if (len + 1 >= size) {
+			size_t ns = size ? size * 2 : hint;
+			if (max_size && len > max_size) {
+				free(buf);
+				return -EFBIG;
+			}
+			n = realloc(buf, ns);
+			if (n == NULL) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = n;
+			size = ns;
+		}
+		k = read(fd, buf + len, size - len - 1);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			k = -errno;
+			free(buf);
+			return (int)k;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+		if (max_size && len > max_size) {
+			free(buf);
+			return -EFBIG;
+		}
+	}
+	if (buf == NULL) {
+		buf = malloc(1);
+		if (buf == NULL)
+			return -ENOMEM;
+	}
+	buf[len] = 0;
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+int read_file_all(const char *path, size_t max_size, uint8_t **ret, size_t *ret_len)
+{
+	int fd, r;
+
+	if (strcmp(path, "-") == 0)
+		return read_fd_all(STDIN_FILENO, max_size, ret, ret_len);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read_fd_all(fd, max_size, ret, ret_len);
+	close(fd);
+	return r;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t k = write(fd, p, len);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		p += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+int atomic_file_begin(struct atomic_file *af, const char *path, mode_t mode)
+{
+	struct strbuf sb;
+
+	af->fd = -1;
+	af->path = strdup(path);
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%s.tmp.XXXXXX", path);
+	af->tmp = strbuf_steal(&sb);
+	if (af->path == NULL || af->tmp == NULL) {
+		free(af->path);
+		free(af->tmp);
+		af->path = af->tmp = NULL;
+		return -ENOMEM;
+	}
+	af->fd = mkostemp(af->tmp, O_CLOEXEC);
+	if (af->fd < 0) {
+		int r = -errno;
+		free(af->path);
+		free(af->tmp);
+		af->path = af->tmp = NULL;
+		return r;
+	}
+	if (fchmod(af->fd, mode ? mode : 0644) < 0) {
+		/* not fatal: keep mkostemp's 0600 */
+	}
+	return 0;
+}
+
+int atomic_file_end(struct atomic_file *af, int r)
+{
+	if (af->fd < 0)
+		return r;
+	if (r >= 0 && fsync(af->fd) < 0 && errno != EINVAL)
+		r = -errno;
+	if (close(af->fd) < 0 && r >= 0)
+		r = -errno;
+	af->fd = -1;
+	if (r >= 0 && rename(af->tmp, af->path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(af->tmp);
+	free(af->path);
+	free(af->tmp);
+	af->path = af->tmp = NULL;
+	return r;
+}
+
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	const int64_t era = (y >= 0 ? y : y - 399) / 400;
+	const unsigned yoe = (unsigned)(y - era * 400);
+	const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+int parse_date(const char *s, int64_t *ret)
+{
+	int y, mo, d, h = 0, mi = 0, se = 0, n = 0;
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+	if (s == NULL)
+		return -EINVAL;
+	if (s[0] == '@') {
+		char *end;
+		long long v;
+		errno = 0;
+		v = strtoll(s + 1, &end, 10);
+		if (errno || end == s + 1 || *end)
+			return -EINVAL;
+		*ret = v;
+		return 0;
+	}
+	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10)
+		return -EINVAL;
+	if (s[10] == 'T' || s[10] == ' ') {
+		int n2 = 0;
+		if (sscanf(s + 11, "%2d:%2d:%2d%n", &h, &mi, &se, &n2) != 3 || n2 != 8)
+			return -EINVAL;
+		n = 19;
+		if (s[n] == 'Z')
+			n++;
+	}
+	if (s[n] != '\0')
+		return -EINVAL;
+	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || se > 60)
+		return -EINVAL;
+	if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+		return -EINVAL;
+	*ret = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + se;
+	return 0;
+}
+
+void format_date(int64_t t, char *buf, size_t size)
+{
+	struct tm tm;
+	time_t tt = (time_t)t;
+
+	if (gmtime_r(&tt, &tm) == NULL || strftime(buf, size, "%Y-%m-%d", &tm) == 0)
+		snprintf(buf, size, "?");
+}
+
+void format_datetime(int64_t t, char *buf, size_t size)
+{
+	struct tm tm;
+	time_t tt = (time_t)t;
+
+	if (gmtime_r(&tt, &tm) == NULL || strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, size, "?");
+}
+
+void hex_encode(const uint8_t *in, size_t len, char *out)
+{
+	static const char digits[] = "0123456789ABCDEF";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int hex_decode(const char *in, uint8_t *out, size_t out_size)
+{
+	size_t n = 0;
+	int hi = -1;
+
+	if (in[0] == '0' && (in[1] == 'x' || in[1] == 'X'))
+		in += 2;
+	for (; *in; in++) {
+		int v;
+		if (*in == ' ' || *in == '\t')
+			continue;
+		v = hexval((unsigned char)*in);
+		if (v < 0)
+			return -EINVAL;
+		if (hi < 0) {
+			hi = v;
+		} else {
+			if (n >= out_size)
+				return -EINVAL;
+			out[n++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	if (hi >= 0)
+		return -EINVAL;
+	return (int)n;
+}
+
+int fpr_normalize(const char *in, char out[65])
+{
+	uint8_t b[32];
+	int n;
+
+	if (in == NULL)
+		return -EINVAL;
+	n = hex_decode(in, b, sizeof(b));
+	if (n != 20 && n != 32)
+		return -EINVAL;
+	hex_encode(b, (size_t)n, out);
+	return 0;
+}

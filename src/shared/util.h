@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Read a whole file (path "-" = stdin) into a malloc'ed buffer with a NUL
+ * after the data.  Returns 0 or -errno.  max_size 0 = no limit. */
+int read_file_all(const char *path, size_t max_size, uint8_t **ret, size_t *ret_len);
+int read_fd_all(int fd, size_t max_size, uint8_t **ret, size_t *ret_len);
+/* write() loop; returns 0 or -errno. */
+int write_all(int fd, const void *buf, size_t len);
+
+/* Atomic output: open a temporary file beside path (O_CLOEXEC, 0644 unless
+ * mode given), write, then atomic_file_end renames it into place on r >= 0
+ * or unlinks it otherwise.  Returns r, or the first error. */
+struct atomic_file {
+	char *path;
+	char *tmp;
+	int fd;
+};
+int atomic_file_begin(struct atomic_file *af, const char *path, mode_t mode);
+int atomic_file_end(struct atomic_file *af, int r);
+
+/* Parse YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[Z] (UTC) or @EPOCH; 0 or -EINVAL. */
+int parse_date(const char *s, int64_t *ret);
+/* Format epoch seconds as YYYY-MM-DD (UTC) into buf (>= 11 bytes). */
+void format_date(int64_t t, char *buf, size_t size);
+/* YYYY-MM-DDTHH:MM:SSZ, buf >= 21 */
+void format_datetime(int64_t t, char *buf, size_t size);
+
+/* Hex helpers: lower-level, upper-case output. */
+void hex_encode(const uint8_t *in, size_t len, char *out /* 2*len+1 */);
+/* Accepts spaces and an optional 0x prefix; returns bytes or -EINVAL. */
+int hex_decode(const char *in, uint8_t *out, size_t out_size);
+
+/* Normalise a fingerprint typed by a user (spaces, lower case, 0x) into
+ * upper-case hex without spaces.  Only 40 or 64 hex digits are accepted.
+ * Returns 0 or -EINVAL. */
+int fpr_normalize(const char *in, char out[65]);
