@@ -134,6 +134,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	}
 	if (cli->json)
 		printf("]}\n");
+	fflush(stdout);
 	if (r < 0) {
 		ksp_store_rollback(store);
 		const char *e = ksp_get_error(cli->ctx);
@@ -146,6 +147,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		status = cli_fail(cli, r, "%s: cannot save", cli->db_path);
 		goto out;
 	}
+	fflush(stdout);
 	if (!cli->json && !(flags & KSP_ADD_DRY_RUN))
 		fprintf(stderr, "%d key(s) added, %d refused.\n", o.accepted, o.refused);
 	status = o.refused ? KSP_EXIT_NEGATIVE : KSP_EXIT_OK;

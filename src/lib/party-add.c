@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <gcrypt.h>
 #include <gpgme.h>
 #include <sqlite3.h>
 
@@ -93,11 +94,12 @@ void ksp_algo_name(int algo, int bits, const char *curve, char *buf, size_t size
 /* Walk an OpenPGP packet stream (binary).  Calls fn for each packet with
  * tag and body; returns 0, or -EBADMSG on framing errors. */
 static int walk_packets(const uint8_t *p, size_t len,
-			int (*fn)(void *data, int tag, const uint8_t *body, size_t blen), void *data)
+			int (*fn)(void *data, int tag, const uint8_t *hdr, const uint8_t *body, size_t blen), void *data)
 {
 	size_t off = 0;
 
 	while (off < len) {
+		const uint8_t *hdr = p + off;
 		uint8_t h = p[off++];
 		int tag;
 		size_t blen;
@@ -139,7 +141,7 @@ static int walk_packets(const uint8_t *p, size_t len,
 		}
 		if (blen > len - off)
 			return -EBADMSG;
-		int r = fn(data, tag, p + off, blen);
+		int r = fn(data, tag, hdr, p + off, blen);
 		if (r < 0)
 			return r;
 		off += blen;
@@ -156,7 +158,7 @@ struct minimal_scan {
 	int64_t newest_time;
 };
 
-static int scan_fn(void *data, int tag, const uint8_t *b, size_t n)
+static int scan_fn(void *data, int tag, const uint8_t *hdr, const uint8_t *b, size_t n)
 {
 	struct minimal_scan *s = data;
 
@@ -177,6 +179,88 @@ static int scan_fn(void *data, int tag, const uint8_t *b, size_t n)
 		}
 	}
 	return 0;
+}
+
+/* One key's packets inside a multi-key export, found by fingerprint. */
+struct chunk {
+	char fpr[65];
+	const uint8_t *start;
+	size_t len;
+};
+
+struct chunks {
+	struct chunk *v;
+	size_t n;
+	const uint8_t *end;
+	bool oom;
+};
+
+static int chunk_fn(void *data, int tag, const uint8_t *hdr, const uint8_t *b, size_t n)
+{
+	struct chunks *c = data;
+	uint8_t md[32], pre[5];
+	size_t pl;
+	int algo;
+
+	if (tag != 6)
+		return 0;
+	if (c->n > 0)
+		c->v[c->n - 1].len = (size_t)(hdr - c->v[c->n - 1].start);
+	struct chunk *nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
+	if (nv == NULL) {
+		c->oom = true;
+		return -ENOMEM;
+	}
+	c->v = nv;
+	struct chunk *ck = &c->v[c->n++];
+	ck->start = hdr;
+	ck->len = 0;
+	ck->fpr[0] = '\0';
+	if (n < 1)
+		return 0;
+	if (b[0] == 4) {
+		pre[0] = 0x99;
+		pre[1] = (uint8_t)(n >> 8);
+		pre[2] = (uint8_t)n;
+		pl = 3;
+		algo = GCRY_MD_SHA1;
+	} else {
+		pre[0] = b[0] == 5 ? 0x9a : 0x9b;
+		pre[1] = (uint8_t)(n >> 24);
+		pre[2] = (uint8_t)(n >> 16);
+		pre[3] = (uint8_t)(n >> 8);
+		pre[4] = (uint8_t)n;
+		pl = 5;
+		algo = GCRY_MD_SHA256;
+	}
+	gcry_md_hd_t h;
+	if (gcry_md_open(&h, algo, 0) != 0)
+		return 0;
+	gcry_md_write(h, pre, pl);
+	gcry_md_write(h, b, n);
+	memcpy(md, gcry_md_read(h, algo), gcry_md_get_algo_dlen(algo));
+	hex_encode(md, gcry_md_get_algo_dlen(algo), ck->fpr);
+	gcry_md_close(h);
+	return 0;
+}
+
+static int split_keys(const uint8_t *p, size_t len, struct chunks *c)
+{
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	r = walk_packets(p, len, chunk_fn, c);
+	if (c->n > 0)
+		c->v[c->n - 1].len = (size_t)(p + len - c->v[c->n - 1].start);
+	return r;
+}
+
+static const struct chunk *find_chunk(const struct chunks *c, const char *fpr)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->v[i].fpr, fpr) == 0)
+			return &c->v[i];
+	return NULL;
 }
 
 struct add_state {
@@ -323,17 +407,14 @@ static void add_reason(struct strbuf *sb, const char *text)
 }
 
 /* Check one imported key and store it if acceptable. */
-static int check_key(struct add_state *a, gpgme_ctx_t g, const char *fpr)
+static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *mins,
+		     const struct chunks *fulls)
 {
 	struct ksp_key_check chk = { 0 };
 	struct minimal_scan scan = { 0 };
 	struct strbuf why, warn, names;
-	gpgme_key_t key = NULL;
-	gpgme_data_t out = NULL;
-	gpgme_error_t e;
-	char *min = NULL;
-	char *full = NULL;
-	size_t minlen = 0, fulllen = 0;
+	const struct chunk *mc, *fc;
+	const char *fpr = key->fpr;
 	unsigned int refuse = 0, warns = 0;
 	int64_t now = time(NULL), pdate = a->party->date_t;
 	bool has_email = false, has_enc = false;
@@ -343,35 +424,12 @@ static int check_key(struct add_state *a, gpgme_ctx_t g, const char *fpr)
 	strbuf_init(&warn);
 	strbuf_init(&names);
 	snprintf(chk.fpr, sizeof(chk.fpr), "%s", fpr);
-	e = gpgme_get_key(g, fpr, &key, 0);
-	if (e) {
-		r = ksp_errno_from_gpgme(a->ctx, e, "get key");
-		goto out;
-	}
 	/* minimal export: the newest self-signature of each UID only */
-	if (gpgme_data_new(&out) == 0) {
-		const char *pattern[] = { fpr, NULL };
-		gpgme_set_armor(g, 0);
-		if (gpgme_op_export_ext(g, pattern, GPGME_EXPORT_MODE_MINIMAL, out) == 0) {
-			min = gpgme_data_release_and_get_mem(out, &minlen);
-			out = NULL;
-		}
-	}
-	if (out)
-		gpgme_data_release(out);
-	out = NULL;
-	if (min)
-		walk_packets((const uint8_t *)min, minlen, scan_fn, &scan);
-	if (gpgme_data_new(&out) == 0) {
-		const char *pattern[] = { fpr, NULL };
-		if (gpgme_op_export_ext(g, pattern, 0, out) == 0) {
-			full = gpgme_data_release_and_get_mem(out, &fulllen);
-			out = NULL;
-		}
-	}
-	if (out)
-		gpgme_data_release(out);
-	if (full == NULL) {
+	mc = find_chunk(mins, fpr);
+	if (mc)
+		walk_packets(mc->start, mc->len, scan_fn, &scan);
+	fc = find_chunk(fulls, fpr);
+	if (fc == NULL) {
 		r = -EIO;
 		ksp_set_error(a->ctx, "%s: cannot export key %s from the temporary GnuPG home", a->source, fpr);
 		goto out;
@@ -448,7 +506,7 @@ static int check_key(struct add_state *a, gpgme_ctx_t g, const char *fpr)
 		}
 		strbuf_release(&names);
 	}
-	if (!has_email) {
+	if (!has_email && !(refuse & (KSP_CHECK_REVOKED | KSP_CHECK_EXPIRED))) {
 		if (a->flags & KSP_ADD_ALLOW_NO_EMAIL) {
 			warns |= KSP_CHECK_NO_EMAIL;
 			add_reason(&warn, "no user ID with an e-mail address");
@@ -482,7 +540,7 @@ static int check_key(struct add_state *a, gpgme_ctx_t g, const char *fpr)
 			}
 		}
 		if (!(a->flags & KSP_ADD_DRY_RUN)) {
-			r = store_key(a, key, &scan, full, fulllen, strbuf_str(&names), &chk.number);
+			r = store_key(a, key, &scan, fc->start, fc->len, strbuf_str(&names), &chk.number);
 			if (r < 0) {
 				if (!ksp_get_error(a->ctx))
 					ksp_set_error(a->ctx, "%s: cannot store key %s: %s; nothing was added",
@@ -503,9 +561,6 @@ out:
 	strbuf_release(&why);
 	strbuf_release(&warn);
 	strbuf_release(&names);
-	gpgme_free(min);
-	gpgme_free(full);
-	gpgme_key_unref(key);
 	return r;
 }
 
@@ -530,6 +585,24 @@ static int new_gpgme(struct ksp_ctx *ctx, const char *home, gpgme_ctx_t *ret)
 	return 0;
 }
 
+static int export_mem(struct ksp_ctx *ctx, gpgme_ctx_t g, const char **patterns,
+		      gpgme_export_mode_t mode, char **ret, size_t *ret_len)
+{
+	gpgme_data_t out = NULL;
+	gpgme_error_t e;
+
+	e = gpgme_data_new(&out);
+	if (e)
+		return ksp_errno_from_gpgme(ctx, e, "export");
+	e = gpgme_op_export_ext(g, patterns, mode, out);
+	if (e) {
+		gpgme_data_release(out);
+		return ksp_errno_from_gpgme(ctx, e, "export");
+	}
+	*ret = gpgme_data_release_and_get_mem(out, ret_len);
+	return *ret ? 0 : -ENOMEM;
+}
+
 static int add_data(struct ksp_party *party, const void *data, size_t len, const char *source,
 		    unsigned int flags, void (*cb)(void *, const struct ksp_key_check *), void *cb_data)
 {
@@ -541,6 +614,11 @@ static int add_data(struct ksp_party *party, const void *data, size_t len, const
 	gpgme_import_result_t res;
 	gpgme_error_t e;
 	char (*fprs)[65] = NULL;
+	const char **patterns = NULL;
+	gpgme_key_t *keys = NULL;
+	size_t n_keys = 0, minlen = 0, fulllen = 0;
+	char *minmem = NULL, *fullmem = NULL;
+	struct chunks mins = { 0 }, fulls = { 0 };
 	int r;
 
 	if (len == 0) {
@@ -616,13 +694,51 @@ static int add_data(struct ksp_party *party, const void *data, size_t len, const
 		if (!seen)
 			snprintf(fprs[n_fprs++], sizeof(fprs[0]), "%s", s->fpr);
 	}
-	for (size_t i = 0; i < n_fprs; i++) {
-		r = check_key(&a, g, fprs[i]);
+	/* one key listing and two exports for the whole input, not per key */
+	patterns = calloc(n_fprs + 1, sizeof(*patterns));
+	keys = calloc(n_fprs + 1, sizeof(*keys));
+	if (patterns == NULL || keys == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n_fprs; i++)
+		patterns[i] = fprs[i];
+	gpgme_set_armor(g, 0);
+	e = gpgme_op_keylist_ext_start(g, patterns, 0, 0);
+	while (!e && n_keys < n_fprs) {
+		e = gpgme_op_keylist_next(g, &keys[n_keys]);
+		if (!e)
+			n_keys++;
+	}
+	gpgme_op_keylist_end(g);
+	r = export_mem(a.ctx, g, patterns, GPGME_EXPORT_MODE_MINIMAL, &minmem, &minlen);
+	if (r == 0)
+		r = export_mem(a.ctx, g, patterns, 0, &fullmem, &fulllen);
+	if (r < 0) {
+		ksp_set_error(party->ctx, "%s: cannot export the keys from the temporary GnuPG home", source);
+		goto out;
+	}
+	split_keys((const uint8_t *)minmem, minlen, &mins);
+	split_keys((const uint8_t *)fullmem, fulllen, &fulls);
+	if (mins.oom || fulls.oom) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n_keys; i++) {
+		r = check_key(&a, keys[i], &mins, &fulls);
 		if (r < 0)
 			goto out;
 	}
 	r = a.accepted;
 out:
+	for (size_t i = 0; i < n_keys; i++)
+		gpgme_key_unref(keys[i]);
+	free(keys);
+	free(patterns);
+	free(mins.v);
+	free(fulls.v);
+	gpgme_free(minmem);
+	gpgme_free(fullmem);
 	free(fprs);
 	gpgme_data_release(in);
 	if (g)
