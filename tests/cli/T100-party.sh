@@ -142,6 +142,33 @@ sqlite3 "$w/newer.db" "PRAGMA user_version = 99"
 expect_code 2 "newer schema" $KSP -d "$w/newer.db" party list
 expect_grep "$w/err" "newer ksp" "newer schema message"
 
+# a second writer holding the store: a clear "busy", nothing lost
+before=$(rows)
+(echo "BEGIN IMMEDIATE; INSERT INTO events(time, what) VALUES (0, 'lock');"; sleep 6; echo "ROLLBACK;") | sqlite3 "$KSP_DB" &
+lockpid=$!
+sleep 1
+expect_code 2 "busy store" $KSP party remove 1
+expect_grep "$w/err" "database is busy" "busy message"
+wait $lockpid
+[ "$(rows)" = "$before" ] && ok || bad "busy: rows changed"
+expect_code 0 "list works after the lock is gone" $KSP party list
+
+# keys from the user's own GnuPG home (read-only), by full fingerprint only
+uh="$w/userhome"
+mkdir -m 700 "$uh"
+gpg --homedir "$uh" --batch --quiet --import "$fx/bob-ed25519.asc" "$fx/party/p2-public.asc" 2>/dev/null
+sum_before=$(cd "$uh" && find . -type f ! -name 'S.*' ! -name '*.lock' -exec sha256sum {} + | sort)
+bobfpr=$(fpr_of "$fx/bob-ed25519.asc")
+$KSP -d "$w/g.db" party init --name G --date 2027-01-15 >/dev/null
+expect_code 0 "add --gnupg" env GNUPGHOME="$uh" $KSP -d "$w/g.db" party add --gnupg "$bobfpr"
+expect_grep "$w/out" "^#1 +$bobfpr" "added from the user's home"
+expect_code 2 "--gnupg refuses a short key ID" env GNUPGHOME="$uh" $KSP -d "$w/g.db" party add --gnupg "${bobfpr:24}"
+expect_grep "$w/err" "not a full fingerprint" "short key ID message"
+expect_code 2 "--gnupg unknown key" env GNUPGHOME="$uh" $KSP -d "$w/g.db" party add --gnupg 0000000000000000000000000000000000000000
+sum_after=$(cd "$uh" && find . -type f ! -name 'S.*' ! -name '*.lock' -exec sha256sum {} + | sort)
+[ "$sum_before" = "$sum_after" ] && ok || bad "the user's GnuPG home was modified"
+gpgconf --homedir "$uh" --kill all 2>/dev/null
+
 # 20 real keys from the Debian keyring: digest stable across two runs
 ring=/usr/share/keyrings/debian-keyring.gpg
 if [ -r "$ring" ]; then
