@@ -41,6 +41,7 @@ bool strbuf_reserve(struct strbuf *sb, size_t extra)
 	}
 	sb->buf = n;
 	sb->size = nsize;
+	sb->buf[sb->len] = '\0';
 	return true;
 }
 
