@@ -271,7 +271,7 @@ static int test_invalid_utf8(void)
 		"\xed\xa0\x80",                              /* surrogate U+D800 */
 		"\xf4\x90\x80\x80",                          /* > U+10FFFF */
 		"\xe2\x80",                                  /* truncated U+202E */
-		"\xe2\x80" "A",                              /* truncated, then ASCII */
+		("\xe2\x80" "A"),                            /* truncated, then ASCII */
 		"\xc3",                                      /* truncated at the end */
 		"\xc2\x9b",                                  /* valid, but C1 CSI */
 	};
