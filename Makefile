@@ -50,6 +50,8 @@ SONAME      := libksp.so.$(SOVER)
 
 all: src/lib/libksp.a src/lib/$(SONAME) ksp $(TOOLS)
 
+tests: all $(UNIT_TESTS)
+
 # --- dependencies: install missing Debian packages when root, else say how ---
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -149,5 +151,5 @@ clean:
 	rm -rf build-asan demo-out tests/cli/tmp
 
 -include $(wildcard src/*/*.d tests/*/*.d)
-.PHONY: all deps check check-asan check-valgrind demo bench install uninstall clean
+.PHONY: all tests deps check check-asan check-valgrind demo bench install uninstall clean
 .SECONDARY:
