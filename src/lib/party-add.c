@@ -2,6 +2,7 @@
 /* Adding participants: import through gpgme into a private GnuPG home,
  * check every key, store the accepted ones in one transaction. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -406,22 +407,53 @@ static void add_reason(struct strbuf *sb, const char *text)
 	strbuf_addstr(sb, text);
 }
 
+/* What the checks of one key found: refusals and warnings with reasons. */
+struct verdict {
+	unsigned int refuse;
+	unsigned int warns;
+	struct strbuf why;
+	struct strbuf warn;
+};
+
+/* A problem that refuses the key unless @allowed, then only warns. */
+static void problem(struct verdict *v, unsigned int check, bool allowed, const char *fmt, ...)
+	_printf_format_(4, 5);
+static void problem(struct verdict *v, unsigned int check, bool allowed, const char *fmt, ...)
+{
+	struct strbuf text;
+	va_list ap;
+
+	strbuf_init(&text);
+	va_start(ap, fmt);
+	strbuf_vaddf(&text, fmt, ap);
+	va_end(ap);
+	if (allowed) {
+		v->warns |= check;
+		add_reason(&v->warn, strbuf_str(&text));
+	} else {
+		v->refuse |= check;
+		add_reason(&v->why, strbuf_str(&text));
+	}
+	strbuf_release(&text);
+}
+
 /* Check one imported key and store it if acceptable. */
 static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *mins,
 		     const struct chunks *fulls)
 {
 	struct ksp_key_check chk = { 0 };
 	struct minimal_scan scan = { 0 };
-	struct strbuf why, warn, names;
+	struct verdict v = { 0 };
+	struct strbuf names;
 	const struct chunk *mc, *fc;
 	const char *fpr = key->fpr;
-	unsigned int refuse = 0, warns = 0;
 	int64_t now = time(NULL), pdate = a->party->date_t;
-	bool has_email = false, has_enc = false;
+	bool has_email = false, has_enc = false, dead;
+	char d[16];
 	int r = 0, existing;
 
-	strbuf_init(&why);
-	strbuf_init(&warn);
+	strbuf_init(&v.why);
+	strbuf_init(&v.warn);
 	strbuf_init(&names);
 	snprintf(chk.fpr, sizeof(chk.fpr), "%s", fpr);
 	/* minimal export: the newest self-signature of each UID only */
@@ -445,95 +477,51 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 		if (s->can_encrypt && !s->revoked && !s->expired && !s->disabled && !s->invalid)
 			has_enc = true;
 
-	if (key->revoked || sk->revoked) {
-		refuse |= KSP_CHECK_REVOKED;
-		add_reason(&why, "the key is revoked");
-	}
+	if (key->revoked || sk->revoked)
+		problem(&v, KSP_CHECK_REVOKED, false, "the key is revoked");
 	if (key->expired || (sk->expires && sk->expires <= now)) {
-		refuse |= KSP_CHECK_EXPIRED;
-		char d[16];
 		format_date(sk->expires, d, sizeof(d));
-		strbuf_addf(&names, "expired on %s", d);
-		add_reason(&why, strbuf_str(&names));
-		strbuf_release(&names);
+		problem(&v, KSP_CHECK_EXPIRED, false, "expired on %s", d);
 	} else if (sk->expires && pdate && sk->expires < pdate + 86400) {
-		char d[16];
 		format_date(sk->expires, d, sizeof(d));
-		strbuf_addf(&names, "expires on %s, before the party", d);
-		if (a->flags & KSP_ADD_ALLOW_EXPIRING) {
-			warns |= KSP_CHECK_EXPIRES_BEFORE_PARTY;
-			add_reason(&warn, strbuf_str(&names));
-		} else {
-			refuse |= KSP_CHECK_EXPIRES_BEFORE_PARTY;
-			add_reason(&why, strbuf_str(&names));
-		}
-		strbuf_release(&names);
+		problem(&v, KSP_CHECK_EXPIRES_BEFORE_PARTY, a->flags & KSP_ADD_ALLOW_EXPIRING,
+			"expires on %s, before the party", d);
 	} else if (sk->expires && pdate && sk->expires < pdate + 30 * 86400) {
-		warns |= KSP_CHECK_EXPIRES_SOON;
-		add_reason(&warn, "expires within 30 days after the party");
+		problem(&v, KSP_CHECK_EXPIRES_SOON, true, "expires within 30 days after the party");
 	}
-	if (key->invalid && !(refuse & (KSP_CHECK_REVOKED | KSP_CHECK_EXPIRED))) {
-		refuse |= KSP_CHECK_INVALID;
-		add_reason(&why, "gpg marks the key invalid");
-	}
-	bool weak_key = false;
-	switch (scan.algo ? scan.algo : 0) {
-	case 1: case 2: case 3: case 17: case 16: case 20:
-		weak_key = sk->length < 2048;
+	dead = v.refuse & (KSP_CHECK_REVOKED | KSP_CHECK_EXPIRED);
+	if (key->invalid && !dead)
+		problem(&v, KSP_CHECK_INVALID, false, "gpg marks the key invalid");
+	switch (scan.algo) {
+	case 1: case 2: case 3: case 16: case 17: case 20: /* RSA, ElGamal, DSA */
+		if (sk->length < 2048)
+			problem(&v, KSP_CHECK_WEAK_KEY, a->flags & KSP_ADD_ALLOW_WEAK,
+				"weak key (%s; at least 2048 bits needed)", algo);
 		break;
 	default:
 		break;
 	}
-	if (weak_key) {
-		strbuf_addf(&names, "weak key (%s; at least 2048 bits needed)", algo);
-		if (a->flags & KSP_ADD_ALLOW_WEAK) {
-			warns |= KSP_CHECK_WEAK_KEY;
-			add_reason(&warn, strbuf_str(&names));
-		} else {
-			refuse |= KSP_CHECK_WEAK_KEY;
-			add_reason(&why, strbuf_str(&names));
-		}
-		strbuf_release(&names);
-	}
-	if (scan.weakest_hash) {
-		strbuf_addf(&names, "self-signature uses %s", hash_name(scan.weakest_hash));
-		if (a->flags & KSP_ADD_ALLOW_WEAK) {
-			warns |= KSP_CHECK_WEAK_HASH;
-			add_reason(&warn, strbuf_str(&names));
-		} else {
-			refuse |= KSP_CHECK_WEAK_HASH;
-			add_reason(&why, strbuf_str(&names));
-		}
-		strbuf_release(&names);
-	}
-	if (!has_email && !(refuse & (KSP_CHECK_REVOKED | KSP_CHECK_EXPIRED))) {
-		if (a->flags & KSP_ADD_ALLOW_NO_EMAIL) {
-			warns |= KSP_CHECK_NO_EMAIL;
-			add_reason(&warn, "no user ID with an e-mail address");
-		} else {
-			refuse |= KSP_CHECK_NO_EMAIL;
-			add_reason(&why, "no user ID with an e-mail address (signatures are sent by e-mail)");
-		}
-	}
-	if (!has_enc && !(refuse & (KSP_CHECK_REVOKED | KSP_CHECK_EXPIRED))) {
-		warns |= KSP_CHECK_NO_ENCRYPTION;
-		add_reason(&warn, "no usable encryption subkey: signatures cannot be sent to it");
-	}
+	if (scan.weakest_hash)
+		problem(&v, KSP_CHECK_WEAK_HASH, a->flags & KSP_ADD_ALLOW_WEAK,
+			"self-signature uses %s", hash_name(scan.weakest_hash));
+	if (!has_email && !dead)
+		problem(&v, KSP_CHECK_NO_EMAIL, a->flags & KSP_ADD_ALLOW_NO_EMAIL,
+			a->flags & KSP_ADD_ALLOW_NO_EMAIL ? "no user ID with an e-mail address"
+			: "no user ID with an e-mail address (signatures are sent by e-mail)");
+	if (!has_enc && !dead)
+		problem(&v, KSP_CHECK_NO_ENCRYPTION, true,
+			"no usable encryption subkey: signatures cannot be sent to it");
 	existing = participant_number(ksp_store_db(a->party->store), fpr);
-	if (existing > 0) {
-		refuse |= KSP_CHECK_DUPLICATE;
-		strbuf_addf(&names, "already on the list as #%d", existing);
-		add_reason(&why, strbuf_str(&names));
-		strbuf_release(&names);
-	}
+	if (existing > 0)
+		problem(&v, KSP_CHECK_DUPLICATE, false, "already on the list as #%d", existing);
 
-	chk.problems = refuse | warns;
-	if (refuse) {
-		snprintf(chk.message, sizeof(chk.message), "refused: %s", strbuf_str(&why));
+	chk.problems = v.refuse | v.warns;
+	if (v.refuse) {
+		snprintf(chk.message, sizeof(chk.message), "refused: %s", strbuf_str(&v.why));
 	} else {
 		/* warnings column: check names */
 		for (unsigned i = 0; i < ARRAY_SIZE(check_names); i++) {
-			if (warns & (1u << i)) {
+			if (v.warns & (1u << i)) {
 				if (names.len)
 					strbuf_addch(&names, ',');
 				strbuf_addstr(&names, check_names[i]);
@@ -550,16 +538,16 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 		}
 		chk.accepted = true;
 		a->accepted++;
-		if (warns)
-			snprintf(chk.message, sizeof(chk.message), "accepted with warnings: %s", strbuf_str(&warn));
+		if (v.warns)
+			snprintf(chk.message, sizeof(chk.message), "accepted with warnings: %s", strbuf_str(&v.warn));
 		else
 			snprintf(chk.message, sizeof(chk.message), "accepted");
 	}
 	if (a->cb)
 		a->cb(a->cb_data, &chk);
 out:
-	strbuf_release(&why);
-	strbuf_release(&warn);
+	strbuf_release(&v.why);
+	strbuf_release(&v.warn);
 	strbuf_release(&names);
 	return r;
 }
@@ -583,6 +571,62 @@ static int new_gpgme(struct ksp_ctx *ctx, const char *home, gpgme_ctx_t *ret)
 	gpgme_set_pinentry_mode(g, GPGME_PINENTRY_MODE_LOOPBACK);
 	*ret = g;
 	return 0;
+}
+
+/* Before gpg sees the input: binary input must frame as OpenPGP packets
+ * from the first byte to the last and start with a key packet; armored
+ * input must hold a key block.  Junk (random bytes, text) is refused here
+ * with the offset where it goes wrong, instead of being handed to gpg. */
+struct frame_check {
+	size_t packets;
+	int first_tag;
+	const uint8_t *base;
+	size_t bad_tag_off;
+	int bad_tag;
+	size_t good_end; /* offset after the last packet that framed */
+};
+
+static int frame_fn(void *data, int tag, const uint8_t *hdr, const uint8_t *b, size_t n)
+{
+	struct frame_check *f = data;
+
+	if (f->packets++ == 0)
+		f->first_tag = tag;
+	f->good_end = (size_t)(b + n - f->base);
+	switch (tag) {
+	case 2: case 5: case 6: case 7: case 12: case 13: case 14: case 17:
+		return 0;
+	default:
+		f->bad_tag = tag;
+		f->bad_tag_off = (size_t)(hdr - f->base);
+		return -EBADMSG;
+	}
+}
+
+static int precheck(struct ksp_ctx *ctx, const uint8_t *p, size_t len, const char *source)
+{
+	struct frame_check f = { .first_tag = -1, .base = p };
+	int r;
+
+	if (memmem(p, len, "-----BEGIN PGP PUBLIC KEY BLOCK-----", 36) ||
+	    memmem(p, len, "-----BEGIN PGP PRIVATE KEY BLOCK-----", 37))
+		return 0;
+	r = walk_packets(p, len, frame_fn, &f);
+	if (r == 0 && (f.first_tag == 6 || f.first_tag == 5))
+		return 0;
+	if (f.bad_tag)
+		ksp_set_error(ctx, "%s: not an OpenPGP key file (packet type %d at offset %zu); give a file from 'gpg --export FPR'",
+			      source, f.bad_tag, f.bad_tag_off);
+	else if (r == 0)
+		ksp_set_error(ctx, "%s: not an OpenPGP key file (it does not start with a key packet); give a file from 'gpg --export FPR'",
+			      source);
+	else if (len > 4096 && f.packets == 0)
+		ksp_set_error(ctx, "%s: not an OpenPGP key file (no packet at offset 0); give a file from 'gpg --export FPR'",
+			      source);
+	else
+		ksp_set_error(ctx, "%s: truncated or damaged at offset %zu; ask the owner for a fresh export",
+			      source, f.good_end);
+	return -EBADMSG;
 }
 
 static int export_mem(struct ksp_ctx *ctx, gpgme_ctx_t g, const char **patterns,
@@ -625,6 +669,9 @@ static int add_data(struct ksp_party *party, const void *data, size_t len, const
 		ksp_set_error(party->ctx, "%s: empty file; give a file holding OpenPGP public keys", source);
 		return -EBADMSG;
 	}
+	r = precheck(party->ctx, data, len, source);
+	if (r < 0)
+		return r;
 	r = ksp_gpghome_new(party->ctx, &home);
 	if (r < 0)
 		return r;
