@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# make install into a DESTDIR; a program built against the installed header
+# and pkg-config file links and runs; make uninstall removes it all.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+name=T020-install
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+make -s -C "$top" install DESTDIR="$w/root" PREFIX=/usr >/dev/null 2>"$w/err" && ok || { bad "make install"; cat "$w/err" >&2; }
+for f in usr/bin/ksp usr/include/libksp.h usr/lib/libksp.so.1 usr/lib/libksp.so usr/lib/pkgconfig/libksp.pc \
+	usr/share/man/man1/ksp.1 usr/share/man/man3/libksp.3; do
+	[ -e "$w/root/$f" ] && ok || bad "not installed: $f"
+done
+cat > "$w/t.c" <<'C'
+#include <errno.h>
+#include <stdio.h>
+#include <libksp.h>
+int main(void)
+{
+	struct ksp_ctx *ctx = NULL;
+	struct ksp_store *st = NULL;
+	char *e = NULL;
+	if (ksp_new(&ctx) < 0)
+		return 1;
+	if (ksp_store_open(ctx, "/nonexistent/x.db", 0, &st) != -ENOENT)
+		return 2;
+	if (ksp_escape("a\x1b", 2, KSP_ESCAPE_TERMINAL, &e) < 0)
+		return 3;
+	printf("%s\n", e);
+	ksp_unref(ctx);
+	return 0;
+}
+C
+sed -i "s|^prefix=.*|prefix=$w/root/usr|; s|^libdir=.*|libdir=$w/root/usr/lib|; s|^includedir=.*|includedir=$w/root/usr/include|" \
+	"$w/root/usr/lib/pkgconfig/libksp.pc"
+export PKG_CONFIG_PATH="$w/root/usr/lib/pkgconfig"
+if ldd "$top/src/lib/libksp.so.1" 2>/dev/null | grep -q libasan; then
+	echo "$name: sanitizer build, linking a plain program against it is skipped" >&2
+	:
+elif cc -Wall -Werror -o "$w/t" "$w/t.c" $(pkg-config --cflags --libs libksp) 2>"$w/err"; then
+	ok
+	[ "$(LD_LIBRARY_PATH="$w/root/usr/lib" "$w/t")" = 'a\x1B' ] && ok || bad "installed library misbehaves"
+else
+	bad "cannot build against the installed library"; cat "$w/err" >&2
+fi
+LD_LIBRARY_PATH="$w/root/usr/lib" "$w/root/usr/bin/ksp" --version | grep -q '^ksp ' && ok || bad "installed ksp"
+make -s -C "$top" uninstall DESTDIR="$w/root" PREFIX=/usr >/dev/null 2>&1
+[ -z "$(find "$w/root" -type f)" ] && ok || bad "left after uninstall: $(find "$w/root" -type f)"
+
+echo "$name: $pass passed, $fail failed"
+[ "$fail" = 0 ]
