@@ -136,12 +136,15 @@ install: all
 	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' -e 's|@includedir@|$(INCDIR)|' \
 	  -e 's|@VERSION@|$(VERSION)|' src/lib/libksp.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc
 	install -m 0755 ksp $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0644 contrib/ksp.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ksp
 	for m in docs/*.1; do [ -f "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
 	for m in docs/*.3; do [ -f "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man3/; done; true
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so \
-	  $(DESTDIR)$(INCDIR)/libksp.h $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc $(DESTDIR)$(BINDIR)/ksp
+	  $(DESTDIR)$(INCDIR)/libksp.h $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc $(DESTDIR)$(BINDIR)/ksp \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ksp
 	for m in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$(basename $$m); done; true
 	for m in docs/*.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$$(basename $$m); done; true
 

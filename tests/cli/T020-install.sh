@@ -12,7 +12,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
 make -s -C "$top" install DESTDIR="$w/root" PREFIX=/usr >/dev/null 2>"$w/err" && ok || { bad "make install"; cat "$w/err" >&2; }
 for f in usr/bin/ksp usr/include/libksp.h usr/lib/libksp.so.1 usr/lib/libksp.so usr/lib/pkgconfig/libksp.pc \
-	usr/share/man/man1/ksp.1 usr/share/man/man3/libksp.3; do
+	usr/share/man/man1/ksp.1 usr/share/man/man3/libksp.3 usr/share/bash-completion/completions/ksp; do
 	[ -e "$w/root/$f" ] && ok || bad "not installed: $f"
 done
 cat > "$w/t.c" <<'C'
