@@ -222,6 +222,44 @@ int ksp_party_get_digests(struct ksp_party *party, int version, int *ret_version
 int ksp_party_verify_list(struct ksp_party *party, const void *data, size_t len,
 			  int *ret_version);
 
+/* ------------------------------------------------------------------ */
+/* Web of trust: bulk loading and metrics                              */
+
+enum ksp_wot_load_flags {
+	KSP_WOT_LOAD_STRICT = 1 << 0, /* a malformed key fails the whole load */
+};
+/* Reads every key in @data (binary or armored keyrings, concatenated,
+ * keyserver dumps) with the native reader and stores keys, user IDs and
+ * third-party certifications (0x10-0x13, 0x30), in one transaction.
+ * Malformed keys are skipped and counted (logged with file and offset).
+ * Certifications are stored unverified (verification: a later release).
+ * Returns 0; -EBADMSG (no key, or --strict and a bad key), -ENOMEM, -errno. */
+int ksp_wot_load(struct ksp_store *store, const void *data, size_t len, const char *source,
+		 unsigned int flags, uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad);
+
+struct ksp_wot_stats;
+enum ksp_wot_flags {
+	KSP_WOT_STRUCTURAL = 1 << 0, /* every certification counts, unchecked */
+};
+/* Builds the graph from the store and computes its metrics: strongly
+ * connected components, the strong set, every strong-set key's MSD.
+ * Returns 0, -ENOMEM, -EOPNOTSUPP (only KSP_WOT_STRUCTURAL so far). */
+int ksp_wot_stats_new(struct ksp_store *store, int64_t at, unsigned int flags,
+		      struct ksp_wot_stats **ret);
+struct ksp_wot_stats *ksp_wot_stats_free(struct ksp_wot_stats *stats);
+uint64_t ksp_wot_stats_get_vertices(const struct ksp_wot_stats *stats);
+uint64_t ksp_wot_stats_get_edges(const struct ksp_wot_stats *stats);
+uint64_t ksp_wot_stats_get_scc_count(const struct ksp_wot_stats *stats);
+uint64_t ksp_wot_stats_get_strong_set_size(const struct ksp_wot_stats *stats);
+uint64_t ksp_wot_stats_get_strong_set_edges(const struct ksp_wot_stats *stats);
+/* Sum of all strong-set distances; MSD = sum / (|S| (|S| - 1)). */
+uint64_t ksp_wot_stats_get_distance_sum(const struct ksp_wot_stats *stats);
+double ksp_wot_stats_get_msd(const struct ksp_wot_stats *stats);
+/* Strong-set keys ranked by MSD (ties by fingerprint); rank from 0.
+ * Returns the fingerprint (borrowed) or NULL past the end. */
+const char *ksp_wot_stats_get_ranked(const struct ksp_wot_stats *stats, size_t rank,
+				     uint64_t *ret_distance_sum, double *ret_msd);
+
 #ifdef __cplusplus
 }
 #endif

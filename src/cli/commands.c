@@ -3,9 +3,11 @@
 
 extern const struct ksp_cmd ksp_cmd_help;
 extern const struct ksp_cmd ksp_cmd_party;
+extern const struct ksp_cmd ksp_cmd_wot;
 
 const struct ksp_cmd *const ksp_commands[] = {
 	&ksp_cmd_party,
+	&ksp_cmd_wot,
 	&ksp_cmd_help,
 	NULL,
 };

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# ksp wot load + wot stats --structural reproduce the reference numbers of
+# ../shared/keyrings (Arch Linux keyring; Debian keyring when installed).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+KSP="${KSP:-$top/ksp}"
+[ "${KSP_VALGRIND:-0}" = 1 ] && KSP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 $KSP"
+export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+name=T200-wot
+shared="${KSP_SHARED:-$top/../shared}"
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# compare: ksp's JSON against reference.json's structural variant
+check_ref() { # NAME KEYRING REFERENCE
+	local db="$w/$1.db"
+	if ! $KSP -d "$db" wot load "$2" >"$w/load.out" 2>"$w/err"; then
+		bad "$1: wot load failed"; cat "$w/err" >&2; return
+	fi
+	ok
+	if ! $KSP -d "$db" --json wot stats --structural --top 10 >"$w/$1.json" 2>"$w/err"; then
+		bad "$1: wot stats failed"; cat "$w/err" >&2; return
+	fi
+	ok
+	python3 - "$w/$1.json" "$3" <<'PY' >"$w/cmp" 2>&1
+import json, sys
+got = json.load(open(sys.argv[1]))
+ref = json.load(open(sys.argv[2]))["variants"]["structural"]
+c = ref["counts"]
+want = {
+    "vertices": c["vertices"],
+    "edges": ref["edges_distinct_signer_to_signee"],
+    "scc_count": ref["scc_count"],
+    "strong_set_size": ref["strong_set_size"],
+    "strong_set_edges": ref["strong_set_edges"],
+    "strong_set_distance_sum": ref["strong_set_distance_sum"],
+}
+bad = 0
+for k, v in want.items():
+    if got[k] != v:
+        print(f"{k}: got {got[k]}, want {v}"); bad += 1
+if abs(got["strong_set_msd"] - ref["strong_set_msd"]) > 1e-6:
+    print("msd", got["strong_set_msd"], ref["strong_set_msd"]); bad += 1
+for g, r in zip(got["top"], ref["top10_lowest_msd"]):
+    rf = r.get("fingerprint") or r.get("fpr")
+    if g["fingerprint"] != rf or g["distance_sum"] != r["distance_sum"]:
+        print("top:", g, r); bad += 1
+print("mismatches:", bad)
+sys.exit(1 if bad else 0)
+PY
+	if [ $? = 0 ]; then ok; else bad "$1: numbers differ from $3"; cat "$w/cmp" >&2; fi
+	# loading the same keyring again adds nothing
+	$KSP -d "$db" wot load "$2" >"$w/again.out" 2>&1
+	grep -q " 0 new certifications" "$w/again.out" && ok || bad "$1: reload added certifications: $(cat "$w/again.out")"
+}
+
+if [ -r "$shared/keyrings/archlinux/archlinux.gpg" ]; then
+	check_ref arch "$shared/keyrings/archlinux/archlinux.gpg" "$shared/keyrings/archlinux/reference.json"
+else
+	echo "$name: $shared/keyrings missing, Arch part skipped" >&2
+fi
+ring=/usr/share/keyrings/debian-keyring.gpg
+if [ -r "$ring" ] && [ -r "$shared/keyrings/debian-keyring/reference.json" ] &&
+	[ "$(stat -c %s "$ring")" -gt 20000000 ]; then
+	check_ref debian "$ring" "$shared/keyrings/debian-keyring/reference.json"
+else
+	echo "$name: debian-keyring not installed, Debian part skipped" >&2
+fi
+
+# bad input: a clear one-line error, exit 2, the store unchanged
+$KSP -d "$w/b.db" wot load "$top/tests/keyrings/bob-ed25519.asc" >/dev/null 2>&1
+before=$(sqlite3 "$w/b.db" "SELECT (SELECT count(*) FROM keys)||' '||(SELECT count(*) FROM certs)")
+for f in "$top/tests/keyrings/not-a-key.txt" "$top/tests/keyrings/empty.asc" "$w/missing"; do
+	$KSP -d "$w/b.db" wot load "$top/tests/keyrings/alice-rsa.asc" "$f" >/dev/null 2>"$w/err"
+	[ $? = 2 ] && ok || bad "bad input $(basename "$f"): not exit 2"
+	[ "$(wc -l < "$w/err")" = 1 ] && grep -q "$(basename "$f")" "$w/err" && ok || bad "message for $(basename "$f"): $(cat "$w/err")"
+done
+[ "$(sqlite3 "$w/b.db" "SELECT (SELECT count(*) FROM keys)||' '||(SELECT count(*) FROM certs)")" = "$before" ] && ok ||
+	bad "store changed by bad input"
+# a truncated key is skipped and counted, the rest loads; --strict refuses
+cat "$top/tests/keyrings/several.gpg" "$top/tests/keyrings/truncated.gpg" > "$w/mixed.gpg"
+$KSP -d "$w/m.db" wot load "$w/mixed.gpg" >"$w/out" 2>"$w/err"
+[ $? = 0 ] && grep -q "2 keys, .* 1 malformed" "$w/out" && ok || bad "truncated key not skipped: $(cat "$w/out" "$w/err")"
+$KSP -d "$w/s.db" wot load --strict "$w/mixed.gpg" >/dev/null 2>"$w/err"
+[ $? = 2 ] && ok || bad "--strict did not refuse"
+# secret key material never reaches the store
+$KSP -d "$w/x.db" wot load "$top/tests/keyrings/alice-secret.asc" >/dev/null 2>&1
+sqlite3 "$w/x.db" "SELECT count(*) FROM keys" | grep -qx 1 && ok || bad "secret keyring: public key not loaded"
+[ "$(sqlite3 "$w/x.db" "SELECT count(*) FROM keys WHERE keydata IS NOT NULL")" = 0 ] && ok || bad "key data stored"
+
+echo "$name: $pass passed, $fail failed"
+[ "$fail" = 0 ]
