@@ -112,7 +112,8 @@ check-asan: deps
 	  git ls-files -co --exclude-standard | grep -v '^build-asan/' | tar -cf - -T - | tar -xf - -C build-asan
 	$(Q)$(MAKE) --no-print-directory -C build-asan all $(UNIT_TESTS) \
 	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
-	$(Q)cd build-asan && ASAN_OPTIONS=detect_leaks=1 tests/unit/run.sh $(UNIT_TESTS) && \
+	$(Q)cd build-asan && export KSP_SHARED=$(abspath $(CURDIR)/../shared) && \
+	  ASAN_OPTIONS=detect_leaks=1 tests/unit/run.sh $(UNIT_TESTS) && \
 	  ASAN_OPTIONS=detect_leaks=1 LD_LIBRARY_PATH=$(CURDIR)/build-asan/src/lib tests/cli/run.sh
 
 check-valgrind: all $(UNIT_TESTS)

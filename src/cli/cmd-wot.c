@@ -116,6 +116,9 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 	r = ksp_store_commit(store);
 	if (r < 0)
 		status = cli_fail(cli, r, "%s: cannot save", cli->db_path);
+	else if (!cli->json && argc - optind > 1)
+		printf("total: %llu keys, %llu new certifications, %llu malformed keys skipped\n",
+		       (unsigned long long)keys, (unsigned long long)certs, (unsigned long long)bad);
 out:
 	ksp_store_unref(store);
 	return status;
