@@ -13,7 +13,7 @@ PKG_CONFIG ?= pkg-config
 DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph
 # Debian packages that provide everything the build, the tests and the demo need.
 DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3-dev \
-              libgraphviz-dev graphviz gnupg sqlite3 openssl xxd
+              libgraphviz-dev graphviz gnupg sqlite3 openssl xxd python3 bc
 DEP_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(DEPS) 2>/dev/null)
 DEP_LIBS    = $(shell $(PKG_CONFIG) --libs $(DEPS) 2>/dev/null) -lpthread
 
