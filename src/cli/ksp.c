@@ -144,22 +144,6 @@ int cli_open_store(struct ksp_cli *cli, unsigned int flags, struct ksp_store **r
 	return 0;
 }
 
-void cli_fpr_groups(const char *fpr, char *buf, size_t size)
-{
-	size_t n = strlen(fpr), o = 0;
-
-	for (size_t i = 0; i < n && o + 2 < size; i++) {
-		if (i > 0 && i % 4 == 0) {
-			/* two spaces in the middle of a v4 fingerprint, as gpg prints it */
-			if (n == 40 && i == 20 && o + 3 < size)
-				buf[o++] = ' ';
-			buf[o++] = ' ';
-		}
-		buf[o++] = fpr[i];
-	}
-	buf[o] = '\0';
-}
-
 char *cli_escape(const void *s, size_t len, unsigned int format)
 {
 	char *out = NULL;

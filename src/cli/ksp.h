@@ -62,5 +62,3 @@ int cli_open_store(struct ksp_cli *cli, unsigned int flags, struct ksp_store **r
 char *cli_escape(const void *s, size_t len, unsigned int format);
 /* Print a JSON string value (escaped). */
 void cli_json_str(FILE *out, const void *s, size_t len);
-/* Fingerprint in groups of four (buf >= 81). */
-void cli_fpr_groups(const char *fpr, char *buf, size_t size);

@@ -78,7 +78,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			}
 			printf("]}");
 		} else {
-			cli_fpr_groups(ksp_participant_get_fingerprint(p), groups, sizeof(groups));
+			fpr_groups(ksp_participant_get_fingerprint(p), groups, sizeof(groups));
 			printf("\n%3d  %s\n     %s, created %s, expires %s", ksp_participant_get_number(p), groups,
 			       ksp_participant_get_algo(p), created, expires);
 			if (ksp_participant_get_warnings(p))

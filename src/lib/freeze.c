@@ -215,18 +215,12 @@ KSP_EXPORT const char *ksp_participant_get_uid(const struct ksp_participant *p, 
 	return p->uids[i].data;
 }
 
-static void fpr_groups(const char *fpr, struct strbuf *sb)
+static void add_fpr_groups(struct strbuf *sb, const char *fpr)
 {
-	size_t n = strlen(fpr);
+	char g[96];
 
-	for (size_t i = 0; i < n; i++) {
-		if (i > 0 && i % 4 == 0) {
-			strbuf_addch(sb, ' ');
-			if (n == 40 && i == 20)
-				strbuf_addch(sb, ' ');
-		}
-		strbuf_addch(sb, fpr[i]);
-	}
+	fpr_groups(fpr, g, sizeof(g));
+	strbuf_addstr(sb, g);
 }
 
 /* The canonical list: only store values, fixed formats, UTF-8, LF line
@@ -263,14 +257,14 @@ static int list_text(struct ksp_party *party, int version, struct strbuf *sb)
 	}
 	if (party->organizer && *party->organizer) {
 		strbuf_addstr(sb, "Organizer: ");
-		fpr_groups(party->organizer, sb);
+		add_fpr_groups(sb, party->organizer);
 		strbuf_addch(sb, '\n');
 	}
 	strbuf_addf(sb, "List version: %d\nParticipants: %zu\n", version, it->n);
 	while (ksp_participant_iter_next(it, &p) > 0) {
 		char d[16];
 		strbuf_addf(sb, "\n%3d  ", p->number);
-		fpr_groups(p->fpr, sb);
+		add_fpr_groups(sb, p->fpr);
 		format_date(p->created, d, sizeof(d));
 		strbuf_addf(sb, "\n     %s, created %s", p->algo, d);
 		if (p->expires) {

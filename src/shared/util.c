@@ -265,6 +265,22 @@ int hex_decode(const char *in, uint8_t *out, size_t out_size)
 	return (int)n;
 }
 
+void fpr_groups(const char *fpr, char *buf, size_t size)
+{
+	size_t n = strlen(fpr), o = 0;
+
+	for (size_t i = 0; i < n && o + 2 < size; i++) {
+		if (i > 0 && i % 4 == 0) {
+			/* two spaces in the middle of a v4 fingerprint, as gpg prints it (buf >= 81 for v6) */
+			if (n == 40 && i == 20 && o + 3 < size)
+				buf[o++] = ' ';
+			buf[o++] = ' ';
+		}
+		buf[o++] = fpr[i];
+	}
+	buf[o] = '\0';
+}
+
 int fpr_normalize(const char *in, char out[65])
 {
 	uint8_t b[32];

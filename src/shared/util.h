@@ -39,3 +39,7 @@ int hex_decode(const char *in, uint8_t *out, size_t out_size);
  * upper-case hex without spaces.  Only 40 or 64 hex digits are accepted.
  * Returns 0 or -EINVAL. */
 int fpr_normalize(const char *in, char out[65]);
+
+/* A fingerprint in groups of four, two spaces in the middle of a v4 one,
+ * as gpg prints it; buf should hold 81 bytes. */
+void fpr_groups(const char *fpr, char *buf, size_t size);
