@@ -10,10 +10,11 @@ MANDIR   ?= $(PREFIX)/share/man
 DATADIR  ?= $(PREFIX)/share/ksp
 
 PKG_CONFIG ?= pkg-config
-DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph
+DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph pangocairo cairo libqrencode
 # Debian packages that provide everything the build, the tests and the demo need.
 DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3-dev \
-              libgraphviz-dev graphviz gnupg sqlite3 openssl xxd python3 bc
+              libgraphviz-dev graphviz gnupg sqlite3 openssl xxd python3 bc \
+              libcairo2-dev libpango1.0-dev libqrencode-dev poppler-utils libxml2-utils
 DEP_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(DEPS) 2>/dev/null)
 DEP_LIBS    = $(shell $(PKG_CONFIG) --libs $(DEPS) 2>/dev/null) -lpthread
 
@@ -105,6 +106,7 @@ check: deps
 	$(Q)tests/check-symbols.sh src/lib/$(SONAME) src/lib/libksp.sym include/libksp.h
 	$(Q)tests/unit/run.sh $(UNIT_TESTS)
 	$(Q)LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/run.sh
+	$(Q)$(if $(strip $(CHECK_EXTRA)),$(MAKE) --no-print-directory $(CHECK_EXTRA),true)
 
 # Sanitizer build in a separate tree, so the normal objects stay as they are.
 check-asan: deps
@@ -153,6 +155,11 @@ clean:
 	rm -f src/*/*.o src/*/*.d src/lib/schema.c src/lib/libksp.a src/lib/libksp.so* ksp \
 	  tests/*/*.o tests/*/*.d $(UNIT_TESTS) $(TOOLS)
 	rm -rf build-asan demo-out tests/cli/tmp
+
+# Fragments: each mk/*.mk adds its own targets (fault injection, fuzzing...)
+# and may append targets to CHECK_EXTRA, run at the end of `make check`.
+CHECK_EXTRA :=
+include $(sort $(wildcard mk/*.mk))
 
 -include $(wildcard src/*/*.d tests/*/*.d)
 .PHONY: all tests deps check check-asan check-valgrind demo bench install uninstall clean

@@ -260,6 +260,18 @@ double ksp_wot_stats_get_msd(const struct ksp_wot_stats *stats);
 const char *ksp_wot_stats_get_ranked(const struct ksp_wot_stats *stats, size_t rank,
 				     uint64_t *ret_distance_sum, double *ret_msd);
 
+/* ------------------------------------------------------------------ */
+/* Verification sheets and fingerprint slips                           */
+
+/* ------------------------------------------------------------------ */
+/* After the party: signing, import of returned signatures, status     */
+
+/* ------------------------------------------------------------------ */
+/* Trust of a key with respect to a core                               */
+
+/* ------------------------------------------------------------------ */
+/* Rendering the web of trust (graphviz)                               */
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * pgp-verify.h: cryptographic checks of OpenPGP signatures with libgcrypt.
+ * Internal to libksp.
+ *
+ * Each function hashes what RFC 4880 5.2.4 / RFC 9580 5.2.4 say the
+ * signature covers (v4: 0x99 + 2-octet length + key body; v5: 0x9a + 4;
+ * v6: 0x9b + 4; user IDs as 0xb4 + 4-octet length, attributes 0xd1;
+ * v6 salt first), then the signature's hashed part and trailer, checks the
+ * left 16 bits, and verifies the signature material with the signer's key
+ * (RSA PKCS#1 v1.5, DSA, ECDSA over NIST P-256/384/521 and brainpool,
+ * EdDSA legacy (22) with Ed25519, v6 Ed25519 (27) and Ed448 (28)).
+ *
+ * Results (the values of certs.verified in the store):
+ *   KSP_VERIFY_GOOD (1)        the mathematics is right
+ *   KSP_VERIFY_BAD (2)         it is not (wrong bytes, wrong key, left16)
+ *   KSP_VERIFY_UNSUPPORTED (3) an algorithm, curve or hash we do not do
+ * or a negative errno (-ENOMEM).  Nothing else (time, revocation, hash
+ * strength policy) is judged here.
+ */
+#pragma once
+
+#include "lib/pgp.h"
+
+enum {
+	KSP_VERIFY_UNCHECKED = 0,
+	KSP_VERIFY_GOOD = 1,
+	KSP_VERIFY_BAD = 2,
+	KSP_VERIFY_UNSUPPORTED = 3,
+	KSP_VERIFY_NO_ISSUER = 4,
+};
+
+/* A signature on a user ID or attribute of @target (0x10-0x13 certifications,
+ * 0x30 certification revocations, self-signatures), made by @signer
+ * (== @target for self-signatures). */
+int ksp_pgp_verify_uid_sig(const struct ksp_pgp_pubkey *signer,
+			   const struct ksp_pgp_pubkey *target,
+			   const struct ksp_pgp_uid *uid,
+			   const struct ksp_pgp_sig *sig);
+
+/* A signature on the key itself (0x1f direct key, 0x20 key revocation;
+ * @subkey NULL) or on a subkey (0x18 binding, 0x28 subkey revocation),
+ * made by @signer. */
+int ksp_pgp_verify_key_sig(const struct ksp_pgp_pubkey *signer,
+			   const struct ksp_pgp_pubkey *primary,
+			   const struct ksp_pgp_pubkey *subkey,
+			   const struct ksp_pgp_sig *sig);
