@@ -58,6 +58,17 @@ const char *ksp_get_gnupg_home(const struct ksp_ctx *ctx);
 /* One line describing the last failure of a call on this context, naming
  * the file and what to do, or NULL. */
 const char *ksp_get_error(const struct ksp_ctx *ctx);
+/* Worker threads for parallel work (signature verification, distances);
+ * 0 (the default) means one per online CPU, at most 8. */
+void ksp_set_threads(struct ksp_ctx *ctx, unsigned int n);
+unsigned int ksp_get_threads(const struct ksp_ctx *ctx);
+/* Progress of long work (loading, verifying, distances): @what names the
+ * phase, @total may be 0 when unknown.  Called from the calling thread
+ * only.  NULL (the default) reports nothing. */
+void ksp_set_progress_fn(struct ksp_ctx *ctx,
+			 void (*fn)(void *data, const char *what, uint64_t done, uint64_t total),
+			 void *data);
+
 /* Where private temporary GnuPG homes are made (default $TMPDIR or /tmp). */
 int ksp_set_tmpdir(struct ksp_ctx *ctx, const char *dir);
 
@@ -227,6 +238,7 @@ int ksp_party_verify_list(struct ksp_party *party, const void *data, size_t len,
 
 enum ksp_wot_load_flags {
 	KSP_WOT_LOAD_STRICT = 1 << 0, /* a malformed key fails the whole load */
+	KSP_WOT_LOAD_NO_VERIFY = 1 << 1, /* store signatures unchecked (verified = 0) */
 };
 /* Reads every key in @data (binary or armored keyrings, concatenated,
  * keyserver dumps) with the native reader and stores keys, user IDs and

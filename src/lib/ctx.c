@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <gcrypt.h>
@@ -22,6 +23,9 @@ struct ksp_ctx {
 	char *tmpdir;
 	char error[1024];
 	bool has_error;
+	unsigned threads; /* 0: one per online CPU, at most 8 */
+	void (*progress_fn)(void *data, const char *what, uint64_t done, uint64_t total);
+	void *progress_data;
 };
 
 _printf_format_(6, 0) static void log_stderr(void *data, int priority, const char *file,
@@ -228,4 +232,36 @@ void ksp_log(struct ksp_ctx *ctx, int priority, const char *file, int line,
 	va_start(args, format);
 	ctx->log_fn(ctx->log_data, priority, file, line, fn, format, args);
 	va_end(args);
+}
+
+KSP_EXPORT void ksp_set_threads(struct ksp_ctx *ctx, unsigned int n)
+{
+	if (ctx)
+		ctx->threads = n > 64 ? 64 : n;
+}
+
+KSP_EXPORT unsigned int ksp_get_threads(const struct ksp_ctx *ctx)
+{
+	long n;
+
+	if (ctx && ctx->threads)
+		return ctx->threads;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 8 ? 8 : (unsigned int)n;
+}
+
+KSP_EXPORT void ksp_set_progress_fn(struct ksp_ctx *ctx,
+				    void (*fn)(void *data, const char *what, uint64_t done, uint64_t total),
+				    void *data)
+{
+	if (ctx) {
+		ctx->progress_fn = fn;
+		ctx->progress_data = data;
+	}
+}
+
+void ksp_progress(struct ksp_ctx *ctx, const char *what, uint64_t done, uint64_t total)
+{
+	if (ctx && ctx->progress_fn)
+		ctx->progress_fn(ctx->progress_data, what, done, total);
 }

@@ -70,3 +70,6 @@ int ksp_gpghome_new(struct ksp_ctx *ctx, struct ksp_gpghome **ret);
 const char *ksp_gpghome_path(const struct ksp_gpghome *home);
 struct ksp_gpghome *ksp_gpghome_free(struct ksp_gpghome *home);
 int ksp_rm_rf(const char *path);
+
+/* Report progress of long work to the ctx's progress function, if any. */
+void ksp_progress(struct ksp_ctx *ctx, const char *what, uint64_t done, uint64_t total);

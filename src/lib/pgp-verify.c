@@ -1,17 +1,443 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* pgp-verify.c: placeholder while the libgcrypt verifier is written. */
+/*
+ * pgp-verify.c: cryptographic checks of OpenPGP signatures with libgcrypt.
+ *
+ * What a signature covers (RFC 4880 5.2.4, RFC 9580 5.2.4):
+ *   [v6: the salt] || key prefix || primary key body
+ *   [|| 0xb4/0xd1 + 4-octet length + user ID or attribute]  (certifications)
+ *   [|| key prefix || subkey body]                          (bindings)
+ *   || signature body up to the end of the hashed subpackets
+ *   || trailer: version, 0xff, length of that part (4 octets; v5: 8)
+ * v3 signatures hash the user ID without a prefix and only 5 octets of
+ * the signature (type and creation time), with no trailer.
+ */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gcrypt.h>
+
 #include "lib/libksp-private.h"
 #include "lib/pgp-verify.h"
+
+struct ksp_pgp_vkey {
+	uint8_t algo;        /* KSP_PGP_PK_* */
+	uint8_t kind;        /* VK_RSA, VK_DSA, VK_ECDSA, VK_EDDSA */
+	unsigned qbytes;     /* DSA: length of q; EdDSA: length of r and s */
+	gcry_sexp_t sexp;
+};
+
+enum { VK_RSA = 1, VK_DSA, VK_ECDSA, VK_EDDSA, VK_ED448 };
+
+int ksp_pgp_hash_to_gcry(uint8_t hash_algo)
+{
+	switch (hash_algo) {
+	case 1: return GCRY_MD_MD5;
+	case 2: return GCRY_MD_SHA1;
+	case 3: return GCRY_MD_RMD160;
+	case 8: return GCRY_MD_SHA256;
+	case 9: return GCRY_MD_SHA384;
+	case 10: return GCRY_MD_SHA512;
+	case 11: return GCRY_MD_SHA224;
+	case 12: return GCRY_MD_SHA3_256;
+	case 14: return GCRY_MD_SHA3_512;
+	default: return 0;
+	}
+}
+
+static uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* One MPI at b[*p]: its value bytes (leading zero bytes stripped). */
+static int get_mpi(const uint8_t *b, size_t len, size_t *p, const uint8_t **v, size_t *vlen)
+{
+	size_t n;
+
+	if (len - *p < 2)
+		return -EBADMSG;
+	n = ((size_t)be16(b + *p) + 7) / 8;
+	*p += 2;
+	if (n > len - *p)
+		return -EBADMSG;
+	*v = b + *p;
+	*vlen = n;
+	*p += n;
+	while (*vlen > 0 && **v == 0) {
+		(*v)++;
+		(*vlen)--;
+	}
+	return 0;
+}
+
+static const char *gcry_curve(const char *name)
+{
+	static const struct {
+		const char *ours, *gcry;
+	} map[] = {
+		{ "nistp256", "NIST P-256" },
+		{ "nistp384", "NIST P-384" },
+		{ "nistp521", "NIST P-521" },
+		{ "brainpoolP256r1", "brainpoolP256r1" },
+		{ "brainpoolP384r1", "brainpoolP384r1" },
+		{ "brainpoolP512r1", "brainpoolP512r1" },
+		{ "secp256k1", "secp256k1" },
+	};
+	if (name == NULL)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (strcmp(map[i].ours, name) == 0)
+			return map[i].gcry;
+	return NULL;
+}
+
+void ksp_pgp_vkey_free(struct ksp_pgp_vkey *k)
+{
+	if (k) {
+		gcry_sexp_release(k->sexp);
+		free(k);
+	}
+}
+
+int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret)
+{
+	const uint8_t *b = pk->body;
+	size_t len = pk->body_len, p;
+	const uint8_t *m[4];
+	size_t ml[4];
+	struct ksp_pgp_vkey *k;
+	gcry_error_t e = 0;
+	int r;
+
+	*ret = NULL;
+	if (len < 6)
+		return KSP_VERIFY_UNSUPPORTED;
+	p = pk->version == 4 ? 6 : 10;
+	if (p > len)
+		return KSP_VERIFY_UNSUPPORTED;
+	k = calloc(1, sizeof(*k));
+	if (k == NULL)
+		return -ENOMEM;
+	k->algo = pk->algo;
+	switch (pk->algo) {
+	case KSP_PGP_PK_RSA:
+	case KSP_PGP_PK_RSA_S:
+		for (int i = 0; i < 2; i++)
+			if ((r = get_mpi(b, len, &p, &m[i], &ml[i])) < 0)
+				goto bad;
+		k->kind = VK_RSA;
+		e = gcry_sexp_build(&k->sexp, NULL, "(public-key(rsa(n%b)(e%b)))", (int)ml[0], m[0],
+				    (int)ml[1], m[1]);
+		break;
+	case KSP_PGP_PK_DSA:
+		for (int i = 0; i < 4; i++)
+			if ((r = get_mpi(b, len, &p, &m[i], &ml[i])) < 0)
+				goto bad;
+		k->kind = VK_DSA;
+		k->qbytes = (unsigned)ml[1];
+		e = gcry_sexp_build(&k->sexp, NULL, "(public-key(dsa(p%b)(q%b)(g%b)(y%b)))", (int)ml[0],
+				    m[0], (int)ml[1], m[1], (int)ml[2], m[2], (int)ml[3], m[3]);
+		break;
+	case KSP_PGP_PK_ECDSA: {
+		const char *c = gcry_curve(pk->curve);
+		size_t n, qn;
+
+		if (c == NULL)
+			goto unsupported;
+		n = b[p]; /* the OID was checked by the parser */
+		p += 1 + n;
+		if (len - p < 2)
+			goto bad_msg;
+		qn = ((size_t)be16(b + p) + 7) / 8;
+		p += 2;
+		if (qn > len - p)
+			goto bad_msg;
+		k->kind = VK_ECDSA;
+		e = gcry_sexp_build(&k->sexp, NULL, "(public-key(ecc(curve %s)(q%b)))", c, (int)qn, b + p);
+		break;
+	}
+	case KSP_PGP_PK_EDDSA: {
+		size_t n, qn;
+
+		if (pk->curve == NULL || strcmp(pk->curve, "ed25519") != 0)
+			goto unsupported;
+		n = b[p];
+		p += 1 + n;
+		if (len - p < 2)
+			goto bad_msg;
+		qn = ((size_t)be16(b + p) + 7) / 8;
+		p += 2;
+		if (qn > len - p)
+			goto bad_msg;
+		/* native point format: 0x40 || 32 octets */
+		if (qn != 33 || b[p] != 0x40)
+			goto unsupported;
+		k->kind = VK_EDDSA;
+		k->qbytes = 32;
+		e = gcry_sexp_build(&k->sexp, NULL, "(public-key(ecc(curve Ed25519)(flags eddsa)(q%b)))",
+				    32, b + p + 1);
+		break;
+	}
+	case KSP_PGP_PK_ED25519:
+		if (len - p < 32)
+			goto bad_msg;
+		k->kind = VK_EDDSA;
+		k->qbytes = 32;
+		e = gcry_sexp_build(&k->sexp, NULL, "(public-key(ecc(curve Ed25519)(flags eddsa)(q%b)))",
+				    32, b + p);
+		break;
+	case KSP_PGP_PK_ED448:
+		if (len - p < 57)
+			goto bad_msg;
+		k->kind = VK_ED448;
+		k->qbytes = 57;
+		e = gcry_sexp_build(&k->sexp, NULL, "(public-key(ecc(curve Ed448)(q%b)))", 57, b + p);
+		break;
+	default:
+		goto unsupported;
+	}
+	if (e) {
+		ksp_pgp_vkey_free(k);
+		return gcry_err_code(e) == GPG_ERR_ENOMEM ? -ENOMEM : KSP_VERIFY_UNSUPPORTED;
+	}
+	*ret = k;
+	return 0;
+bad_msg:
+	r = -EBADMSG;
+bad:
+	ksp_pgp_vkey_free(k);
+	/* a key whose material does not parse can verify nothing */
+	return r == -ENOMEM ? r : KSP_VERIFY_UNSUPPORTED;
+unsupported:
+	ksp_pgp_vkey_free(k);
+	return KSP_VERIFY_UNSUPPORTED;
+}
+
+/* Left-pad the value v[0..vlen) to n octets into out. */
+static bool pad_to(const uint8_t *v, size_t vlen, uint8_t *out, size_t n)
+{
+	if (vlen > n)
+		return false;
+	memset(out, 0, n - vlen);
+	memcpy(out + n - vlen, v, vlen);
+	return true;
+}
+
+int ksp_pgp_vkey_verify(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig *sig,
+			const uint8_t *digest, size_t dlen)
+{
+	const uint8_t *b = sig->body, *v1, *v2;
+	size_t len = sig->mpi_off + sig->mpi_len, p = sig->mpi_off, l1, l2;
+	gcry_sexp_t s_sig = NULL, s_data = NULL;
+	gcry_error_t e;
+	const char *hname;
+	int gh, r;
+
+	if (sig->pk_algo != k->algo &&
+	    !(k->algo == KSP_PGP_PK_RSA_S && sig->pk_algo == KSP_PGP_PK_RSA) &&
+	    !(k->algo == KSP_PGP_PK_RSA && sig->pk_algo == KSP_PGP_PK_RSA_S))
+		return KSP_VERIFY_BAD; /* signature by another kind of key */
+	if (len > sig->body_len)
+		return KSP_VERIFY_BAD;
+	gh = ksp_pgp_hash_to_gcry(sig->hash_algo);
+	switch (k->kind) {
+	case VK_RSA:
+		if (get_mpi(b, len, &p, &v1, &l1) < 0)
+			return KSP_VERIFY_BAD;
+		hname = gcry_md_algo_name(gh);
+		if (hname == NULL)
+			return KSP_VERIFY_UNSUPPORTED;
+		e = gcry_sexp_build(&s_data, NULL, "(data(flags pkcs1)(hash %s %b))", hname, (int)dlen, digest);
+		if (!e)
+			e = gcry_sexp_build(&s_sig, NULL, "(sig-val(rsa(s%b)))", (int)l1, v1);
+		break;
+	case VK_DSA:
+	case VK_ECDSA: {
+		size_t use = dlen;
+
+		if (get_mpi(b, len, &p, &v1, &l1) < 0 || get_mpi(b, len, &p, &v2, &l2) < 0)
+			return KSP_VERIFY_BAD;
+		if (k->kind == VK_DSA && use > k->qbytes)
+			use = k->qbytes; /* the leftmost q bits of the hash (FIPS 186) */
+		e = gcry_sexp_build(&s_data, NULL, "(data(flags raw)(value %b))", (int)use, digest);
+		if (!e)
+			e = gcry_sexp_build(&s_sig, NULL, k->kind == VK_DSA ? "(sig-val(dsa(r%b)(s%b)))"
+									 : "(sig-val(ecdsa(r%b)(s%b)))",
+					    (int)l1, v1, (int)l2, v2);
+		break;
+	}
+	case VK_EDDSA: {
+		uint8_t rr[32], ss[32];
+
+		if (sig->pk_algo == KSP_PGP_PK_ED25519) {
+			if (sig->mpi_len != 64)
+				return KSP_VERIFY_BAD;
+			memcpy(rr, b + p, 32);
+			memcpy(ss, b + p + 32, 32);
+		} else {
+			if (get_mpi(b, len, &p, &v1, &l1) < 0 || get_mpi(b, len, &p, &v2, &l2) < 0 ||
+			    !pad_to(v1, l1, rr, 32) || !pad_to(v2, l2, ss, 32))
+				return KSP_VERIFY_BAD;
+		}
+		e = gcry_sexp_build(&s_data, NULL, "(data(flags eddsa)(hash-algo sha512)(value %b))", (int)dlen,
+				    digest);
+		if (!e)
+			e = gcry_sexp_build(&s_sig, NULL, "(sig-val(eddsa(r%b)(s%b)))", 32, rr, 32, ss);
+		break;
+	}
+	case VK_ED448:
+		if (sig->mpi_len != 114)
+			return KSP_VERIFY_BAD;
+		e = gcry_sexp_build(&s_data, NULL, "(data(flags eddsa)(value %b))", (int)dlen, digest);
+		if (!e)
+			e = gcry_sexp_build(&s_sig, NULL, "(sig-val(eddsa(r%b)(s%b)))", 57, b + p, 57, b + p + 57);
+		break;
+	default:
+		return KSP_VERIFY_UNSUPPORTED;
+	}
+	if (e) {
+		r = gcry_err_code(e) == GPG_ERR_ENOMEM ? -ENOMEM : KSP_VERIFY_BAD;
+		goto out;
+	}
+	e = gcry_pk_verify(s_sig, s_data, k->sexp);
+	if (!e)
+		r = KSP_VERIFY_GOOD;
+	else if (gcry_err_code(e) == GPG_ERR_ENOMEM)
+		r = -ENOMEM;
+	else if (gcry_err_code(e) == GPG_ERR_NOT_IMPLEMENTED || gcry_err_code(e) == GPG_ERR_UNKNOWN_CURVE ||
+		 gcry_err_code(e) == GPG_ERR_DIGEST_ALGO)
+		r = KSP_VERIFY_UNSUPPORTED;
+	else
+		r = KSP_VERIFY_BAD;
+out:
+	gcry_sexp_release(s_sig);
+	gcry_sexp_release(s_data);
+	return r;
+}
+
+static void hash_key(gcry_md_hd_t h, const struct ksp_pgp_pubkey *pk)
+{
+	uint8_t hdr[5];
+	size_t n = pk->body_len;
+
+	if (pk->version == 4) {
+		hdr[0] = 0x99;
+		hdr[1] = (uint8_t)(n >> 8);
+		hdr[2] = (uint8_t)n;
+		gcry_md_write(h, hdr, 3);
+	} else {
+		hdr[0] = pk->version == 5 ? 0x9a : 0x9b;
+		hdr[1] = (uint8_t)(n >> 24);
+		hdr[2] = (uint8_t)(n >> 16);
+		hdr[3] = (uint8_t)(n >> 8);
+		hdr[4] = (uint8_t)n;
+		gcry_md_write(h, hdr, 5);
+	}
+	gcry_md_write(h, pk->body, n);
+}
+
+/* The digest of what @sig covers; the middle part is written by @mid. */
+int ksp_pgp_sig_digest(const struct ksp_pgp_sig *sig, const struct ksp_pgp_pubkey *primary,
+		       const struct ksp_pgp_uid *uid, const struct ksp_pgp_pubkey *subkey,
+		       uint8_t *out, size_t *out_len)
+{
+	gcry_md_hd_t h;
+	gcry_error_t e;
+	int gh = ksp_pgp_hash_to_gcry(sig->hash_algo);
+	unsigned dl;
+
+	if (gh == 0 || gcry_md_test_algo(gh))
+		return KSP_VERIFY_UNSUPPORTED;
+	if (primary->body_len > (primary->version == 4 ? 0xffffu : 0xffffffffu) ||
+	    (subkey && subkey->body_len > (subkey->version == 4 ? 0xffffu : 0xffffffffu)))
+		return KSP_VERIFY_BAD;
+	e = gcry_md_open(&h, gh, 0);
+	if (e)
+		return gcry_err_code(e) == GPG_ERR_ENOMEM ? -ENOMEM : KSP_VERIFY_UNSUPPORTED;
+	if (sig->version == 6 && sig->salt_len)
+		gcry_md_write(h, sig->body + sig->salt_off, sig->salt_len);
+	hash_key(h, primary);
+	if (uid) {
+		if (sig->version >= 4) {
+			uint8_t hdr[5] = { uid->attribute ? 0xd1 : 0xb4, (uint8_t)(uid->len >> 24),
+					   (uint8_t)(uid->len >> 16), (uint8_t)(uid->len >> 8), (uint8_t)uid->len };
+			gcry_md_write(h, hdr, 5);
+		}
+		gcry_md_write(h, uid->data, uid->len);
+	}
+	if (subkey)
+		hash_key(h, subkey);
+	if (sig->version == 3) {
+		gcry_md_write(h, sig->body + sig->hashed_off, sig->hashed_len);
+	} else {
+		size_t n = sig->hashed_prefix_len;
+
+		gcry_md_write(h, sig->body, n);
+		if (sig->version == 5) {
+			uint8_t t[10] = { 5, 0xff, 0, 0, (uint8_t)((uint64_t)n >> 40), (uint8_t)((uint64_t)n >> 32),
+					  (uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n };
+			gcry_md_write(h, t, 10);
+		} else {
+			uint8_t t[6] = { sig->version, 0xff, (uint8_t)(n >> 24), (uint8_t)(n >> 16),
+					 (uint8_t)(n >> 8), (uint8_t)n };
+			gcry_md_write(h, t, 6);
+		}
+	}
+	dl = gcry_md_get_algo_dlen(gh);
+	memcpy(out, gcry_md_read(h, gh), dl);
+	gcry_md_close(h);
+	*out_len = dl;
+	return 0;
+}
+
+int ksp_pgp_verify_with(const struct ksp_pgp_vkey *k, const struct ksp_pgp_pubkey *primary,
+			const struct ksp_pgp_uid *uid, const struct ksp_pgp_pubkey *subkey,
+			const struct ksp_pgp_sig *sig)
+{
+	uint8_t dg[64];
+	size_t dl;
+	int r;
+
+	if (sig->unknown_critical)
+		return KSP_VERIFY_UNSUPPORTED;
+	if (sig->version == 6 && primary->version != 6)
+		return KSP_VERIFY_BAD;
+	r = ksp_pgp_sig_digest(sig, primary, uid, subkey, dg, &dl);
+	if (r != 0)
+		return r;
+	if (dg[0] != sig->left16[0] || dg[1] != sig->left16[1])
+		return KSP_VERIFY_BAD;
+	return ksp_pgp_vkey_verify(k, sig, dg, dl);
+}
+
+static int verify_once(const struct ksp_pgp_pubkey *signer, const struct ksp_pgp_pubkey *primary,
+		       const struct ksp_pgp_uid *uid, const struct ksp_pgp_pubkey *subkey,
+		       const struct ksp_pgp_sig *sig)
+{
+	struct ksp_pgp_vkey *k;
+	int r;
+
+	if (signer == NULL || primary == NULL || sig == NULL)
+		return -EINVAL;
+	r = ksp_pgp_vkey_new(signer, &k);
+	if (r != 0)
+		return r;
+	r = ksp_pgp_verify_with(k, primary, uid, subkey, sig);
+	ksp_pgp_vkey_free(k);
+	return r;
+}
 
 int ksp_pgp_verify_uid_sig(const struct ksp_pgp_pubkey *signer, const struct ksp_pgp_pubkey *target,
 			   const struct ksp_pgp_uid *uid, const struct ksp_pgp_sig *sig)
 {
-	return KSP_VERIFY_UNSUPPORTED;
+	if (uid == NULL)
+		return -EINVAL;
+	return verify_once(signer, target, uid, NULL, sig);
 }
 
 int ksp_pgp_verify_key_sig(const struct ksp_pgp_pubkey *signer, const struct ksp_pgp_pubkey *primary,
 			   const struct ksp_pgp_pubkey *subkey, const struct ksp_pgp_sig *sig)
 {
-	return KSP_VERIFY_UNSUPPORTED;
+	return verify_once(signer, primary, NULL, subkey, sig);
 }

@@ -45,3 +45,29 @@ int ksp_pgp_verify_key_sig(const struct ksp_pgp_pubkey *signer,
 			   const struct ksp_pgp_pubkey *primary,
 			   const struct ksp_pgp_pubkey *subkey,
 			   const struct ksp_pgp_sig *sig);
+
+/* ---- the parts, for verifying many signatures by one key ---------------- */
+
+/* A signer's key prepared for libgcrypt (built once, used for many
+ * signatures; read-only afterwards, so threads may share it).  Returns 0,
+ * KSP_VERIFY_UNSUPPORTED (algorithm or curve we do not verify, or key
+ * material that does not parse) with *ret = NULL, or -ENOMEM. */
+struct ksp_pgp_vkey;
+int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret);
+void ksp_pgp_vkey_free(struct ksp_pgp_vkey *k);
+
+/* Verify @sig on @primary [+ @uid | + @subkey] with the prepared key. */
+int ksp_pgp_verify_with(const struct ksp_pgp_vkey *k, const struct ksp_pgp_pubkey *primary,
+			const struct ksp_pgp_uid *uid, const struct ksp_pgp_pubkey *subkey,
+			const struct ksp_pgp_sig *sig);
+
+/* The digest @sig covers (out >= 64 octets); 0 or KSP_VERIFY_UNSUPPORTED
+ * (unknown hash), KSP_VERIFY_BAD (oversized key), -ENOMEM. */
+int ksp_pgp_sig_digest(const struct ksp_pgp_sig *sig, const struct ksp_pgp_pubkey *primary,
+		       const struct ksp_pgp_uid *uid, const struct ksp_pgp_pubkey *subkey,
+		       uint8_t *out, size_t *out_len);
+/* Verify a digest made by ksp_pgp_sig_digest(). */
+int ksp_pgp_vkey_verify(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig *sig,
+			const uint8_t *digest, size_t dlen);
+/* libgcrypt's id of an OpenPGP hash algorithm, 0 if unknown. */
+int ksp_pgp_hash_to_gcry(uint8_t hash_algo);

@@ -1,6 +1,24 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* ksp wot load: the native reader into the store, one transaction. */
+/*
+ * ksp wot load: the native reader into the store, in one transaction, with
+ * every signature on a user ID (self-signatures and certifications) and
+ * every key-level self-signature checked with libgcrypt on worker threads.
+ *
+ * 1. read every key of the input into memory;
+ * 2. index the primary keys by key ID; issuers not in the input are looked
+ *    up in the store (keys.keydata) and added to the index;
+ * 3. one job per signature to check, run on ksp_get_threads() threads
+ *    (the calling thread is one of them and reports progress);
+ * 4. write keys (expiry and revocation from verified self-signatures
+ *    only), user IDs (revoked when the newest verified self-signature is a
+ *    revocation) and certifications with their verdict and, when verified,
+ *    the issuer's fingerprint;
+ * 5. certifications already in the store whose issuer was unknown
+ *    (verified = 4) and is in this input are checked now.
+ */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,16 +27,364 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
-#include "lib/pgp.h"
+#include "lib/pgp-verify.h"
 #include "shared/util.h"
+
+struct signer {
+	const struct ksp_pgp_pubkey *pk;
+	struct ksp_pgp_vkey *vk;
+	bool vk_tried;
+	int32_t next; /* next signer in the same hash bucket */
+	uint64_t kid;
+};
+
+struct job {
+	const struct ksp_pgp_pubkey *target;
+	const struct ksp_pgp_uid *uid; /* NULL: a key-level signature */
+	const struct ksp_pgp_sig *sig;
+	int32_t self;   /* >= 0: only this signer (a self-signature) */
+	int32_t by;     /* the signer that verified it, -1 none */
+	int8_t res;
+};
 
 struct loader {
 	struct ksp_store *store;
 	struct ksp_ctx *ctx;
 	sqlite3 *db;
 	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert;
+	bool verify;
 	uint64_t keys, certs, bad, secret;
+	uint64_t n_good, n_bad, n_unsupported, n_nokey;
+
+	struct ksp_pgp_key **in; /* keys of the input */
+	size_t n_in, cap_in;
+	struct ksp_pgp_key **extra; /* issuers read back from the store */
+	size_t n_extra, cap_extra;
+	struct signer *signers;
+	size_t n_signers, cap_signers;
+	int32_t *buckets;
+	size_t n_buckets;
+
+	struct job *jobs;
+	size_t n_jobs, cap_jobs;
+	atomic_size_t next_job;
 };
+
+static uint64_t kid64(const uint8_t *k)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | k[i];
+	return v;
+}
+
+static size_t bucket_of(const struct loader *l, uint64_t kid)
+{
+	return (size_t)((kid * 0x9E3779B97F4A7C15ull) >> 20) & (l->n_buckets - 1);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 1024;
+	while (nc < need)
+		nc *= 2;
+	void *n = realloc(*p, nc * size);
+	if (n == NULL)
+		return -ENOMEM;
+	*p = n;
+	*cap = nc;
+	return 0;
+}
+
+static int add_signer(struct loader *l, const struct ksp_pgp_pubkey *pk)
+{
+	if (grow((void **)&l->signers, &l->cap_signers, l->n_signers + 1, sizeof(*l->signers)) < 0)
+		return -ENOMEM;
+	struct signer *s = &l->signers[l->n_signers];
+	memset(s, 0, sizeof(*s));
+	s->pk = pk;
+	s->kid = kid64(pk->keyid);
+	s->next = -1;
+	l->n_signers++;
+	return 0;
+}
+
+static int build_index(struct loader *l)
+{
+	size_t nb = 1024;
+
+	while (nb < 2 * l->n_signers)
+		nb *= 2;
+	free(l->buckets);
+	l->buckets = malloc(nb * sizeof(*l->buckets));
+	if (l->buckets == NULL)
+		return -ENOMEM;
+	l->n_buckets = nb;
+	for (size_t i = 0; i < nb; i++)
+		l->buckets[i] = -1;
+	for (size_t i = 0; i < l->n_signers; i++) {
+		size_t b = bucket_of(l, l->signers[i].kid);
+		l->signers[i].next = l->buckets[b];
+		l->buckets[b] = (int32_t)i;
+	}
+	return 0;
+}
+
+/* Does signer @s match the issuer named by @sig? */
+static bool issuer_matches(const struct signer *s, const struct ksp_pgp_sig *sig)
+{
+	if (sig->issuer_fpr_len)
+		return sig->issuer_fpr_len == s->pk->fpr_len &&
+		       memcmp(sig->issuer_fpr, s->pk->fpr, s->pk->fpr_len) == 0;
+	return sig->has_issuer && kid64(sig->issuer) == s->kid;
+}
+
+/* The key ID an issuer is looked up by (v4 fingerprint: its end; v5/v6:
+ * its start); false when the signature names no issuer. */
+static bool issuer_kid(const struct ksp_pgp_sig *sig, uint64_t *kid)
+{
+	if (sig->issuer_fpr_len == 20)
+		*kid = kid64(sig->issuer_fpr + 12);
+	else if (sig->issuer_fpr_len == 32)
+		*kid = kid64(sig->issuer_fpr);
+	else if (sig->has_issuer)
+		*kid = kid64(sig->issuer);
+	else
+		return false;
+	return true;
+}
+
+static int32_t first_candidate(const struct loader *l, const struct ksp_pgp_sig *sig)
+{
+	uint64_t kid;
+
+	if (!issuer_kid(sig, &kid))
+		return -1;
+	for (int32_t c = l->buckets[bucket_of(l, kid)]; c >= 0; c = l->signers[c].next)
+		if (issuer_matches(&l->signers[c], sig))
+			return c;
+	return -1;
+}
+
+static bool is_self(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *s)
+{
+	if (s->issuer_fpr_len && s->issuer_fpr_len == k->primary.fpr_len)
+		return memcmp(s->issuer_fpr, k->primary.fpr, s->issuer_fpr_len) == 0;
+	return s->has_issuer && memcmp(s->issuer, k->primary.keyid, 8) == 0;
+}
+
+static bool is_cert(uint8_t type)
+{
+	return (type >= 0x10 && type <= 0x13) || type == 0x30;
+}
+
+/* A key-level signature worth checking: self direct-key and revocation. */
+static bool key_sig_wanted(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *s)
+{
+	return (s->type == 0x1f || s->type == 0x20) && is_self(k, s);
+}
+
+static int add_job(struct loader *l, const struct ksp_pgp_pubkey *target, const struct ksp_pgp_uid *uid,
+		   const struct ksp_pgp_sig *sig, int32_t self)
+{
+	if (grow((void **)&l->jobs, &l->cap_jobs, l->n_jobs + 1, sizeof(*l->jobs)) < 0)
+		return -ENOMEM;
+	l->jobs[l->n_jobs++] = (struct job){ .target = target, .uid = uid, .sig = sig, .self = self, .by = -1 };
+	return 0;
+}
+
+/* An issuer not in the input: read its key back from the store. */
+static int fetch_issuer(struct loader *l, sqlite3_stmt *st, const struct ksp_pgp_sig *sig)
+{
+	uint64_t kid;
+	char hex[17];
+	int rc, r = 0;
+
+	if (!issuer_kid(sig, &kid))
+		return 0;
+	for (int i = 0; i < 8; i++)
+		snprintf(hex + 2 * i, 3, "%02X", (unsigned)(kid >> (56 - 8 * i)) & 0xff);
+	sqlite3_bind_text(st, 1, hex, 16, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const void *blob = sqlite3_column_blob(st, 0);
+		int n = sqlite3_column_bytes(st, 0);
+		struct ksp_pgp_reader *rd = NULL;
+		struct ksp_pgp_key *k = NULL;
+
+		if (blob == NULL || n <= 0)
+			continue;
+		/* the reader keeps a pointer to binary input: parse a copy
+		 * that the key then owns through its own raw copy */
+		r = ksp_pgp_reader_new(l->ctx, blob, (size_t)n, "store", &rd);
+		if (r < 0)
+			break;
+		r = ksp_pgp_reader_next(rd, &k);
+		ksp_pgp_reader_free(rd);
+		if (r < 0)
+			break;
+		r = 0;
+		if (k == NULL)
+			continue;
+		if (grow((void **)&l->extra, &l->cap_extra, l->n_extra + 1, sizeof(*l->extra)) < 0 ||
+		    add_signer(l, &k->primary) < 0) {
+			ksp_pgp_key_free(k);
+			r = -ENOMEM;
+			break;
+		}
+		l->extra[l->n_extra++] = k;
+	}
+	sqlite3_reset(st);
+	return r;
+}
+
+static int plan_jobs(struct loader *l)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	for (size_t i = 0; i < l->n_in; i++)
+		if ((r = add_signer(l, &l->in[i]->primary)) < 0)
+			return r;
+	if ((r = build_index(l)) < 0)
+		return r;
+	/* issuers that are not in the input but may be in the store */
+	r = sqlite3_prepare_v2(l->db, "SELECT keydata FROM keys WHERE keyid = ? AND keydata IS NOT NULL", -1, &st,
+			       NULL);
+	if (r != SQLITE_OK)
+		return ksp_errno_from_sqlite(l->ctx, l->db, r, "issuers");
+	size_t before = l->n_signers;
+	for (size_t i = 0; i < l->n_in && r == 0; i++) {
+		const struct ksp_pgp_key *k = l->in[i];
+		for (size_t u = 0; u < k->n_uids && r == 0; u++)
+			for (size_t j = 0; j < k->uids[u].n_sigs && r == 0; j++) {
+				const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
+				if (is_cert(s->type) && !is_self(k, s) && first_candidate(l, s) < 0) {
+					r = fetch_issuer(l, st, s);
+					if (r == 0 && l->n_signers != before) {
+						r = build_index(l);
+						before = l->n_signers;
+					}
+				}
+			}
+	}
+	sqlite3_finalize(st);
+	if (r < 0)
+		return r;
+
+	for (size_t i = 0; i < l->n_in; i++) {
+		const struct ksp_pgp_key *k = l->in[i];
+		const struct ksp_pgp_pubkey *pk = &k->primary;
+		for (size_t j = 0; j < pk->n_sigs; j++)
+			if (key_sig_wanted(k, &pk->sigs[j]) && (r = add_job(l, pk, NULL, &pk->sigs[j], (int32_t)i)) < 0)
+				return r;
+		for (size_t u = 0; u < k->n_uids; u++)
+			for (size_t j = 0; j < k->uids[u].n_sigs; j++) {
+				const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
+				if (!is_cert(s->type))
+					continue;
+				if ((r = add_job(l, pk, &k->uids[u], s, is_self(k, s) ? (int32_t)i : -1)) < 0)
+					return r;
+			}
+	}
+	/* prepare every candidate signer's key once, before the threads */
+	for (size_t i = 0; i < l->n_jobs; i++) {
+		struct job *jb = &l->jobs[i];
+		int32_t c = jb->self >= 0 ? jb->self : first_candidate(l, jb->sig);
+		for (; c >= 0; c = jb->self >= 0 ? -1 : l->signers[c].next) {
+			struct signer *s = &l->signers[c];
+			if (jb->self < 0 && !issuer_matches(s, jb->sig))
+				continue;
+			if (!s->vk_tried) {
+				s->vk_tried = true;
+				r = ksp_pgp_vkey_new(s->pk, &s->vk);
+				if (r < 0)
+					return r;
+			}
+		}
+	}
+	return 0;
+}
+
+static void run_job(struct loader *l, struct job *jb)
+{
+	int best = KSP_VERIFY_NO_ISSUER;
+	int32_t c = jb->self >= 0 ? jb->self : first_candidate(l, jb->sig);
+
+	for (; c >= 0; c = jb->self >= 0 ? -1 : l->signers[c].next) {
+		const struct signer *s = &l->signers[c];
+		int r;
+
+		if (jb->self < 0 && !issuer_matches(s, jb->sig))
+			continue;
+		r = s->vk ? ksp_pgp_verify_with(s->vk, jb->target, jb->uid, NULL, jb->sig) : KSP_VERIFY_UNSUPPORTED;
+		if (r == KSP_VERIFY_GOOD) {
+			jb->by = c;
+			best = r;
+			break;
+		}
+		if (r < 0)
+			r = KSP_VERIFY_UNSUPPORTED; /* out of memory: not checked */
+		if (best == KSP_VERIFY_NO_ISSUER || r == KSP_VERIFY_BAD)
+			best = r;
+	}
+	jb->res = (int8_t)best;
+}
+
+#define CHUNK 64
+
+static void *worker(void *data)
+{
+	struct loader *l = data;
+
+	for (;;) {
+		size_t i = atomic_fetch_add(&l->next_job, CHUNK);
+		if (i >= l->n_jobs)
+			break;
+		size_t e = i + CHUNK < l->n_jobs ? i + CHUNK : l->n_jobs;
+		for (; i < e; i++)
+			run_job(l, &l->jobs[i]);
+	}
+	return NULL;
+}
+
+static int run_jobs(struct loader *l)
+{
+	unsigned nt = ksp_get_threads(l->ctx);
+	pthread_t th[64];
+	unsigned started = 0;
+	size_t last = 0;
+
+	if (nt > 64)
+		nt = 64;
+	if (l->n_jobs < 4 * CHUNK)
+		nt = 1;
+	atomic_store(&l->next_job, 0);
+	for (unsigned t = 1; t < nt; t++) {
+		if (pthread_create(&th[t], NULL, worker, l) != 0)
+			break; /* fewer threads: the work still gets done */
+		started++;
+	}
+	/* the calling thread works too, and reports progress */
+	for (;;) {
+		size_t i = atomic_fetch_add(&l->next_job, CHUNK);
+		if (i >= l->n_jobs)
+			break;
+		size_t e = i + CHUNK < l->n_jobs ? i + CHUNK : l->n_jobs;
+		for (; i < e; i++)
+			run_job(l, &l->jobs[i]);
+		if (e - last >= 4096) {
+			ksp_progress(l->ctx, "verifying signatures", e, l->n_jobs);
+			last = e;
+		}
+	}
+	for (unsigned t = 1; t <= started; t++)
+		pthread_join(th[t], NULL);
+	if (l->n_jobs)
+		ksp_progress(l->ctx, "verifying signatures", l->n_jobs, l->n_jobs);
+	return 0;
+}
 
 static int prep(struct loader *l, sqlite3_stmt **st, const char *sql)
 {
@@ -35,32 +401,89 @@ static int step_done(struct loader *l, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
-static bool is_self(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *s)
+/* Jobs were made in this order per key: key-level wanted sigs, then every
+ * certification-class signature on each user ID; *cursor walks them. */
+static int job_result(struct loader *l, size_t *cursor, const struct ksp_pgp_sig *s, int32_t *by)
 {
-	if (s->issuer_fpr_len && s->issuer_fpr_len == k->primary.fpr_len)
-		return memcmp(s->issuer_fpr, k->primary.fpr, s->issuer_fpr_len) == 0;
-	return s->has_issuer && memcmp(s->issuer, k->primary.keyid, 8) == 0;
+	*by = -1;
+	if (!l->verify)
+		return KSP_VERIFY_UNCHECKED;
+	if (*cursor >= l->n_jobs || l->jobs[*cursor].sig != s)
+		return KSP_VERIFY_UNCHECKED; /* cannot happen */
+	*by = l->jobs[*cursor].by;
+	return l->jobs[(*cursor)++].res;
 }
 
-static int store_one(struct loader *l, const struct ksp_pgp_key *k, const char *source)
+static bool counts(struct loader *l, int res)
+{
+	return !l->verify || res == KSP_VERIFY_GOOD;
+}
+
+static int store_one(struct loader *l, const struct ksp_pgp_key *k, const uint8_t *raw, size_t raw_len,
+		     const char *source, size_t *cursor)
 {
 	const struct ksp_pgp_pubkey *pk = &k->primary;
 	char fpr[65], keyid[17];
 	int64_t key_id, expires = 0, revoked = 0;
+	int revoked_reason = -1, selfsig_hash = -1;
+	bool selfsig_ok = false;
+	int8_t *res = NULL;
+	int32_t *by = NULL;
+	size_t n_sigs = 0, q = 0;
 	int r;
 
 	ksp_pgp_fpr_hex(pk, fpr);
 	hex_encode(pk->keyid, 8, keyid);
-	/* the newest self-signature's key expiration, a key revocation */
-	for (size_t i = 0; i < pk->n_sigs; i++)
-		if (pk->sigs[i].type == 0x20 && is_self(k, &pk->sigs[i]))
-			revoked = pk->sigs[i].created ? pk->sigs[i].created : 1;
-	uint32_t newest = 0;
+	/* collect the verdicts first, in job order */
 	for (size_t u = 0; u < k->n_uids; u++)
-		for (size_t i = 0; i < k->uids[u].n_sigs; i++) {
-			const struct ksp_pgp_sig *s = &k->uids[u].sigs[i];
-			if (s->type >= 0x10 && s->type <= 0x13 && is_self(k, s) && s->created >= newest) {
+		n_sigs += k->uids[u].n_sigs;
+	res = malloc((pk->n_sigs + n_sigs + 1) * sizeof(*res));
+	by = malloc((pk->n_sigs + n_sigs + 1) * sizeof(*by));
+	if (res == NULL || by == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t j = 0; j < pk->n_sigs; j++, q++) {
+		by[q] = -1;
+		res[q] = key_sig_wanted(k, &pk->sigs[j]) ? (int8_t)job_result(l, cursor, &pk->sigs[j], &by[q]) : 0;
+	}
+	for (size_t u = 0; u < k->n_uids; u++)
+		for (size_t j = 0; j < k->uids[u].n_sigs; j++) {
+			const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
+			by[q] = -1;
+			res[q] = is_cert(s->type) ? (int8_t)job_result(l, cursor, s, &by[q]) : 0;
+			q++;
+		}
+
+	/* key revocation and expiry from verified self-signatures */
+	uint32_t newest = 0;
+	bool have_newest = false;
+	q = 0;
+	for (size_t j = 0; j < pk->n_sigs; j++, q++) {
+		const struct ksp_pgp_sig *s = &pk->sigs[j];
+		if (!key_sig_wanted(k, s) || !counts(l, res[q]))
+			continue;
+		if (s->type == 0x20) {
+			if (revoked == 0 || s->created < revoked) {
+				revoked = s->created ? s->created : 1;
+				revoked_reason = s->has_revocation_reason ? s->revocation_code : 0;
+			}
+		} else if (!have_newest || s->created >= newest) {
+			newest = s->created;
+			have_newest = true;
+			expires = s->has_key_expires && s->key_expires ? (int64_t)pk->created + s->key_expires : 0;
+		}
+	}
+	for (size_t u = 0; u < k->n_uids; u++)
+		for (size_t j = 0; j < k->uids[u].n_sigs; j++, q++) {
+			const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
+			if (s->type < 0x10 || s->type > 0x13 || !is_self(k, s) || !counts(l, res[q]))
+				continue;
+			selfsig_ok = true;
+			if (!have_newest || s->created >= newest) {
 				newest = s->created;
+				have_newest = true;
+				selfsig_hash = s->hash_algo;
 				expires = s->has_key_expires && s->key_expires ? (int64_t)pk->created + s->key_expires : 0;
 			}
 		}
@@ -77,29 +500,49 @@ static int store_one(struct loader *l, const struct ksp_pgp_key *k, const char *
 	sqlite3_bind_int64(l->key, 8, expires);
 	sqlite3_bind_int64(l->key, 9, revoked);
 	sqlite3_bind_text(l->key, 10, source, -1, SQLITE_STATIC);
+	if (revoked_reason >= 0)
+		sqlite3_bind_int(l->key, 11, revoked_reason);
+	else
+		sqlite3_bind_null(l->key, 11);
+	sqlite3_bind_int(l->key, 12, selfsig_ok || !l->verify);
+	if (selfsig_hash >= 0)
+		sqlite3_bind_int(l->key, 13, selfsig_hash);
+	else
+		sqlite3_bind_null(l->key, 13);
+	sqlite3_bind_blob(l->key, 14, raw, (int)raw_len, SQLITE_STATIC);
 	r = step_done(l, l->key, "store key");
 	if (r < 0)
-		return r;
+		goto out;
 	sqlite3_bind_text(l->keyid, 1, fpr, -1, SQLITE_STATIC);
 	if (sqlite3_step(l->keyid) != SQLITE_ROW) {
 		sqlite3_reset(l->keyid);
-		return -EIO;
+		r = -EIO;
+		goto out;
 	}
 	key_id = sqlite3_column_int64(l->keyid, 0);
 	sqlite3_reset(l->keyid);
 
+	q = pk->n_sigs;
 	for (size_t u = 0; u < k->n_uids; u++) {
 		const struct ksp_pgp_uid *uid = &k->uids[u];
 		int64_t uid_id, uid_rev = 0, selfsig = 0;
+		uint32_t uid_newest = 0;
+		bool any = false;
+		size_t q0 = q;
 
-		for (size_t i = 0; i < uid->n_sigs; i++) {
+		for (size_t i = 0; i < uid->n_sigs; i++, q++) {
 			const struct ksp_pgp_sig *s = &uid->sigs[i];
-			if (!is_self(k, s))
+			if (!is_self(k, s) || !is_cert(s->type) || !counts(l, res[q]))
 				continue;
-			if (s->type == 0x30)
-				uid_rev = s->created ? s->created : 1;
-			else if (s->type >= 0x10 && s->type <= 0x13 && s->created > selfsig)
+			if (s->type != 0x30 && s->created > selfsig)
 				selfsig = s->created;
+			/* the newest verified self-signature decides: a
+			 * revocation revokes, a newer certification undoes it */
+			if (!any || s->created > uid_newest || (s->created == uid_newest && s->type == 0x30)) {
+				uid_newest = s->created;
+				any = true;
+				uid_rev = s->type == 0x30 ? (s->created ? s->created : 1) : 0;
+			}
 		}
 		sqlite3_bind_int64(l->uid, 1, key_id);
 		sqlite3_bind_int64(l->uid, 2, (int64_t)u);
@@ -109,24 +552,37 @@ static int store_one(struct loader *l, const struct ksp_pgp_key *k, const char *
 		sqlite3_bind_int64(l->uid, 6, uid_rev);
 		r = step_done(l, l->uid, "store uid");
 		if (r < 0)
-			return r;
+			goto out;
 		sqlite3_bind_int64(l->uidid, 1, key_id);
 		sqlite3_bind_blob(l->uidid, 2, uid->data, (int)uid->len, SQLITE_STATIC);
 		sqlite3_bind_int(l->uidid, 3, uid->attribute);
 		if (sqlite3_step(l->uidid) != SQLITE_ROW) {
 			sqlite3_reset(l->uidid);
-			return -EIO;
+			r = -EIO;
+			goto out;
 		}
 		uid_id = sqlite3_column_int64(l->uidid, 0);
 		sqlite3_reset(l->uidid);
 
-		for (size_t i = 0; i < uid->n_sigs; i++) {
+		q = q0;
+		for (size_t i = 0; i < uid->n_sigs; i++, q++) {
 			const struct ksp_pgp_sig *s = &uid->sigs[i];
 			char ifpr[65], ikid[17], dig[41];
 			uint8_t md[20];
+			bool have_fpr = false;
 
-			if (is_self(k, s) || !((s->type >= 0x10 && s->type <= 0x13) || s->type == 0x30))
+			if (is_self(k, s) || !is_cert(s->type))
 				continue;
+			if (l->verify) {
+				if (res[q] == KSP_VERIFY_GOOD)
+					l->n_good++;
+				else if (res[q] == KSP_VERIFY_BAD)
+					l->n_bad++;
+				else if (res[q] == KSP_VERIFY_UNSUPPORTED)
+					l->n_unsupported++;
+				else
+					l->n_nokey++;
+			}
 			if (s->issuer_fpr_len) {
 				hex_encode(s->issuer_fpr, s->issuer_fpr_len, ifpr);
 				if (s->issuer_fpr_len == 20)
@@ -134,15 +590,20 @@ static int store_one(struct loader *l, const struct ksp_pgp_key *k, const char *
 				else
 					memcpy(ikid, ifpr, 16);
 				ikid[16] = '\0';
+				have_fpr = true;
 			} else if (s->has_issuer) {
 				hex_encode(s->issuer, 8, ikid);
 			} else {
 				continue; /* no issuer at all: nothing to attribute */
 			}
+			if (!have_fpr && by[q] >= 0) {
+				ksp_pgp_fpr_hex(l->signers[by[q]].pk, ifpr);
+				have_fpr = true;
+			}
 			gcry_md_hash_buffer(GCRY_MD_SHA1, md, s->body, s->body_len);
 			hex_encode(md, 20, dig);
 			sqlite3_bind_int64(l->cert, 1, uid_id);
-			if (s->issuer_fpr_len)
+			if (have_fpr)
 				sqlite3_bind_text(l->cert, 2, ifpr, -1, SQLITE_STATIC);
 			else
 				sqlite3_bind_null(l->cert, 2);
@@ -155,16 +616,131 @@ static int store_one(struct loader *l, const struct ksp_pgp_key *k, const char *
 			sqlite3_bind_int(l->cert, 9, s->exportable);
 			sqlite3_bind_int(l->cert, 10, s->trust_depth);
 			sqlite3_bind_int(l->cert, 11, s->trust_amount);
-			sqlite3_bind_blob(l->cert, 12, s->body, (int)s->body_len, SQLITE_STATIC);
-			sqlite3_bind_text(l->cert, 13, dig, -1, SQLITE_STATIC);
+			sqlite3_bind_int(l->cert, 12, res[q]);
+			sqlite3_bind_blob(l->cert, 13, s->body, (int)s->body_len, SQLITE_STATIC);
+			sqlite3_bind_text(l->cert, 14, dig, -1, SQLITE_STATIC);
 			r = step_done(l, l->cert, "store certification");
 			if (r < 0)
-				return r;
+				goto out;
 			l->certs += (uint64_t)sqlite3_changes(l->db);
 		}
 	}
 	l->keys++;
-	return 0;
+	r = 0;
+out:
+	free(res);
+	free(by);
+	return r;
+}
+
+/* Certifications stored earlier whose issuer was unknown and has come
+ * with this input: check them now. */
+static int recheck_pending(struct loader *l)
+{
+	sqlite3_stmt *sel = NULL, *upd = NULL;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(l->db,
+				"SELECT c.id, c.sigdata, u.uid, u.is_attr, k.keydata FROM certs c "
+				"JOIN uids u ON u.id = c.uid_id JOIN keys k ON k.id = u.key_id "
+				"WHERE c.verified = 4 AND k.keydata IS NOT NULL AND c.issuer_keyid IN "
+				"(SELECT keyid FROM keys WHERE keydata IS NOT NULL)",
+				-1, &sel, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(l->db, "UPDATE certs SET verified = ?2, issuer_fpr = coalesce(issuer_fpr, ?3) WHERE id = ?1",
+					-1, &upd, NULL);
+	if (rc != SQLITE_OK) {
+		r = ksp_errno_from_sqlite(l->ctx, l->db, rc, "pending certifications");
+		goto out;
+	}
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		const uint8_t *sd = sqlite3_column_blob(sel, 1), *kd = sqlite3_column_blob(sel, 4);
+		int sl = sqlite3_column_bytes(sel, 1), kl = sqlite3_column_bytes(sel, 4);
+		struct ksp_pgp_uid uid = { .data = sqlite3_column_blob(sel, 2),
+					   .len = (size_t)sqlite3_column_bytes(sel, 2),
+					   .attribute = sqlite3_column_int(sel, 3) != 0 };
+		struct ksp_pgp_sig sig;
+		struct ksp_pgp_pubkey tpk;
+		struct ksp_pgp_packet pkt;
+		size_t pos = 0;
+		int32_t c;
+		int res = KSP_VERIFY_NO_ISSUER;
+		char ifpr[65] = "";
+
+		if (sd == NULL || kd == NULL || sl <= 0 || kl <= 0 || uid.data == NULL)
+			continue;
+		if (ksp_pgp_packet_next(kd, (size_t)kl, &pos, &pkt) < 0)
+			continue;
+		if (pkt.tag != KSP_PGP_TAG_PUBLIC_KEY || ksp_pgp_parse_pubkey(pkt.body, pkt.body_len, false, &tpk) < 0 ||
+		    ksp_pgp_fingerprint(&tpk) < 0) {
+			free(pkt.joined);
+			continue;
+		}
+		if (ksp_pgp_parse_sig(sd, (size_t)sl, &sig) < 0) {
+			free(pkt.joined);
+			continue;
+		}
+		for (c = first_candidate(l, &sig); c >= 0; c = l->signers[c].next) {
+			struct signer *s = &l->signers[c];
+			int v;
+			if (!issuer_matches(s, &sig))
+				continue;
+			if (!s->vk_tried) {
+				s->vk_tried = true;
+				if (ksp_pgp_vkey_new(s->pk, &s->vk) < 0)
+					s->vk = NULL;
+			}
+			v = s->vk ? ksp_pgp_verify_with(s->vk, &tpk, &uid, NULL, &sig) : KSP_VERIFY_UNSUPPORTED;
+			if (v == KSP_VERIFY_GOOD) {
+				res = v;
+				ksp_pgp_fpr_hex(s->pk, ifpr);
+				break;
+			}
+			if (v < 0)
+				v = KSP_VERIFY_UNSUPPORTED;
+			if (res == KSP_VERIFY_NO_ISSUER || v == KSP_VERIFY_BAD)
+				res = v;
+		}
+		ksp_pgp_sig_done(&sig);
+		free(pkt.joined);
+		if (res == KSP_VERIFY_NO_ISSUER)
+			continue;
+		sqlite3_bind_int64(upd, 1, sqlite3_column_int64(sel, 0));
+		sqlite3_bind_int(upd, 2, res);
+		if (ifpr[0])
+			sqlite3_bind_text(upd, 3, ifpr, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(upd, 3);
+		r = step_done(l, upd, "update certification");
+		if (r < 0)
+			goto out;
+	}
+	if (rc != SQLITE_DONE)
+		r = ksp_errno_from_sqlite(l->ctx, l->db, rc, "pending certifications");
+out:
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+	return r;
+}
+
+static void loader_done(struct loader *l)
+{
+	sqlite3_finalize(l->key);
+	sqlite3_finalize(l->keyid);
+	sqlite3_finalize(l->uid);
+	sqlite3_finalize(l->uidid);
+	sqlite3_finalize(l->cert);
+	for (size_t i = 0; i < l->n_signers; i++)
+		ksp_pgp_vkey_free(l->signers[i].vk);
+	for (size_t i = 0; i < l->n_in; i++)
+		ksp_pgp_key_free(l->in[i]);
+	for (size_t i = 0; i < l->n_extra; i++)
+		ksp_pgp_key_free(l->extra[i]);
+	free(l->in);
+	free(l->extra);
+	free(l->signers);
+	free(l->buckets);
+	free(l->jobs);
 }
 
 KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t len, const char *source,
@@ -173,12 +749,15 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 	struct loader l = { .store = store };
 	struct ksp_pgp_reader *rd = NULL;
 	struct ksp_pgp_key *k = NULL;
+	const uint8_t *rdata;
+	size_t rlen, cursor = 0;
 	int r;
 
 	if (store == NULL || (data == NULL && len > 0))
 		return -EINVAL;
 	l.ctx = ksp_store_get_ctx(store);
 	l.db = ksp_store_db(store);
+	l.verify = !(flags & KSP_WOT_LOAD_NO_VERIFY);
 	ksp_clear_error(l.ctx);
 	if (source == NULL)
 		source = "<input>";
@@ -186,18 +765,28 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 	if (r < 0)
 		return r;
 	if ((r = prep(&l, &l.key,
-		      "INSERT INTO keys(fpr, keyid, version, algo, bits, curve, created, expires, revoked, source) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT(fpr) DO UPDATE SET "
-		      "expires = max(expires, ?8), revoked = max(revoked, ?9), source = ?10")) < 0 ||
+		      "INSERT INTO keys(fpr, keyid, version, algo, bits, curve, created, expires, revoked, source, "
+		      "revoked_reason, selfsig_ok, selfsig_hash, keydata) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT(fpr) DO UPDATE SET "
+		      "expires = ?8, revoked = CASE WHEN revoked = 0 OR (?9 != 0 AND ?9 < revoked) THEN ?9 ELSE revoked END, "
+		      "revoked_reason = CASE WHEN revoked = 0 OR (?9 != 0 AND ?9 < revoked) THEN ?11 ELSE revoked_reason END, "
+		      "selfsig_ok = max(selfsig_ok, ?12), selfsig_hash = coalesce(?13, selfsig_hash), "
+		      "keydata = CASE WHEN keydata IS NULL OR length(?14) >= length(keydata) THEN ?14 ELSE keydata END, "
+		      "source = ?10")) < 0 ||
 	    (r = prep(&l, &l.keyid, "SELECT id FROM keys WHERE fpr = ?")) < 0 ||
 	    (r = prep(&l, &l.uid,
 		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
-		      "ON CONFLICT(key_id, uid, is_attr) DO UPDATE SET selfsig = max(selfsig, ?5), revoked = max(revoked, ?6)")) < 0 ||
+		      "ON CONFLICT(key_id, uid, is_attr) DO UPDATE SET "
+		      "revoked = CASE WHEN max(?5, ?6) >= max(selfsig, revoked) THEN ?6 ELSE revoked END, "
+		      "selfsig = max(selfsig, ?5)")) < 0 ||
 	    (r = prep(&l, &l.uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
 	    (r = prep(&l, &l.cert,
-		      "INSERT OR IGNORE INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "
+		      "INSERT INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "
 		      "expires, exportable, trust_depth, trust_amount, verified, sigdata, digest) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, ?13)")) < 0)
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+		      "ON CONFLICT(uid_id, digest) DO UPDATE SET "
+		      "verified = CASE WHEN verified IN (0, 4) THEN excluded.verified ELSE verified END, "
+		      "issuer_fpr = coalesce(issuer_fpr, excluded.issuer_fpr)")) < 0)
 		goto out;
 	r = ksp_pgp_reader_new(l.ctx, data, len, source, &rd);
 	if (r < 0)
@@ -205,12 +794,16 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 	while ((r = ksp_pgp_reader_next(rd, &k)) > 0) {
 		if (k->secret)
 			l.secret++; /* only the public part was kept by the reader */
-		r = store_one(&l, k, source);
-		ksp_pgp_key_free(k);
-		k = NULL;
-		if (r < 0)
+		if (grow((void **)&l.in, &l.cap_in, l.n_in + 1, sizeof(*l.in)) < 0) {
+			ksp_pgp_key_free(k);
+			r = -ENOMEM;
 			goto out;
+		}
+		l.in[l.n_in++] = k;
+		if (l.n_in % 8192 == 0)
+			ksp_progress(l.ctx, "reading keys", l.n_in, 0);
 	}
+	k = NULL;
 	if (r < 0)
 		goto out;
 	l.bad = ksp_pgp_reader_n_bad_keys(rd);
@@ -220,19 +813,44 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 		r = -EBADMSG;
 		goto out;
 	}
-	if (l.keys == 0 && l.bad == 0) {
+	if (l.n_in == 0 && l.bad == 0) {
 		ksp_set_error(l.ctx, "%s: no OpenPGP key found; give a keyring (binary or armored)", source);
 		r = -EBADMSG;
 		goto out;
 	}
+	if (l.verify) {
+		r = plan_jobs(&l);
+		if (r < 0)
+			goto out;
+		r = run_jobs(&l);
+		if (r < 0)
+			goto out;
+	}
+	rdata = ksp_pgp_reader_data(rd, &rlen);
+	for (size_t i = 0; i < l.n_in; i++) {
+		const struct ksp_pgp_key *key = l.in[i];
+		/* the key as read: its packets, secret ones excepted */
+		const uint8_t *raw = NULL;
+		size_t raw_len = 0;
+		if (!key->secret && key->end <= rlen && key->offset < key->end) {
+			raw = rdata + key->offset;
+			raw_len = key->end - key->offset;
+		}
+		r = store_one(&l, key, raw, raw_len, source, &cursor);
+		if (r < 0)
+			goto out;
+		if ((i + 1) % 8192 == 0)
+			ksp_progress(l.ctx, "storing keys", i + 1, l.n_in);
+	}
+	if (l.verify) {
+		r = recheck_pending(&l);
+		if (r < 0)
+			goto out;
+	}
 	r = 0;
 out:
-	sqlite3_finalize(l.key);
-	sqlite3_finalize(l.keyid);
-	sqlite3_finalize(l.uid);
-	sqlite3_finalize(l.uidid);
-	sqlite3_finalize(l.cert);
 	ksp_pgp_reader_free(rd);
+	loader_done(&l);
 	if (r < 0) {
 		if (!ksp_get_error(l.ctx))
 			ksp_set_error(l.ctx, "%s: cannot load: %s; nothing was loaded", source, strerror(-r));
