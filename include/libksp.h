@@ -252,6 +252,7 @@ int ksp_wot_load(struct ksp_store *store, const void *data, size_t len, const ch
 struct ksp_wot_stats;
 enum ksp_wot_flags {
 	KSP_WOT_STRUCTURAL = 1 << 0, /* every certification counts, unchecked */
+	KSP_WOT_NO_SHA1 = 1 << 1,    /* drop MD5, SHA-1 and RIPEMD-160 certifications */
 };
 /* Builds the graph from the store and computes its metrics: strongly
  * connected components, the strong set, every strong-set key's MSD.
@@ -271,6 +272,69 @@ double ksp_wot_stats_get_msd(const struct ksp_wot_stats *stats);
  * Returns the fingerprint (borrowed) or NULL past the end. */
 const char *ksp_wot_stats_get_ranked(const struct ksp_wot_stats *stats, size_t rank,
 				     uint64_t *ret_distance_sum, double *ret_msd);
+
+/* Keys of the store: all, and why some are not vertices at the time. */
+enum ksp_wot_keys {
+	KSP_WOT_KEYS_TOTAL = 0,
+	KSP_WOT_KEYS_REVOKED = 1,
+	KSP_WOT_KEYS_EXPIRED = 2,
+	KSP_WOT_KEYS_NOT_YET_VALID = 3, /* created after the reference time */
+};
+uint64_t ksp_wot_stats_get_keys(const struct ksp_wot_stats *stats, unsigned int which);
+/* Certifications (0x10-0x13) in the store by verification state, and
+ * certification revocations (0x30). */
+enum ksp_wot_certs {
+	KSP_WOT_CERTS_TOTAL = 0,
+	KSP_WOT_CERTS_GOOD = 1,
+	KSP_WOT_CERTS_BAD = 2,
+	KSP_WOT_CERTS_UNSUPPORTED = 3,
+	KSP_WOT_CERTS_DANGLING = 4,  /* issuer not in the store */
+	KSP_WOT_CERTS_UNCHECKED = 5, /* loaded with KSP_WOT_LOAD_NO_VERIFY */
+	KSP_WOT_CERTS_REVOCATIONS = 6,
+	KSP_WOT_CERTS_MAX = 7,
+};
+uint64_t ksp_wot_stats_get_certs(const struct ksp_wot_stats *stats, unsigned int which);
+/* Size of the i-th largest strongly connected component, 0 past the end. */
+uint64_t ksp_wot_stats_get_scc_size(const struct ksp_wot_stats *stats, size_t i);
+/* Ordered strong-set pairs at distance d (d >= 1; the last bucket, 255,
+ * counts every pair at 255 or more). */
+#define KSP_WOT_MAX_DISTANCE 255u
+uint64_t ksp_wot_stats_get_distance_count(const struct ksp_wot_stats *stats, unsigned int d);
+/* Vertices reachable from the strong set (to_ss false) or that reach it. */
+uint64_t ksp_wot_stats_get_reachable(const struct ksp_wot_stats *stats, bool to_ss);
+
+/* One key of the graph: its vertex number (>= 0), or -ENOENT when it is
+ * not a vertex (unknown, revoked, expired or not yet valid at the time). */
+int64_t ksp_wot_stats_find_key(const struct ksp_wot_stats *stats, const char *fpr);
+const char *ksp_wot_stats_get_key_fingerprint(const struct ksp_wot_stats *stats, uint32_t key);
+/* Distinct signers of the key (in) or keys it signed (out). */
+uint32_t ksp_wot_stats_get_key_degree(const struct ksp_wot_stats *stats, uint32_t key, bool in);
+/* MSD rank from 0, and the key's distance sum and MSD; -ENOENT when the
+ * key is not in the strong set. */
+int64_t ksp_wot_stats_get_key_rank(const struct ksp_wot_stats *stats, uint32_t key, uint64_t *ret_distance_sum,
+				   double *ret_msd);
+/* Edges from the nearest strong-set key to the key (to_ss false), or from
+ * the key to the nearest strong-set key; 0 inside; -ENOENT when none. */
+int ksp_wot_stats_get_key_ss_distance(const struct ksp_wot_stats *stats, uint32_t key, bool to_ss);
+
+/* Shortest certification paths from one key to another in the graph of
+ * @stats (which must outlive the result): at most @max_paths of them
+ * (1: one path; at most 1024).  A result with 0 paths means unreachable;
+ * -ENOENT when an end is not a vertex. */
+struct ksp_wot_paths;
+int ksp_wot_paths_new(struct ksp_wot_stats *stats, const char *from_fpr, const char *to_fpr, size_t max_paths,
+		      struct ksp_wot_paths **ret);
+struct ksp_wot_paths *ksp_wot_paths_free(struct ksp_wot_paths *paths);
+size_t ksp_wot_paths_get_count(const struct ksp_wot_paths *paths);
+/* Edges per path, -ENOENT when there is none. */
+int ksp_wot_paths_get_length(const struct ksp_wot_paths *paths);
+/* More shortest paths exist than were kept. */
+bool ksp_wot_paths_is_truncated(const struct ksp_wot_paths *paths);
+/* Hop @hop of path @path: signer and signee fingerprints (borrowed), the
+ * newest certification that makes the edge: its creation time and user ID
+ * (raw bytes, hostile, malloc()ed, NUL-terminated; may be NULL). */
+int ksp_wot_paths_get_hop(const struct ksp_wot_paths *paths, size_t path, size_t hop, const char **ret_signer,
+			  const char **ret_signee, int64_t *ret_created, char **ret_uid, size_t *ret_uid_len);
 
 /* ------------------------------------------------------------------ */
 /* Verification sheets and fingerprint slips                           */

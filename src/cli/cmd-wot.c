@@ -11,32 +11,64 @@
 
 static int run_load(struct ksp_cli *cli, int argc, char *argv[]);
 static int run_stats(struct ksp_cli *cli, int argc, char *argv[]);
+static int run_key(struct ksp_cli *cli, int argc, char *argv[]);
+static int run_path(struct ksp_cli *cli, int argc, char *argv[]);
 
 static const struct ksp_cmd cmd_load = {
 	.name = "load",
 	.run = run_load,
-	.usage = "[--strict] FILE...",
+	.usage = "[--strict] [--no-verify] FILE...",
 	.help = "read keyrings into the store with the native reader",
 	.details = "FILE is a binary or armored keyring, several concatenated, or a keyserver\n"
 		   "dump; - reads stdin. All files are one transaction. Malformed keys are\n"
-		   "skipped and counted.\n\n"
+		   "skipped and counted. Every signature on a user ID and every key\n"
+		   "self-signature is checked with libgcrypt on all CPUs (KSP_THREADS=N to\n"
+		   "choose); progress is shown when stderr is a terminal.\n\n"
 		   "Options:\n"
-		   "  --strict   a malformed key fails the whole load\n",
+		   "  --strict     a malformed key fails the whole load\n"
+		   "  --no-verify  store signatures unchecked (only --structural metrics\n"
+		   "               count them)\n",
 	.group = KSP_GROUP_ADMIN,
 };
 
 static const struct ksp_cmd cmd_stats = {
 	.name = "stats",
 	.run = run_stats,
-	.usage = "--structural [--top N] [--json]",
+	.usage = "[--at DATE] [--no-sha1 | --structural] [--top N] [--json]",
 	.help = "strong set, mean shortest distances, top keys",
-	.details = "Options:\n"
+	.details = "Counts only verified, unexpired, unrevoked certifications between valid\n"
+		   "keys at the reference time (see ksp-wot(1) for the exact rules).\n\n"
+		   "Options:\n"
+		   "  --at DATE     reference time, YYYY-MM-DD[THH:MM:SS[Z]] or @EPOCH (default: now)\n"
+		   "  --no-sha1     drop MD5, SHA-1 and RIPEMD-160 certifications\n"
 		   "  --structural  count every certification, unchecked (as keyanalyze does)\n"
 		   "  --top N       how many keys of lowest MSD to list (default 10)\n",
 	.group = KSP_GROUP_ADMIN,
 };
 
-static const struct ksp_cmd *const wot_cmds[] = { &cmd_load, &cmd_stats, NULL };
+static const struct ksp_cmd cmd_key = {
+	.name = "key",
+	.run = run_key,
+	.usage = "[--at DATE] [--no-sha1 | --structural] FPR [--json]",
+	.help = "one key: degrees, strong set, MSD rank, distance to the strong set",
+	.details = "Options: as for 'ksp wot stats'.\n",
+	.group = KSP_GROUP_ADMIN,
+};
+
+static const struct ksp_cmd cmd_path = {
+	.name = "path",
+	.run = run_path,
+	.usage = "[--at DATE] [--no-sha1 | --structural] [--all] FROM TO [--json]",
+	.help = "shortest certification path(s) from one key to another",
+	.details = "FROM and TO are full fingerprints. Each hop shows the signer, the signee,\n"
+		   "the user ID certified and the date of the newest certification. Exit\n"
+		   "status 1 when there is no path.\n\n"
+		   "Options: as for 'ksp wot stats', and\n"
+		   "  --all         every shortest path (at most 1024)\n",
+	.group = KSP_GROUP_ADMIN,
+};
+
+static const struct ksp_cmd *const wot_cmds[] = { &cmd_load, &cmd_stats, &cmd_key, &cmd_path, NULL };
 
 const struct ksp_cmd ksp_cmd_wot = {
 	.name = "wot",
@@ -50,6 +82,7 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "strict", no_argument, NULL, 's' },
+		{ "no-verify", no_argument, NULL, 'n' },
 		{},
 	};
 	struct ksp_store *store = NULL;
@@ -60,6 +93,8 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 's')
 			flags |= KSP_WOT_LOAD_STRICT;
+		else if (c == 'n')
+			flags |= KSP_WOT_LOAD_NO_VERIFY;
 		else
 			return cli_usage_error(cli, &cmd_load, "wot load", "bad option");
 	}
@@ -124,61 +159,210 @@ out:
 	return status;
 }
 
-static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
+/* Options common to stats, key and path.  Returns 0, or an exit status. */
+struct graph_opts {
+	int64_t at;
+	unsigned int flags;
+	long top;
+	bool all;
+};
+
+static int parse_graph_opts(struct ksp_cli *cli, const struct ksp_cmd *cmd, const char *name, int argc,
+			    char *argv[], struct graph_opts *o)
 {
 	static const struct option opts[] = {
 		{ "structural", no_argument, NULL, 's' },
+		{ "no-sha1", no_argument, NULL, 'w' },
+		{ "at", required_argument, NULL, 'a' },
 		{ "top", required_argument, NULL, 't' },
+		{ "all", no_argument, NULL, 'A' },
 		{},
 	};
-	struct ksp_store *store = NULL;
-	struct ksp_wot_stats *s = NULL;
-	unsigned int flags = 0;
-	long top = 10;
-	int c, r, status = KSP_EXIT_OK;
+	int c;
 
+	o->at = (int64_t)time(NULL);
+	o->flags = 0;
+	o->top = 10;
+	o->all = false;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 's') {
-			flags |= KSP_WOT_STRUCTURAL;
-		} else if (c == 't') {
+		switch (c) {
+		case 's':
+			o->flags |= KSP_WOT_STRUCTURAL;
+			break;
+		case 'w':
+			o->flags |= KSP_WOT_NO_SHA1;
+			break;
+		case 'a':
+			if (parse_date(optarg, &o->at) < 0)
+				return cli_usage_error(cli, cmd, name, "--at takes YYYY-MM-DD[THH:MM:SS[Z]] or @EPOCH, not '%s'",
+						       optarg);
+			break;
+		case 't': {
 			char *end;
-			top = strtol(optarg, &end, 10);
-			if (*end || top < 0 || top > 1000000)
-				return cli_usage_error(cli, &cmd_stats, "wot stats", "--top takes a number");
-		} else {
-			return cli_usage_error(cli, &cmd_stats, "wot stats", "bad option");
+			o->top = strtol(optarg, &end, 10);
+			if (*end || o->top < 0 || o->top > 1000000)
+				return cli_usage_error(cli, cmd, name, "--top takes a number");
+			break;
+		}
+		case 'A':
+			if (cmd != &cmd_path)
+				return cli_usage_error(cli, cmd, name, "--all is for 'wot path'");
+			o->all = true;
+			break;
+		default:
+			return cli_usage_error(cli, cmd, name, "bad option");
 		}
 	}
-	r = cli_open_store(cli, 0, &store);
+	if ((o->flags & KSP_WOT_STRUCTURAL) && (o->flags & KSP_WOT_NO_SHA1))
+		return cli_usage_error(cli, cmd, name, "--structural checks nothing, so --no-sha1 does not apply");
+	return 0;
+}
+
+static const char *graph_name(unsigned int flags)
+{
+	return (flags & KSP_WOT_STRUCTURAL) ? "structural" : (flags & KSP_WOT_NO_SHA1) ? "verified_no_sha1" : "verified";
+}
+
+static int open_stats(struct ksp_cli *cli, const struct graph_opts *o, struct ksp_store **store,
+		      struct ksp_wot_stats **s)
+{
+	int r = cli_open_store(cli, 0, store);
 	if (r)
 		return r;
-	r = ksp_wot_stats_new(store, (int64_t)time(NULL), flags, &s);
+	r = ksp_wot_stats_new(*store, o->at, o->flags, s);
 	if (r < 0) {
-		status = cli_fail(cli, r, "%s: cannot compute the metrics", cli->db_path);
-		goto out;
+		*store = ksp_store_unref(*store);
+		return cli_fail(cli, r, "%s: cannot compute the metrics", cli->db_path);
 	}
+	if (!(o->flags & KSP_WOT_STRUCTURAL) && ksp_wot_stats_get_certs(*s, KSP_WOT_CERTS_UNCHECKED) > 0 &&
+	    !cli->quiet)
+		cli_warn(cli, "%s: %llu certifications were loaded with --no-verify and do not count; load them again "
+			      "without it, or use --structural",
+			 cli->db_path, (unsigned long long)ksp_wot_stats_get_certs(*s, KSP_WOT_CERTS_UNCHECKED));
+	return 0;
+}
+
+static void print_bucketed_degrees(const struct ksp_wot_stats *s, bool in, bool json)
+{
+	uint64_t b[34] = { 0 };
+	uint64_t n = ksp_wot_stats_get_vertices(s);
+	int top = 0;
+
+	for (uint64_t v = 0; v < n; v++) {
+		uint32_t d = ksp_wot_stats_get_key_degree(s, (uint32_t)v, in);
+		int k = 0;
+		while (k < 33 && d >= (1u << k))
+			k++;
+		b[k]++; /* bucket 0: degree 0; k: 2^(k-1) .. 2^k - 1 */
+		if (k > top)
+			top = k;
+	}
+	for (int k = 0; k <= top; k++) {
+		unsigned lo = k == 0 ? 0 : 1u << (k - 1), hi = k == 0 ? 0 : (1u << k) - 1;
+		if (json)
+			printf("%s{\"min\":%u,\"max\":%u,\"keys\":%llu}", k ? "," : "", lo, hi, (unsigned long long)b[k]);
+		else if (lo == hi)
+			printf("    %5u        %8llu\n", lo, (unsigned long long)b[k]);
+		else
+			printf("    %5u-%-6u  %8llu\n", lo, hi, (unsigned long long)b[k]);
+	}
+}
+
+static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
+{
+	struct graph_opts o;
+	struct ksp_store *store = NULL;
+	struct ksp_wot_stats *s = NULL;
+	char when[32];
+	int r, maxd = 0;
+
+	r = parse_graph_opts(cli, &cmd_stats, "wot stats", argc, argv, &o);
+	if (r)
+		return r;
+	if (optind < argc)
+		return cli_usage_error(cli, &cmd_stats, "wot stats", "unexpected argument '%s'", argv[optind]);
+	r = open_stats(cli, &o, &store, &s);
+	if (r)
+		return r;
+	format_datetime(o.at, when, sizeof(when));
+	for (int d = 1; d <= (int)KSP_WOT_MAX_DISTANCE; d++)
+		if (ksp_wot_stats_get_distance_count(s, (unsigned)d))
+			maxd = d;
+#define U(x) ((unsigned long long)(x))
 	if (cli->json) {
-		printf("{\"format_version\":1,\"graph\":\"%s\",\"vertices\":%llu,\"edges\":%llu,\"scc_count\":%llu,"
-		       "\"strong_set_size\":%llu,\"strong_set_edges\":%llu,\"strong_set_distance_sum\":%llu,"
-		       "\"strong_set_msd\":%.6f,\"top\":[",
-		       "structural", (unsigned long long)ksp_wot_stats_get_vertices(s),
-		       (unsigned long long)ksp_wot_stats_get_edges(s), (unsigned long long)ksp_wot_stats_get_scc_count(s),
-		       (unsigned long long)ksp_wot_stats_get_strong_set_size(s),
-		       (unsigned long long)ksp_wot_stats_get_strong_set_edges(s),
-		       (unsigned long long)ksp_wot_stats_get_distance_sum(s), ksp_wot_stats_get_msd(s));
+		printf("{\"format_version\":1,\"graph\":\"%s\",\"at\":%lld,\"keys\":%llu,\"keys_revoked\":%llu,"
+		       "\"keys_expired\":%llu,\"keys_not_yet_valid\":%llu,\"certifications\":{\"total\":%llu,\"good\":%llu,"
+		       "\"bad\":%llu,\"unsupported\":%llu,\"dangling\":%llu,\"unchecked\":%llu,\"revocations\":%llu},"
+		       "\"vertices\":%llu,\"edges\":%llu,\"scc_count\":%llu,\"scc_sizes_top\":[",
+		       graph_name(o.flags), (long long)o.at, U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_TOTAL)),
+		       U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_REVOKED)), U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_EXPIRED)),
+		       U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_NOT_YET_VALID)),
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_TOTAL)), U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_GOOD)),
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_BAD)),
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_UNSUPPORTED)),
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DANGLING)),
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_UNCHECKED)),
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_REVOCATIONS)), U(ksp_wot_stats_get_vertices(s)),
+		       U(ksp_wot_stats_get_edges(s)), U(ksp_wot_stats_get_scc_count(s)));
+		for (size_t i = 0; i < 10 && ksp_wot_stats_get_scc_size(s, i); i++)
+			printf("%s%llu", i ? "," : "", U(ksp_wot_stats_get_scc_size(s, i)));
+		printf("],\"strong_set_size\":%llu,\"strong_set_edges\":%llu,\"strong_set_distance_sum\":%llu,"
+		       "\"strong_set_msd\":%.6f,\"reachable_from_strong_set\":%llu,\"reaching_strong_set\":%llu,"
+		       "\"distance_histogram\":[",
+		       U(ksp_wot_stats_get_strong_set_size(s)), U(ksp_wot_stats_get_strong_set_edges(s)),
+		       U(ksp_wot_stats_get_distance_sum(s)), ksp_wot_stats_get_msd(s),
+		       U(ksp_wot_stats_get_reachable(s, false)), U(ksp_wot_stats_get_reachable(s, true)));
+		for (int d = 1; d <= maxd; d++)
+			printf("%s{\"distance\":%d,\"pairs\":%llu}", d > 1 ? "," : "", d,
+			       U(ksp_wot_stats_get_distance_count(s, (unsigned)d)));
+		printf("],\"in_degree\":[");
+		print_bucketed_degrees(s, true, true);
+		printf("],\"out_degree\":[");
+		print_bucketed_degrees(s, false, true);
+		printf("],\"top\":[");
 	} else {
-		printf("Graph: structural (every certification counts, unchecked)\n"
-		       "Keys (vertices):       %llu\nEdges:                 %llu\n"
-		       "Strongly connected components: %llu\nStrong set:            %llu keys, %llu edges\n"
-		       "Strong-set MSD:        %.6f\n",
-		       (unsigned long long)ksp_wot_stats_get_vertices(s), (unsigned long long)ksp_wot_stats_get_edges(s),
-		       (unsigned long long)ksp_wot_stats_get_scc_count(s),
-		       (unsigned long long)ksp_wot_stats_get_strong_set_size(s),
-		       (unsigned long long)ksp_wot_stats_get_strong_set_edges(s), ksp_wot_stats_get_msd(s));
-		if (top > 0 && ksp_wot_stats_get_strong_set_size(s) > 1)
+		printf("Graph:            %s, at %s\n", graph_name(o.flags), when);
+		printf("Keys:             %llu", U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_TOTAL)));
+		if (!(o.flags & KSP_WOT_STRUCTURAL))
+			printf(" (%llu revoked, %llu expired, %llu not yet valid)",
+			       U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_REVOKED)),
+			       U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_EXPIRED)),
+			       U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_NOT_YET_VALID)));
+		printf("\nCertifications:   %llu: %llu good, %llu bad, %llu unsupported, %llu issuer unknown",
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_TOTAL)), U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_GOOD)),
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_BAD)),
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_UNSUPPORTED)),
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DANGLING)));
+		if (ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_UNCHECKED))
+			printf(", %llu unchecked", U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_UNCHECKED)));
+		printf("\nRevocations:      %llu certification revocations\n",
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_REVOCATIONS)));
+		printf("Vertices:         %llu\nEdges:            %llu\n", U(ksp_wot_stats_get_vertices(s)),
+		       U(ksp_wot_stats_get_edges(s)));
+		printf("Components:       %llu strongly connected; largest:", U(ksp_wot_stats_get_scc_count(s)));
+		for (size_t i = 0; i < 5 && ksp_wot_stats_get_scc_size(s, i); i++)
+			printf(" %llu", U(ksp_wot_stats_get_scc_size(s, i)));
+		printf("\nStrong set:       %llu keys, %llu edges\n", U(ksp_wot_stats_get_strong_set_size(s)),
+		       U(ksp_wot_stats_get_strong_set_edges(s)));
+		printf("Strong-set MSD:   %.6f\n", ksp_wot_stats_get_msd(s));
+		printf("Reachable:        %llu keys from the strong set, %llu reach it\n",
+		       U(ksp_wot_stats_get_reachable(s, false)), U(ksp_wot_stats_get_reachable(s, true)));
+		if (maxd) {
+			printf("\nDistances in the strong set:\n");
+			for (int d = 1; d <= maxd; d++)
+				printf("  %3d%s %10llu pairs\n", d, d == (int)KSP_WOT_MAX_DISTANCE ? "+" : " ",
+				       U(ksp_wot_stats_get_distance_count(s, (unsigned)d)));
+		}
+		if (cli->verbose) {
+			printf("\nIn-degree (signers per key):\n");
+			print_bucketed_degrees(s, true, false);
+			printf("Out-degree (keys signed per key):\n");
+			print_bucketed_degrees(s, false, false);
+		}
+		if (o.top > 0 && ksp_wot_stats_get_strong_set_size(s) > 1)
 			printf("\nLowest MSD:\n  rank  MSD       fingerprint\n");
 	}
-	for (long i = 0; i < top; i++) {
+	for (long i = 0; i < o.top; i++) {
 		uint64_t sum;
 		double msd;
 		const char *fpr = ksp_wot_stats_get_ranked(s, (size_t)i, &sum, &msd);
@@ -186,13 +370,179 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 			break;
 		if (cli->json)
 			printf("%s{\"rank\":%ld,\"fingerprint\":\"%s\",\"distance_sum\":%llu,\"msd\":%.6f}", i ? "," : "",
-			       i + 1, fpr, (unsigned long long)sum, msd);
+			       i + 1, fpr, U(sum), msd);
 		else
 			printf("  %4ld  %.6f  %s\n", i + 1, msd, fpr);
 	}
 	if (cli->json)
 		printf("]}\n");
+	ksp_wot_stats_free(s);
+	ksp_store_unref(store);
+	return KSP_EXIT_OK;
+}
+
+static bool normalize_arg(struct ksp_cli *cli, const char *in, char out[65])
+{
+	if (fpr_normalize(in, out) < 0) {
+		cli_err(cli, "'%s' is not a full fingerprint (40 or 64 hex digits); short key IDs are not accepted",
+			in);
+		return false;
+	}
+	return true;
+}
+
+static int run_key(struct ksp_cli *cli, int argc, char *argv[])
+{
+	struct graph_opts o;
+	struct ksp_store *store = NULL;
+	struct ksp_wot_stats *s = NULL;
+	char fpr[65];
+	int64_t v, rank;
+	uint64_t sum = 0;
+	double msd = 0;
+	int r, dfrom, dto;
+
+	r = parse_graph_opts(cli, &cmd_key, "wot key", argc, argv, &o);
+	if (r)
+		return r;
+	if (optind + 1 != argc)
+		return cli_usage_error(cli, &cmd_key, "wot key", "give one fingerprint");
+	if (!normalize_arg(cli, argv[optind], fpr))
+		return KSP_EXIT_ERROR;
+	r = open_stats(cli, &o, &store, &s);
+	if (r)
+		return r;
+	v = ksp_wot_stats_find_key(s, fpr);
+	if (v < 0) {
+		cli_err(cli, "%s: key %s is not in the %s graph at that time (not loaded, revoked, expired or not yet "
+			     "valid); see 'ksp wot load'",
+			cli->db_path, fpr, graph_name(o.flags));
+		ksp_wot_stats_free(s);
+		ksp_store_unref(store);
+		return KSP_EXIT_NEGATIVE;
+	}
+	rank = ksp_wot_stats_get_key_rank(s, (uint32_t)v, &sum, &msd);
+	dfrom = ksp_wot_stats_get_key_ss_distance(s, (uint32_t)v, false);
+	dto = ksp_wot_stats_get_key_ss_distance(s, (uint32_t)v, true);
+	if (cli->json) {
+		printf("{\"format_version\":1,\"graph\":\"%s\",\"fingerprint\":\"%s\",\"in_degree\":%u,\"out_degree\":%u,"
+		       "\"in_strong_set\":%s,",
+		       graph_name(o.flags), fpr, ksp_wot_stats_get_key_degree(s, (uint32_t)v, true),
+		       ksp_wot_stats_get_key_degree(s, (uint32_t)v, false), rank >= 0 ? "true" : "false");
+		if (rank >= 0)
+			printf("\"msd_rank\":%lld,\"distance_sum\":%llu,\"msd\":%.6f,", (long long)rank + 1, U(sum), msd);
+		else
+			printf("\"msd_rank\":null,\"distance_sum\":null,\"msd\":null,");
+		if (dfrom >= 0)
+			printf("\"distance_from_strong_set\":%d,", dfrom);
+		else
+			printf("\"distance_from_strong_set\":null,");
+		if (dto >= 0)
+			printf("\"distance_to_strong_set\":%d}\n", dto);
+		else
+			printf("\"distance_to_strong_set\":null}\n");
+	} else {
+		printf("Key:          %s\nGraph:        %s\n", fpr, graph_name(o.flags));
+		printf("Signed by:    %u keys (in-degree)\nSigned:       %u keys (out-degree)\n",
+		       ksp_wot_stats_get_key_degree(s, (uint32_t)v, true), ksp_wot_stats_get_key_degree(s, (uint32_t)v, false));
+		if (rank >= 0)
+			printf("Strong set:   yes, MSD %.6f, rank %lld of %llu\n", msd, (long long)rank + 1,
+			       U(ksp_wot_stats_get_strong_set_size(s)));
+		else
+			printf("Strong set:   no\n");
+		if (dfrom >= 0)
+			printf("From the strong set: %d hop%s\n", dfrom, dfrom == 1 ? "" : "s");
+		else
+			printf("From the strong set: unreachable\n");
+		if (dto >= 0)
+			printf("To the strong set:   %d hop%s\n", dto, dto == 1 ? "" : "s");
+		else
+			printf("To the strong set:   unreachable\n");
+	}
+	ksp_wot_stats_free(s);
+	ksp_store_unref(store);
+	return KSP_EXIT_OK;
+}
+
+static int run_path(struct ksp_cli *cli, int argc, char *argv[])
+{
+	struct graph_opts o;
+	struct ksp_store *store = NULL;
+	struct ksp_wot_stats *s = NULL;
+	struct ksp_wot_paths *p = NULL;
+	char from[65], to[65];
+	int r, status = KSP_EXIT_OK, len;
+
+	r = parse_graph_opts(cli, &cmd_path, "wot path", argc, argv, &o);
+	if (r)
+		return r;
+	if (optind + 2 != argc)
+		return cli_usage_error(cli, &cmd_path, "wot path", "give two fingerprints, FROM and TO");
+	if (!normalize_arg(cli, argv[optind], from) || !normalize_arg(cli, argv[optind + 1], to))
+		return KSP_EXIT_ERROR;
+	r = open_stats(cli, &o, &store, &s);
+	if (r)
+		return r;
+	r = ksp_wot_paths_new(s, from, to, o.all ? 1024 : 1, &p);
+	if (r < 0) {
+		status = r == -ENOENT ? (cli_fail(cli, r, "%s: no such key", cli->db_path), KSP_EXIT_NEGATIVE)
+				      : cli_fail(cli, r, "%s: cannot find paths", cli->db_path);
+		goto out;
+	}
+	len = ksp_wot_paths_get_length(p);
+	if (cli->json)
+		printf("{\"format_version\":1,\"graph\":\"%s\",\"from\":\"%s\",\"to\":\"%s\",\"length\":", graph_name(o.flags),
+		       from, to);
+	if (len < 0) {
+		if (cli->json)
+			printf("null,\"paths\":[]}\n");
+		else
+			printf("No certification path from %s to %s in the %s graph.\n", from, to, graph_name(o.flags));
+		status = KSP_EXIT_NEGATIVE;
+		goto out;
+	}
+	if (cli->json)
+		printf("%d,\"truncated\":%s,\"paths\":[", len, ksp_wot_paths_is_truncated(p) ? "true" : "false");
+	else
+		printf("%zu shortest path%s of %d hop%s from %s to %s%s:\n", ksp_wot_paths_get_count(p),
+		       ksp_wot_paths_get_count(p) == 1 ? "" : "s", len, len == 1 ? "" : "s", from, to,
+		       ksp_wot_paths_is_truncated(p) ? " (more exist; only the first 1024 are shown)" : "");
+	for (size_t i = 0; i < ksp_wot_paths_get_count(p); i++) {
+		if (cli->json)
+			printf("%s[", i ? "," : "");
+		else if (ksp_wot_paths_get_count(p) > 1)
+			printf("\nPath %zu:\n", i + 1);
+		for (int h = 0; h < len; h++) {
+			const char *a, *b;
+			int64_t created = 0;
+			char *uid = NULL, date[32];
+			size_t ulen = 0;
+
+			r = ksp_wot_paths_get_hop(p, i, (size_t)h, &a, &b, &created, &uid, &ulen);
+			if (r < 0) {
+				status = cli_fail(cli, r, "%s: cannot read a certification", cli->db_path);
+				goto out;
+			}
+			format_date(created, date, sizeof(date));
+			if (cli->json) {
+				printf("%s{\"signer\":\"%s\",\"signee\":\"%s\",\"created\":%lld,\"uid\":", h ? "," : "", a, b,
+				       (long long)created);
+				cli_json_str(stdout, uid ? uid : "", ulen);
+				printf("}");
+			} else {
+				char *e = cli_escape(uid ? uid : "", ulen, KSP_ESCAPE_TERMINAL);
+				printf("  %d. %s\n     certified %s\n     on \"%s\", %s\n", h + 1, a, b, e ? e : "?", date);
+				free(e);
+			}
+			free(uid);
+		}
+		if (cli->json)
+			printf("]");
+	}
+	if (cli->json)
+		printf("]}\n");
 out:
+	ksp_wot_paths_free(p);
 	ksp_wot_stats_free(s);
 	ksp_store_unref(store);
 	return status;

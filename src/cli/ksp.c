@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -170,6 +171,31 @@ static void log_cli(void *data, int priority, const char *file, int line, const 
 	if (priority >= LOG_DEBUG)
 		fprintf(stderr, "%s: ", fn);
 	vfprintf(stderr, format, args);
+}
+
+static void progress(void *data, const char *what, uint64_t done, uint64_t total)
+{
+	struct ksp_cli *cli = data;
+	struct timespec now;
+	int64_t ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	if (total && done >= total) {
+		if (cli->progress_shown)
+			fprintf(stderr, "\r\033[K");
+		cli->progress_shown = false;
+		return;
+	}
+	if (cli->progress_shown && ms - cli->progress_last_ms < 200)
+		return;
+	cli->progress_last_ms = ms;
+	cli->progress_shown = true;
+	if (total)
+		fprintf(stderr, "\r\033[Kksp: %s: %llu/%llu (%u%%)", what, (unsigned long long)done,
+			(unsigned long long)total, (unsigned)(done * 100 / total));
+	else
+		fprintf(stderr, "\r\033[Kksp: %s: %llu", what, (unsigned long long)done);
 }
 
 static void usage(FILE *out)
@@ -343,6 +369,11 @@ int main(int argc, char *argv[])
 	}
 	if (getenv("GNUPGHOME"))
 		ksp_set_gnupg_home(cli.ctx, getenv("GNUPGHOME"));
+	if (getenv("KSP_THREADS"))
+		ksp_set_threads(cli.ctx, (unsigned int)strtoul(getenv("KSP_THREADS"), NULL, 10));
+	/* progress of long work, on a terminal only */
+	if (!cli.quiet && isatty(STDERR_FILENO))
+		ksp_set_progress_fn(cli.ctx, progress, &cli);
 	/* --json is accepted anywhere before "--" (ksp party list --json) */
 	for (int i = optind + 1, j; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <libksp.h>
 #include "shared/macro.h"
@@ -25,6 +26,9 @@ struct ksp_cli {
 	bool json;
 	int verbose;
 	bool quiet;
+	/* progress line on a terminal */
+	int64_t progress_last_ms;
+	bool progress_shown;
 };
 
 struct ksp_cmd {

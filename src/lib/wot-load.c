@@ -51,7 +51,7 @@ struct loader {
 	struct ksp_store *store;
 	struct ksp_ctx *ctx;
 	sqlite3 *db;
-	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert;
+	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert, *cert_upd;
 	bool verify;
 	uint64_t keys, certs, bad, secret;
 	uint64_t n_good, n_bad, n_unsupported, n_nokey;
@@ -622,7 +622,21 @@ static int store_one(struct loader *l, const struct ksp_pgp_key *k, const uint8_
 			r = step_done(l, l->cert, "store certification");
 			if (r < 0)
 				goto out;
-			l->certs += (uint64_t)sqlite3_changes(l->db);
+			if (sqlite3_changes(l->db) > 0) {
+				l->certs++;
+			} else if (res[q] != KSP_VERIFY_UNCHECKED && res[q] != KSP_VERIFY_NO_ISSUER) {
+				/* known before, unchecked or issuer unknown then */
+				sqlite3_bind_int64(l->cert_upd, 1, uid_id);
+				sqlite3_bind_text(l->cert_upd, 2, dig, -1, SQLITE_STATIC);
+				sqlite3_bind_int(l->cert_upd, 3, res[q]);
+				if (have_fpr)
+					sqlite3_bind_text(l->cert_upd, 4, ifpr, -1, SQLITE_STATIC);
+				else
+					sqlite3_bind_null(l->cert_upd, 4);
+				r = step_done(l, l->cert_upd, "update certification");
+				if (r < 0)
+					goto out;
+			}
 		}
 	}
 	l->keys++;
@@ -730,6 +744,7 @@ static void loader_done(struct loader *l)
 	sqlite3_finalize(l->uid);
 	sqlite3_finalize(l->uidid);
 	sqlite3_finalize(l->cert);
+	sqlite3_finalize(l->cert_upd);
 	for (size_t i = 0; i < l->n_signers; i++)
 		ksp_pgp_vkey_free(l->signers[i].vk);
 	for (size_t i = 0; i < l->n_in; i++)
@@ -781,12 +796,12 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 		      "selfsig = max(selfsig, ?5)")) < 0 ||
 	    (r = prep(&l, &l.uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
 	    (r = prep(&l, &l.cert,
-		      "INSERT INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "
+		      "INSERT OR IGNORE INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "
 		      "expires, exportable, trust_depth, trust_amount, verified, sigdata, digest) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
-		      "ON CONFLICT(uid_id, digest) DO UPDATE SET "
-		      "verified = CASE WHEN verified IN (0, 4) THEN excluded.verified ELSE verified END, "
-		      "issuer_fpr = coalesce(issuer_fpr, excluded.issuer_fpr)")) < 0)
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)")) < 0 ||
+	    (r = prep(&l, &l.cert_upd,
+		      "UPDATE certs SET verified = ?3, issuer_fpr = coalesce(issuer_fpr, ?4) "
+		      "WHERE uid_id = ?1 AND digest = ?2 AND verified IN (0, 4) AND ?3 NOT IN (0, 4)")) < 0)
 		goto out;
 	r = ksp_pgp_reader_new(l.ctx, data, len, source, &rd);
 	if (r < 0)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Metrics of the web of trust in the store (definitions: docs, DESIGN). */
+/* Metrics of the web of trust in the store (definitions: wot.h, DESIGN). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,165 +8,192 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
-#include "lib/wot-graph.h"
+#include "lib/wot.h"
 
 struct ranked {
-	char fpr[65];
+	uint32_t v;
 	uint64_t sum;
 };
 
 struct ksp_wot_stats {
-	uint64_t vertices, edges, scc_count, ss_size, ss_edges, dist_sum;
+	struct ksp_store *store;
+	struct ksp_wot_view *view;
+	uint64_t edges, scc_count, ss_size, ss_edges, dist_sum;
 	double msd;
-	struct ranked *rank; /* ss_size entries */
+	struct ranked *rank;   /* ss_size entries, by MSD */
+	uint32_t *ss_members;  /* sorted vertex ids */
+	int64_t *rank_of;      /* per vertex: rank or -1 */
+	uint32_t *dist_from_ss, *dist_to_ss; /* per vertex */
+	uint64_t hist[KSP_WGRAPH_MAX_DIST + 1];
+	uint64_t *scc_sizes;   /* sizes of every component, descending */
+	uint64_t certs[KSP_WOT_CERTS_MAX];
 };
 
 KSP_EXPORT struct ksp_wot_stats *ksp_wot_stats_free(struct ksp_wot_stats *s)
 {
 	if (s) {
+		ksp_wot_view_free(s->view);
+		ksp_store_unref(s->store);
 		free(s->rank);
+		free(s->ss_members);
+		free(s->rank_of);
+		free(s->dist_from_ss);
+		free(s->dist_to_ss);
+		free(s->scc_sizes);
 		free(s);
 	}
 	return NULL;
 }
 
+static int cmp_u64_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x > y ? -1 : x < y;
+}
+
+/* By MSD then fingerprint: vertices are numbered in
+ * fingerprint order, so ties by vertex id are ties by fingerprint. */
 static int cmp_ranked(const void *a, const void *b)
 {
 	const struct ranked *x = a, *y = b;
 	if (x->sum != y->sum)
 		return x->sum < y->sum ? -1 : 1;
-	return strcmp(x->fpr, y->fpr);
+	return x->v < y->v ? -1 : x->v > y->v;
 }
 
-/* Structural edges: a third-party certification on a user ID (not a photo
- * ID), exportable, by a key in the store found by its fingerprint, else by
- * its 64-bit key ID. */
-static const char edges_sql[] =
-	"SELECT ik.id, u.key_id FROM certs c JOIN uids u ON u.id = c.uid_id "
-	"JOIN keys ik ON ik.fpr = c.issuer_fpr "
-	"WHERE c.sig_type BETWEEN 16 AND 19 AND c.exportable = 1 AND u.is_attr = 0 AND ik.id != u.key_id "
-	"UNION "
-	"SELECT ik.id, u.key_id FROM certs c JOIN uids u ON u.id = c.uid_id "
-	"JOIN keys ik ON c.issuer_fpr IS NULL AND ik.keyid = c.issuer_keyid "
-	"WHERE c.sig_type BETWEEN 16 AND 19 AND c.exportable = 1 AND u.is_attr = 0 AND ik.id != u.key_id";
+/* Multi-source BFS distances from (reverse: to) a set of vertices. */
+static int set_bfs(const struct ksp_wgraph *g, const uint32_t *members, uint32_t count, bool reverse,
+		   uint32_t *dist)
+{
+	uint32_t n = ksp_wgraph_n(g), head = 0, tail = 0;
+	uint32_t *queue = malloc((n ? n : 1) * sizeof(*queue));
+
+	if (queue == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		dist[i] = KSP_WGRAPH_NONE;
+	for (uint32_t i = 0; i < count; i++) {
+		dist[members[i]] = 0;
+		queue[tail++] = members[i];
+	}
+	while (head < tail) {
+		uint32_t u = queue[head++];
+		const uint32_t *nb;
+		uint32_t d = reverse ? ksp_wgraph_in_neighbors(g, u, &nb) : ksp_wgraph_out_neighbors(g, u, &nb);
+		for (uint32_t j = 0; j < d; j++)
+			if (dist[nb[j]] == KSP_WGRAPH_NONE) {
+				dist[nb[j]] = dist[u] + 1;
+				queue[tail++] = nb[j];
+			}
+	}
+	free(queue);
+	return 0;
+}
+
+static int count_certs(struct ksp_wot_stats *s)
+{
+	struct ksp_ctx *ctx = ksp_store_get_ctx(s->store);
+	sqlite3 *db = ksp_store_db(s->store);
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db,
+				"SELECT sig_type = 48, verified, count(*) FROM certs "
+				"WHERE sig_type BETWEEN 16 AND 19 OR sig_type = 48 GROUP BY 1, 2",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(ctx, db, rc, "count certifications");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		bool rev = sqlite3_column_int(st, 0);
+		int v = sqlite3_column_int(st, 1);
+		uint64_t n = (uint64_t)sqlite3_column_int64(st, 2);
+
+		if (rev) {
+			s->certs[KSP_WOT_CERTS_REVOCATIONS] += n;
+			continue;
+		}
+		s->certs[KSP_WOT_CERTS_TOTAL] += n;
+		switch (v) {
+		case 1: s->certs[KSP_WOT_CERTS_GOOD] += n; break;
+		case 2: s->certs[KSP_WOT_CERTS_BAD] += n; break;
+		case 3: s->certs[KSP_WOT_CERTS_UNSUPPORTED] += n; break;
+		case 4: s->certs[KSP_WOT_CERTS_DANGLING] += n; break;
+		default: s->certs[KSP_WOT_CERTS_UNCHECKED] += n; break;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return ksp_errno_from_sqlite(ctx, db, rc, "count certifications");
+	return 0;
+}
 
 KSP_EXPORT int ksp_wot_stats_new(struct ksp_store *store, int64_t at, unsigned int flags,
 				 struct ksp_wot_stats **ret)
 {
 	struct ksp_ctx *ctx;
-	sqlite3 *db;
-	sqlite3_stmt *st = NULL;
 	struct ksp_wot_stats *s = NULL;
-	struct ksp_wgraph *g = NULL;
-	uint32_t *map = NULL, *src = NULL, *dst = NULL, *members = NULL, *comp = NULL;
-	char (*fprs)[65] = NULL;
+	struct ksp_wgraph *g;
+	uint32_t *comp = NULL, ncomp = 0, count = 0, n;
 	uint64_t *sums = NULL;
-	size_t m = 0, cap = 0;
-	int64_t maxid = 0;
-	uint32_t n = 0, ncomp = 0, count = 0;
-	int rc, r;
+	int r;
 
 	if (store == NULL || ret == NULL)
 		return -EINVAL;
 	ctx = ksp_store_get_ctx(store);
 	ksp_clear_error(ctx);
-	if (!(flags & KSP_WOT_STRUCTURAL)) {
-		ksp_set_error(ctx, "only --structural metrics are available yet: certification verification is not implemented");
-		return -EOPNOTSUPP;
+	if (flags & ~(unsigned)(KSP_WOT_STRUCTURAL | KSP_WOT_NO_SHA1)) {
+		ksp_set_error(ctx, "unknown metrics flags 0x%x", flags);
+		return -EINVAL;
 	}
-	db = ksp_store_db(store);
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
-	rc = sqlite3_prepare_v2(db, "SELECT count(*), coalesce(max(id), 0) FROM keys", -1, &st, NULL);
-	if (rc != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
-		r = ksp_errno_from_sqlite(ctx, db, rc ? rc : sqlite3_errcode(db), "count keys");
-		goto out;
-	}
-	n = (uint32_t)sqlite3_column_int64(st, 0);
-	maxid = sqlite3_column_int64(st, 1);
-	sqlite3_finalize(st);
-	st = NULL;
-	map = calloc((size_t)maxid + 1, sizeof(*map));
-	fprs = calloc(n ? n : 1, sizeof(*fprs));
-	if (map == NULL || fprs == NULL) {
-		r = -ENOMEM;
-		goto out;
-	}
-	rc = sqlite3_prepare_v2(db, "SELECT id, fpr FROM keys ORDER BY fpr", -1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		r = ksp_errno_from_sqlite(ctx, db, rc, "keys");
-		goto out;
-	}
-	for (uint32_t i = 0; i < n && sqlite3_step(st) == SQLITE_ROW; i++) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		if (id < 0 || id > maxid) {
-			r = -EBADMSG;
-			goto out;
-		}
-		map[id] = i;
-		snprintf(fprs[i], sizeof(fprs[i]), "%s", (const char *)sqlite3_column_text(st, 1));
-	}
-	sqlite3_finalize(st);
-	rc = sqlite3_prepare_v2(db, edges_sql, -1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		st = NULL;
-		r = ksp_errno_from_sqlite(ctx, db, rc, "edges");
-		goto out;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
-		if (a < 0 || a > maxid || b < 0 || b > maxid)
-			continue;
-		if (m == cap) {
-			size_t nc = cap ? cap * 2 : 4096;
-			uint32_t *ns = realloc(src, nc * sizeof(*ns));
-			if (ns == NULL) {
-				r = -ENOMEM;
-				goto out;
-			}
-			src = ns;
-			uint32_t *nd = realloc(dst, nc * sizeof(*nd));
-			if (nd == NULL) {
-				r = -ENOMEM;
-				goto out;
-			}
-			dst = nd;
-			cap = nc;
-		}
-		src[m] = map[a];
-		dst[m] = map[b];
-		m++;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_DONE) {
-		r = ksp_errno_from_sqlite(ctx, db, rc, "edges");
-		goto out;
-	}
-	r = ksp_wgraph_new(n, src, dst, m, &g);
+	s->store = ksp_store_ref(store);
+	r = ksp_wot_view_new(store, at, flags, &s->view);
 	if (r < 0)
 		goto out;
-	s->vertices = n;
+	r = count_certs(s);
+	if (r < 0)
+		goto out;
+	g = s->view->g;
+	n = s->view->n;
 	s->edges = ksp_wgraph_m(g);
 	comp = calloc(n ? n : 1, sizeof(*comp));
-	if (comp == NULL) {
+	s->rank_of = malloc((n ? n : 1) * sizeof(*s->rank_of));
+	s->dist_from_ss = malloc((n ? n : 1) * sizeof(*s->dist_from_ss));
+	s->dist_to_ss = malloc((n ? n : 1) * sizeof(*s->dist_to_ss));
+	if (comp == NULL || s->rank_of == NULL || s->dist_from_ss == NULL || s->dist_to_ss == NULL) {
 		r = -ENOMEM;
 		goto out;
 	}
+	for (uint32_t i = 0; i < n; i++)
+		s->rank_of[i] = -1;
 	r = ksp_wgraph_scc(g, comp, &ncomp);
 	if (r < 0)
 		goto out;
 	s->scc_count = ncomp;
+	s->scc_sizes = calloc(ncomp ? ncomp : 1, sizeof(*s->scc_sizes));
+	if (s->scc_sizes == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		s->scc_sizes[comp[i]]++;
+	qsort(s->scc_sizes, ncomp, sizeof(*s->scc_sizes), cmp_u64_desc);
 	if (n > 0) {
-		r = ksp_wgraph_strong_set(g, &members, &count);
+		r = ksp_wgraph_strong_set(g, &s->ss_members, &count);
 		if (r < 0)
 			goto out;
 	}
 	s->ss_size = count;
+	r = set_bfs(g, s->ss_members, count, false, s->dist_from_ss);
+	if (r == 0)
+		r = set_bfs(g, s->ss_members, count, true, s->dist_to_ss);
+	if (r < 0)
+		goto out;
 	if (count > 1) {
 		size_t within = 0;
-		r = ksp_wgraph_count_edges_within(g, members, count, &within);
+		r = ksp_wgraph_count_edges_within(g, s->ss_members, count, &within);
 		if (r < 0)
 			goto out;
 		s->ss_edges = within;
@@ -176,27 +203,22 @@ KSP_EXPORT int ksp_wot_stats_new(struct ksp_store *store, int64_t at, unsigned i
 			r = -ENOMEM;
 			goto out;
 		}
-		r = ksp_wgraph_msd(g, members, count, 2, sums, NULL);
+		r = ksp_wgraph_msd(g, s->ss_members, count, ksp_get_threads(ctx), sums, s->hist);
 		if (r < 0)
 			goto out;
 		for (uint32_t i = 0; i < count; i++) {
 			s->dist_sum += sums[i];
 			s->rank[i].sum = sums[i];
-			memcpy(s->rank[i].fpr, fprs[members[i]], sizeof(s->rank[i].fpr));
+			s->rank[i].v = s->ss_members[i];
 		}
 		qsort(s->rank, count, sizeof(*s->rank), cmp_ranked);
+		for (uint32_t i = 0; i < count; i++)
+			s->rank_of[s->rank[i].v] = i;
 		s->msd = (double)s->dist_sum / ((double)count * (double)(count - 1));
 	}
 	r = 0;
 out:
-	sqlite3_finalize(st);
-	ksp_wgraph_free(g);
-	free(map);
-	free(src);
-	free(dst);
-	free(members);
 	free(comp);
-	free(fprs);
 	free(sums);
 	if (r < 0) {
 		if (!ksp_get_error(ctx))
@@ -213,12 +235,44 @@ out:
 	{                                                                                \
 		return s ? s->field : 0;                                                 \
 	}
-GETTER(vertices, vertices)
 GETTER(edges, edges)
 GETTER(scc_count, scc_count)
 GETTER(strong_set_size, ss_size)
 GETTER(strong_set_edges, ss_edges)
 GETTER(distance_sum, dist_sum)
+
+KSP_EXPORT uint64_t ksp_wot_stats_get_vertices(const struct ksp_wot_stats *s)
+{
+	return s ? s->view->n : 0;
+}
+
+KSP_EXPORT uint64_t ksp_wot_stats_get_keys(const struct ksp_wot_stats *s, unsigned int which)
+{
+	if (s == NULL)
+		return 0;
+	switch (which) {
+	case KSP_WOT_KEYS_TOTAL: return s->view->keys_total;
+	case KSP_WOT_KEYS_REVOKED: return s->view->keys_revoked;
+	case KSP_WOT_KEYS_EXPIRED: return s->view->keys_expired;
+	case KSP_WOT_KEYS_NOT_YET_VALID: return s->view->keys_future;
+	default: return 0;
+	}
+}
+
+KSP_EXPORT uint64_t ksp_wot_stats_get_certs(const struct ksp_wot_stats *s, unsigned int which)
+{
+	return s && which < KSP_WOT_CERTS_MAX ? s->certs[which] : 0;
+}
+
+KSP_EXPORT uint64_t ksp_wot_stats_get_scc_size(const struct ksp_wot_stats *s, size_t i)
+{
+	return s && i < s->scc_count ? s->scc_sizes[i] : 0;
+}
+
+KSP_EXPORT uint64_t ksp_wot_stats_get_distance_count(const struct ksp_wot_stats *s, unsigned int d)
+{
+	return s && d <= KSP_WGRAPH_MAX_DIST ? s->hist[d] : 0;
+}
 
 KSP_EXPORT double ksp_wot_stats_get_msd(const struct ksp_wot_stats *s)
 {
@@ -234,5 +288,222 @@ KSP_EXPORT const char *ksp_wot_stats_get_ranked(const struct ksp_wot_stats *s, s
 		*ret_sum = s->rank[rank].sum;
 	if (ret_msd)
 		*ret_msd = (double)s->rank[rank].sum / (double)(s->ss_size - 1);
-	return s->rank[rank].fpr;
+	return s->view->fpr[s->rank[rank].v];
+}
+
+KSP_EXPORT int64_t ksp_wot_stats_find_key(const struct ksp_wot_stats *s, const char *fpr)
+{
+	if (s == NULL || fpr == NULL)
+		return -EINVAL;
+	return ksp_wot_view_find(s->view, fpr);
+}
+
+KSP_EXPORT const char *ksp_wot_stats_get_key_fingerprint(const struct ksp_wot_stats *s, uint32_t key)
+{
+	return s && key < s->view->n ? s->view->fpr[key] : NULL;
+}
+
+KSP_EXPORT uint32_t ksp_wot_stats_get_key_degree(const struct ksp_wot_stats *s, uint32_t key, bool in)
+{
+	if (s == NULL || key >= s->view->n)
+		return 0;
+	return in ? ksp_wgraph_in_degree(s->view->g, key) : ksp_wgraph_out_degree(s->view->g, key);
+}
+
+KSP_EXPORT int64_t ksp_wot_stats_get_key_rank(const struct ksp_wot_stats *s, uint32_t key, uint64_t *ret_sum,
+					      double *ret_msd)
+{
+	int64_t rk;
+
+	if (s == NULL || key >= s->view->n)
+		return -EINVAL;
+	rk = s->rank_of[key];
+	if (rk < 0)
+		return -ENOENT;
+	ksp_wot_stats_get_ranked(s, (size_t)rk, ret_sum, ret_msd);
+	return rk;
+}
+
+KSP_EXPORT int ksp_wot_stats_get_key_ss_distance(const struct ksp_wot_stats *s, uint32_t key, bool to_ss)
+{
+	uint32_t d;
+
+	if (s == NULL || key >= s->view->n)
+		return -EINVAL;
+	d = to_ss ? s->dist_to_ss[key] : s->dist_from_ss[key];
+	return d == KSP_WGRAPH_NONE ? -ENOENT : (int)d;
+}
+
+KSP_EXPORT uint64_t ksp_wot_stats_get_reachable(const struct ksp_wot_stats *s, bool to_ss)
+{
+	uint64_t n = 0;
+
+	if (s == NULL || s->ss_size == 0)
+		return 0;
+	for (uint32_t i = 0; i < s->view->n; i++)
+		if ((to_ss ? s->dist_to_ss[i] : s->dist_from_ss[i]) != KSP_WGRAPH_NONE)
+			n++;
+	return n;
+}
+
+/* ---- paths ------------------------------------------------------------- */
+
+struct ksp_wot_paths {
+	struct ksp_wot_stats *stats;
+	uint32_t len;      /* edges per path */
+	size_t count;
+	bool truncated;
+	uint32_t *v;       /* count * (len + 1) vertices */
+};
+
+KSP_EXPORT struct ksp_wot_paths *ksp_wot_paths_free(struct ksp_wot_paths *p)
+{
+	if (p) {
+		free(p->v);
+		free(p);
+	}
+	return NULL;
+}
+
+struct walk {
+	const struct ksp_wgraph *g;
+	const uint32_t *df, *dt;
+	uint32_t len, *cur;
+	struct ksp_wot_paths *p;
+	size_t max;
+	int err;
+};
+
+static void walk(struct walk *w, uint32_t u, uint32_t depth)
+{
+	const uint32_t *nb;
+	uint32_t d;
+
+	w->cur[depth] = u;
+	if (depth == w->len) {
+		if (w->p->count == w->max) {
+			w->p->truncated = true;
+			return;
+		}
+		memcpy(w->p->v + w->p->count * (w->len + 1), w->cur, (w->len + 1) * sizeof(*w->cur));
+		w->p->count++;
+		return;
+	}
+	d = ksp_wgraph_out_neighbors(w->g, u, &nb);
+	for (uint32_t j = 0; j < d && !w->p->truncated; j++) {
+		uint32_t x = nb[j];
+		if (w->df[x] == depth + 1 && w->dt[x] != KSP_WGRAPH_NONE && w->dt[x] == w->len - depth - 1)
+			walk(w, x, depth + 1);
+	}
+}
+
+KSP_EXPORT int ksp_wot_paths_new(struct ksp_wot_stats *s, const char *from, const char *to, size_t max_paths,
+				 struct ksp_wot_paths **ret)
+{
+	struct ksp_ctx *ctx;
+	int64_t a, b;
+	uint32_t n, *df = NULL, *dt = NULL, *cur = NULL;
+	struct ksp_wot_paths *p = NULL;
+	int r;
+
+	if (s == NULL || from == NULL || to == NULL || ret == NULL)
+		return -EINVAL;
+	ctx = ksp_store_get_ctx(s->store);
+	ksp_clear_error(ctx);
+	a = ksp_wot_view_find(s->view, from);
+	b = ksp_wot_view_find(s->view, to);
+	if (a < 0 || b < 0) {
+		ksp_set_error(ctx, "%s: key %s is not in the graph (unknown, revoked or expired at the reference time)",
+			      ksp_store_get_path(s->store), a < 0 ? from : to);
+		return -ENOENT;
+	}
+	if (max_paths == 0)
+		max_paths = 1;
+	n = s->view->n;
+	p = calloc(1, sizeof(*p));
+	df = malloc(n * sizeof(*df));
+	dt = malloc(n * sizeof(*dt));
+	if (p == NULL || df == NULL || dt == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	p->stats = s;
+	r = ksp_wgraph_bfs(s->view->g, (uint32_t)a, false, df, NULL);
+	if (r == 0)
+		r = ksp_wgraph_bfs(s->view->g, (uint32_t)b, true, dt, NULL);
+	if (r < 0)
+		goto out;
+	if (df[b] == KSP_WGRAPH_NONE) {
+		*ret = p;
+		p = NULL;
+		r = 0;
+		goto out;
+	}
+	p->len = df[b];
+	cur = malloc((p->len + 1) * sizeof(*cur));
+	p->v = malloc(((max_paths < 1024 ? max_paths : 1024)) * (p->len + 1) * sizeof(*p->v));
+	if (cur == NULL || p->v == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (max_paths > 1024)
+		max_paths = 1024;
+	struct walk w = { .g = s->view->g, .df = df, .dt = dt, .len = p->len, .cur = cur, .p = p, .max = max_paths };
+	walk(&w, (uint32_t)a, 0);
+	*ret = p;
+	p = NULL;
+	r = 0;
+out:
+	free(df);
+	free(dt);
+	free(cur);
+	ksp_wot_paths_free(p);
+	return r;
+}
+
+KSP_EXPORT size_t ksp_wot_paths_get_count(const struct ksp_wot_paths *p)
+{
+	return p ? p->count : 0;
+}
+
+KSP_EXPORT int ksp_wot_paths_get_length(const struct ksp_wot_paths *p)
+{
+	return p && p->count ? (int)p->len : -ENOENT;
+}
+
+KSP_EXPORT bool ksp_wot_paths_is_truncated(const struct ksp_wot_paths *p)
+{
+	return p && p->truncated;
+}
+
+KSP_EXPORT int ksp_wot_paths_get_hop(const struct ksp_wot_paths *p, size_t path, size_t hop, const char **ret_signer,
+				     const char **ret_signee, int64_t *ret_created, char **ret_uid, size_t *ret_uid_len)
+{
+	const uint32_t *v;
+
+	if (p == NULL || path >= p->count || hop >= p->len)
+		return -EINVAL;
+	v = p->v + path * (p->len + 1);
+	if (ret_signer)
+		*ret_signer = p->stats->view->fpr[v[hop]];
+	if (ret_signee)
+		*ret_signee = p->stats->view->fpr[v[hop + 1]];
+	if (ret_created || ret_uid) {
+		int64_t created = 0;
+		char *uid = NULL;
+		size_t len = 0;
+		int r = ksp_wot_edge_cert(p->stats->store, p->stats->view, v[hop], v[hop + 1], &created, &uid, &len);
+		if (r < 0)
+			return r;
+		if (ret_created)
+			*ret_created = created;
+		if (ret_uid) {
+			*ret_uid = uid;
+			if (ret_uid_len)
+				*ret_uid_len = len;
+		} else {
+			free(uid);
+		}
+	}
+	return 0;
 }
