@@ -469,6 +469,7 @@ static int store_one(struct loader *l, const struct ksp_pgp_key *k, const uint8_
 				revoked_reason = s->has_revocation_reason ? s->revocation_code : 0;
 			}
 		} else if (!have_newest || s->created >= newest) {
+			selfsig_ok = true;
 			newest = s->created;
 			have_newest = true;
 			expires = s->has_key_expires && s->key_expires ? (int64_t)pk->created + s->key_expires : 0;
