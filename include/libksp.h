@@ -345,6 +345,78 @@ int ksp_wot_paths_get_hop(const struct ksp_wot_paths *paths, size_t path, size_t
 /* ------------------------------------------------------------------ */
 /* Trust of a key with respect to a core                               */
 
+/* A trust policy: the core keys and the rule (DESIGN.md "Trust").
+ * Defaults: max depth 5, min paths 1, key-level, SHA-1 counts, any key
+ * size, any certification age. */
+struct ksp_trust_policy;
+int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy **ret);
+struct ksp_trust_policy *ksp_trust_policy_free(struct ksp_trust_policy *policy);
+/* A core key by full fingerprint; -EINVAL for anything else. */
+int ksp_trust_policy_add_core(struct ksp_trust_policy *policy, const char *fpr);
+/* Core keys from a file: one fingerprint per line, '#' comments, and
+ * "FPR:N:" lines of gpg --export-ownertrust. */
+int ksp_trust_policy_add_core_file(struct ksp_trust_policy *policy, const char *path);
+size_t ksp_trust_policy_get_core_count(const struct ksp_trust_policy *policy);
+/* The store's party participants are core keys too. */
+void ksp_trust_policy_set_core_party(struct ksp_trust_policy *policy, bool on);
+/* Paths of at most @depth certifications (1-64). */
+int ksp_trust_policy_set_max_depth(struct ksp_trust_policy *policy, int depth);
+int ksp_trust_policy_get_max_depth(const struct ksp_trust_policy *policy);
+/* At least @paths vertex-disjoint paths (1-64). */
+int ksp_trust_policy_set_min_paths(struct ksp_trust_policy *policy, int paths);
+int ksp_trust_policy_get_min_paths(const struct ksp_trust_policy *policy);
+/* The last hop of every path certifies the same user ID of the target
+ * (Arch Linux's rule), instead of any user ID. */
+void ksp_trust_policy_set_per_uid(struct ksp_trust_policy *policy, bool on);
+/* Whether MD5, SHA-1 and RIPEMD-160 certifications count (default yes). */
+void ksp_trust_policy_set_sha1(struct ksp_trust_policy *policy, bool counts);
+/* RSA, DSA and ElGamal signer keys below @bits do not count (0: any). */
+void ksp_trust_policy_set_min_bits(struct ksp_trust_policy *policy, unsigned int bits);
+/* Certifications older than @seconds at the reference time do not count. */
+void ksp_trust_policy_set_max_age(struct ksp_trust_policy *policy, int64_t seconds);
+/* Reads a policy file: "key = value" lines, '#' comments; keys: core
+ * (repeatable), core_file, core_party, max_depth, min_paths, per_uid, sha1,
+ * min_key_bits, max_cert_age (90d, 2y, 12w, 36h or seconds).  Errors name
+ * FILE:LINE. */
+int ksp_trust_policy_load(struct ksp_trust_policy *policy, const char *path);
+
+enum ksp_trust_reason {
+	KSP_TRUST_TRUSTED = 0,
+	KSP_TRUST_NO_PATH = 1,         /* no path of at most the depth */
+	KSP_TRUST_TOO_FEW_PATHS = 2,   /* some, fewer than needed */
+	KSP_TRUST_TARGET_UNKNOWN = 3,  /* not in the store */
+	KSP_TRUST_TARGET_REVOKED = 4,
+	KSP_TRUST_TARGET_EXPIRED = 5,
+	KSP_TRUST_TARGET_INVALID = 6,  /* not yet valid, or too weak for the policy */
+	KSP_TRUST_NO_CORE = 7,         /* no core key is in the store and valid */
+	KSP_TRUST_UNDECIDED = 8,       /* the search ran out of steps: not trusted */
+};
+
+/* Evaluates @target_fpr at time @at.  Returns 0 and a result (trusted or
+ * not, with the reason and the paths), or a negative errno for a failure
+ * (bad fingerprint, no core key given, store error). */
+struct ksp_trust_result;
+int ksp_trust_check(struct ksp_store *store, const struct ksp_trust_policy *policy, const char *target_fpr,
+		    int64_t at, struct ksp_trust_result **ret);
+struct ksp_trust_result *ksp_trust_result_free(struct ksp_trust_result *result);
+bool ksp_trust_result_is_trusted(const struct ksp_trust_result *result);
+int ksp_trust_result_get_reason(const struct ksp_trust_result *result);
+/* One line: the verdict and why (no user ID bytes in it). */
+const char *ksp_trust_result_get_message(const struct ksp_trust_result *result);
+/* Disjoint paths found (the best set when not trusted). */
+int ksp_trust_result_get_paths_found(const struct ksp_trust_result *result);
+size_t ksp_trust_result_get_path_count(const struct ksp_trust_result *result);
+size_t ksp_trust_result_get_path_length(const struct ksp_trust_result *result, size_t path);
+/* Hop @hop of path @path: signer and signee fingerprints, the newest
+ * certification behind it: its date and user ID (raw bytes, hostile;
+ * borrowed, NUL-terminated). */
+int ksp_trust_result_get_hop(const struct ksp_trust_result *result, size_t path, size_t hop, const char **signer,
+			     const char **signee, int64_t *created, const char **uid, size_t *uid_len);
+/* Per-user-ID policy: the user ID the paths certify, else NULL. */
+const char *ksp_trust_result_get_uid(const struct ksp_trust_result *result, size_t *len);
+/* Keys looked at by the search. */
+uint64_t ksp_trust_result_get_explored(const struct ksp_trust_result *result);
+
 /* ------------------------------------------------------------------ */
 /* Rendering the web of trust (graphviz)                               */
 

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* ksp trust: is this key trusted by the core? */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/ksp.h"
+#include "shared/util.h"
+
+static int run_trust(struct ksp_cli *cli, int argc, char *argv[]);
+
+const struct ksp_cmd ksp_cmd_trust = {
+	.name = "trust",
+	.run = run_trust,
+	.usage = "[--policy FILE] [--core FILE | --core-fpr FPR... | --core-party] [--max-depth L]\n"
+		 "       [--min-paths K] [--per-uid] [--no-sha1] [--at DATE] [--json] (FPR | --batch FILE)",
+	.help = "is the key trusted by the core? (disjoint certification paths)",
+	.details = "FPR is trusted when at least K certification paths from core keys reach it,\n"
+		   "each of at most L certifications, sharing no key but FPR (each core key\n"
+		   "starts at most one path). Only verified, exportable, unexpired, unrevoked\n"
+		   "certifications on unrevoked user IDs count, made by keys valid when they\n"
+		   "signed, between keys valid at the reference time. Exit status: 0 trusted,\n"
+		   "1 not trusted, 2 error. The paths found, or why there are too few, are\n"
+		   "always shown.\n\n"
+		   "Options:\n"
+		   "  --policy FILE     read the rule from FILE (key = value; see ksp-trust(1));\n"
+		   "                    options given after it override it\n"
+		   "  --core FILE       core fingerprints, one per line (gpg --export-ownertrust\n"
+		   "                    lines too)\n"
+		   "  --core-fpr FPR    a core key (repeatable)\n"
+		   "  --core-party      the store's party participants are the core\n"
+		   "  --max-depth L     at most L certifications per path (default 5)\n"
+		   "  --min-paths K     at least K vertex-disjoint paths (default 1)\n"
+		   "  --per-uid         the paths' last certifications are on one user ID\n"
+		   "  --no-sha1         MD5, SHA-1 and RIPEMD-160 certifications do not count\n"
+		   "  --min-key-bits N  RSA/DSA/ElGamal signers below N bits do not count\n"
+		   "  --max-cert-age A  certifications older than A (90d, 2y, seconds) do not count\n"
+		   "  --at DATE         reference time (default: now)\n"
+		   "  --batch FILE      one fingerprint per line; one verdict line each; exit 0\n"
+		   "                    when all are trusted\n"
+		   "  -q, --quiet       the verdict line only\n",
+	.group = KSP_GROUP_ADMIN,
+};
+
+static void print_result(struct ksp_cli *cli, const struct ksp_trust_result *res, const char *fpr,
+			 const struct ksp_trust_policy *pol, bool brief, bool first)
+{
+	size_t np = ksp_trust_result_get_path_count(res);
+	const char *uid;
+	size_t ulen = 0;
+
+	if (cli->json) {
+		static const char *const reasons[] = { "trusted", "no_path", "too_few_paths", "target_unknown",
+						       "target_revoked", "target_expired", "target_invalid", "no_core",
+						       "undecided" };
+		int reason = ksp_trust_result_get_reason(res);
+		printf("%s{\"format_version\":1,\"fingerprint\":\"%s\",\"trusted\":%s,\"reason\":\"%s\",\"message\":",
+		       first ? "" : ",\n", fpr, ksp_trust_result_is_trusted(res) ? "true" : "false",
+		       reason >= 0 && reason <= 8 ? reasons[reason] : "error");
+		cli_json_str(stdout, ksp_trust_result_get_message(res), strlen(ksp_trust_result_get_message(res)));
+		printf(",\"min_paths\":%d,\"max_depth\":%d,\"paths_found\":%d,", ksp_trust_policy_get_min_paths(pol),
+		       ksp_trust_policy_get_max_depth(pol), ksp_trust_result_get_paths_found(res));
+		uid = ksp_trust_result_get_uid(res, &ulen);
+		printf("\"uid\":");
+		if (uid)
+			cli_json_str(stdout, uid, ulen);
+		else
+			printf("null");
+		printf(",\"paths\":[");
+		for (size_t i = 0; i < np; i++) {
+			printf("%s[", i ? "," : "");
+			for (size_t h = 0; h < ksp_trust_result_get_path_length(res, i); h++) {
+				const char *a, *b, *u;
+				int64_t created;
+				size_t len = 0;
+				ksp_trust_result_get_hop(res, i, h, &a, &b, &created, &u, &len);
+				printf("%s{\"signer\":\"%s\",\"signee\":\"%s\",\"created\":%lld,\"uid\":", h ? "," : "", a, b,
+				       (long long)created);
+				cli_json_str(stdout, u ? u : "", u ? len : 0);
+				printf("}");
+			}
+			printf("]");
+		}
+		printf("]}");
+		return;
+	}
+	printf("%s: %s\n", fpr, ksp_trust_result_get_message(res));
+	if (brief)
+		return;
+	uid = ksp_trust_result_get_uid(res, &ulen);
+	if (uid) {
+		char *e = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL);
+		printf("  on user ID \"%s\"\n", e ? e : "?");
+		free(e);
+	}
+	for (size_t i = 0; i < np; i++) {
+		size_t n = ksp_trust_result_get_path_length(res, i);
+		printf("  path %zu (%zu hop%s):\n", i + 1, n, n == 1 ? "" : "s");
+		for (size_t h = 0; h < n; h++) {
+			const char *a, *b, *u;
+			int64_t created;
+			size_t len = 0;
+			char date[32], *e;
+			ksp_trust_result_get_hop(res, i, h, &a, &b, &created, &u, &len);
+			format_date(created, date, sizeof(date));
+			e = cli_escape(u ? u : "", u ? len : 0, KSP_ESCAPE_TERMINAL);
+			printf("    %s\n      certified %s on %s\n      \"%s\"\n", a, b, date, e ? e : "?");
+			free(e);
+		}
+	}
+}
+
+static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'P' },
+		{ "core", required_argument, NULL, 'c' },
+		{ "core-fpr", required_argument, NULL, 'f' },
+		{ "core-party", no_argument, NULL, 'p' },
+		{ "max-depth", required_argument, NULL, 'L' },
+		{ "min-paths", required_argument, NULL, 'K' },
+		{ "per-uid", no_argument, NULL, 'u' },
+		{ "no-sha1", no_argument, NULL, 's' },
+		{ "min-key-bits", required_argument, NULL, 'b' },
+		{ "max-cert-age", required_argument, NULL, 'a' },
+		{ "at", required_argument, NULL, 't' },
+		{ "batch", required_argument, NULL, 'B' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{},
+	};
+	struct ksp_trust_policy *pol = NULL;
+	struct ksp_store *store = NULL;
+	const char *batch = NULL;
+	int64_t at = (int64_t)time(NULL);
+	bool brief = cli->quiet;
+	int c, r, status = KSP_EXIT_OK;
+
+	r = ksp_trust_policy_new(cli->ctx, &pol);
+	if (r < 0)
+		return cli_fail(cli, r, "cannot make a policy");
+	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
+		char *end;
+		long n;
+
+		switch (c) {
+		case 'P':
+			r = ksp_trust_policy_load(pol, optarg);
+			break;
+		case 'c':
+			r = ksp_trust_policy_add_core_file(pol, optarg);
+			break;
+		case 'f':
+			r = ksp_trust_policy_add_core(pol, optarg);
+			break;
+		case 'p':
+			ksp_trust_policy_set_core_party(pol, true);
+			break;
+		case 'L':
+		case 'K':
+			n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 64) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--%s takes a number from 1 to 64",
+							 c == 'L' ? "max-depth" : "min-paths");
+				goto out;
+			}
+			r = c == 'L' ? ksp_trust_policy_set_max_depth(pol, (int)n) : ksp_trust_policy_set_min_paths(pol, (int)n);
+			break;
+		case 'u':
+			ksp_trust_policy_set_per_uid(pol, true);
+			break;
+		case 's':
+			ksp_trust_policy_set_sha1(pol, false);
+			break;
+		case 'b':
+			n = strtol(optarg, &end, 10);
+			if (*end || n < 0 || n > 65536) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--min-key-bits takes a number of bits");
+				goto out;
+			}
+			ksp_trust_policy_set_min_bits(pol, (unsigned)n);
+			break;
+		case 'a': {
+			long long v = strtoll(optarg, &end, 10);
+			int64_t mul = 1;
+			if (end == optarg || v < 0 || (*end && end[1]) ||
+			    (*end && !strchr("hdwy", *end))) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--max-cert-age takes 90d, 2y, 12w, 36h or seconds");
+				goto out;
+			}
+			mul = *end == 'h' ? 3600 : *end == 'd' ? 86400 : *end == 'w' ? 7 * 86400 : *end == 'y' ? 365 * 86400 : 1;
+			ksp_trust_policy_set_max_age(pol, (int64_t)v * mul);
+			break;
+		}
+		case 't':
+			if (parse_date(optarg, &at) < 0) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
+							 "--at takes YYYY-MM-DD[THH:MM:SS[Z]] or @EPOCH, not '%s'", optarg);
+				goto out;
+			}
+			break;
+		case 'B':
+			batch = optarg;
+			break;
+		case 'q':
+			brief = true;
+			break;
+		default:
+			status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "bad option");
+			goto out;
+		}
+		if (r < 0) {
+			status = cli_fail(cli, r, "bad policy");
+			goto out;
+		}
+	}
+	if ((batch == NULL) == (optind >= argc) || (batch == NULL && optind + 1 != argc)) {
+		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "give one fingerprint, or --batch FILE");
+		goto out;
+	}
+	r = cli_open_store(cli, 0, &store);
+	if (r) {
+		status = r;
+		goto out;
+	}
+	if (batch == NULL) {
+		struct ksp_trust_result *res = NULL;
+		char fpr[65];
+
+		if (fpr_normalize(argv[optind], fpr) < 0) {
+			cli_err(cli, "'%s' is not a full fingerprint (40 or 64 hex digits); short key IDs are not accepted",
+				argv[optind]);
+			status = KSP_EXIT_ERROR;
+			goto out;
+		}
+		r = ksp_trust_check(store, pol, fpr, at, &res);
+		if (r < 0) {
+			status = cli_fail(cli, r, "%s: cannot evaluate trust", cli->db_path);
+			goto out;
+		}
+		print_result(cli, res, fpr, pol, brief, true);
+		if (cli->json)
+			printf("\n");
+		status = ksp_trust_result_is_trusted(res) ? KSP_EXIT_OK : KSP_EXIT_NEGATIVE;
+		ksp_trust_result_free(res);
+	} else {
+		uint8_t *data = NULL;
+		size_t len;
+		unsigned lineno = 0, n = 0, yes = 0;
+		char *save = NULL;
+
+		r = read_file_all(batch, 64u << 20, &data, &len);
+		if (r < 0) {
+			cli_err(cli, "%s: cannot read: %s", batch, strerror(-r));
+			status = KSP_EXIT_ERROR;
+			goto out;
+		}
+		if (cli->json)
+			printf("{\"format_version\":1,\"results\":[\n");
+		for (char *l = strtok_r((char *)data, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			struct ksp_trust_result *res = NULL;
+			char fpr[65], *p = l;
+
+			lineno++;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p == '#' || *p == '\0' || *p == '\r')
+				continue;
+			p[strcspn(p, " \t\r#")] = '\0';
+			if (fpr_normalize(p, fpr) < 0) {
+				char *e = cli_escape(p, strlen(p), KSP_ESCAPE_TERMINAL);
+				cli_err(cli, "%s:%u: '%s' is not a full fingerprint", batch, lineno, e ? e : "?");
+				free(e);
+				status = KSP_EXIT_ERROR;
+				break;
+			}
+			r = ksp_trust_check(store, pol, fpr, at, &res);
+			if (r < 0) {
+				status = cli_fail(cli, r, "%s:%u: cannot evaluate trust", batch, lineno);
+				break;
+			}
+			print_result(cli, res, fpr, pol, true, n == 0);
+			n++;
+			yes += ksp_trust_result_is_trusted(res);
+			ksp_trust_result_free(res);
+		}
+		free(data);
+		if (cli->json)
+			printf("\n],\"keys\":%u,\"trusted\":%u}\n", n, yes);
+		else if (status == KSP_EXIT_OK && !cli->quiet)
+			printf("%u of %u keys trusted\n", yes, n);
+		if (status == KSP_EXIT_OK && yes != n)
+			status = KSP_EXIT_NEGATIVE;
+	}
+out:
+	ksp_store_unref(store);
+	ksp_trust_policy_free(pol);
+	return status;
+}
