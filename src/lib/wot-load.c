@@ -4,17 +4,20 @@
  * every signature on a user ID (self-signatures and certifications) and
  * every key-level self-signature checked with libgcrypt on worker threads.
  *
- * 1. read every key of the input into memory;
- * 2. index the primary keys by key ID; issuers not in the input are looked
- *    up in the store (keys.keydata) and added to the index;
- * 3. one job per signature to check, run on ksp_get_threads() threads
- *    (the calling thread is one of them and reports progress);
- * 4. write keys (expiry and revocation from verified self-signatures
- *    only), user IDs (revoked when the newest verified self-signature is a
- *    revocation) and certifications with their verdict and, when verified,
- *    the issuer's fingerprint;
- * 5. certifications already in the store whose issuer was unknown
- *    (verified = 4) and is in this input are checked now.
+ * 1. index pass: every primary key packet of the input is framed and
+ *    fingerprinted (its public part stays where it is, in the input or the
+ *    reader's decoded armor), so every issuer in the input is known before
+ *    any signature is checked, and memory stays small: ~200 bytes a key;
+ * 2. keys are then read in batches; for each batch, one job per signature
+ *    to check (issuers not in the input are looked up once in the store),
+ *    run on ksp_get_threads() threads (the calling thread is one of them
+ *    and reports progress);
+ * 3. the batch is written: keys (expiry and revocation from verified
+ *    self-signatures only), user IDs (revoked when the newest verified
+ *    self-signature is a revocation) and certifications with their verdict
+ *    and, when verified, the issuer's fingerprint;
+ * 4. certifications already in the store whose issuer was unknown
+ *    (verified = 4) and has now come are checked.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,7 +45,8 @@ struct job {
 	const struct ksp_pgp_pubkey *target;
 	const struct ksp_pgp_uid *uid; /* NULL: a key-level signature */
 	const struct ksp_pgp_sig *sig;
-	int32_t self;   /* >= 0: only this signer (a self-signature) */
+	int32_t self;   /* a self-signature: only this signer (-1: not indexed) */
+	bool is_self;
 	int32_t by;     /* the signer that verified it, -1 none */
 	int8_t res;
 };
@@ -56,8 +60,14 @@ struct loader {
 	uint64_t keys, certs, bad, secret;
 	uint64_t n_good, n_bad, n_unsupported, n_nokey;
 
-	struct ksp_pgp_key **in; /* keys of the input */
+	struct ksp_pgp_key **in; /* the current batch of keys */
 	size_t n_in, cap_in;
+	struct ksp_pgp_pubkey *index; /* every primary key of the input */
+	size_t n_index, cap_index;
+	uint64_t *missing;       /* key IDs looked up in the store in vain */
+	size_t n_missing, cap_missing;
+	bool store_had_keys;
+	sqlite3_stmt *st_issuer;
 	struct ksp_pgp_key **extra; /* issuers read back from the store */
 	size_t n_extra, cap_extra;
 	struct signer *signers;
@@ -187,11 +197,12 @@ static bool key_sig_wanted(const struct ksp_pgp_key *k, const struct ksp_pgp_sig
 }
 
 static int add_job(struct loader *l, const struct ksp_pgp_pubkey *target, const struct ksp_pgp_uid *uid,
-		   const struct ksp_pgp_sig *sig, int32_t self)
+		   const struct ksp_pgp_sig *sig, int32_t self, bool is_self)
 {
 	if (grow((void **)&l->jobs, &l->cap_jobs, l->n_jobs + 1, sizeof(*l->jobs)) < 0)
 		return -ENOMEM;
-	l->jobs[l->n_jobs++] = (struct job){ .target = target, .uid = uid, .sig = sig, .self = self, .by = -1 };
+	l->jobs[l->n_jobs++] = (struct job){ .target = target, .uid = uid, .sig = sig, .self = self,
+					     .is_self = is_self, .by = -1 };
 	return 0;
 }
 
@@ -239,62 +250,111 @@ static int fetch_issuer(struct loader *l, sqlite3_stmt *st, const struct ksp_pgp
 	return r;
 }
 
+/* Pass 1: every primary key of the (decoded) input into the signer index. */
+static int index_input(struct loader *l, const uint8_t *data, size_t len)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		struct ksp_pgp_packet pkt;
+		struct ksp_pgp_pubkey pk;
+
+		if (ksp_pgp_packet_next(data, len, &pos, &pkt) < 0)
+			break; /* the reader resynchronises; keys past here are checked at the end */
+		if ((pkt.tag == KSP_PGP_TAG_PUBLIC_KEY || pkt.tag == KSP_PGP_TAG_SECRET_KEY) && pkt.joined == NULL &&
+		    ksp_pgp_parse_pubkey(pkt.body, pkt.body_len, pkt.tag == KSP_PGP_TAG_SECRET_KEY, &pk) == 0 &&
+		    ksp_pgp_fingerprint(&pk) == 0) {
+			if (grow((void **)&l->index, &l->cap_index, l->n_index + 1, sizeof(*l->index)) < 0) {
+				free(pkt.joined);
+				return -ENOMEM;
+			}
+			l->index[l->n_index++] = pk;
+		}
+		free(pkt.joined);
+	}
+	for (size_t i = 0; i < l->n_index; i++)
+		if (add_signer(l, &l->index[i]) < 0)
+			return -ENOMEM;
+	return build_index(l);
+}
+
+static bool was_missing(const struct loader *l, uint64_t kid)
+{
+	for (size_t i = 0; i < l->n_missing; i++)
+		if (l->missing[i] == kid)
+			return true;
+	return false;
+}
+
+/* The signer a self-signature of @k is checked with. */
+static int32_t self_signer(const struct loader *l, const struct ksp_pgp_key *k)
+{
+	uint64_t kid = kid64(k->primary.keyid);
+
+	for (int32_t c = l->buckets[bucket_of(l, kid)]; c >= 0; c = l->signers[c].next)
+		if (l->signers[c].kid == kid && l->signers[c].pk->fpr_len == k->primary.fpr_len &&
+		    memcmp(l->signers[c].pk->fpr, k->primary.fpr, k->primary.fpr_len) == 0)
+			return c;
+	return -1;
+}
+
+/* Jobs for the current batch of keys. */
 static int plan_jobs(struct loader *l)
 {
-	sqlite3_stmt *st = NULL;
-	int r;
+	int r = 0;
 
-	for (size_t i = 0; i < l->n_in; i++)
-		if ((r = add_signer(l, &l->in[i]->primary)) < 0)
-			return r;
-	if ((r = build_index(l)) < 0)
-		return r;
+	l->n_jobs = 0;
 	/* issuers that are not in the input but may be in the store */
-	r = sqlite3_prepare_v2(l->db, "SELECT keydata FROM keys WHERE keyid = ? AND keydata IS NOT NULL", -1, &st,
-			       NULL);
-	if (r != SQLITE_OK)
-		return ksp_errno_from_sqlite(l->ctx, l->db, r, "issuers");
-	size_t before = l->n_signers;
-	for (size_t i = 0; i < l->n_in && r == 0; i++) {
-		const struct ksp_pgp_key *k = l->in[i];
-		for (size_t u = 0; u < k->n_uids && r == 0; u++)
-			for (size_t j = 0; j < k->uids[u].n_sigs && r == 0; j++) {
-				const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
-				if (is_cert(s->type) && !is_self(k, s) && first_candidate(l, s) < 0) {
-					r = fetch_issuer(l, st, s);
+	if (l->store_had_keys) {
+		size_t before = l->n_signers;
+		for (size_t i = 0; i < l->n_in && r == 0; i++) {
+			const struct ksp_pgp_key *k = l->in[i];
+			for (size_t u = 0; u < k->n_uids && r == 0; u++)
+				for (size_t j = 0; j < k->uids[u].n_sigs && r == 0; j++) {
+					const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
+					uint64_t kid;
+					if (!is_cert(s->type) || is_self(k, s) || first_candidate(l, s) >= 0 ||
+					    !issuer_kid(s, &kid) || was_missing(l, kid))
+						continue;
+					r = fetch_issuer(l, l->st_issuer, s);
 					if (r == 0 && l->n_signers != before) {
 						r = build_index(l);
 						before = l->n_signers;
+					} else if (r == 0) {
+						if (grow((void **)&l->missing, &l->cap_missing, l->n_missing + 1,
+							 sizeof(*l->missing)) < 0)
+							return -ENOMEM;
+						l->missing[l->n_missing++] = kid;
 					}
 				}
-			}
+		}
+		if (r < 0)
+			return r;
 	}
-	sqlite3_finalize(st);
-	if (r < 0)
-		return r;
-
 	for (size_t i = 0; i < l->n_in; i++) {
 		const struct ksp_pgp_key *k = l->in[i];
 		const struct ksp_pgp_pubkey *pk = &k->primary;
+		int32_t self = self_signer(l, k);
 		for (size_t j = 0; j < pk->n_sigs; j++)
-			if (key_sig_wanted(k, &pk->sigs[j]) && (r = add_job(l, pk, NULL, &pk->sigs[j], (int32_t)i)) < 0)
+			if (key_sig_wanted(k, &pk->sigs[j]) && (r = add_job(l, pk, NULL, &pk->sigs[j], self, true)) < 0)
 				return r;
 		for (size_t u = 0; u < k->n_uids; u++)
 			for (size_t j = 0; j < k->uids[u].n_sigs; j++) {
 				const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
 				if (!is_cert(s->type))
 					continue;
-				if ((r = add_job(l, pk, &k->uids[u], s, is_self(k, s) ? (int32_t)i : -1)) < 0)
+				bool own = is_self(k, s);
+				if ((r = add_job(l, pk, &k->uids[u], s, own ? self : -1, own)) < 0)
 					return r;
 			}
 	}
 	/* prepare every candidate signer's key once, before the threads */
 	for (size_t i = 0; i < l->n_jobs; i++) {
 		struct job *jb = &l->jobs[i];
-		int32_t c = jb->self >= 0 ? jb->self : first_candidate(l, jb->sig);
-		for (; c >= 0; c = jb->self >= 0 ? -1 : l->signers[c].next) {
+		int32_t c = jb->is_self ? jb->self : first_candidate(l, jb->sig);
+		for (; c >= 0; c = jb->is_self ? -1 : l->signers[c].next) {
 			struct signer *s = &l->signers[c];
-			if (jb->self < 0 && !issuer_matches(s, jb->sig))
+			if (!jb->is_self && !issuer_matches(s, jb->sig))
 				continue;
 			if (!s->vk_tried) {
 				s->vk_tried = true;
@@ -310,13 +370,13 @@ static int plan_jobs(struct loader *l)
 static void run_job(struct loader *l, struct job *jb)
 {
 	int best = KSP_VERIFY_NO_ISSUER;
-	int32_t c = jb->self >= 0 ? jb->self : first_candidate(l, jb->sig);
+	int32_t c = jb->is_self ? jb->self : first_candidate(l, jb->sig);
 
-	for (; c >= 0; c = jb->self >= 0 ? -1 : l->signers[c].next) {
+	for (; c >= 0; c = jb->is_self ? -1 : l->signers[c].next) {
 		const struct signer *s = &l->signers[c];
 		int r;
 
-		if (jb->self < 0 && !issuer_matches(s, jb->sig))
+		if (!jb->is_self && !issuer_matches(s, jb->sig))
 			continue;
 		r = s->vk ? ksp_pgp_verify_with(s->vk, jb->target, jb->uid, NULL, jb->sig) : KSP_VERIFY_UNSUPPORTED;
 		if (r == KSP_VERIFY_GOOD) {
@@ -333,6 +393,7 @@ static void run_job(struct loader *l, struct job *jb)
 }
 
 #define CHUNK 64
+#define BATCH 8192 /* keys read, checked and stored at a time */
 
 static void *worker(void *data)
 {
@@ -753,6 +814,9 @@ static void loader_done(struct loader *l)
 	for (size_t i = 0; i < l->n_extra; i++)
 		ksp_pgp_key_free(l->extra[i]);
 	free(l->in);
+	free(l->index);
+	free(l->missing);
+	sqlite3_finalize(l->st_issuer);
 	free(l->extra);
 	free(l->signers);
 	free(l->buckets);
@@ -767,6 +831,7 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 	struct ksp_pgp_key *k = NULL;
 	const uint8_t *rdata;
 	size_t rlen, cursor = 0;
+	uint64_t seen = 0;
 	int r;
 
 	if (store == NULL || (data == NULL && len > 0))
@@ -807,21 +872,73 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 	r = ksp_pgp_reader_new(l.ctx, data, len, source, &rd);
 	if (r < 0)
 		goto out;
-	while ((r = ksp_pgp_reader_next(rd, &k)) > 0) {
-		if (k->secret)
-			l.secret++; /* only the public part was kept by the reader */
-		if (grow((void **)&l.in, &l.cap_in, l.n_in + 1, sizeof(*l.in)) < 0) {
-			ksp_pgp_key_free(k);
-			r = -ENOMEM;
+	rdata = ksp_pgp_reader_data(rd, &rlen);
+	if (l.verify) {
+		sqlite3_stmt *st = NULL;
+		if (sqlite3_prepare_v2(l.db, "SELECT 1 FROM keys LIMIT 1", -1, &st, NULL) == SQLITE_OK)
+			l.store_had_keys = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		r = prep(&l, &l.st_issuer, "SELECT keydata FROM keys WHERE keyid = ? AND keydata IS NOT NULL");
+		if (r < 0)
 			goto out;
-		}
-		l.in[l.n_in++] = k;
-		if (l.n_in % 8192 == 0)
-			ksp_progress(l.ctx, "reading keys", l.n_in, 0);
+		r = index_input(&l, rdata, rlen);
+		if (r < 0)
+			goto out;
 	}
-	k = NULL;
-	if (r < 0)
-		goto out;
+	for (;;) {
+		bool end = false;
+
+		/* a batch of keys */
+		l.n_in = 0;
+		while (l.n_in < BATCH) {
+			r = ksp_pgp_reader_next(rd, &k);
+			if (r < 0)
+				goto out;
+			if (r == 0) {
+				end = true;
+				break;
+			}
+			if (k->secret)
+				l.secret++; /* only the public part was kept by the reader */
+			if (grow((void **)&l.in, &l.cap_in, l.n_in + 1, sizeof(*l.in)) < 0) {
+				ksp_pgp_key_free(k);
+				r = -ENOMEM;
+				goto out;
+			}
+			l.in[l.n_in++] = k;
+		}
+		k = NULL;
+		if (l.verify && l.n_in) {
+			r = plan_jobs(&l);
+			if (r < 0)
+				goto out;
+			r = run_jobs(&l);
+			if (r < 0)
+				goto out;
+		}
+		cursor = 0;
+		for (size_t i = 0; i < l.n_in; i++) {
+			const struct ksp_pgp_key *key = l.in[i];
+			/* the key as read: its packets, secret ones excepted */
+			const uint8_t *raw = NULL;
+			size_t raw_len = 0;
+			if (!key->secret && key->end <= rlen && key->offset < key->end) {
+				raw = rdata + key->offset;
+				raw_len = key->end - key->offset;
+			}
+			r = store_one(&l, key, raw, raw_len, source, &cursor);
+			if (r < 0)
+				goto out;
+		}
+		seen += l.n_in;
+		for (size_t i = 0; i < l.n_in; i++)
+			ksp_pgp_key_free(l.in[i]);
+		l.n_in = 0;
+		ksp_progress(l.ctx, l.verify ? "loading and verifying keys" : "loading keys", seen,
+			     end ? seen : (l.n_index > seen ? l.n_index : 0));
+		if (end)
+			break;
+	}
 	l.bad = ksp_pgp_reader_n_bad_keys(rd);
 	if ((flags & KSP_WOT_LOAD_STRICT) && l.bad) {
 		ksp_set_error(l.ctx, "%s: %llu malformed key(s) (--strict); nothing was loaded", source,
@@ -829,34 +946,10 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 		r = -EBADMSG;
 		goto out;
 	}
-	if (l.n_in == 0 && l.bad == 0) {
+	if (l.keys == 0 && l.bad == 0) {
 		ksp_set_error(l.ctx, "%s: no OpenPGP key found; give a keyring (binary or armored)", source);
 		r = -EBADMSG;
 		goto out;
-	}
-	if (l.verify) {
-		r = plan_jobs(&l);
-		if (r < 0)
-			goto out;
-		r = run_jobs(&l);
-		if (r < 0)
-			goto out;
-	}
-	rdata = ksp_pgp_reader_data(rd, &rlen);
-	for (size_t i = 0; i < l.n_in; i++) {
-		const struct ksp_pgp_key *key = l.in[i];
-		/* the key as read: its packets, secret ones excepted */
-		const uint8_t *raw = NULL;
-		size_t raw_len = 0;
-		if (!key->secret && key->end <= rlen && key->offset < key->end) {
-			raw = rdata + key->offset;
-			raw_len = key->end - key->offset;
-		}
-		r = store_one(&l, key, raw, raw_len, source, &cursor);
-		if (r < 0)
-			goto out;
-		if ((i + 1) % 8192 == 0)
-			ksp_progress(l.ctx, "storing keys", i + 1, l.n_in);
 	}
 	if (l.verify) {
 		r = recheck_pending(&l);
