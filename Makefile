@@ -14,7 +14,8 @@ DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph pangocairo cairo libqrenc
 # Debian packages that provide everything the build, the tests and the demo need.
 DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3-dev \
               libgraphviz-dev graphviz gnupg sqlite3 openssl xxd python3 bc \
-              libcairo2-dev libpango1.0-dev libqrencode-dev poppler-utils libxml2-utils
+              libcairo2-dev libpango1.0-dev libqrencode-dev poppler-utils libxml2-utils \
+              zbar-tools fonts-ipafont-gothic
 DEP_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(DEPS) 2>/dev/null)
 DEP_LIBS    = $(shell $(PKG_CONFIG) --libs $(DEPS) 2>/dev/null) -lpthread
 
@@ -139,6 +140,8 @@ install: all
 	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' -e 's|@includedir@|$(INCDIR)|' \
 	  -e 's|@VERSION@|$(VERSION)|' src/lib/libksp.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc
 	install -m 0755 ksp $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(DATADIR)/templates
+	install -m 0644 templates/*.txt templates/*.html $(DESTDIR)$(DATADIR)/templates/
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0644 contrib/ksp.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ksp
 	for m in docs/*.1; do [ -f "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
@@ -148,6 +151,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so \
 	  $(DESTDIR)$(INCDIR)/libksp.h $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc $(DESTDIR)$(BINDIR)/ksp \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ksp
+	rm -rf $(DESTDIR)$(DATADIR)/templates
 	for m in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$(basename $$m); done; true
 	for m in docs/*.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$$(basename $$m); done; true
 

@@ -339,6 +339,68 @@ int ksp_wot_paths_get_hop(const struct ksp_wot_paths *paths, size_t path, size_t
 /* ------------------------------------------------------------------ */
 /* Verification sheets and fingerprint slips                           */
 
+/* The verification sheet of the frozen list (party name, date, place, list
+ * version, digests with room to write the announced ones, then each
+ * participant: number, fingerprint, algorithm, creation date, user IDs,
+ * with boxes to tick), and fingerprint slips to cut out and hand to others
+ * (with an optional QR code of OPENPGP4FPR:<fingerprint>).  Text and HTML
+ * come from templates (built in, or the user's; see ksp-party-sheet(1)),
+ * PDF is drawn with cairo and pango.  Every value is escaped for its
+ * format.  The text sheet of a frozen list, without a template or a "for"
+ * participant, is the canonical list text (ksp_party_get_list_text()),
+ * byte for byte: its SHA-256 is the announced digest. */
+struct ksp_render_opts;
+
+enum ksp_render_kind {
+	KSP_RENDER_SHEET = 0, /* verification sheet (needs a frozen list, or KSP_RENDER_DRAFT) */
+	KSP_RENDER_SLIPS = 1, /* fingerprint slips: of the "for" key, else one block per participant */
+};
+enum ksp_render_format {
+	KSP_FORMAT_TXT = 0,
+	KSP_FORMAT_HTML = 1,
+	KSP_FORMAT_PDF = 2,
+};
+enum ksp_paper {
+	KSP_PAPER_A4 = 0,
+	KSP_PAPER_LETTER = 1,
+};
+enum ksp_render_flags {
+	KSP_RENDER_QR = 1 << 0,    /* slips: a QR code of OPENPGP4FPR:<fingerprint> */
+	KSP_RENDER_DRAFT = 1 << 1, /* sheet of an open list: render it marked DRAFT, without digests */
+};
+/* Options (defaults: A4, no flags, no template, no "for", a page of slips). */
+int ksp_render_opts_new(struct ksp_ctx *ctx, struct ksp_render_opts **ret);
+struct ksp_render_opts *ksp_render_opts_free(struct ksp_render_opts *opts);
+/* Personalize for one participant: full fingerprint (spaces allowed) or
+ * order number ("3", "#3"); NULL clears.  The sheet marks that entry "this
+ * is you"; slips are of that key only.  Returns 0 or -EINVAL. */
+int ksp_render_opts_set_for(struct ksp_render_opts *opts, const char *fpr_or_number);
+/* A template file (read when rendering) or text, instead of the built-in
+ * one; txt and html only.  NULL restores the built-in template. */
+int ksp_render_opts_set_template(struct ksp_render_opts *opts, const char *path);
+int ksp_render_opts_set_template_text(struct ksp_render_opts *opts, const char *text, size_t len);
+int ksp_render_opts_set_paper(struct ksp_render_opts *opts, unsigned int paper);
+int ksp_render_opts_set_flags(struct ksp_render_opts *opts, unsigned int flags);
+/* Slips per key (0: as many as fit one page in PDF, 8 in txt and html). */
+int ksp_render_opts_set_count(struct ksp_render_opts *opts, unsigned int count);
+/* The built-in template of @kind in @format (txt or html), or NULL. */
+const char *ksp_render_builtin_template(unsigned int kind, unsigned int format);
+/**
+ * ksp_party_render:
+ * Renders a sheet or slips (@opts may be NULL) and writes them to @fd;
+ * ksp_party_render_file() writes @path atomically (temporary name, then
+ * rename).  Nothing is written when rendering fails.
+ * Returns: the number of pages for PDF, 0 for txt and html; -EPERM (sheet
+ * of an open list without KSP_RENDER_DRAFT), -ENOENT (no such "for"
+ * participant), -ENODATA (slips of an empty list), -EINVAL (bad template,
+ * with file and line in ksp_get_error()), -ESTALE (the store's keys no
+ * longer match the frozen list), -ENOMEM, -EIO, -errno of the output.
+ */
+int ksp_party_render(struct ksp_party *party, unsigned int kind, unsigned int format,
+		     const struct ksp_render_opts *opts, int fd);
+int ksp_party_render_file(struct ksp_party *party, unsigned int kind, unsigned int format,
+			  const struct ksp_render_opts *opts, const char *path);
+
 /* ------------------------------------------------------------------ */
 /* After the party: signing, import of returned signatures, status     */
 

@@ -11,6 +11,8 @@ static const struct ksp_cmd *const party_cmds[] = {
 	&ksp_cmd_party_reopen,
 	&ksp_cmd_party_digest,
 	&ksp_cmd_party_verify_list,
+	&ksp_cmd_party_sheet,
+	&ksp_cmd_party_slips,
 	NULL,
 };
 

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* ksp party sheet / ksp party slips: verification sheets and fingerprint
+ * slips in text, HTML and PDF (the rendering is in libksp). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli/party.h"
+
+static int parse_format(const char *s)
+{
+	if (strcmp(s, "txt") == 0 || strcmp(s, "text") == 0)
+		return KSP_FORMAT_TXT;
+	if (strcmp(s, "html") == 0)
+		return KSP_FORMAT_HTML;
+	if (strcmp(s, "pdf") == 0)
+		return KSP_FORMAT_PDF;
+	return -1;
+}
+
+/* --format from the output file name when not given */
+static int format_from_name(const char *path)
+{
+	const char *dot = path ? strrchr(path, '.') : NULL;
+
+	if (dot == NULL || strchr(dot, '/'))
+		return -1;
+	if (strcasecmp(dot, ".pdf") == 0)
+		return KSP_FORMAT_PDF;
+	if (strcasecmp(dot, ".html") == 0 || strcasecmp(dot, ".htm") == 0)
+		return KSP_FORMAT_HTML;
+	if (strcasecmp(dot, ".txt") == 0)
+		return KSP_FORMAT_TXT;
+	return -1;
+}
+
+static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int kind)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "for", required_argument, NULL, 'F' },
+		{ "template", required_argument, NULL, 't' },
+		{ "paper", required_argument, NULL, 'p' },
+		{ "draft", no_argument, NULL, 'D' },
+		{ "qr", no_argument, NULL, 'Q' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "print-template", required_argument, NULL, 'P' },
+		{ "output", required_argument, NULL, 'o' },
+		{},
+	};
+	const struct ksp_cmd *cmd = kind == KSP_RENDER_SHEET ? &ksp_cmd_party_sheet : &ksp_cmd_party_slips;
+	const char *full = kind == KSP_RENDER_SHEET ? "party sheet" : "party slips";
+	const char *what = kind == KSP_RENDER_SHEET ? "sheet" : "slips";
+	struct ksp_store *store = NULL;
+	struct ksp_party *party = NULL;
+	struct ksp_render_opts *ro = NULL;
+	const char *out = NULL, *for_spec = NULL, *tmpl = NULL;
+	unsigned int flags = 0, paper = KSP_PAPER_A4, count = 0;
+	int c, r, format = -1, status = KSP_EXIT_OK;
+
+	while ((c = getopt_long(argc, argv, "f:o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			format = parse_format(optarg);
+			if (format < 0)
+				return cli_usage_error(cli, cmd, full, "--format takes txt, html or pdf, not '%s'", optarg);
+			break;
+		case 'F':
+			for_spec = optarg;
+			break;
+		case 't':
+			tmpl = optarg;
+			break;
+		case 'p':
+			if (strcasecmp(optarg, "a4") == 0)
+				paper = KSP_PAPER_A4;
+			else if (strcasecmp(optarg, "letter") == 0)
+				paper = KSP_PAPER_LETTER;
+			else
+				return cli_usage_error(cli, cmd, full, "--paper takes a4 or letter, not '%s'", optarg);
+			break;
+		case 'D':
+			if (kind != KSP_RENDER_SHEET)
+				return cli_usage_error(cli, cmd, full, "bad option '--draft'");
+			flags |= KSP_RENDER_DRAFT;
+			break;
+		case 'Q':
+			if (kind != KSP_RENDER_SLIPS)
+				return cli_usage_error(cli, cmd, full, "bad option '--qr' (QR codes are on slips)");
+			flags |= KSP_RENDER_QR;
+			break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (kind != KSP_RENDER_SLIPS)
+				return cli_usage_error(cli, cmd, full, "bad option '--count'");
+			if (*end || end == optarg || v < 1 || v > 1000)
+				return cli_usage_error(cli, cmd, full, "--count takes a number from 1 to 1000");
+			count = (unsigned int)v;
+			break;
+		}
+		case 'P': {
+			int f = parse_format(optarg);
+			const char *t;
+			if (f == KSP_FORMAT_PDF) {
+				cli_err(cli, "the PDF %s is drawn by ksp, not made from a template; templates are for txt and html",
+					what);
+				return KSP_EXIT_ERROR;
+			}
+			if (f < 0)
+				return cli_usage_error(cli, cmd, full, "--print-template takes txt or html, not '%s'", optarg);
+			t = ksp_render_builtin_template(kind, (unsigned int)f);
+			if (t == NULL || fputs(t, stdout) < 0 || fflush(stdout) != 0) {
+				cli_err(cli, "cannot write the template to standard output");
+				return KSP_EXIT_ERROR;
+			}
+			return KSP_EXIT_OK;
+		}
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			return cli_usage_error(cli, cmd, full, "bad option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(cli, cmd, full, "unexpected argument '%s'", argv[optind]);
+	if (out && strcmp(out, "-") == 0)
+		out = NULL;
+	if (format < 0)
+		format = format_from_name(out);
+	if (format < 0)
+		format = kind == KSP_RENDER_SHEET ? KSP_FORMAT_TXT : KSP_FORMAT_PDF;
+	if (format == KSP_FORMAT_PDF && tmpl)
+		return cli_usage_error(cli, cmd, full, "--template is for txt and html; the PDF is drawn by ksp itself");
+	if (format == KSP_FORMAT_PDF && out == NULL && isatty(1)) {
+		cli_err(cli, "will not write a PDF to a terminal; give -o FILE.pdf or redirect the output");
+		return KSP_EXIT_ERROR;
+	}
+	r = ksp_render_opts_new(cli->ctx, &ro);
+	if (r < 0)
+		return cli_fail(cli, r, "cannot make the %s options", what);
+	if ((r = ksp_render_opts_set_for(ro, for_spec)) < 0 || (r = ksp_render_opts_set_template(ro, tmpl)) < 0 ||
+	    (r = ksp_render_opts_set_paper(ro, paper)) < 0 || (r = ksp_render_opts_set_flags(ro, flags)) < 0 ||
+	    (r = ksp_render_opts_set_count(ro, count)) < 0) {
+		status = cli_fail(cli, r, "bad %s options", what);
+		goto out;
+	}
+	r = cli_open_party(cli, false, &store, &party);
+	if (r) {
+		status = r;
+		goto out;
+	}
+	if (out)
+		r = ksp_party_render_file(party, kind, (unsigned int)format, ro, out);
+	else
+		r = ksp_party_render(party, kind, (unsigned int)format, ro, 1);
+	if (r < 0) {
+		status = cli_fail(cli, r, "%s: cannot make the %s", out ? out : "standard output", what);
+		goto out;
+	}
+	if (kind == KSP_RENDER_SHEET && format == KSP_FORMAT_TXT && for_spec && ksp_party_is_closed(party))
+		cli_warn(cli, "a personal copy (--for) is not the announced list text; its digest differs");
+	if (kind == KSP_RENDER_SHEET && !ksp_party_is_closed(party))
+		cli_warn(cli, "the list is open: this sheet is a DRAFT, not for verifying");
+	if (out && !cli->quiet) {
+		if (format == KSP_FORMAT_PDF)
+			fprintf(stderr, "%s: %d page%s\n", out, r, r == 1 ? "" : "s");
+		else
+			fprintf(stderr, "%s: written\n", out);
+	}
+out:
+	ksp_render_opts_free(ro);
+	ksp_party_unref(party);
+	ksp_store_unref(store);
+	return status;
+}
+
+static int run_sheet(struct ksp_cli *cli, int argc, char *argv[])
+{
+	return run_render(cli, argc, argv, KSP_RENDER_SHEET);
+}
+
+static int run_slips(struct ksp_cli *cli, int argc, char *argv[])
+{
+	return run_render(cli, argc, argv, KSP_RENDER_SLIPS);
+}
+
+const struct ksp_cmd ksp_cmd_party_sheet = {
+	.name = "sheet",
+	.run = run_sheet,
+	.usage = "[--format txt|html|pdf] [--for FPR|N] [--template FILE] [--paper a4|letter] [--draft] [-o OUT]",
+	.help = "print the verification sheet of the frozen list",
+	.details = "The sheet shows the party, the list version and its digests (with room to write\n"
+		   "the announced ones), then every participant with boxes to tick per key and per\n"
+		   "user ID. The text sheet of a frozen list is the canonical list text, byte for\n"
+		   "byte: 'ksp party sheet | sha256sum' gives the announced SHA-256.\n\n"
+		   "Options:\n"
+		   "  -f, --format FMT      txt (default), html or pdf; default from -o's extension\n"
+		   "      --for FPR|N       personal copy: mark that participant \"this is you\"\n"
+		   "      --template FILE   your own txt or html template (see ksp-party-sheet(1))\n"
+		   "      --print-template FMT  print the built-in txt or html template\n"
+		   "      --paper SIZE      a4 (default) or letter\n"
+		   "      --draft           sheet of an open list, marked DRAFT, without digests\n"
+		   "  -o, --output FILE     write FILE (atomically) instead of standard output\n",
+	.group = KSP_GROUP_ORGANIZER,
+};
+
+const struct ksp_cmd ksp_cmd_party_slips = {
+	.name = "slips",
+	.run = run_slips,
+	.usage = "[--format pdf|html|txt] [--qr] [--for FPR|N] [--count N] [--paper a4|letter] [-o OUT]",
+	.help = "print fingerprint slips to cut out and hand out",
+	.details = "Slips of one key with --for (a participant's own, as gpg-key2ps makes them),\n"
+		   "else one block of slips per participant, each starting a new page.\n\n"
+		   "Options:\n"
+		   "  -f, --format FMT      pdf (default), html or txt; default from -o's extension\n"
+		   "      --qr              add a QR code of OPENPGP4FPR:<fingerprint> (OpenKeychain)\n"
+		   "      --for FPR|N       slips of that participant's key only\n"
+		   "      --count N         slips per key (default: a page full; 8 in html and txt)\n"
+		   "      --template FILE   your own txt or html template (see ksp-party-sheet(1))\n"
+		   "      --print-template FMT  print the built-in txt or html template\n"
+		   "      --paper SIZE      a4 (default) or letter\n"
+		   "  -o, --output FILE     write FILE (atomically) instead of standard output\n",
+	.group = KSP_GROUP_PARTICIPANT,
+};
