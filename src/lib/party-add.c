@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/pgp.h"
 #include "lib/party-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
@@ -92,60 +93,24 @@ void ksp_algo_name(int algo, int bits, const char *curve, char *buf, size_t size
 		snprintf(buf, size, "ed25519");
 }
 
-/* Walk an OpenPGP packet stream (binary).  Calls fn for each packet with
- * tag and body; returns 0, or -EBADMSG on framing errors. */
+/* Walk an OpenPGP packet stream (binary) with the native reader's framing
+ * (pgp-packet.c).  Calls fn for each packet with tag, header and body;
+ * returns 0, or -EBADMSG on framing errors. */
 static int walk_packets(const uint8_t *p, size_t len,
 			int (*fn)(void *data, int tag, const uint8_t *hdr, const uint8_t *body, size_t blen), void *data)
 {
 	size_t off = 0;
 
 	while (off < len) {
-		const uint8_t *hdr = p + off;
-		uint8_t h = p[off++];
-		int tag;
-		size_t blen;
+		struct ksp_pgp_packet pkt;
+		int r = ksp_pgp_packet_next(p, len, &off, &pkt);
 
-		if (!(h & 0x80))
-			return -EBADMSG;
-		if (h & 0x40) {
-			tag = h & 0x3f;
-			if (off >= len)
-				return -EBADMSG;
-			if (p[off] < 192) {
-				blen = p[off++];
-			} else if (p[off] < 224) {
-				if (off + 2 > len)
-					return -EBADMSG;
-				blen = ((size_t)(p[off] - 192) << 8) + p[off + 1] + 192;
-				off += 2;
-			} else if (p[off] == 255) {
-				if (off + 5 > len)
-					return -EBADMSG;
-				blen = (size_t)p[off + 1] << 24 | (size_t)p[off + 2] << 16 |
-				       (size_t)p[off + 3] << 8 | p[off + 4];
-				off += 5;
-			} else {
-				return -EBADMSG; /* partial lengths never occur in keys */
-			}
-		} else {
-			int lt = h & 3;
-			tag = (h >> 2) & 0xf;
-			if (lt == 3)
-				return -EBADMSG;
-			size_t n = lt == 0 ? 1 : lt == 1 ? 2 : 4;
-			if (off + n > len)
-				return -EBADMSG;
-			blen = 0;
-			for (size_t i = 0; i < n; i++)
-				blen = blen << 8 | p[off + i];
-			off += n;
-		}
-		if (blen > len - off)
-			return -EBADMSG;
-		int r = fn(data, tag, hdr, p + off, blen);
 		if (r < 0)
 			return r;
-		off += blen;
+		r = fn(data, pkt.tag, p + pkt.offset, pkt.body, pkt.body_len);
+		free(pkt.joined);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
@@ -199,11 +164,9 @@ struct chunks {
 static int chunk_fn(void *data, int tag, const uint8_t *hdr, const uint8_t *b, size_t n)
 {
 	struct chunks *c = data;
-	uint8_t md[32], pre[5];
-	size_t pl;
-	int algo;
+	struct ksp_pgp_pubkey pk;
 
-	if (tag != 6)
+	if (tag != KSP_PGP_TAG_PUBLIC_KEY)
 		return 0;
 	if (c->n > 0)
 		c->v[c->n - 1].len = (size_t)(hdr - c->v[c->n - 1].start);
@@ -217,31 +180,9 @@ static int chunk_fn(void *data, int tag, const uint8_t *hdr, const uint8_t *b, s
 	ck->start = hdr;
 	ck->len = 0;
 	ck->fpr[0] = '\0';
-	if (n < 1)
-		return 0;
-	if (b[0] == 4) {
-		pre[0] = 0x99;
-		pre[1] = (uint8_t)(n >> 8);
-		pre[2] = (uint8_t)n;
-		pl = 3;
-		algo = GCRY_MD_SHA1;
-	} else {
-		pre[0] = b[0] == 5 ? 0x9a : 0x9b;
-		pre[1] = (uint8_t)(n >> 24);
-		pre[2] = (uint8_t)(n >> 16);
-		pre[3] = (uint8_t)(n >> 8);
-		pre[4] = (uint8_t)n;
-		pl = 5;
-		algo = GCRY_MD_SHA256;
-	}
-	gcry_md_hd_t h;
-	if (gcry_md_open(&h, algo, 0) != 0)
-		return 0;
-	gcry_md_write(h, pre, pl);
-	gcry_md_write(h, b, n);
-	memcpy(md, gcry_md_read(h, algo), gcry_md_get_algo_dlen(algo));
-	hex_encode(md, gcry_md_get_algo_dlen(algo), ck->fpr);
-	gcry_md_close(h);
+	/* the fingerprint as the reader computes it (v4 SHA-1, v5/v6 SHA-256) */
+	if (ksp_pgp_parse_pubkey(b, n, false, &pk) == 0 && ksp_pgp_fingerprint(&pk) == 0)
+		ksp_pgp_fpr_hex(&pk, ck->fpr);
 	return 0;
 }
 
