@@ -254,69 +254,45 @@ static int participant_number(sqlite3 *db, const char *fpr)
 	return n;
 }
 
-/* Store key + uids, replacing earlier data for the same fingerprint. */
+/* Store the key (its packets as gpg exported them) and make it a participant. */
 static int store_key(struct add_state *a, gpgme_key_t key, const struct minimal_scan *scan,
 		     const void *keydata, size_t keylen, const char *warnings, int *ret_number)
 {
 	sqlite3 *db = ksp_store_db(a->party->store);
-	gpgme_subkey_t sk = key->subkeys;
 	sqlite3_stmt *st = NULL;
-	char keyid[17];
 	int64_t key_id;
-	int rc, idx = 0, number = 0;
-	size_t fl = strlen(key->fpr);
+	int rc, r, idx = 0, number = 0;
 
-	if (fl == 40)
-		memcpy(keyid, key->fpr + 24, 16);
-	else
-		memcpy(keyid, key->fpr, 16);
-	keyid[16] = '\0';
-	rc = sqlite3_prepare_v2(db,
-		"INSERT INTO keys(fpr, keyid, version, algo, bits, curve, created, expires, revoked, selfsig_ok, selfsig_hash, keydata, source) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11, ?12) "
-		"ON CONFLICT(fpr) DO UPDATE SET version=?3, algo=?4, bits=?5, curve=?6, created=?7, expires=?8, "
-		"revoked=max(revoked, ?9), selfsig_ok=1, selfsig_hash=?10, keydata=?11, source=?12", -1, &st, NULL);
+	(void)scan;
+	/* keys, user IDs and certifications exactly as 'ksp wot load' stores
+	 * them (the native reader, every signature verified): the gpgme path
+	 * and the bulk path give the same store for the same keyring */
+	r = ksp_wot_load(a->party->store, keydata, keylen, a->source, KSP_WOT_LOAD_STRICT, NULL, NULL, NULL);
+	if (r < 0)
+		return r;
+	key_id = ksp_store_key_id(a->party->store, key->fpr);
+	if (key_id <= 0) {
+		ksp_set_error(a->ctx, "%s: key %s: the native reader did not find it in gpg's export", a->source, key->fpr);
+		return key_id < 0 ? (int)key_id : -EIO;
+	}
+	/* what only gpg tells: the addresses of the user IDs */
+	rc = sqlite3_prepare_v2(db, "UPDATE uids SET email = ?3 WHERE key_id = ?1 AND uid = ?2 AND is_attr = 0", -1, &st,
+				NULL);
 	if (rc != SQLITE_OK)
 		goto sqlfail;
-	sqlite3_bind_text(st, 1, key->fpr, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, keyid, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, scan->version ? scan->version : (fl == 40 ? 4 : 6));
-	sqlite3_bind_int(st, 4, scan->algo ? scan->algo : (int)sk->pubkey_algo);
-	sqlite3_bind_int(st, 5, (int)sk->length);
-	if (sk->curve)
-		sqlite3_bind_text(st, 6, sk->curve, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 7, sk->timestamp);
-	sqlite3_bind_int64(st, 8, sk->expires);
-	sqlite3_bind_int64(st, 9, key->revoked ? 1 : 0);
-	sqlite3_bind_int(st, 10, scan->newest_hash);
-	sqlite3_bind_blob(st, 11, keydata, (int)keylen, SQLITE_STATIC);
-	sqlite3_bind_text(st, 12, a->source, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_DONE)
-		goto sqlfail;
-	key_id = ksp_store_key_id(a->party->store, key->fpr);
-	if (key_id <= 0)
-		return key_id < 0 ? (int)key_id : -EIO;
 	for (gpgme_user_id_t u = key->uids; u; u = u->next, idx++) {
-		rc = sqlite3_prepare_v2(db,
-			"INSERT INTO uids(key_id, idx, uid, is_attr, email, revoked, selfsig) VALUES (?1, ?2, ?3, 0, ?4, ?5, 1) "
-			"ON CONFLICT(key_id, uid, is_attr) DO UPDATE SET idx=?2, email=?4, revoked=?5", -1, &st, NULL);
-		if (rc != SQLITE_OK)
-			goto sqlfail;
+		if (u->email == NULL || *u->email == '\0')
+			continue;
 		sqlite3_bind_int64(st, 1, key_id);
-		sqlite3_bind_int(st, 2, idx);
-		sqlite3_bind_blob(st, 3, u->uid, (int)strlen(u->uid), SQLITE_STATIC);
-		if (u->email && *u->email)
-			sqlite3_bind_text(st, 4, u->email, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 5, u->revoked ? 1 : 0);
+		sqlite3_bind_blob(st, 2, u->uid, (int)strlen(u->uid), SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, u->email, -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
-		sqlite3_finalize(st);
-		st = NULL;
+		sqlite3_reset(st);
 		if (rc != SQLITE_DONE)
 			goto sqlfail;
 	}
+	sqlite3_finalize(st);
+	st = NULL;
 	rc = next_number(db, &number);
 	if (rc != SQLITE_OK)
 		goto sqlfail;
