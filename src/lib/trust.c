@@ -1553,8 +1553,10 @@ KSP_EXPORT int ksp_trust_check(struct ksp_store *store, const struct ksp_trust_p
 			goto out;
 		}
 		bfr[n_bfr++] = target;
-		while (hf + hb < L && !(fdone && bdone)) {
-			bool go_forward = !fdone && (bdone || n_fr <= n_bfr);
+		/* an empty frontier means that side is complete: every edge of
+		 * every path is then known */
+		while (hf + hb < L && !fdone && !bdone) {
+			bool go_forward = n_fr <= n_bfr;
 			uint32_t **cur = go_forward ? &fr : &bfr;
 			size_t *n_cur = go_forward ? &n_fr : &n_bfr, *cap_cur = go_forward ? &cap_fr : &cap_bfr;
 			uint32_t d = go_forward ? hf : hb;
