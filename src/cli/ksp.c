@@ -365,7 +365,7 @@ int main(int argc, char *argv[])
 	}
 	if (getenv("KSP_LOG") == NULL) {
 		ksp_set_log_fn(cli.ctx, log_cli, NULL);
-		ksp_set_log_priority(cli.ctx, cli.verbose >= 2 ? LOG_DEBUG : cli.verbose ? LOG_INFO : LOG_CRIT);
+		ksp_set_log_priority(cli.ctx, cli.verbose >= 2 ? LOG_DEBUG : cli.verbose ? LOG_INFO : cli.quiet ? LOG_CRIT : LOG_WARNING);
 	}
 	if (getenv("GNUPGHOME"))
 		ksp_set_gnupg_home(cli.ctx, getenv("GNUPGHOME"));

@@ -213,7 +213,7 @@ void ksp_set_error(struct ksp_ctx *ctx, const char *format, ...)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
 	ctx->has_error = true;
-	ERR(ctx, "%s\n", ctx->error);
+	INFO(ctx, "%s\n", ctx->error); /* the caller reports it */
 }
 
 void ksp_clear_error(struct ksp_ctx *ctx)

@@ -45,7 +45,7 @@ int ksp_errno_from_sqlite(struct ksp_ctx *ctx, sqlite3 *db, int rc, const char *
 		r = -EIO;
 		break;
 	}
-	ERR(ctx, "%s: %s (sqlite %d)\n", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc), rc);
+	INFO(ctx, "%s: %s (sqlite %d)\n", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc), rc);
 	return r;
 }
 
@@ -58,7 +58,7 @@ int ksp_errno_from_gpgme(struct ksp_ctx *ctx, unsigned int err, const char *what
 	if (e == 0)
 		return 0;
 	gpgme_strerror_r(e, buf, sizeof(buf));
-	ERR(ctx, "%s: %s (%s)\n", what, buf, gpgme_strsource(e));
+	INFO(ctx, "%s: %s (%s)\n", what, buf, gpgme_strsource(e));
 	switch (gpgme_err_code(e)) {
 	case GPG_ERR_INV_VALUE:
 		return -EINVAL;

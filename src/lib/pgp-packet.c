@@ -722,10 +722,20 @@ struct ksp_pgp_reader {
 	unsigned n_bad_keys;
 	unsigned n_skipped_packets;
 	unsigned n_armor_errors;
+	size_t first_problem;   /* offset of the first malformed key or packet */
+	bool have_problem;
 	/* scratch packet list, reused between keys */
 	struct ksp_pgp_packet *pkts;
 	size_t n_pkts, cap_pkts;
 };
+
+static void rd_problem(struct ksp_pgp_reader *rd, size_t off)
+{
+	if (!rd->have_problem) {
+		rd->have_problem = true;
+		rd->first_problem = off;
+	}
+}
 
 static const char *rd_name(const struct ksp_pgp_reader *rd)
 {
@@ -768,7 +778,7 @@ int ksp_pgp_reader_new(struct ksp_ctx *ctx, const uint8_t *buf, size_t len,
 				/* skip past this BEGIN marker */
 				const uint8_t *b = memmem(buf + p, len - p, "-----BEGIN PGP ", 15);
 
-				ERR(ctx, "%s: offset %zu: bad ASCII armor block: %s", rd_name(rd),
+				INFO(ctx, "%s: offset %zu: bad ASCII armor block: %s\n", rd_name(rd),
 				    b ? (size_t)(b - buf) : p, strerror(-r));
 				rd->n_armor_errors++;
 				if (!b)
@@ -832,6 +842,13 @@ const uint8_t *ksp_pgp_reader_data(const struct ksp_pgp_reader *rd, size_t *len)
 	if (len)
 		*len = rd->len;
 	return rd->data;
+}
+
+bool ksp_pgp_reader_first_problem(const struct ksp_pgp_reader *rd, size_t *offset)
+{
+	if (rd->have_problem && offset)
+		*offset = rd->first_problem;
+	return rd->have_problem;
 }
 
 bool ksp_pgp_reader_armored(const struct ksp_pgp_reader *rd)
@@ -929,7 +946,7 @@ static int build_key(struct ksp_pgp_reader *rd, struct ksp_pgp_key **ret)
 			r = ksp_pgp_parse_pubkey(pkt->body, pkt->body_len, secret, &pks[i]);
 			if (r < 0) {
 				if (i == 0) {
-					ERR(rd->ctx, "%s: offset %zu: bad primary key packet: %s",
+					INFO(rd->ctx, "%s: offset %zu: bad primary key packet: %s\n",
 					    rd_name(rd), pkt->offset, strerror(-r));
 					free(pks);
 					return r;
@@ -971,7 +988,7 @@ static int build_key(struct ksp_pgp_reader *rd, struct ksp_pgp_key **ret)
 			struct ksp_pgp_pubkey *pk;
 
 			if (pks[i].version == 0) {
-				ERR(rd->ctx, "%s: offset %zu: bad subkey packet, dropped",
+				INFO(rd->ctx, "%s: offset %zu: bad subkey packet, dropped\n",
 				    rd_name(rd), pkt->offset);
 				key->n_bad_packets++;
 				cur = 3;
@@ -992,7 +1009,7 @@ static int build_key(struct ksp_pgp_reader *rd, struct ksp_pgp_key **ret)
 			r = ksp_pgp_fingerprint(pk);
 			if (r < 0) {
 				if (i == 0) {
-					ERR(rd->ctx, "%s: offset %zu: bad primary key packet: %s",
+					INFO(rd->ctx, "%s: offset %zu: bad primary key packet: %s\n",
 					    rd_name(rd), pkt->offset, strerror(-r));
 					goto fail;
 				}
@@ -1053,7 +1070,7 @@ static int build_key(struct ksp_pgp_reader *rd, struct ksp_pgp_key **ret)
 				goto fail;
 			if (r < 0) {
 				if (r != -EOPNOTSUPP)
-					ERR(rd->ctx, "%s: offset %zu: bad signature packet, dropped: %s",
+					INFO(rd->ctx, "%s: offset %zu: bad signature packet, dropped: %s\n",
 					    rd_name(rd), pkt->offset, strerror(-r));
 				key->n_bad_packets++;
 				break;
@@ -1096,7 +1113,7 @@ int ksp_pgp_reader_next(struct ksp_pgp_reader *rd, struct ksp_pgp_key **ret)
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) {
-			ERR(rd->ctx, "%s: offset %zu: malformed packet header, skipping to the next key",
+			INFO(rd->ctx, "%s: offset %zu: malformed packet header, skipping to the next key\n",
 			    rd_name(rd), start);
 			rd->n_skipped_packets++;
 			rd->pos = resync(rd, start + 1);
@@ -1104,7 +1121,7 @@ int ksp_pgp_reader_next(struct ksp_pgp_reader *rd, struct ksp_pgp_key **ret)
 		}
 		if (!is_primary_tag(pkt.tag)) {
 			if (pkt.tag != KSP_PGP_TAG_TRUST && pkt.tag != KSP_PGP_TAG_MARKER) {
-				ERR(rd->ctx, "%s: offset %zu: packet of type %u outside a key, skipped",
+				INFO(rd->ctx, "%s: offset %zu: packet of type %u outside a key, skipped\n",
 				    rd_name(rd), start, pkt.tag);
 				rd->n_skipped_packets++;
 			}
@@ -1125,7 +1142,7 @@ int ksp_pgp_reader_next(struct ksp_pgp_reader *rd, struct ksp_pgp_key **ret)
 			if (r == -ENOMEM)
 				return r;
 			if (r < 0) {
-				ERR(rd->ctx, "%s: offset %zu: malformed packet in the key at offset %zu, key skipped",
+				INFO(rd->ctx, "%s: offset %zu: malformed packet in the key at offset %zu, key skipped\n",
 				    rd_name(rd), rd->pos, start);
 				rd->pos = resync(rd, rd->pos + 1);
 				bad = true;
@@ -1145,6 +1162,7 @@ int ksp_pgp_reader_next(struct ksp_pgp_reader *rd, struct ksp_pgp_key **ret)
 		}
 		if (bad) {
 			rd->n_bad_keys++;
+			rd_problem(rd, start);
 			continue;
 		}
 		r = build_key(rd, ret);
@@ -1153,6 +1171,7 @@ int ksp_pgp_reader_next(struct ksp_pgp_reader *rd, struct ksp_pgp_key **ret)
 			return r;
 		if (r < 0) {
 			rd->n_bad_keys++;
+			rd_problem(rd, start);
 			continue;
 		}
 		return 1;

@@ -27,7 +27,7 @@
  * internal decoded copy when it is armored.
  *
  * Malformed keys are skipped: ksp_pgp_reader_next() logs the error via
- * ERR() with the file name and byte offset, counts it (n_bad_keys), and
+ * INFO() with the file name and byte offset, counts it (n_bad_keys), and
  * resynchronises at the next plausible primary key packet.  Packets that
  * belong to no key, and unknown packets inside a key, are skipped and
  * counted (n_skipped_packets); trust (12) and marker (10) packets are
@@ -250,3 +250,5 @@ bool ksp_pgp_reader_armored(const struct ksp_pgp_reader *rd);
 unsigned ksp_pgp_reader_n_bad_keys(const struct ksp_pgp_reader *rd);
 unsigned ksp_pgp_reader_n_skipped_packets(const struct ksp_pgp_reader *rd);
 unsigned ksp_pgp_reader_n_armor_errors(const struct ksp_pgp_reader *rd);
+/* Offset of the first malformed key skipped; false when none. */
+bool ksp_pgp_reader_first_problem(const struct ksp_pgp_reader *rd, size_t *offset);

@@ -951,6 +951,12 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 		r = -EBADMSG;
 		goto out;
 	}
+	if (l.bad) {
+		size_t off = 0;
+		ksp_pgp_reader_first_problem(rd, &off);
+		WARN(l.ctx, "%s: %llu malformed key%s skipped, the first at offset %zu (-v shows each)\n", source,
+		     (unsigned long long)l.bad, l.bad == 1 ? "" : "s", off);
+	}
 	if (l.verify) {
 		r = recheck_pending(&l);
 		if (r < 0)
