@@ -1113,9 +1113,17 @@ int ksp_pgp_reader_next(struct ksp_pgp_reader *rd, struct ksp_pgp_key **ret)
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) {
+			uint8_t h = rd->data[start];
+			unsigned tag = (h & 0x40) ? (h & 0x3fu) : ((h >> 2) & 0xfu);
+
 			INFO(rd->ctx, "%s: offset %zu: malformed packet header, skipping to the next key\n",
 			    rd_name(rd), start);
 			rd->n_skipped_packets++;
+			if ((h & 0x80) && is_primary_tag((uint8_t)tag)) {
+				/* it claimed to be a key */
+				rd->n_bad_keys++;
+				rd_problem(rd, start);
+			}
 			rd->pos = resync(rd, start + 1);
 			continue;
 		}
@@ -1142,6 +1150,12 @@ int ksp_pgp_reader_next(struct ksp_pgp_reader *rd, struct ksp_pgp_key **ret)
 			if (r == -ENOMEM)
 				return r;
 			if (r < 0) {
+				uint8_t h = rd->data[rd->pos];
+				unsigned tag = (h & 0x40) ? (h & 0x3fu) : ((h >> 2) & 0xfu);
+				/* a broken primary key packet starts the next (bad)
+				 * key: this one ends before it, whole */
+				if ((h & 0x80) && is_primary_tag((uint8_t)tag))
+					break;
 				INFO(rd->ctx, "%s: offset %zu: malformed packet in the key at offset %zu, key skipped\n",
 				    rd_name(rd), rd->pos, start);
 				rd->pos = resync(rd, rd->pos + 1);
