@@ -104,6 +104,9 @@ int ksp_store_rollback(struct ksp_store *store);
 /* Row counts; @what is "keys", "uids", "certs", "participants".
  * Returns the count (>= 0) or a negative errno. */
 int64_t ksp_store_count(struct ksp_store *store, const char *what);
+/* A user ID of the key to show beside it (the primary one, else the first
+ * unrevoked): raw bytes, hostile, malloc()ed and NUL-terminated; -ENOENT. */
+int ksp_store_get_key_uid(struct ksp_store *store, const char *fpr, char **ret, size_t *ret_len);
 /* PRAGMA integrity_check; returns 1 if ok, 0 if not, <0 on error. */
 int ksp_store_check(struct ksp_store *store);
 

@@ -368,11 +368,27 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 		const char *fpr = ksp_wot_stats_get_ranked(s, (size_t)i, &sum, &msd);
 		if (fpr == NULL)
 			break;
-		if (cli->json)
-			printf("%s{\"rank\":%ld,\"fingerprint\":\"%s\",\"distance_sum\":%llu,\"msd\":%.6f}", i ? "," : "",
+		if (cli->json) {
+			char *uid = NULL;
+			size_t ulen = 0;
+			printf("%s{\"rank\":%ld,\"fingerprint\":\"%s\",\"distance_sum\":%llu,\"msd\":%.6f,\"uid\":", i ? "," : "",
 			       i + 1, fpr, U(sum), msd);
-		else
+			if (ksp_store_get_key_uid(store, fpr, &uid, &ulen) == 0)
+				cli_json_str(stdout, uid, ulen);
+			else
+				printf("null");
+			printf("}");
+			free(uid);
+		}
+		else {
+			char *uid = NULL, *e = NULL;
+			size_t ulen = 0;
 			printf("  %4ld  %.6f  %s\n", i + 1, msd, fpr);
+			if (ksp_store_get_key_uid(store, fpr, &uid, &ulen) == 0 && (e = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL)))
+				printf("                  %s\n", e);
+			free(e);
+			free(uid);
+		}
 	}
 	if (cli->json)
 		printf("]}\n");
@@ -442,7 +458,14 @@ static int run_key(struct ksp_cli *cli, int argc, char *argv[])
 		else
 			printf("\"distance_to_strong_set\":null}\n");
 	} else {
-		printf("Key:          %s\nGraph:        %s\n", fpr, graph_name(o.flags));
+		char *uid = NULL, *e = NULL;
+		size_t ulen = 0;
+		printf("Key:          %s\n", fpr);
+		if (ksp_store_get_key_uid(store, fpr, &uid, &ulen) == 0 && (e = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL)))
+			printf("User ID:      %s\n", e);
+		free(e);
+		free(uid);
+		printf("Graph:        %s\n", graph_name(o.flags));
 		printf("Signed by:    %u keys (in-degree)\nSigned:       %u keys (out-degree)\n",
 		       ksp_wot_stats_get_key_degree(s, (uint32_t)v, true), ksp_wot_stats_get_key_degree(s, (uint32_t)v, false));
 		if (rank >= 0)

@@ -371,3 +371,41 @@ int64_t ksp_store_key_id(struct ksp_store *store, const char *fpr)
 	sqlite3_finalize(st);
 	return id;
 }
+
+KSP_EXPORT int ksp_store_get_key_uid(struct ksp_store *store, const char *fpr, char **ret, size_t *ret_len)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	if (store == NULL || fpr == NULL || ret == NULL)
+		return -EINVAL;
+	/* the primary user ID if one is marked, else the first unrevoked,
+	 * else the first */
+	rc = sqlite3_prepare_v2(store->db,
+				"SELECT u.uid FROM uids u JOIN keys k ON k.id = u.key_id WHERE k.fpr = ? AND u.is_attr = 0 "
+				"ORDER BY u.primary_uid DESC, u.revoked != 0, u.idx LIMIT 1",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(store->ctx, store->db, rc, "user ID");
+	sqlite3_bind_text(st, 1, fpr, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		size_t n = (size_t)sqlite3_column_bytes(st, 0);
+		char *s = malloc(n + 1);
+		if (s == NULL) {
+			r = -ENOMEM;
+		} else {
+			if (n)
+				memcpy(s, sqlite3_column_blob(st, 0), n);
+			s[n] = '\0';
+			*ret = s;
+			if (ret_len)
+				*ret_len = n;
+			r = 0;
+		}
+	} else {
+		r = rc == SQLITE_DONE ? -ENOENT : ksp_errno_from_sqlite(store->ctx, store->db, rc, "user ID");
+	}
+	sqlite3_finalize(st);
+	return r;
+}

@@ -588,6 +588,7 @@ static int store_one(struct loader *l, const struct ksp_pgp_key *k, const uint8_
 	for (size_t u = 0; u < k->n_uids; u++) {
 		const struct ksp_pgp_uid *uid = &k->uids[u];
 		int64_t uid_id, uid_rev = 0, selfsig = 0;
+		bool primary = false;
 		uint32_t uid_newest = 0;
 		bool any = false;
 		size_t q0 = q;
@@ -596,8 +597,10 @@ static int store_one(struct loader *l, const struct ksp_pgp_key *k, const uint8_
 			const struct ksp_pgp_sig *s = &uid->sigs[i];
 			if (!is_self(k, s) || !is_cert(s->type) || !counts(l, res[q]))
 				continue;
-			if (s->type != 0x30 && s->created > selfsig)
+			if (s->type != 0x30 && s->created >= selfsig) {
 				selfsig = s->created;
+				primary = s->has_primary_uid && s->primary_uid;
+			}
 			/* the newest verified self-signature decides: a
 			 * revocation revokes, a newer certification undoes it */
 			if (!any || s->created > uid_newest || (s->created == uid_newest && s->type == 0x30)) {
@@ -612,6 +615,7 @@ static int store_one(struct loader *l, const struct ksp_pgp_key *k, const uint8_
 		sqlite3_bind_int(l->uid, 4, uid->attribute);
 		sqlite3_bind_int64(l->uid, 5, selfsig);
 		sqlite3_bind_int64(l->uid, 6, uid_rev);
+		sqlite3_bind_int(l->uid, 7, primary);
 		r = step_done(l, l->uid, "store uid");
 		if (r < 0)
 			goto out;
@@ -856,9 +860,10 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 		      "source = ?10")) < 0 ||
 	    (r = prep(&l, &l.keyid, "SELECT id FROM keys WHERE fpr = ?")) < 0 ||
 	    (r = prep(&l, &l.uid,
-		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked, primary_uid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
 		      "ON CONFLICT(key_id, uid, is_attr) DO UPDATE SET "
 		      "revoked = CASE WHEN max(?5, ?6) >= max(selfsig, revoked) THEN ?6 ELSE revoked END, "
+		      "primary_uid = CASE WHEN ?5 >= selfsig THEN ?7 ELSE primary_uid END, "
 		      "selfsig = max(selfsig, ?5)")) < 0 ||
 	    (r = prep(&l, &l.uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
 	    (r = prep(&l, &l.cert,
