@@ -407,6 +407,149 @@ int ksp_party_render_file(struct ksp_party *party, unsigned int kind, unsigned i
 /* ------------------------------------------------------------------ */
 /* After the party: signing, import of returned signatures, status     */
 
+/* -- signing (the participant) -- */
+struct ksp_sign_result;
+
+enum ksp_sign_flags {
+	KSP_SIGN_KEEP = 1 << 0,  /* also import the signed keys into the user's GnuPG home */
+	KSP_SIGN_FORCE = 1 << 1, /* sign user IDs again that the store says are signed */
+	KSP_SIGN_ALL = 1 << 2,   /* every member of the frozen list but the signer */
+};
+
+enum ksp_sign_status {
+	KSP_SIGN_SIGNED = 0,         /* signed, encrypted to the key, written to the outbox */
+	KSP_SIGN_ALREADY = 1,        /* signed before (KSP_SIGN_FORCE to sign again) */
+	KSP_SIGN_NO_EMAIL = 2,       /* skipped: the user ID has no usable e-mail address */
+	KSP_SIGN_NO_ENCRYPTION = 3,  /* skipped: the key has no usable encryption subkey */
+	KSP_SIGN_REFUSED = 4,        /* the key: not on the frozen list, changed, revoked... */
+};
+
+/**
+ * ksp_party_sign:
+ * For each target (a number on the newest frozen list or a full
+ * fingerprint; with KSP_SIGN_ALL and @n_targets 0, the whole list but the
+ * signer) re-checks the key in the store against the frozen list, then
+ * certifies each of its user IDs on its own with the secret key of
+ * @signer_fpr from the user's GnuPG home (ksp_set_gnupg_home()), at
+ * certification @level (0-3, signature type 0x10 + level, exportable), in
+ * a private temporary GnuPG home whose private-keys-v1.d is a symbolic
+ * link to the user's: the user's keyring is never written to (unless
+ * KSP_SIGN_KEEP).  For each user ID, a copy of the key holding only that
+ * user ID and the new certification is encrypted to the key and written to
+ * @outbox (created, mode 0700) as FPR-N-ADDRESS.eml (RFC 5322, PGP/MIME
+ * RFC 3156, To: the user ID's address) and FPR-N-ADDRESS.asc (the bare
+ * encrypted message).  A user ID without an address and a key without a
+ * usable encryption subkey are reported and skipped, never sent in clear.
+ * The store's table "signed" records each.  @cb (may be NULL) is called
+ * once per user ID (once per key when the key is refused).
+ * Returns: the number of user IDs signed (>= 0); -EINVAL, -ENOKEY (no
+ * such key or secret key in the user's home), -ENODATA (no frozen list),
+ * -ENOMEM, -EIO, -errno.
+ */
+int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
+		   const char *const *targets, size_t n_targets, int level, const char *outbox,
+		   unsigned int flags,
+		   void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data);
+int ksp_sign_result_get_status(const struct ksp_sign_result *res);
+int ksp_sign_result_get_number(const struct ksp_sign_result *res);
+const char *ksp_sign_result_get_fingerprint(const struct ksp_sign_result *res);
+/* Raw user ID bytes (hostile; escape before output), NULL for a whole key. */
+const char *ksp_sign_result_get_uid(const struct ksp_sign_result *res, size_t *len);
+/* The user ID's address (checked: printable ASCII, no spaces), or NULL. */
+const char *ksp_sign_result_get_email(const struct ksp_sign_result *res);
+/* The .eml and .asc files written (KSP_SIGN_SIGNED, KSP_SIGN_ALREADY), or NULL. */
+const char *ksp_sign_result_get_message_file(const struct ksp_sign_result *res);
+const char *ksp_sign_result_get_asc_file(const struct ksp_sign_result *res);
+/* When it was signed (KSP_SIGN_SIGNED, KSP_SIGN_ALREADY), else 0. */
+int64_t ksp_sign_result_get_time(const struct ksp_sign_result *res);
+/* One line, plain ASCII (no user ID bytes): why it was skipped or refused. */
+const char *ksp_sign_result_get_message(const struct ksp_sign_result *res);
+
+/* -- importing returned signatures (participant or organizer) -- */
+struct ksp_import_event;
+
+enum ksp_import_kind {
+	KSP_IMPORT_NEW = 0,       /* a verified certification, stored */
+	KSP_IMPORT_DUPLICATE = 1, /* already in the store */
+	KSP_IMPORT_FLAGGED = 2,   /* stored but not counted: issuer outside the party or unknown, or unverifiable */
+	KSP_IMPORT_BAD = 3,       /* the signature does not verify: not stored */
+	KSP_IMPORT_SKIPPED = 4,   /* a key, user ID, message or block that was not imported */
+};
+
+/**
+ * ksp_party_import:
+ * Finds OpenPGP data in @data: armored or binary keys, encrypted messages
+ * (decrypted with gpgme in the user's GnuPG home, ksp_set_gnupg_home()),
+ * RFC 5322 messages (.eml) and mbox files (PGP/MIME parts, attachments and
+ * inline armored blocks; base64 and quoted-printable).  Of the keys found,
+ * only certifications (0x10-0x13, and revocations 0x30) on user IDs of the
+ * party's keys are considered; each is verified cryptographically against
+ * the signer's key from the store; good ones are stored, bad ones
+ * reported and dropped, duplicates ignored, those by keys outside the
+ * party (or not verifiable) stored but flagged.  One transaction for
+ * @data: what was imported before stays.  @cb (may be NULL) is called for
+ * every certification and every part skipped.
+ * Returns: the number of new verified certifications (>= 0); -EBADMSG
+ * (fatal input error), -ENOMEM, -EIO, -EBUSY.
+ */
+int ksp_party_import(struct ksp_party *party, const void *data, size_t len, const char *source,
+		     unsigned int flags,
+		     void (*cb)(void *cb_data, const struct ksp_import_event *ev), void *cb_data);
+int ksp_import_event_get_kind(const struct ksp_import_event *ev);
+/* Where in the input: "FILE", "FILE: message 3", "FILE: message 3: part 2". */
+const char *ksp_import_event_get_source(const struct ksp_import_event *ev);
+/* Signer and target fingerprints (NULL when unknown), list numbers (0: not on the list). */
+const char *ksp_import_event_get_signer(const struct ksp_import_event *ev);
+int ksp_import_event_get_signer_number(const struct ksp_import_event *ev);
+const char *ksp_import_event_get_target(const struct ksp_import_event *ev);
+int ksp_import_event_get_target_number(const struct ksp_import_event *ev);
+/* Raw user ID bytes (hostile), NULL if none. */
+const char *ksp_import_event_get_uid(const struct ksp_import_event *ev, size_t *len);
+int ksp_import_event_get_sig_type(const struct ksp_import_event *ev);
+int64_t ksp_import_event_get_created(const struct ksp_import_event *ev);
+/* One line, plain ASCII (no user ID bytes). */
+const char *ksp_import_event_get_message(const struct ksp_import_event *ev);
+
+/* -- who signed whom -- */
+struct ksp_party_status;
+
+enum ksp_cert_state {
+	KSP_CERT_MISSING = 0,
+	KSP_CERT_DONE = 1,    /* a verified, exportable, unrevoked, unexpired certification */
+	KSP_CERT_SENT = 2,    /* signed with 'party sign' from this store, not yet imported back */
+	KSP_CERT_SELF = 3,    /* own key */
+	KSP_CERT_PARTIAL = 4, /* pairs only: some of the user IDs */
+};
+
+/* The certification state of the current participants' user IDs that
+ * have an e-mail address (those 'party sign' can deliver), at @at (0 = now). */
+int ksp_party_status_new(struct ksp_party *party, int64_t at, struct ksp_party_status **ret);
+struct ksp_party_status *ksp_party_status_free(struct ksp_party_status *st);
+size_t ksp_party_status_get_count(const struct ksp_party_status *st);
+int ksp_party_status_get_number(const struct ksp_party_status *st, size_t i);
+const char *ksp_party_status_get_fingerprint(const struct ksp_party_status *st, size_t i);
+size_t ksp_party_status_get_uid_count(const struct ksp_party_status *st, size_t i);
+const char *ksp_party_status_get_uid(const struct ksp_party_status *st, size_t i, size_t u,
+				     size_t *len);
+/* State of participant @signer's certification on user ID @u of @target. */
+int ksp_party_status_get_cert(const struct ksp_party_status *st, size_t signer, size_t target,
+			      size_t u);
+/* Over all user IDs of @target: DONE, PARTIAL, SENT (all sent or done), MISSING, SELF. */
+int ksp_party_status_get_pair(const struct ksp_party_status *st, size_t signer, size_t target);
+/* Certifications (signer, user ID) done, and wanted (owner excluded). */
+uint64_t ksp_party_status_get_done(const struct ksp_party_status *st);
+uint64_t ksp_party_status_get_total(const struct ksp_party_status *st);
+
+/* -- publishing the party keyring -- */
+enum ksp_export_flags {
+	KSP_EXPORT_SIGNED_ONLY = 1 << 0, /* only certifications by participants; keys without one left out */
+	KSP_EXPORT_BINARY = 1 << 1,      /* binary, not ASCII-armored */
+};
+/* The participants' keys as added, with every verified certification of
+ * the store merged in.  *ret is malloc'ed.  Returns the number of keys
+ * (>= 0) or -ENOMEM, -EIO. */
+int ksp_party_export(struct ksp_party *party, unsigned int flags, void **ret, size_t *ret_len);
+
 /* ------------------------------------------------------------------ */
 /* Trust of a key with respect to a core                               */
 

@@ -10,6 +10,9 @@ extern const struct ksp_cmd ksp_cmd_party_close;
 extern const struct ksp_cmd ksp_cmd_party_reopen;
 extern const struct ksp_cmd ksp_cmd_party_digest;
 extern const struct ksp_cmd ksp_cmd_party_verify_list;
+extern const struct ksp_cmd ksp_cmd_party_sign;
+extern const struct ksp_cmd ksp_cmd_party_status;
+extern const struct ksp_cmd ksp_cmd_party_export;
 extern const struct ksp_cmd ksp_cmd_party_sheet, ksp_cmd_party_slips;
 
 /* Open the store and its party; returns 0 or an exit status (message printed). */

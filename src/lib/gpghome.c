@@ -125,7 +125,14 @@ struct ksp_gpghome *ksp_gpghome_free(struct ksp_gpghome *home)
 		struct strbuf sb;
 		strbuf_init(&sb);
 		strbuf_addf(&sb, "%s/S.gpg-agent", home->path);
-		if (strbuf_ok(&sb) && access(sb.buf, F_OK) == 0) {
+		bool agent = strbuf_ok(&sb) && access(sb.buf, F_OK) == 0;
+		/* where /run/user/UID exists, gpg puts the sockets there */
+		if (!agent) {
+			char run[64];
+			snprintf(run, sizeof(run), "/run/user/%u/gnupg", (unsigned)getuid());
+			agent = access(run, F_OK) == 0;
+		}
+		if (agent) {
 			pid_t pid = fork();
 			if (pid == 0) {
 				int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* ksp party export: the party keyring with every verified certification. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/party.h"
+#include "shared/util.h"
+
+static int run(struct ksp_cli *cli, int argc, char *argv[]);
+
+const struct ksp_cmd ksp_cmd_party_export = {
+	.name = "export",
+	.run = run,
+	.usage = "[--signed-only] [--binary] [-o FILE]",
+	.help = "write the party keyring with the certifications, to publish",
+	.details = "The participants' keys as added, with every verified certification\n"
+		   "imported since ('ksp import') merged in; ASCII-armored. Keyservers drop\n"
+		   "third-party signatures now: publish this file instead.\n\n"
+		   "Options:\n"
+		   "  --signed-only  only certifications by participants, and only the keys\n"
+		   "                 that have one\n"
+		   "  --binary       binary OpenPGP instead of armor\n"
+		   "  -o, --output FILE  where to write (default: standard output)\n",
+	.group = KSP_GROUP_ORGANIZER,
+};
+
+static int run(struct ksp_cli *cli, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "signed-only", no_argument, NULL, 's' },
+		{ "binary", no_argument, NULL, 'b' },
+		{ "output", required_argument, NULL, 'o' },
+		{},
+	};
+	struct ksp_store *store = NULL;
+	struct ksp_party *party = NULL;
+	const char *out = "-";
+	unsigned int flags = 0;
+	void *data = NULL;
+	size_t len = 0;
+	int c, r, status = KSP_EXIT_OK;
+
+	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+		if (c == 's')
+			flags |= KSP_EXPORT_SIGNED_ONLY;
+		else if (c == 'b')
+			flags |= KSP_EXPORT_BINARY;
+		else if (c == 'o')
+			out = optarg;
+		else
+			return cli_usage_error(cli, &ksp_cmd_party_export, "party export", "bad option");
+	}
+	if (optind < argc)
+		return cli_usage_error(cli, &ksp_cmd_party_export, "party export", "unexpected argument '%s'", argv[optind]);
+	r = cli_open_party(cli, false, &store, &party);
+	if (r)
+		return r;
+	r = ksp_party_export(party, flags, &data, &len);
+	if (r < 0) {
+		status = cli_fail(cli, r, "%s: cannot export", cli->db_path);
+		goto done;
+	}
+	int n = r;
+	if (strcmp(out, "-") == 0) {
+		fflush(stdout);
+		r = write_all(1, data, len);
+	} else {
+		struct atomic_file af;
+		r = atomic_file_begin(&af, out, 0644);
+		if (r == 0)
+			r = atomic_file_end(&af, write_all(af.fd, data, len));
+	}
+	if (r < 0) {
+		cli_err(cli, "%s: cannot write: %s; choose another -o FILE", out, strerror(-r));
+		status = KSP_EXIT_ERROR;
+		goto done;
+	}
+	if (!cli->quiet && strcmp(out, "-") != 0)
+		fprintf(stderr, "%d key(s) written to %s.\n", n, out);
+done:
+	free(data);
+	ksp_party_unref(party);
+	ksp_store_unref(store);
+	return status;
+}

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* ksp party sign: certify the keys checked at the party, one user ID at a
+ * time, each certification encrypted to its key, into an outbox. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "cli/party.h"
+#include "shared/util.h"
+
+struct sign_out {
+	struct ksp_cli *cli;
+	char last_fpr[65];
+	int last_number;
+	int n_results;
+	int n_signed, n_already, n_skipped, n_refused;
+	char **files; /* .eml files signed now, for --sendmail */
+	size_t n_files;
+	bool oom;
+};
+
+static const char *status_name(int s)
+{
+	switch (s) {
+	case KSP_SIGN_SIGNED: return "signed";
+	case KSP_SIGN_ALREADY: return "already";
+	case KSP_SIGN_NO_EMAIL: return "no-email";
+	case KSP_SIGN_NO_ENCRYPTION: return "no-encryption";
+	case KSP_SIGN_REFUSED: return "refused";
+	default: return "?";
+	}
+}
+
+static void json_str_or_null(const char *s)
+{
+	if (s)
+		cli_json_str(stdout, s, strlen(s));
+	else
+		printf("null");
+}
+
+static void on_result(void *data, const struct ksp_sign_result *res)
+{
+	struct sign_out *o = data;
+	int st = ksp_sign_result_get_status(res);
+	const char *fpr = ksp_sign_result_get_fingerprint(res);
+	const char *uid, *msg = ksp_sign_result_get_message(res);
+	size_t ulen = 0;
+
+	uid = ksp_sign_result_get_uid(res, &ulen);
+	switch (st) {
+	case KSP_SIGN_SIGNED: o->n_signed++; break;
+	case KSP_SIGN_ALREADY: o->n_already++; break;
+	case KSP_SIGN_REFUSED: o->n_refused++; break;
+	default: o->n_skipped++; break;
+	}
+	if (st == KSP_SIGN_SIGNED && ksp_sign_result_get_message_file(res)) {
+		char **nf = realloc(o->files, (o->n_files + 1) * sizeof(*nf));
+		char *f = strdup(ksp_sign_result_get_message_file(res));
+		if (nf == NULL || f == NULL) {
+			free(f);
+			if (nf)
+				o->files = nf;
+			o->oom = true;
+		} else {
+			o->files = nf;
+			o->files[o->n_files++] = f;
+		}
+	}
+	if (o->cli->json) {
+		char when[24] = "";
+		printf("%s{\"number\":%d,\"fingerprint\":", o->n_results ? "," : "", ksp_sign_result_get_number(res));
+		json_str_or_null(fpr);
+		printf(",\"uid\":");
+		if (uid)
+			cli_json_str(stdout, uid, ulen);
+		else
+			printf("null");
+		printf(",\"email\":");
+		json_str_or_null(ksp_sign_result_get_email(res));
+		printf(",\"status\":\"%s\",\"message\":", status_name(st));
+		json_str_or_null(msg);
+		printf(",\"eml\":");
+		json_str_or_null(ksp_sign_result_get_message_file(res));
+		printf(",\"asc\":");
+		json_str_or_null(ksp_sign_result_get_asc_file(res));
+		if (ksp_sign_result_get_time(res))
+			format_datetime(ksp_sign_result_get_time(res), when, sizeof(when));
+		printf(",\"time\":");
+		json_str_or_null(when[0] ? when : NULL);
+		printf("}");
+		fflush(stdout);
+		o->n_results++;
+		return;
+	}
+	o->n_results++;
+	if ((fpr && strcmp(fpr, o->last_fpr) != 0) || (!fpr && ksp_sign_result_get_number(res) != o->last_number) ||
+	    uid == NULL) {
+		char groups[96] = "";
+		if (fpr)
+			fpr_groups(fpr, groups, sizeof(groups));
+		if (ksp_sign_result_get_number(res) > 0)
+			printf("#%-3d %s\n", ksp_sign_result_get_number(res), groups);
+		else
+			printf("     %s\n", groups);
+		snprintf(o->last_fpr, sizeof(o->last_fpr), "%s", fpr ? fpr : "");
+		o->last_number = ksp_sign_result_get_number(res);
+	}
+	if (uid == NULL) {
+		printf("     %s\n", msg);
+		return;
+	}
+	char *e = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL);
+	printf("     %-8s %s\n", st == KSP_SIGN_NO_EMAIL || st == KSP_SIGN_NO_ENCRYPTION ? "skipped" : status_name(st),
+	       e ? e : "?");
+	free(e);
+	if (st == KSP_SIGN_SIGNED || (st == KSP_SIGN_ALREADY && ksp_sign_result_get_message_file(res)))
+		printf("              %s%s\n", st == KSP_SIGN_ALREADY ? "in " : "", ksp_sign_result_get_message_file(res));
+	if (st != KSP_SIGN_SIGNED)
+		printf("              %s\n", msg);
+	fflush(stdout); /* before gpg is forked again */
+}
+
+/* Run @cmd with the message on stdin; 0 when it exits 0. */
+static int send_one(struct ksp_cli *cli, const char *cmd, const char *file)
+{
+	int fd, st;
+	pid_t pid;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		cli_err(cli, "%s: cannot read: %s; not sent", file, strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		close(fd);
+		cli_err(cli, "%s: cannot run the mailer: %s; not sent", file, strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fd, 0);
+		dup2(2, 1); /* the mailer's chatter goes to stderr */
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		cli_err(cli, "%s: the mailer '%s' failed (status %d); not sent, send it again later", file, cmd,
+			WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		return -1;
+	}
+	return 0;
+}
+
+static int run(struct ksp_cli *cli, int argc, char *argv[]);
+
+const struct ksp_cmd ksp_cmd_party_sign = {
+	.name = "sign",
+	.run = run,
+	.usage = "--as FPR [OPTIONS] (--all-checked | N|FPR...)",
+	.help = "certify checked keys, one user ID at a time, encrypted to each",
+	.details = "Each user ID of each key named (a number on the frozen list or a full\n"
+		   "fingerprint) is certified on its own with your key (--as, the secret key\n"
+		   "in your GnuPG home: GNUPGHOME or --gnupg-home), after re-checking the key\n"
+		   "against the frozen list. For each, a copy of the key with only that user\n"
+		   "ID and the new certification is encrypted to the key and left in the\n"
+		   "outbox as FPR-N-ADDRESS.eml (a PGP/MIME message to the user ID's address)\n"
+		   "and FPR-N-ADDRESS.asc. User IDs without an address and keys without an\n"
+		   "encryption subkey are skipped: nothing is ever sent unencrypted. Your\n"
+		   "keyring is not changed (the work happens in a temporary GnuPG home whose\n"
+		   "private-keys-v1.d is a link to yours) unless --keep. Nothing is mailed\n"
+		   "unless --sendmail.\n\n"
+		   "Options:\n"
+		   "  --as FPR          your key's full fingerprint\n"
+		   "  --all-checked     every key on the frozen list but yours: use it only if\n"
+		   "                    you checked every participant at the party\n"
+		   "  --level N         certification level 0-3 (default 0, \"no claim\")\n"
+		   "  --outbox DIR      where the messages go (default ./ksp-outbox)\n"
+		   "  --sendmail CMD    run CMD with each new message on stdin, e.g.\n"
+		   "                    --sendmail '/usr/sbin/sendmail -oi -t'\n"
+		   "  --keep            also import the signed keys into your keyring\n"
+		   "  --force           sign again what the store says you signed\n"
+		   "  --gnupg-home DIR  your GnuPG home (default GNUPGHOME, else ~/.gnupg)\n"
+		   "Exit status: 0 all signed (or signed before), 1 something skipped or\n"
+		   "refused or not sent, 2 an error.\n",
+	.group = KSP_GROUP_PARTICIPANT,
+};
+
+static int run(struct ksp_cli *cli, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "as", required_argument, NULL, 'a' },
+		{ "all-checked", no_argument, NULL, 'A' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "outbox", required_argument, NULL, 'o' },
+		{ "sendmail", required_argument, NULL, 's' },
+		{ "keep", no_argument, NULL, 'k' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "gnupg-home", required_argument, NULL, 'g' },
+		{},
+	};
+	struct ksp_store *store = NULL;
+	struct ksp_party *party = NULL;
+	struct sign_out o = { .cli = cli };
+	const char *as = NULL, *outbox = "ksp-outbox", *sendmail = NULL;
+	unsigned int flags = 0;
+	int c, r, level = 0, status = KSP_EXIT_OK;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': as = optarg; break;
+		case 'A': flags |= KSP_SIGN_ALL; break;
+		case 'l':
+			level = (int)strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || level < 0 || level > 3)
+				return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--level: give 0, 1, 2 or 3");
+			break;
+		case 'o': outbox = optarg; break;
+		case 's': sendmail = optarg; break;
+		case 'k': flags |= KSP_SIGN_KEEP; break;
+		case 'f': flags |= KSP_SIGN_FORCE; break;
+		case 'g':
+			if (ksp_set_gnupg_home(cli->ctx, optarg) < 0)
+				return cli_fail(cli, -ENOMEM, "--gnupg-home");
+			break;
+		default:
+			return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "bad option");
+		}
+	}
+	if (as == NULL)
+		return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--as FPR is needed: the full fingerprint of your key");
+	if ((flags & KSP_SIGN_ALL) && optind < argc)
+		return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give --all-checked or keys, not both");
+	if (!(flags & KSP_SIGN_ALL) && optind >= argc)
+		return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "no key given: participant numbers, fingerprints, or --all-checked");
+	r = cli_open_party(cli, true, &store, &party);
+	if (r)
+		return r;
+	if (cli->json)
+		printf("{\"format_version\":1,\"results\":[");
+	fflush(stdout);
+	r = ksp_party_sign(party, as, (const char *const *)argv + optind, (size_t)(argc - optind), level, outbox,
+			   flags, on_result, &o);
+	if (cli->json)
+		printf("],\"signed\":%d", r < 0 ? 0 : r);
+	if (r < 0) {
+		if (cli->json)
+			printf(",\"sent\":0}\n");
+		fflush(stdout);
+		status = cli_fail(cli, r, "cannot sign");
+		goto out;
+	}
+	if (o.oom) {
+		status = cli_fail(cli, -ENOMEM, "party sign");
+		goto out;
+	}
+	int sent = 0;
+	if (sendmail) {
+		for (size_t i = 0; i < o.n_files; i++) {
+			if (send_one(cli, sendmail, o.files[i]) == 0) {
+				sent++;
+				if (!cli->json)
+					printf("sent %s\n", o.files[i]);
+			} else {
+				status = KSP_EXIT_NEGATIVE;
+			}
+		}
+	}
+	if (cli->json) {
+		printf(",\"sent\":%d}\n", sent);
+	} else if (!cli->quiet) {
+		fprintf(stderr, "%d user ID(s) signed, %d signed before, %d skipped, %d key(s) refused.\n", o.n_signed,
+			o.n_already, o.n_skipped, o.n_refused);
+		if (o.n_signed && !sendmail)
+			fprintf(stderr, "Nothing was sent: mail the .eml files in %s (or --sendmail CMD), or send the .asc files yourself.\n",
+				outbox);
+	}
+	if (o.n_skipped || o.n_refused)
+		status = KSP_EXIT_NEGATIVE;
+out:
+	for (size_t i = 0; i < o.n_files; i++)
+		free(o.files[i]);
+	free(o.files);
+	ksp_party_unref(party);
+	ksp_store_unref(store);
+	return status;
+}
