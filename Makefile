@@ -15,7 +15,7 @@ DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph pangocairo cairo libqrenc
 DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3-dev \
               libgraphviz-dev graphviz gnupg sqlite3 openssl xxd python3 bc \
               libcairo2-dev libpango1.0-dev libqrencode-dev poppler-utils libxml2-utils \
-              zbar-tools fonts-ipafont-gothic
+              zbar-tools fonts-ipafont-gothic git
 DEP_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(DEPS) 2>/dev/null)
 DEP_LIBS    = $(shell $(PKG_CONFIG) --libs $(DEPS) 2>/dev/null) -lpthread
 

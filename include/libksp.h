@@ -625,6 +625,72 @@ const char *ksp_trust_result_get_uid(const struct ksp_trust_result *result, size
 /* Keys looked at by the search. */
 uint64_t ksp_trust_result_get_explored(const struct ksp_trust_result *result);
 
+/* -- verifying signatures: who signed, and was the key valid -- */
+
+/* The verdict on a signature, before any trust: ksp_trust_check() the
+ * signer (ksp_verify_result_get_signer()) for that. */
+struct ksp_verify_result;
+
+enum ksp_signature_status {
+	KSP_SIGNATURE_GOOD = 0,         /* good, by a key of the store that was valid when it signed */
+	KSP_SIGNATURE_BAD = 1,          /* does not match: the data or the signature was changed */
+	KSP_SIGNATURE_KEY_UNKNOWN = 2,  /* the signing key is not in the store */
+	KSP_SIGNATURE_KEY_REVOKED = 3,  /* the signing key or its primary key is revoked */
+	KSP_SIGNATURE_KEY_EXPIRED = 4,  /* had expired (or did not exist yet) when it signed */
+	KSP_SIGNATURE_EXPIRED = 5,      /* the signature itself has expired */
+	KSP_SIGNATURE_KEY_UNUSABLE = 6, /* gpg cannot use the store's key for it: no valid binding, not a signing key, unsupported algorithm */
+	KSP_SIGNATURE_UNSIGNED = 7,     /* a git object without a signature */
+};
+
+/**
+ * ksp_verify_detached:
+ * Verifies the detached signature @sig (armored or binary, one signature)
+ * over @data; @source (may be NULL) names the input in error messages.
+ * The issuer is read from the signature packet and looked up in the
+ * store as a primary key, then as a subkey of a stored key (a scan of
+ * the stored keys); only that key (its own packets, no third-party
+ * certifications) is imported into a private temporary GnuPG home and the
+ * signature is verified there with gpgme.  gpg's own trust is ignored.
+ * Returns: 0 and a result for every verdict, good or not; -EBADMSG (no
+ * OpenPGP signature, damaged armor, a signed message), -EOPNOTSUPP (more
+ * than one signature), -ENOMEM, -EIO.
+ */
+int ksp_verify_detached(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
+			size_t datalen, const char *source, struct ksp_verify_result **ret);
+/* As ksp_verify_detached(), for a cleartext-signed (gpg --clearsign) or
+ * signed (gpg --sign) message; -ENODATA when @msg is a detached signature
+ * (give the data: ksp_verify_detached()). */
+int ksp_verify_inline(struct ksp_store *store, const void *msg, size_t len, const char *source,
+		      struct ksp_verify_result **ret);
+/* A git tag or commit object as 'git cat-file tag|commit' prints it: the
+ * payload and the signature are split as git does (the signature block
+ * at the end of a tag; the gpgsig header of a commit).  An unsigned object
+ * gives a KSP_SIGNATURE_UNSIGNED result.  Returns as above, and -EINVAL (not
+ * a tag or commit object), -EOPNOTSUPP (an SSH or X.509 signature). */
+int ksp_verify_git_object(struct ksp_store *store, const void *object, size_t len, const char *source,
+			  struct ksp_verify_result **ret);
+struct ksp_verify_result *ksp_verify_result_free(struct ksp_verify_result *result);
+int ksp_verify_result_get_status(const struct ksp_verify_result *result);
+bool ksp_verify_result_is_good(const struct ksp_verify_result *result);
+/* One line: the verdict and why (plain ASCII, no user ID bytes). */
+const char *ksp_verify_result_get_message(const struct ksp_verify_result *result);
+/* The issuer as the signature names it (fingerprint, or 16-digit key ID),
+ * NULL for an unsigned object. */
+const char *ksp_verify_result_get_issuer(const struct ksp_verify_result *result);
+/* The primary key of the store that signed, and the (sub)key gpg verified
+ * the signature with; NULL when unknown (key not in the store, bad). */
+const char *ksp_verify_result_get_signer(const struct ksp_verify_result *result);
+const char *ksp_verify_result_get_signing_key(const struct ksp_verify_result *result);
+bool ksp_verify_result_is_subkey(const struct ksp_verify_result *result);
+/* Signature creation time (as the signature says), 0 if unknown. */
+int64_t ksp_verify_result_get_created(const struct ksp_verify_result *result);
+/* The signer's primary user ID from the store (raw bytes, hostile), or NULL. */
+const char *ksp_verify_result_get_uid(const struct ksp_verify_result *result, size_t *len);
+/* What gpgme said: gpgme_sigsum_t bits and the gpgme_validity_t of the
+ * signature (no trust in the private home: never "valid"). */
+unsigned int ksp_verify_result_get_gpgme_summary(const struct ksp_verify_result *result);
+int ksp_verify_result_get_gpgme_validity(const struct ksp_verify_result *result);
+
 /* ------------------------------------------------------------------ */
 /* Rendering the web of trust (graphviz)                               */
 

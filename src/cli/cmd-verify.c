@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* ksp verify: is this signature (file, git tag, git commit) good, and is
+ * the key that made it trusted by the core? */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "cli/ksp.h"
+#include "cli/trust-opts.h"
+#include "shared/util.h"
+
+extern char **environ;
+
+static int run_verify(struct ksp_cli *cli, int argc, char *argv[]);
+
+const struct ksp_cmd ksp_cmd_verify = {
+	.name = "verify",
+	.run = run_verify,
+	.usage = CLI_TRUST_USAGE "\n"
+		 "       [--json] [-q] (SIGFILE [DATAFILE] | --git-tag TAG | --git-commit REV) [--repo DIR]",
+	.help = "verify a signature or git tag/commit and the signer's trust",
+	.details = "Verifies the signature with gpgme against the keys of the store only (in a\n"
+		   "private temporary GnuPG home; the signing key may be a subkey), then\n"
+		   "evaluates the trust of the signer's primary key with respect to the core,\n"
+		   "as 'ksp trust' does. SIGFILE is a detached signature of DATAFILE, or a\n"
+		   "cleartext-signed or signed message; a detached SIGFILE.asc or SIGFILE.sig\n"
+		   "without DATAFILE signs SIGFILE without its extension. Prints one verdict\n"
+		   "line, then the signer, the signing key and the trust paths.\n"
+		   "Exit status: 0 good signature by a trusted key; 1 bad signature, unknown,\n"
+		   "revoked or expired key, unsigned tag or commit, or a signer not trusted;\n"
+		   "2 error.\n\n"
+		   "Options:\n"
+		   "  --git-tag TAG     verify the signed tag TAG (git cat-file tag TAG)\n"
+		   "  --git-commit REV  verify the signed commit REV (its gpgsig header)\n"
+		   "  --repo DIR        the git repository (default: the current directory)\n"
+		   "  -q, --quiet       the verdict line only\n" CLI_TRUST_HELP,
+	.group = KSP_GROUP_ADMIN,
+};
+
+enum { OPT_GIT_TAG = 0x2000, OPT_GIT_COMMIT, OPT_REPO };
+
+/* ---- input ------------------------------------------------------------------ */
+
+struct input {
+	uint8_t *data;
+	size_t len;
+	bool mapped;
+};
+
+static void input_release(struct input *in)
+{
+	if (in->mapped)
+		munmap(in->data, in->len);
+	else
+		free(in->data);
+	memset(in, 0, sizeof(*in));
+}
+
+/* Regular files are mapped (a signed tarball need not fit in memory
+ * twice), anything else is read. */
+static int input_read(const char *path, size_t max, struct input *in)
+{
+	struct stat stbuf;
+	int fd, r;
+
+	memset(in, 0, sizeof(*in));
+	if (strcmp(path, "-") != 0) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, &stbuf) == 0 && S_ISREG(stbuf.st_mode) && stbuf.st_size > 0) {
+			void *p;
+			if (max && (uint64_t)stbuf.st_size > max) {
+				close(fd);
+				return -EFBIG;
+			}
+			p = mmap(NULL, (size_t)stbuf.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+			close(fd);
+			if (p == MAP_FAILED)
+				return -errno;
+			in->data = p;
+			in->len = (size_t)stbuf.st_size;
+			in->mapped = true;
+			return 0;
+		}
+		r = read_fd_all(fd, max, &in->data, &in->len);
+		close(fd);
+		return r;
+	}
+	return read_file_all(path, max, &in->data, &in->len);
+}
+
+/* ---- git ---------------------------------------------------------------------- */
+
+/* Runs git with @args (no shell: the arguments reach git as they are);
+ * stdout into *out, the first line of stderr into @err.  Returns git's
+ * exit status (>= 0) or -errno when it could not run. */
+static int run_git(const char *repo, const char *const *args, struct input *out, char *err, size_t errlen)
+{
+	const char *argv[16];
+	posix_spawn_file_actions_t fa;
+	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, devnull = -1;
+	size_t n = 0, cap = 0, elen = 0;
+	char ebuf[1024];
+	pid_t pid;
+	int r, st;
+
+	argv[n++] = "git";
+	if (repo) {
+		argv[n++] = "-C";
+		argv[n++] = repo;
+	}
+	for (; *args && n < ARRAY_SIZE(argv) - 1; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	memset(out, 0, sizeof(*out));
+	err[0] = '\0';
+	if (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0 ||
+	    (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		r = -errno;
+		goto out;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, devnull, 0);
+	posix_spawn_file_actions_adddup2(&fa, pout[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, perr[1], 2);
+	r = posix_spawnp(&pid, "git", &fa, NULL, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pout[1]);
+	close(perr[1]);
+	pout[1] = perr[1] = -1;
+	if (r != 0) {
+		r = -r;
+		goto out;
+	}
+	{
+		struct pollfd pf[2] = { { .fd = pout[0], .events = POLLIN }, { .fd = perr[0], .events = POLLIN } };
+		bool big = false;
+
+		while (pf[0].fd >= 0 || pf[1].fd >= 0) {
+			if (poll(pf, 2, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			if (pf[0].fd >= 0 && pf[0].revents) {
+				ssize_t k;
+				if (cap - out->len < 65536) {
+					size_t nc = cap ? 2 * cap : 65536;
+					void *p = nc > (256u << 20) ? NULL : realloc(out->data, nc + 1);
+					if (p == NULL) {
+						big = true;
+						close(pf[0].fd);
+						pf[0].fd = -1;
+						continue;
+					}
+					out->data = p;
+					cap = nc;
+				}
+				k = read(pf[0].fd, out->data + out->len, cap - out->len);
+				if (k > 0) {
+					out->len += (size_t)k;
+				} else if (k == 0 || errno != EINTR) {
+					close(pf[0].fd);
+					pf[0].fd = -1;
+				}
+			}
+			if (pf[1].fd >= 0 && pf[1].revents) {
+				char tmp[1024];
+				ssize_t k = read(pf[1].fd, tmp, sizeof(tmp));
+				if (k > 0) {
+					size_t take = MIN((size_t)k, sizeof(ebuf) - 1 - elen);
+					memcpy(ebuf + elen, tmp, take);
+					elen += take;
+				} else if (k == 0 || errno != EINTR) {
+					close(pf[1].fd);
+					pf[1].fd = -1;
+				}
+			}
+		}
+		pout[0] = perr[0] = -1;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		ebuf[elen] = '\0';
+		elen = strcspn(ebuf, "\n");
+		ebuf[elen] = '\0';
+		if (errlen) {
+			size_t k = MIN(elen, errlen - 1);
+			memcpy(err, ebuf, k);
+			err[k] = '\0';
+		}
+		if (big) {
+			snprintf(err, errlen, "the object is larger than 256 MiB");
+			r = 125;
+		} else {
+			r = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+		}
+		if (out->data)
+			out->data[out->len] = '\0';
+	}
+out:
+	if (pout[0] >= 0)
+		close(pout[0]);
+	if (pout[1] >= 0)
+		close(pout[1]);
+	if (perr[0] >= 0)
+		close(perr[0]);
+	if (perr[1] >= 0)
+		close(perr[1]);
+	if (devnull >= 0)
+		close(devnull);
+	if (r != 0) {
+		free(out->data);
+		out->data = NULL;
+		out->len = 0;
+	}
+	return r;
+}
+
+/* The raw tag or commit object of @rev: 0, KSP_EXIT_NEGATIVE for a tag
+ * name that names no tag object (a lightweight tag: nothing signed), or
+ * KSP_EXIT_ERROR after printing why. */
+static int git_object(struct ksp_cli *cli, const char *repo, bool tag, const char *rev, const char *label,
+		      struct input *obj)
+{
+	const char *type_args[] = { "cat-file", "-t", rev, NULL };
+	const char *obj_args[] = { "cat-file", tag ? "tag" : "commit", rev, NULL };
+	struct input type;
+	char err[512], *e;
+	int r;
+
+	if (rev[0] == '-' || rev[0] == '\0') {
+		cli_err(cli, "%s: not a %s name; give a name that does not start with '-'", label, tag ? "tag" : "revision");
+		return KSP_EXIT_ERROR;
+	}
+	r = run_git(repo, type_args, &type, err, sizeof(err));
+	if (r == 0 && type.data == NULL) {
+		snprintf(err, sizeof(err), "no object type");
+		r = 125;
+	}
+	if (r == 0) {
+		type.data[strcspn((char *)type.data, "\n")] = '\0';
+		if (tag && strcmp((char *)type.data, "tag") != 0) {
+			char msg[160];
+			e = cli_escape(type.data, strlen((char *)type.data), KSP_ESCAPE_TERMINAL);
+			snprintf(msg, sizeof(msg),
+				 "not signed: a lightweight tag (it names a %s, there is no tag object to sign; make it with git tag -s)",
+				 e ? e : "?");
+			free(e);
+			if (cli->json) {
+				printf("{\"format_version\":1,\"source\":");
+				cli_json_str(stdout, label, strlen(label));
+				printf(",\"mode\":\"git-tag\",\"status\":\"unsigned\",\"good_signature\":false,"
+				       "\"trusted\":false,\"message\":");
+				cli_json_str(stdout, msg, strlen(msg));
+				printf(",\"issuer\":null,\"signer\":null,\"signing_key\":null,\"subkey\":false,"
+				       "\"created\":0,\"uid\":null,\"trust\":null}\n");
+			} else {
+				printf("%s: %s\n", label, msg);
+			}
+			input_release(&type);
+			return KSP_EXIT_NEGATIVE;
+		}
+		input_release(&type);
+		r = run_git(repo, obj_args, obj, err, sizeof(err));
+	}
+	if (r < 0) {
+		if (r == -ENOENT)
+			cli_err(cli, "git: not found; install git (apt-get install git)");
+		else
+			cli_err(cli, "git: cannot run: %s", strerror(-r));
+		return KSP_EXIT_ERROR;
+	}
+	if (r > 0) {
+		e = cli_escape(err, strlen(err), KSP_ESCAPE_TERMINAL);
+		cli_err(cli, "%s: git cat-file failed: %s; check the name and --repo", label, e && *e ? e : "(no message)");
+		free(e);
+		return KSP_EXIT_ERROR;
+	}
+	if (obj->data == NULL) {
+		cli_err(cli, "%s: git cat-file printed nothing", label);
+		return KSP_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* ---- output ----------------------------------------------------------------- */
+
+static const char *status_name(int s)
+{
+	static const char *const names[] = { "good", "bad", "key_unknown", "key_revoked", "key_expired",
+					     "sig_expired", "key_unusable", "unsigned" };
+	return s >= 0 && s < (int)ARRAY_SIZE(names) ? names[s] : "error";
+}
+
+static void json_str_or_null(const char *s)
+{
+	if (s)
+		cli_json_str(stdout, s, strlen(s));
+	else
+		printf("null");
+}
+
+static void print_json(const char *label, const char *mode, const struct ksp_verify_result *vr,
+		       const struct ksp_trust_result *tr, const struct ksp_trust_policy *pol)
+{
+	const char *uid;
+	size_t ulen = 0;
+
+	printf("{\"format_version\":1,\"source\":");
+	cli_json_str(stdout, label, strlen(label));
+	printf(",\"mode\":\"%s\",\"status\":\"%s\",\"good_signature\":%s,\"trusted\":%s,\"message\":", mode,
+	       status_name(ksp_verify_result_get_status(vr)), ksp_verify_result_is_good(vr) ? "true" : "false",
+	       tr && ksp_trust_result_is_trusted(tr) ? "true" : "false");
+	json_str_or_null(ksp_verify_result_get_message(vr));
+	printf(",\"issuer\":");
+	json_str_or_null(ksp_verify_result_get_issuer(vr));
+	printf(",\"signer\":");
+	json_str_or_null(ksp_verify_result_get_signer(vr));
+	printf(",\"signing_key\":");
+	json_str_or_null(ksp_verify_result_get_signing_key(vr));
+	printf(",\"subkey\":%s,\"created\":%lld,\"uid\":", ksp_verify_result_is_subkey(vr) ? "true" : "false",
+	       (long long)ksp_verify_result_get_created(vr));
+	uid = ksp_verify_result_get_uid(vr, &ulen);
+	if (uid)
+		cli_json_str(stdout, uid, ulen);
+	else
+		printf("null");
+	printf(",\"trust\":");
+	if (tr) {
+		printf("{");
+		cli_trust_print_json(stdout, tr, pol);
+		printf("}");
+	} else {
+		printf("null");
+	}
+	printf("}\n");
+}
+
+static void print_text(const char *label, const struct ksp_verify_result *vr, const struct ksp_trust_result *tr,
+		       bool brief)
+{
+	const char *uid, *signer = ksp_verify_result_get_signer(vr);
+	size_t ulen = 0;
+	char date[32];
+
+	if (tr)
+		printf("%s: %s; %s\n", label, ksp_verify_result_get_message(vr), ksp_trust_result_get_message(tr));
+	else
+		printf("%s: %s\n", label, ksp_verify_result_get_message(vr));
+	if (brief)
+		return;
+	if (signer) {
+		char *e = NULL;
+		uid = ksp_verify_result_get_uid(vr, &ulen);
+		if (uid)
+			e = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL);
+		printf("  signer:      %s%s%s%s\n", signer, e ? " \"" : "", e ? e : "", e ? "\"" : "");
+		free(e);
+	}
+	if (ksp_verify_result_is_subkey(vr))
+		printf("  signing key: %s (subkey)\n", ksp_verify_result_get_signing_key(vr));
+	if (ksp_verify_result_get_created(vr) > 0) {
+		format_datetime(ksp_verify_result_get_created(vr), date, sizeof(date));
+		printf("  made:        %s\n", date);
+	}
+	if (tr)
+		cli_trust_print_paths(tr, 2);
+}
+
+/* ---- the command ---------------------------------------------------------------- */
+
+/* SIGFILE without .asc / .sig / .sign, if that file exists; caller frees. */
+static char *data_file_of(const char *sig)
+{
+	static const char *const ext[] = { ".asc", ".sig", ".sign", ".gpg" };
+	size_t n = strlen(sig);
+
+	for (size_t i = 0; i < ARRAY_SIZE(ext); i++) {
+		size_t el = strlen(ext[i]);
+		if (n > el && strcmp(sig + n - el, ext[i]) == 0) {
+			char *d = strndup(sig, n - el);
+			if (d && access(d, F_OK) == 0)
+				return d;
+			free(d);
+		}
+	}
+	return NULL;
+}
+
+static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		CLI_TRUST_LONGOPTS,
+		{ "git-tag", required_argument, NULL, OPT_GIT_TAG },
+		{ "git-commit", required_argument, NULL, OPT_GIT_COMMIT },
+		{ "repo", required_argument, NULL, OPT_REPO },
+		{ "quiet", no_argument, NULL, 'q' },
+		{},
+	};
+	struct cli_trust_opts to;
+	struct ksp_store *store = NULL;
+	struct ksp_verify_result *vr = NULL;
+	struct ksp_trust_result *tr = NULL;
+	struct input sig = { 0 }, data = { 0 };
+	const char *git_tag = NULL, *git_commit = NULL, *repo = NULL, *mode = "detached";
+	char *label = NULL, *auto_data = NULL;
+	bool brief = cli->quiet;
+	int c, r, status;
+
+	status = cli_trust_opts_init(cli, &to);
+	if (status)
+		return status;
+	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_GIT_TAG:
+			git_tag = optarg;
+			break;
+		case OPT_GIT_COMMIT:
+			git_commit = optarg;
+			break;
+		case OPT_REPO:
+			repo = optarg;
+			break;
+		case 'q':
+			brief = true;
+			break;
+		default:
+			r = cli_trust_opt(cli, &to, &ksp_cmd_verify, "verify", c, optarg);
+			if (r < 0) {
+				status = KSP_EXIT_ERROR;
+				goto out;
+			}
+			if (r == 0) {
+				status = cli_usage_error(cli, &ksp_cmd_verify, "verify", "bad option");
+				goto out;
+			}
+		}
+	}
+	if ((git_tag != NULL) + (git_commit != NULL) + (optind < argc) != 1 ||
+	    (optind < argc && argc - optind > 2)) {
+		status = cli_usage_error(cli, &ksp_cmd_verify, "verify",
+					 "give SIGFILE [DATAFILE], or --git-tag TAG, or --git-commit REV");
+		goto out;
+	}
+	if (repo && !git_tag && !git_commit) {
+		status = cli_usage_error(cli, &ksp_cmd_verify, "verify", "--repo goes with --git-tag or --git-commit");
+		goto out;
+	}
+	if (!to.core_given) {
+		status = cli_usage_error(cli, &ksp_cmd_verify, "verify",
+					 "give the core: --core FILE, --core-fpr FPR, --core-party or --policy FILE");
+		goto out;
+	}
+	r = cli_open_store(cli, 0, &store);
+	if (r) {
+		status = r;
+		goto out;
+	}
+
+	if (git_tag || git_commit) {
+		const char *rev = git_tag ? git_tag : git_commit;
+		char *e = cli_escape(rev, strlen(rev), KSP_ESCAPE_TERMINAL);
+
+		mode = git_tag ? "git-tag" : "git-commit";
+		if (e == NULL || asprintf(&label, "%s %s", git_tag ? "tag" : "commit", e) < 0) {
+			free(e);
+			label = NULL;
+			status = cli_fail(cli, -ENOMEM, "verify");
+			goto out;
+		}
+		free(e);
+		status = git_object(cli, repo, git_tag != NULL, rev, label, &sig);
+		if (status)
+			goto out;
+		r = ksp_verify_git_object(store, sig.data, sig.len, label, &vr);
+	} else {
+		const char *sigfile = argv[optind], *datafile = optind + 1 < argc ? argv[optind + 1] : NULL;
+		char *e = cli_escape(sigfile, strlen(sigfile), KSP_ESCAPE_TERMINAL);
+
+		label = e;
+		if (label == NULL) {
+			status = cli_fail(cli, -ENOMEM, "verify");
+			goto out;
+		}
+		if (datafile && strcmp(sigfile, "-") == 0 && strcmp(datafile, "-") == 0) {
+			status = cli_usage_error(cli, &ksp_cmd_verify, "verify", "SIGFILE and DATAFILE cannot both be stdin");
+			goto out;
+		}
+		r = input_read(sigfile, 64u << 20, &sig);
+		if (r < 0) {
+			cli_err(cli, "%s: cannot read: %s", label, strerror(-r));
+			status = KSP_EXIT_ERROR;
+			goto out;
+		}
+		if (!datafile) {
+			mode = "inline";
+			r = ksp_verify_inline(store, sig.data, sig.len, label, &vr);
+			if (r == -ENODATA) {
+				auto_data = data_file_of(sigfile);
+				if (auto_data == NULL) {
+					cli_err(cli, "%s: a detached signature; give the file it signs: ksp verify %s FILE",
+						label, label);
+					status = KSP_EXIT_ERROR;
+					goto out;
+				}
+				datafile = auto_data;
+			}
+		}
+		if (datafile) {
+			mode = "detached";
+			r = input_read(datafile, 0, &data);
+			if (r < 0) {
+				char *d = cli_escape(datafile, strlen(datafile), KSP_ESCAPE_TERMINAL);
+				cli_err(cli, "%s: cannot read: %s", d ? d : "?", strerror(-r));
+				free(d);
+				status = KSP_EXIT_ERROR;
+				goto out;
+			}
+			r = ksp_verify_detached(store, sig.data, sig.len, data.data, data.len, label, &vr);
+		}
+	}
+	if (r < 0) {
+		status = cli_fail(cli, r, "%s: cannot verify", label);
+		goto out;
+	}
+	if (ksp_verify_result_is_good(vr)) {
+		r = ksp_trust_check(store, to.policy, ksp_verify_result_get_signer(vr), to.at, &tr);
+		if (r < 0) {
+			status = cli_fail(cli, r, "%s: cannot evaluate trust", cli->db_path);
+			goto out;
+		}
+	}
+	if (cli->json)
+		print_json(label, mode, vr, tr, to.policy);
+	else
+		print_text(label, vr, tr, brief);
+	status = tr && ksp_trust_result_is_trusted(tr) ? KSP_EXIT_OK : KSP_EXIT_NEGATIVE;
+out:
+	ksp_trust_result_free(tr);
+	ksp_verify_result_free(vr);
+	input_release(&sig);
+	input_release(&data);
+	free(auto_data);
+	free(label);
+	ksp_store_unref(store);
+	cli_trust_opts_done(&to);
+	return status;
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Trust-policy options and trust-result printing shared by commands. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/trust-opts.h"
+#include "shared/util.h"
+
+int cli_trust_opts_init(struct ksp_cli *cli, struct cli_trust_opts *to)
+{
+	int r;
+
+	memset(to, 0, sizeof(*to));
+	to->at = (int64_t)time(NULL);
+	r = ksp_trust_policy_new(cli->ctx, &to->policy);
+	if (r < 0)
+		return cli_fail(cli, r, "cannot make a trust policy");
+	return 0;
+}
+
+void cli_trust_opts_done(struct cli_trust_opts *to)
+{
+	to->policy = ksp_trust_policy_free(to->policy);
+}
+
+static long parse_num(const char *arg, long min, long max, bool *ok)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	*ok = end != arg && *end == '\0' && errno == 0 && n >= min && n <= max;
+	return n;
+}
+
+int cli_trust_opt(struct ksp_cli *cli, struct cli_trust_opts *to, const struct ksp_cmd *cmd,
+		  const char *fullname, int c, const char *arg)
+{
+	struct ksp_trust_policy *pol = to->policy;
+	bool ok;
+	long n;
+	int r = 0;
+
+	switch (c) {
+	case CLI_TRUST_OPT_POLICY:
+		r = ksp_trust_policy_load(pol, arg);
+		to->core_given = true;
+		break;
+	case CLI_TRUST_OPT_CORE:
+		r = ksp_trust_policy_add_core_file(pol, arg);
+		to->core_given = true;
+		break;
+	case CLI_TRUST_OPT_CORE_FPR:
+		r = ksp_trust_policy_add_core(pol, arg);
+		to->core_given = true;
+		break;
+	case CLI_TRUST_OPT_CORE_PARTY:
+		ksp_trust_policy_set_core_party(pol, true);
+		to->core_given = true;
+		break;
+	case CLI_TRUST_OPT_MAX_DEPTH:
+	case CLI_TRUST_OPT_MIN_PATHS:
+		n = parse_num(arg, 1, 64, &ok);
+		if (!ok) {
+			cli_usage_error(cli, cmd, fullname, "--%s takes a number from 1 to 64",
+					c == CLI_TRUST_OPT_MAX_DEPTH ? "max-depth" : "min-paths");
+			return -1;
+		}
+		r = c == CLI_TRUST_OPT_MAX_DEPTH ? ksp_trust_policy_set_max_depth(pol, (int)n)
+						 : ksp_trust_policy_set_min_paths(pol, (int)n);
+		break;
+	case CLI_TRUST_OPT_PER_UID:
+		ksp_trust_policy_set_per_uid(pol, true);
+		break;
+	case CLI_TRUST_OPT_NO_SHA1:
+		ksp_trust_policy_set_sha1(pol, false);
+		break;
+	case CLI_TRUST_OPT_MIN_KEY_BITS:
+		n = parse_num(arg, 0, 65536, &ok);
+		if (!ok) {
+			cli_usage_error(cli, cmd, fullname, "--min-key-bits takes a number of bits");
+			return -1;
+		}
+		ksp_trust_policy_set_min_bits(pol, (unsigned)n);
+		break;
+	case CLI_TRUST_OPT_MAX_CERT_AGE: {
+		char *end;
+		long long v;
+		int64_t mul;
+
+		errno = 0;
+		v = strtoll(arg, &end, 10);
+		if (end == arg || v < 0 || errno || (*end && end[1]) || (*end && !strchr("hdwy", *end))) {
+			cli_usage_error(cli, cmd, fullname, "--max-cert-age takes 90d, 2y, 12w, 36h or seconds");
+			return -1;
+		}
+		mul = *end == 'h' ? 3600 : *end == 'd' ? 86400 : *end == 'w' ? 7 * 86400 : *end == 'y' ? 365 * 86400 : 1;
+		if (v > INT64_MAX / mul) {
+			cli_usage_error(cli, cmd, fullname, "--max-cert-age: '%s' is too large", arg);
+			return -1;
+		}
+		ksp_trust_policy_set_max_age(pol, (int64_t)v * mul);
+		break;
+	}
+	case CLI_TRUST_OPT_AT:
+		if (parse_date(arg, &to->at) < 0) {
+			cli_usage_error(cli, cmd, fullname, "--at takes YYYY-MM-DD[THH:MM:SS[Z]] or @EPOCH, not '%s'", arg);
+			return -1;
+		}
+		break;
+	default:
+		return 0;
+	}
+	if (r < 0) {
+		cli_fail(cli, r, "bad policy");
+		return -1;
+	}
+	return 1;
+}
+
+void cli_trust_print_paths(const struct ksp_trust_result *res, int indent)
+{
+	size_t np = ksp_trust_result_get_path_count(res);
+
+	for (size_t i = 0; i < np; i++) {
+		size_t n = ksp_trust_result_get_path_length(res, i);
+		printf("%*spath %zu (%zu hop%s):\n", indent, "", i + 1, n, n == 1 ? "" : "s");
+		for (size_t h = 0; h < n; h++) {
+			const char *a = NULL, *b = NULL, *u = NULL;
+			int64_t created = 0;
+			size_t len = 0;
+			char date[32], *e;
+
+			if (ksp_trust_result_get_hop(res, i, h, &a, &b, &created, &u, &len) < 0)
+				continue;
+			format_date(created, date, sizeof(date));
+			e = cli_escape(u ? u : "", u ? len : 0, KSP_ESCAPE_TERMINAL);
+			printf("%*s  %s\n%*s    certified %s on %s\n%*s    \"%s\"\n", indent, "", a, indent, "", b, date,
+			       indent, "", e ? e : "?");
+			free(e);
+		}
+	}
+}
+
+void cli_trust_print_json(FILE *out, const struct ksp_trust_result *res, const struct ksp_trust_policy *pol)
+{
+	static const char *const reasons[] = { "trusted", "no_path", "too_few_paths", "target_unknown",
+					       "target_revoked", "target_expired", "target_invalid", "no_core",
+					       "undecided" };
+	int reason = ksp_trust_result_get_reason(res);
+	const char *msg = ksp_trust_result_get_message(res), *uid;
+	size_t np = ksp_trust_result_get_path_count(res), ulen = 0;
+
+	fprintf(out, "\"trusted\":%s,\"reason\":\"%s\",\"message\":", ksp_trust_result_is_trusted(res) ? "true" : "false",
+		reason >= 0 && reason < (int)ARRAY_SIZE(reasons) ? reasons[reason] : "error");
+	cli_json_str(out, msg ? msg : "", msg ? strlen(msg) : 0);
+	fprintf(out, ",\"min_paths\":%d,\"max_depth\":%d,\"paths_found\":%d,\"uid\":", ksp_trust_policy_get_min_paths(pol),
+		ksp_trust_policy_get_max_depth(pol), ksp_trust_result_get_paths_found(res));
+	uid = ksp_trust_result_get_uid(res, &ulen);
+	if (uid)
+		cli_json_str(out, uid, ulen);
+	else
+		fprintf(out, "null");
+	fprintf(out, ",\"paths\":[");
+	for (size_t i = 0; i < np; i++) {
+		fprintf(out, "%s[", i ? "," : "");
+		for (size_t h = 0; h < ksp_trust_result_get_path_length(res, i); h++) {
+			const char *a = "", *b = "", *u = NULL;
+			int64_t created = 0;
+			size_t len = 0;
+
+			ksp_trust_result_get_hop(res, i, h, &a, &b, &created, &u, &len);
+			fprintf(out, "%s{\"signer\":\"%s\",\"signee\":\"%s\",\"created\":%lld,\"uid\":", h ? "," : "", a, b,
+				(long long)created);
+			cli_json_str(out, u ? u : "", u ? len : 0);
+			fprintf(out, "}");
+		}
+		fprintf(out, "]");
+	}
+	fprintf(out, "]");
+}
