@@ -17,14 +17,20 @@
 
 #include <gcrypt.h>
 
+#include "lib/ed25519.h"
 #include "lib/libksp-private.h"
+#include "lib/pgp-rsa.h"
 #include "lib/pgp-verify.h"
 
 struct ksp_pgp_vkey {
 	uint8_t algo;        /* KSP_PGP_PK_* */
+	uint8_t version;     /* of the signer's key packet */
 	uint8_t kind;        /* VK_RSA, VK_DSA, VK_ECDSA, VK_EDDSA */
 	unsigned qbytes;     /* DSA: length of q; EdDSA: length of r and s */
 	gcry_sexp_t sexp;
+	struct ksp_rsa_key *rsa; /* RSA: the fast path (pgp-rsa.c), NULL: libgcrypt only */
+	struct ksp_ed25519_key *ed; /* Ed25519: the fast path (ed25519.c) */
+	bool ed_refused;     /* Ed25519 point libgcrypt refuses (or aborts on): all bad */
 };
 
 enum { VK_RSA = 1, VK_DSA, VK_ECDSA, VK_EDDSA, VK_ED448 };
@@ -96,8 +102,19 @@ void ksp_pgp_vkey_free(struct ksp_pgp_vkey *k)
 {
 	if (k) {
 		gcry_sexp_release(k->sexp);
+		ksp_rsa_key_free(k->rsa);
+		ksp_ed25519_key_free(k->ed);
 		free(k);
 	}
+}
+
+/* The fast Ed25519 key next to the sexp; 0 or -ENOMEM. */
+static int ed25519_prepare(struct ksp_pgp_vkey *k, const uint8_t q[32])
+{
+	int r = ksp_ed25519_key_new(q, &k->ed);
+
+	k->ed_refused = r == -EINVAL;
+	return r == -ENOMEM ? r : 0;
 }
 
 int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret)
@@ -120,6 +137,7 @@ int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret)
 	if (k == NULL)
 		return -ENOMEM;
 	k->algo = pk->algo;
+	k->version = pk->version;
 	switch (pk->algo) {
 	case KSP_PGP_PK_RSA:
 	case KSP_PGP_PK_RSA_S:
@@ -129,6 +147,11 @@ int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret)
 		k->kind = VK_RSA;
 		e = gcry_sexp_build(&k->sexp, NULL, "(public-key(rsa(n%b)(e%b)))", (int)ml[0], m[0],
 				    (int)ml[1], m[1]);
+		/* -EOPNOTSUPP, -EINVAL: libgcrypt alone */
+		if (!e && ksp_rsa_key_new(m[0], ml[0], m[1], ml[1], &k->rsa) == -ENOMEM) {
+			r = -ENOMEM;
+			goto bad;
+		}
 		break;
 	case KSP_PGP_PK_DSA:
 		for (int i = 0; i < 4; i++)
@@ -177,6 +200,8 @@ int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret)
 		k->qbytes = 32;
 		e = gcry_sexp_build(&k->sexp, NULL, "(public-key(ecc(curve Ed25519)(flags eddsa)(q%b)))",
 				    32, b + p + 1);
+		if ((r = ed25519_prepare(k, b + p + 1)) < 0)
+			goto bad;
 		break;
 	}
 	case KSP_PGP_PK_ED25519:
@@ -186,6 +211,8 @@ int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret)
 		k->qbytes = 32;
 		e = gcry_sexp_build(&k->sexp, NULL, "(public-key(ecc(curve Ed25519)(flags eddsa)(q%b)))",
 				    32, b + p);
+		if ((r = ed25519_prepare(k, b + p)) < 0)
+			goto bad;
 		break;
 	case KSP_PGP_PK_ED448:
 		if (len - p < 57)
@@ -245,6 +272,11 @@ int ksp_pgp_vkey_verify(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig *
 	case VK_RSA:
 		if (get_mpi(b, len, &p, &v1, &l1) < 0)
 			return KSP_VERIFY_BAD;
+		if (k->rsa) {
+			r = ksp_rsa_verify_pkcs1(k->rsa, gh, digest, dlen, v1, l1);
+			if (r >= 0) /* else a hash it does not do */
+				return r ? KSP_VERIFY_GOOD : KSP_VERIFY_BAD;
+		}
 		hname = gcry_md_algo_name(gh);
 		if (hname == NULL)
 			return KSP_VERIFY_UNSUPPORTED;
@@ -279,6 +311,15 @@ int ksp_pgp_vkey_verify(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig *
 			if (get_mpi(b, len, &p, &v1, &l1) < 0 || get_mpi(b, len, &p, &v2, &l2) < 0 ||
 			    !pad_to(v1, l1, rr, 32) || !pad_to(v2, l2, ss, 32))
 				return KSP_VERIFY_BAD;
+		}
+		if (k->ed_refused)
+			return KSP_VERIFY_BAD;
+		if (k->ed) { /* the same verdicts as libgcrypt's (ed25519.h) */
+			uint8_t rs[64];
+
+			memcpy(rs, rr, 32);
+			memcpy(rs + 32, ss, 32);
+			return ksp_ed25519_verify(k->ed, digest, dlen, rs) ? KSP_VERIFY_GOOD : KSP_VERIFY_BAD;
 		}
 		e = gcry_sexp_build(&s_data, NULL, "(data(flags eddsa)(hash-algo sha512)(value %b))", (int)dlen,
 				    digest);
@@ -401,7 +442,9 @@ int ksp_pgp_verify_with(const struct ksp_pgp_vkey *k, const struct ksp_pgp_pubke
 
 	if (sig->unknown_critical)
 		return KSP_VERIFY_UNSUPPORTED;
-	if (sig->version == 6 && primary->version != 6)
+	/* RFC 9580 5.2.3: v6 keys make v6 signatures, and only they do (the
+	 * key signed may be of any version) */
+	if ((sig->version == 6) != (k->version == 6))
 		return KSP_VERIFY_BAD;
 	r = ksp_pgp_sig_digest(sig, primary, uid, subkey, dg, &dl);
 	if (r != 0)
