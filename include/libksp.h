@@ -567,7 +567,7 @@ int ksp_trust_policy_add_core_file(struct ksp_trust_policy *policy, const char *
 size_t ksp_trust_policy_get_core_count(const struct ksp_trust_policy *policy);
 /* The store's party participants are core keys too. */
 void ksp_trust_policy_set_core_party(struct ksp_trust_policy *policy, bool on);
-/* Paths of at most @depth certifications (1-64). */
+/* Paths of at most @depth certifications (1-1000). */
 int ksp_trust_policy_set_max_depth(struct ksp_trust_policy *policy, int depth);
 int ksp_trust_policy_get_max_depth(const struct ksp_trust_policy *policy);
 /* At least @paths vertex-disjoint paths (1-64). */
@@ -690,6 +690,73 @@ const char *ksp_verify_result_get_uid(const struct ksp_verify_result *result, si
  * signature (no trust in the private home: never "valid"). */
 unsigned int ksp_verify_result_get_gpgme_summary(const struct ksp_verify_result *result);
 int ksp_verify_result_get_gpgme_validity(const struct ksp_verify_result *result);
+
+/* -- GnuPG's classic trust model, as a second opinion (trust-gnupg.c) -- */
+
+/* Key validity computed as GnuPG's trustdb does it (gpg --check-trustdb,
+ * --trust-model pgp): the keys of ultimate ownertrust are the roots; level
+ * by level, up to the maximum certification depth, a user ID becomes fully
+ * valid with completes_needed certifications by fully valid introducers of
+ * full ownertrust (one of ultimate ownertrust suffices) or marginals_needed
+ * by ones of marginal ownertrust, marginally valid with fewer; only fully
+ * valid keys introduce the next level; trust signatures raise ownertrust
+ * (amount >= 120 full, >= 60 marginal) within their depth and regular
+ * expression.  A key's validity is its best user ID's.  Values: GnuPG's
+ * numbers (ownertrust levels use them too), and for a revoked key 7. */
+enum ksp_gnupg_validity {
+	KSP_GNUPG_UNKNOWN = 0,   /* '-' not reached from the roots */
+	KSP_GNUPG_EXPIRED = 1,   /* 'e' the key has expired */
+	KSP_GNUPG_UNDEFINED = 2, /* 'q' certified by introducers of unknown, undefined or never ownertrust only */
+	KSP_GNUPG_NEVER = 3,     /* 'n' (an ownertrust level; no validity is ever "never") */
+	KSP_GNUPG_MARGINAL = 4,  /* 'm' */
+	KSP_GNUPG_FULL = 5,      /* 'f' */
+	KSP_GNUPG_ULTIMATE = 6,  /* 'u' a root */
+	KSP_GNUPG_REVOKED = 7,   /* 'r' the key is revoked */
+};
+struct ksp_trust_gnupg;
+/* Defaults as gpg's: marginals needed 3, completes needed 1, max cert
+ * depth 5, min cert level 2 (0x11 "persona" certifications do not count),
+ * SHA-1 certifications count (gpg --allow-weak-key-signatures). */
+int ksp_trust_gnupg_new(struct ksp_ctx *ctx, struct ksp_trust_gnupg **ret);
+struct ksp_trust_gnupg *ksp_trust_gnupg_free(struct ksp_trust_gnupg *gnupg);
+/* Ownertrust of a key by full fingerprint: 0 unknown, 2 undefined, 3 never,
+ * 4 marginal, 5 full, 6 ultimate. */
+int ksp_trust_gnupg_set_ownertrust(struct ksp_trust_gnupg *gnupg, const char *fpr, int level);
+/* A gpg --export-ownertrust file: "FPR:LEVEL:" lines, '#' comments; the
+ * flags above 15 (128 disabled) are ignored.  Errors name FILE:LINE. */
+int ksp_trust_gnupg_load_ownertrust(struct ksp_trust_gnupg *gnupg, const char *path);
+/* The ownertrust given for @fpr (0 if none), or -EINVAL. */
+int ksp_trust_gnupg_get_ownertrust(struct ksp_trust_gnupg *gnupg, const char *fpr);
+int ksp_trust_gnupg_set_marginals_needed(struct ksp_trust_gnupg *gnupg, int n); /* 2-255, as gpg */
+int ksp_trust_gnupg_set_completes_needed(struct ksp_trust_gnupg *gnupg, int n); /* 1-255 */
+int ksp_trust_gnupg_set_max_cert_depth(struct ksp_trust_gnupg *gnupg, int n);   /* 1-255 */
+int ksp_trust_gnupg_set_min_cert_level(struct ksp_trust_gnupg *gnupg, int level); /* 1-3 */
+void ksp_trust_gnupg_set_sha1(struct ksp_trust_gnupg *gnupg, bool counts);
+/* Computes the validity of every key of @store at time @at (signatures
+ * and revocations made later do not exist); the results are kept (with a
+ * reference to the store) until the next call or ksp_trust_gnupg_free().
+ * Returns the number of ultimately trusted keys found in the store (0:
+ * every key is of unknown validity), or a negative errno. */
+int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *gnupg, struct ksp_store *store, int64_t at);
+/* After ksp_trust_gnupg_validate(): the validity of @fpr (enum
+ * ksp_gnupg_validity), -ENOENT (not in the store), -EINVAL (not a full
+ * fingerprint, or no validation yet). */
+int ksp_trust_gnupg_get_validity(struct ksp_trust_gnupg *gnupg, const char *fpr);
+/* The level (0: certified by a root) at which the key got its validity;
+ * -ENODATA when it got none. */
+int ksp_trust_gnupg_get_depth(struct ksp_trust_gnupg *gnupg, const char *fpr);
+/* On the user ID that gives the key its validity: the complete and
+ * marginal counts, and the introducers whose certifications counted (with
+ * their ownertrust as introducers, and the level); the user ID is raw
+ * bytes (hostile; borrowed, NUL-terminated).  None for a root. */
+int ksp_trust_gnupg_get_counts(struct ksp_trust_gnupg *gnupg, const char *fpr, int *full, int *marginal);
+size_t ksp_trust_gnupg_get_introducer_count(struct ksp_trust_gnupg *gnupg, const char *fpr);
+int ksp_trust_gnupg_get_introducer(struct ksp_trust_gnupg *gnupg, const char *fpr, size_t index, const char **signer,
+				   int *ownertrust, int *depth, const char **uid, size_t *uid_len);
+/* "full", "marginal", ...; NULL for a bad value.  The letter is gpg's
+ * (--list-keys --with-colons field 2): u f m q n e r -, '?' for a bad value. */
+const char *ksp_trust_gnupg_validity_name(int validity);
+char ksp_trust_gnupg_validity_letter(int validity);
 
 /* ------------------------------------------------------------------ */
 /* Rendering the web of trust (graphviz)                               */

@@ -11,12 +11,16 @@
 #include "shared/util.h"
 
 static int run_trust(struct ksp_cli *cli, int argc, char *argv[]);
+static int run_trust_gnupg(struct ksp_cli *cli, int argc, char *argv[]);
 
 const struct ksp_cmd ksp_cmd_trust = {
 	.name = "trust",
 	.run = run_trust,
 	.usage = "[--policy FILE] [--core FILE | --core-fpr FPR... | --core-party] [--max-depth L]\n"
-		 "       [--min-paths K] [--per-uid] [--no-sha1] [--at DATE] [--json] (FPR | --batch FILE)",
+		 "       [--min-paths K] [--per-uid] [--no-sha1] [--at DATE] [--json] (FPR | --batch FILE)\n"
+		 "   or: ksp trust --model gnupg --ownertrust FILE [--marginals-needed N]\n"
+		 "       [--completes-needed N] [--max-cert-depth N] [--min-cert-level N]\n"
+		 "       [--no-sha1] [--at DATE] [--json] (FPR | --batch FILE)",
 	.help = "is the key trusted by the core? (disjoint certification paths)",
 	.details = "FPR is trusted when at least K certification paths from core keys reach it,\n"
 		   "each of at most L certifications, sharing no key but FPR (each core key\n"
@@ -41,7 +45,21 @@ const struct ksp_cmd ksp_cmd_trust = {
 		   "  --at DATE         reference time (default: now)\n"
 		   "  --batch FILE      one fingerprint per line; one verdict line each; exit 0\n"
 		   "                    when all are trusted\n"
-		   "  -q, --quiet       the verdict line only\n",
+		   "  -q, --quiet       the verdict line only\n\n"
+		   "GnuPG's classic model (--model gnupg): the key validity gpg's trustdb\n"
+		   "computes (gpg --check-trustdb, --trust-model pgp) from ownertrust: the\n"
+		   "ultimately trusted keys are the roots; level by level a user ID is fully\n"
+		   "valid with N certifications by fully valid keys of full ownertrust, or N\n"
+		   "by keys of marginal ownertrust, marginally valid with fewer. Shows the\n"
+		   "validity (gpg's letters u f m q - e r) and the introducers; exit 0 when\n"
+		   "fully or ultimately valid, 1 otherwise.\n"
+		   "  --model gnupg        this model (default: paths, the one above)\n"
+		   "  --ownertrust FILE    gpg --export-ownertrust lines FPR:LEVEL: (2 undefined,\n"
+		   "                       3 never, 4 marginal, 5 full, 6 ultimate)\n"
+		   "  --marginals-needed N (default 3)\n"
+		   "  --completes-needed N (default 1)\n"
+		   "  --max-cert-depth N   (default 5)\n"
+		   "  --min-cert-level N   certifications below this level do not count (default 2)\n",
 	.group = KSP_GROUP_ADMIN,
 };
 
@@ -129,6 +147,7 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 		{ "at", required_argument, NULL, 't' },
 		{ "batch", required_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "model", required_argument, NULL, 'M' },
 		{},
 	};
 	struct ksp_trust_policy *pol = NULL;
@@ -161,9 +180,9 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 		case 'L':
 		case 'K':
 			n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > 64) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--%s takes a number from 1 to 64",
-							 c == 'L' ? "max-depth" : "min-paths");
+			if (*end || n < 1 || n > (c == 'L' ? 1000 : 64)) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--%s takes a number from 1 to %d",
+							 c == 'L' ? "max-depth" : "min-paths", c == 'L' ? 1000 : 64);
 				goto out;
 			}
 			r = c == 'L' ? ksp_trust_policy_set_max_depth(pol, (int)n) : ksp_trust_policy_set_min_paths(pol, (int)n);
@@ -206,6 +225,18 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 			break;
 		case 'q':
 			brief = true;
+			break;
+		case 'M':
+			if (strcmp(optarg, "gnupg") == 0) {
+				optind = 0; /* parse everything again, the gnupg way */
+				status = run_trust_gnupg(cli, argc, argv);
+				goto out;
+			}
+			if (strcmp(optarg, "paths") != 0) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--model is paths or gnupg, not '%s'",
+							 optarg);
+				goto out;
+			}
 			break;
 		default:
 			status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "bad option");
@@ -297,5 +328,314 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 out:
 	ksp_store_unref(store);
 	ksp_trust_policy_free(pol);
+	return status;
+}
+
+/* ---- --model gnupg: GnuPG's classic trust model ------------------------- */
+
+static const char *ot_name(int level)
+{
+	switch (level) {
+	case KSP_GNUPG_UNDEFINED: return "undefined";
+	case KSP_GNUPG_NEVER: return "never";
+	case KSP_GNUPG_MARGINAL: return "marginal";
+	case KSP_GNUPG_FULL: return "full";
+	case KSP_GNUPG_ULTIMATE: return "ultimate";
+	default: return "unknown";
+	}
+}
+
+struct gnupg_run {
+	struct ksp_trust_gnupg *g;
+	int roots, marginals, completes, max_depth;
+};
+
+/* Prints one key's validity; returns its validity, or -ENOENT. */
+static int print_gnupg(struct ksp_cli *cli, const struct gnupg_run *gr, const char *fpr, bool brief, bool first)
+{
+	int v = ksp_trust_gnupg_get_validity(gr->g, fpr), full = 0, marg = 0, depth;
+	size_t n = v >= 0 ? ksp_trust_gnupg_get_introducer_count(gr->g, fpr) : 0;
+	const char *uid = NULL;
+	size_t ulen = 0;
+	char why[256];
+
+	if (v == -ENOENT) {
+		if (cli->json)
+			printf("%s{\"format_version\":1,\"model\":\"gnupg\",\"fingerprint\":\"%s\",\"in_store\":false,"
+			       "\"validity\":\"unknown\",\"letter\":\"-\",\"trusted\":false}",
+			       first ? "" : ",\n", fpr);
+		else
+			printf("%s: unknown (-): the key is not in the store\n", fpr);
+		return v;
+	}
+	if (v < 0)
+		return v;
+	ksp_trust_gnupg_get_counts(gr->g, fpr, &full, &marg);
+	depth = ksp_trust_gnupg_get_depth(gr->g, fpr);
+	if (n)
+		ksp_trust_gnupg_get_introducer(gr->g, fpr, 0, NULL, NULL, NULL, &uid, &ulen);
+	switch (v) {
+	case KSP_GNUPG_ULTIMATE:
+		snprintf(why, sizeof(why), "an ultimately trusted key (a root)");
+		break;
+	case KSP_GNUPG_FULL:
+	case KSP_GNUPG_MARGINAL:
+		snprintf(why, sizeof(why), "%d of %d complete%s and %d of %d marginal%s needed, at depth %d", full,
+			 gr->completes, gr->completes == 1 ? "" : "s", marg, gr->marginals, gr->marginals == 1 ? "" : "s",
+			 depth);
+		break;
+	case KSP_GNUPG_UNDEFINED:
+		snprintf(why, sizeof(why), "certified only by valid keys without ownertrust as introducers, at depth %d",
+			 depth);
+		break;
+	case KSP_GNUPG_REVOKED:
+		snprintf(why, sizeof(why), "the key is revoked");
+		break;
+	case KSP_GNUPG_EXPIRED:
+		snprintf(why, sizeof(why), "the key has expired");
+		break;
+	default:
+		snprintf(why, sizeof(why), "not reached from the %d ultimately trusted key%s within %d level%s",
+			 gr->roots, gr->roots == 1 ? "" : "s", gr->max_depth, gr->max_depth == 1 ? "" : "s");
+		break;
+	}
+	if (cli->json) {
+		printf("%s{\"format_version\":1,\"model\":\"gnupg\",\"fingerprint\":\"%s\",\"in_store\":true,"
+		       "\"validity\":\"%s\",\"letter\":\"%c\",\"trusted\":%s,\"message\":",
+		       first ? "" : ",\n", fpr, ksp_trust_gnupg_validity_name(v), ksp_trust_gnupg_validity_letter(v),
+		       v == KSP_GNUPG_FULL || v == KSP_GNUPG_ULTIMATE ? "true" : "false");
+		cli_json_str(stdout, why, strlen(why));
+		printf(",\"depth\":");
+		if (depth >= 0)
+			printf("%d", depth);
+		else
+			printf("null");
+		printf(",\"completes\":%d,\"marginals\":%d,\"completes_needed\":%d,\"marginals_needed\":%d,"
+		       "\"max_cert_depth\":%d,\"ownertrust\":\"%s\",\"uid\":",
+		       full, marg, gr->completes, gr->marginals, gr->max_depth,
+		       ot_name(ksp_trust_gnupg_get_ownertrust(gr->g, fpr)));
+		if (uid)
+			cli_json_str(stdout, uid, ulen);
+		else
+			printf("null");
+		printf(",\"introducers\":[");
+		for (size_t i = 0; i < n; i++) {
+			const char *signer;
+			int ot, d;
+			ksp_trust_gnupg_get_introducer(gr->g, fpr, i, &signer, &ot, &d, NULL, NULL);
+			printf("%s{\"signer\":\"%s\",\"ownertrust\":\"%s\",\"depth\":%d}", i ? "," : "", signer,
+			       ot_name(ot), d);
+		}
+		printf("]}");
+		return v;
+	}
+	printf("%s: %s (%c): %s\n", fpr, ksp_trust_gnupg_validity_name(v), ksp_trust_gnupg_validity_letter(v), why);
+	if (brief || n == 0)
+		return v;
+	{
+		char *e = cli_escape(uid ? uid : "", uid ? ulen : 0, KSP_ESCAPE_TERMINAL);
+		printf("  on user ID \"%s\", introduced by:\n", e ? e : "?");
+		free(e);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *signer;
+		int ot, d;
+		ksp_trust_gnupg_get_introducer(gr->g, fpr, i, &signer, &ot, &d, NULL, NULL);
+		printf("    %s  %s ownertrust, level %d\n", signer, ot_name(ot), d);
+	}
+	return v;
+}
+
+static int run_trust_gnupg(struct ksp_cli *cli, int argc, char *argv[])
+{
+	enum { O_OT = 0x100, O_MARG, O_COMP, O_DEPTH, O_LEVEL };
+	static const struct option opts[] = {
+		{ "model", required_argument, NULL, 'M' },
+		{ "ownertrust", required_argument, NULL, O_OT },
+		{ "marginals-needed", required_argument, NULL, O_MARG },
+		{ "completes-needed", required_argument, NULL, O_COMP },
+		{ "max-cert-depth", required_argument, NULL, O_DEPTH },
+		{ "min-cert-level", required_argument, NULL, O_LEVEL },
+		{ "no-sha1", no_argument, NULL, 's' },
+		{ "at", required_argument, NULL, 't' },
+		{ "batch", required_argument, NULL, 'B' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{},
+	};
+	struct gnupg_run gr = { .marginals = 3, .completes = 1, .max_depth = 5 };
+	struct ksp_store *store = NULL;
+	const char *batch = NULL, *otfile = NULL;
+	int64_t at = (int64_t)time(NULL);
+	bool brief = cli->quiet;
+	int c, r, status = KSP_EXIT_OK;
+
+	r = ksp_trust_gnupg_new(cli->ctx, &gr.g);
+	if (r < 0)
+		return cli_fail(cli, r, "cannot set up the GnuPG model");
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":q", opts, NULL)) != -1) {
+		char *end;
+		long n;
+
+		r = 0;
+		switch (c) {
+		case 'M':
+			if (strcmp(optarg, "gnupg") != 0) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--model is paths or gnupg, not '%s'",
+							 optarg);
+				goto out;
+			}
+			break;
+		case O_OT:
+			otfile = optarg;
+			r = ksp_trust_gnupg_load_ownertrust(gr.g, optarg);
+			break;
+		case O_MARG:
+		case O_COMP:
+		case O_DEPTH:
+		case O_LEVEL:
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < (c == O_MARG ? 2 : 1) || n > (c == O_LEVEL ? 3 : 255)) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--%s takes a number from %d to %d",
+							 c == O_MARG ? "marginals-needed" : c == O_COMP ? "completes-needed"
+							 : c == O_DEPTH ? "max-cert-depth" : "min-cert-level",
+							 c == O_MARG ? 2 : 1, c == O_LEVEL ? 3 : 255);
+				goto out;
+			}
+			if (c == O_MARG) {
+				gr.marginals = (int)n;
+				r = ksp_trust_gnupg_set_marginals_needed(gr.g, (int)n);
+			} else if (c == O_COMP) {
+				gr.completes = (int)n;
+				r = ksp_trust_gnupg_set_completes_needed(gr.g, (int)n);
+			} else if (c == O_DEPTH) {
+				gr.max_depth = (int)n;
+				r = ksp_trust_gnupg_set_max_cert_depth(gr.g, (int)n);
+			} else {
+				r = ksp_trust_gnupg_set_min_cert_level(gr.g, (int)n);
+			}
+			break;
+		case 's':
+			ksp_trust_gnupg_set_sha1(gr.g, false);
+			break;
+		case 't':
+			if (parse_date(optarg, &at) < 0) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
+							 "--at takes YYYY-MM-DD[THH:MM:SS[Z]] or @EPOCH, not '%s'", optarg);
+				goto out;
+			}
+			break;
+		case 'B':
+			batch = optarg;
+			break;
+		case 'q':
+			brief = true;
+			break;
+		case ':':
+			status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "%s takes an argument", argv[optind - 1]);
+			goto out;
+		default:
+			status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "'%s' is not an option of --model gnupg",
+						 argv[optind - 1]);
+			goto out;
+		}
+		if (r < 0) {
+			status = cli_fail(cli, r, "%s: bad ownertrust", optarg);
+			goto out;
+		}
+	}
+	if (otfile == NULL) {
+		status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
+					 "--model gnupg needs --ownertrust FILE (gpg --export-ownertrust)");
+		goto out;
+	}
+	if ((batch == NULL) == (optind >= argc) || (batch == NULL && optind + 1 != argc)) {
+		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "give one fingerprint, or --batch FILE");
+		goto out;
+	}
+	r = cli_open_store(cli, 0, &store);
+	if (r) {
+		status = r;
+		goto out;
+	}
+	gr.roots = ksp_trust_gnupg_validate(gr.g, store, at);
+	if (gr.roots < 0) {
+		status = cli_fail(cli, gr.roots, "%s: cannot compute GnuPG validity", cli->db_path);
+		goto out;
+	}
+	if (gr.roots == 0) {
+		cli_err(cli, "%s: no key of ultimate ownertrust (level 6) is in the store; GnuPG needs one as the root "
+			     "(give your own key level 6)",
+			otfile);
+		status = KSP_EXIT_ERROR;
+		goto out;
+	}
+	if (batch == NULL) {
+		char fpr[65];
+
+		if (fpr_normalize(argv[optind], fpr) < 0) {
+			cli_err(cli, "'%s' is not a full fingerprint (40 or 64 hex digits); short key IDs are not accepted",
+				argv[optind]);
+			status = KSP_EXIT_ERROR;
+			goto out;
+		}
+		r = print_gnupg(cli, &gr, fpr, brief, true);
+		if (cli->json)
+			printf("\n");
+		if (r < 0 && r != -ENOENT) {
+			status = cli_fail(cli, r, "%s: cannot read the validity", cli->db_path);
+			goto out;
+		}
+		status = r == KSP_GNUPG_FULL || r == KSP_GNUPG_ULTIMATE ? KSP_EXIT_OK : KSP_EXIT_NEGATIVE;
+	} else {
+		uint8_t *data = NULL;
+		size_t len;
+		unsigned lineno = 0, n = 0, yes = 0;
+		char *save = NULL;
+
+		r = read_file_all(batch, 64u << 20, &data, &len);
+		if (r < 0) {
+			cli_err(cli, "%s: cannot read: %s", batch, strerror(-r));
+			status = KSP_EXIT_ERROR;
+			goto out;
+		}
+		if (cli->json)
+			printf("{\"format_version\":1,\"model\":\"gnupg\",\"results\":[\n");
+		for (char *l = strtok_r((char *)data, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			char fpr[65], *p = l;
+
+			lineno++;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p == '#' || *p == '\0' || *p == '\r')
+				continue;
+			p[strcspn(p, " \t\r#:")] = '\0'; /* ownertrust lines are fine too */
+			if (fpr_normalize(p, fpr) < 0) {
+				char *e = cli_escape(p, strlen(p), KSP_ESCAPE_TERMINAL);
+				cli_err(cli, "%s:%u: '%s' is not a full fingerprint", batch, lineno, e ? e : "?");
+				free(e);
+				status = KSP_EXIT_ERROR;
+				break;
+			}
+			r = print_gnupg(cli, &gr, fpr, true, n == 0);
+			if (r < 0 && r != -ENOENT) {
+				status = cli_fail(cli, r, "%s:%u: cannot read the validity", batch, lineno);
+				break;
+			}
+			n++;
+			yes += r == KSP_GNUPG_FULL || r == KSP_GNUPG_ULTIMATE;
+		}
+		free(data);
+		if (cli->json)
+			printf("\n],\"keys\":%u,\"trusted\":%u}\n", n, yes);
+		else if (status == KSP_EXIT_OK && !cli->quiet)
+			printf("%u of %u keys fully valid\n", yes, n);
+		if (status == KSP_EXIT_OK && yes != n)
+			status = KSP_EXIT_NEGATIVE;
+	}
+out:
+	ksp_store_unref(store);
+	ksp_trust_gnupg_free(gr.g);
 	return status;
 }

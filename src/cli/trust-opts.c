@@ -64,10 +64,11 @@ int cli_trust_opt(struct ksp_cli *cli, struct cli_trust_opts *to, const struct k
 		break;
 	case CLI_TRUST_OPT_MAX_DEPTH:
 	case CLI_TRUST_OPT_MIN_PATHS:
-		n = parse_num(arg, 1, 64, &ok);
+		n = parse_num(arg, 1, c == CLI_TRUST_OPT_MAX_DEPTH ? 1000 : 64, &ok);
 		if (!ok) {
-			cli_usage_error(cli, cmd, fullname, "--%s takes a number from 1 to 64",
-					c == CLI_TRUST_OPT_MAX_DEPTH ? "max-depth" : "min-paths");
+			cli_usage_error(cli, cmd, fullname, "--%s takes a number from 1 to %d",
+					c == CLI_TRUST_OPT_MAX_DEPTH ? "max-depth" : "min-paths",
+					c == CLI_TRUST_OPT_MAX_DEPTH ? 1000 : 64);
 			return -1;
 		}
 		r = c == CLI_TRUST_OPT_MAX_DEPTH ? ksp_trust_policy_set_max_depth(pol, (int)n)

@@ -120,7 +120,7 @@ KSP_EXPORT void ksp_trust_policy_set_core_party(struct ksp_trust_policy *p, bool
 
 KSP_EXPORT int ksp_trust_policy_set_max_depth(struct ksp_trust_policy *p, int depth)
 {
-	if (p == NULL || depth < 1 || depth > 64)
+	if (p == NULL || depth < 1 || depth > 1000)
 		return -EINVAL;
 	p->max_depth = depth;
 	return 0;
@@ -333,7 +333,7 @@ KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *pat
 		} else if (!strcmp(key, "core_party")) {
 			r = parse_bool(val, &p->core_party);
 		} else if (!strcmp(key, "max_depth")) {
-			r = parse_int(val, 1, 64, &p->max_depth);
+			r = parse_int(val, 1, 1000, &p->max_depth);
 		} else if (!strcmp(key, "min_paths")) {
 			r = parse_int(val, 1, 64, &p->min_paths);
 		} else if (!strcmp(key, "per_uid")) {

@@ -685,6 +685,12 @@ static int store_one(struct loader *l, const struct ksp_pgp_key *k, const uint8_
 			sqlite3_bind_int(l->cert, 12, res[q]);
 			sqlite3_bind_blob(l->cert, 13, s->body, (int)s->body_len, SQLITE_STATIC);
 			sqlite3_bind_text(l->cert, 14, dig, -1, SQLITE_STATIC);
+			/* the trust signature's first regular expression, as given */
+			if (s->n_regexes && s->regexes[0].len < 4096)
+				sqlite3_bind_text(l->cert, 15, (const char *)s->regexes[0].data, (int)s->regexes[0].len,
+						  SQLITE_STATIC);
+			else
+				sqlite3_bind_null(l->cert, 15);
 			r = step_done(l, l->cert, "store certification");
 			if (r < 0)
 				goto out;
@@ -868,8 +874,8 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 	    (r = prep(&l, &l.uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
 	    (r = prep(&l, &l.cert,
 		      "INSERT OR IGNORE INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "
-		      "expires, exportable, trust_depth, trust_amount, verified, sigdata, digest) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)")) < 0 ||
+		      "expires, exportable, trust_depth, trust_amount, verified, sigdata, digest, regex) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")) < 0 ||
 	    (r = prep(&l, &l.cert_upd,
 		      "UPDATE certs SET verified = ?3, issuer_fpr = coalesce(issuer_fpr, ?4) "
 		      "WHERE uid_id = ?1 AND digest = ?2 AND verified IN (0, 4) AND ?3 NOT IN (0, 4)")) < 0)
