@@ -154,10 +154,18 @@ KSP_EXPORT int ksp_party_create(struct ksp_store *store, const char *name, const
 	r = ksp_party_event(&party0, "init", name);
 	if (r < 0)
 		goto fail;
-	r = ksp_store_commit(store);
+	/* read it back before committing: a failure leaves no party behind */
+	struct ksp_party *party = NULL;
+	r = party_new(store, &party);
 	if (r < 0)
+		goto fail;
+	r = ksp_store_commit(store);
+	if (r < 0) {
+		ksp_party_unref(party);
 		return r;
-	return party_new(store, ret);
+	}
+	*ret = party;
+	return 0;
 fail:
 	ksp_store_rollback(store);
 	return r;
