@@ -761,6 +761,80 @@ char ksp_trust_gnupg_validity_letter(int validity);
 /* ------------------------------------------------------------------ */
 /* Rendering the web of trust (graphviz)                               */
 
+/* Pictures of the graph of the store at @at (see ksp_wot_stats_new() for
+ * @wot_flags), laid out and rendered in-process with graphviz (libcgraph,
+ * libgvc).  Nodes are keys labelled with the name of their primary user ID
+ * (escaped: controls and bidi overrides show as \xNN / \u{NNNN}, never as
+ * markup or graphviz escapes) and the 16-digit key ID; a two-way pair of
+ * certifications is one edge with two arrowheads.  @max_nodes (0: no
+ * limit) refuses a graph larger than that with -E2BIG and a message,
+ * instead of a layout that runs for hours. */
+struct ksp_graph;
+
+enum ksp_graph_flags {
+	KSP_GRAPH_MISSING = 1 << 0, /* party: also draw missing certifications, dashed */
+};
+
+/* The participants of the store's party: colour by the fraction of the
+ * other participants who certified the key (red none, green all).
+ * Returns 0; -ENOENT (no party), -ENODATA (no participants), -errno. */
+int ksp_graph_new_party(struct ksp_store *store, int64_t at, unsigned int wot_flags, unsigned int flags,
+			struct ksp_graph **ret);
+/* The strong set: node size by in-degree (signers), colour by MSD rank.
+ * Returns 0; -ENODATA (no strong set), -E2BIG, -errno. */
+int ksp_graph_new_strong_set(struct ksp_store *store, int64_t at, unsigned int wot_flags, size_t max_nodes,
+			     struct ksp_graph **ret);
+/* The keys within @depth certifications of @fpr, following certifications
+ * either way, and every certification between them.
+ * Returns 0; -ENOENT (@fpr is not a vertex), -E2BIG, -errno. */
+int ksp_graph_new_around(struct ksp_store *store, int64_t at, unsigned int wot_flags, const char *fpr,
+			 unsigned int depth, size_t max_nodes, struct ksp_graph **ret);
+/* Every shortest certification path from each key of @from (one key, or a
+ * trust core) to @to, edges labelled with the date of the certification;
+ * sources highlighted.  Sources that cannot reach @to are left out; when
+ * none can, the graph holds only @to and ksp_graph_get_length() fails.
+ * Returns 0; -ENOENT (an end is not a vertex), -E2BIG, -errno. */
+int ksp_graph_new_paths(struct ksp_store *store, int64_t at, unsigned int wot_flags, const char *const *from,
+			size_t n_from, const char *to, size_t max_nodes, struct ksp_graph **ret);
+/* The paths of a trust verdict (ksp_trust_check() of @target_fpr), as
+ * wotmate draws them: the core keys that start them highlighted, the
+ * target green when trusted and red when not, hop dates on the edges, the
+ * verdict as the title.  @result must come from @store. */
+int ksp_graph_new_trust(struct ksp_store *store, const struct ksp_trust_result *result, const char *target_fpr,
+			struct ksp_graph **ret);
+struct ksp_graph *ksp_graph_free(struct ksp_graph *graph);
+size_t ksp_graph_get_node_count(const struct ksp_graph *graph);
+/* Edges drawn (a two-way pair is one edge; dashed "missing" ones included). */
+size_t ksp_graph_get_edge_count(const struct ksp_graph *graph);
+/* Certifications u -> v drawn (a two-way edge counts two). */
+size_t ksp_graph_get_arc_count(const struct ksp_graph *graph);
+/* Dashed edges drawn for missing certifications (KSP_GRAPH_MISSING). */
+size_t ksp_graph_get_missing_count(const struct ksp_graph *graph);
+/* Paths graphs: edges of the shortest path (from the nearest source);
+ * -ENOENT when there is none or for other graphs. */
+int ksp_graph_get_length(const struct ksp_graph *graph);
+/* Fingerprint of node @i (borrowed), NULL past the end. */
+const char *ksp_graph_get_node_fingerprint(const struct ksp_graph *graph, size_t i);
+/* The layout used when none is given: "circo" for a party, "sfdp" for the
+ * strong set, "neato" or "sfdp" (over 100 keys) for a neighbourhood, "dot"
+ * for paths and trust. */
+const char *ksp_graph_get_default_layout(const struct ksp_graph *graph);
+/**
+ * ksp_graph_render:
+ * Lays out the graph with graphviz's @layout ("dot", "neato", "fdp",
+ * "sfdp", "circo", "twopi"; NULL: the default) and renders it as @format
+ * ("svg", "png", "pdf", "dot"; NULL: svg) to @fd; ksp_graph_render_file()
+ * writes @path atomically (temporary name, then rename).  "dot" without a
+ * layout is the graph without positions, for other tools.  Nothing is
+ * written when rendering fails.
+ * Returns 0; -EINVAL (unknown format or layout), -EOPNOTSUPP (graphviz has
+ * no plugin for it here: the message says what to install), -EIO (graphviz
+ * failed), -ENOMEM, -errno of the output.
+ */
+int ksp_graph_render(const struct ksp_graph *graph, const char *format, const char *layout, int fd);
+int ksp_graph_render_file(const struct ksp_graph *graph, const char *format, const char *layout,
+			  const char *path);
+
 #ifdef __cplusplus
 }
 #endif
