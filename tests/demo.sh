@@ -89,6 +89,9 @@ if [ -r "$arch/archlinux.gpg" ]; then
 	if "$ksp" help graph >/dev/null 2>&1; then
 		run graph --at 2023-03-21 --paths 91FFE0700E80619CEB73235CA88E23E377514E00 C100346676634E80C940FB9E9C02FF419FECBE16 \
 			-T svg -o "$out/arch-path.svg" || echo "(exit $?)"
+		step "ksp graph --trust 02FD1C7A934E614545849F19A6234074498E9CEE --core arch-core.txt ... -o arch-trust.svg"
+		"$ksp" graph --trust 02FD1C7A934E614545849F19A6234074498E9CEE --core "$out/arch-core.txt" --min-paths 3 \
+			--max-depth 1 --per-uid --at 2023-03-21 -T svg -o "$out/arch-trust.svg" || echo "(exit $?)"
 	fi
 else
 	echo "(../shared/keyrings/archlinux missing: skipped)"
@@ -105,7 +108,7 @@ fi
 echo
 echo "demo-out/ holds:"
 for f in party.db list.txt sheet.pdf sheet.html slips.pdf outbox-p1 party-signed.asc party-graph.svg \
-	arch.db arch-trust.txt arch-path.svg debian.db; do
+	arch.db arch-trust.txt arch-path.svg arch-trust.svg debian.db; do
 	[ -e "$out/$f" ] || continue
 	case $f in
 	party.db) d="the party's store (sqlite3 demo-out/party.db .tables)" ;;
@@ -119,6 +122,7 @@ for f in party.db list.txt sheet.pdf sheet.html slips.pdf outbox-p1 party-signed
 	arch.db) d="the Arch Linux keyring, verified" ;;
 	arch-trust.txt) d="Arch's trust verdict for each of its keys" ;;
 	arch-path.svg) d="a certification path, drawn" ;;
+	arch-trust.svg) d="the three main-key certifications behind a trust verdict" ;;
 	debian.db) d="the Debian keyring, verified" ;;
 	esac
 	printf '  %-18s %s\n' "$f" "$d"
