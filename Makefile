@@ -158,7 +158,8 @@ uninstall:
 clean:
 	rm -f src/*/*.o src/*/*.d src/lib/schema.c src/lib/libksp.a src/lib/libksp.so* ksp \
 	  tests/*/*.o tests/*/*.d $(UNIT_TESTS) $(TOOLS)
-	rm -rf build-asan demo-out tests/cli/tmp
+	rm -rf build-asan demo-out tests/cli/tmp tests/fault/obj tests/fault/ksp-fault tests/fault/tmp fuzz/obj fuzz/tmp
+	rm -f $(patsubst %.c,%,$(wildcard fuzz/fuzz-*.c))
 
 # Fragments: each mk/*.mk adds its own targets (fault injection, fuzzing...)
 # and may append targets to CHECK_EXTRA, run at the end of `make check`.
