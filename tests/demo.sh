@@ -24,7 +24,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*" | sed -e "s|$top/||g" -e "s|$homes/||g"; }
+# bold commands on a terminal, unless NO_COLOR is set
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+step() { printf '\n%s$ %s%s\n' "$bold" "$*" "$plain" | sed -e "s|$top/||g" -e "s|$homes/||g"; }
 run() { step "ksp $*"; "$ksp" "$@"; }
 fpr_of() { gpg --homedir "$homes/organizer" --with-colons --show-keys "$1" 2>/dev/null | awk -F: '$1=="fpr"{print $10; exit}'; }
 
