@@ -301,6 +301,9 @@ int main(int argc, char *argv[])
 	int c, r;
 
 	setlocale(LC_CTYPE, "");
+	/* nothing buffered when gpgme forks gpg: a child that exits through
+	 * stdio (as under valgrind) would print it twice */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* The application initializes libgcrypt (the library never does). */
 	if (!gcry_check_version(GCRYPT_VERSION)) {
 		fprintf(stderr, "ksp: libgcrypt is older than the one ksp was built with; reinstall libgcrypt20\n");
