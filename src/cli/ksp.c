@@ -2,8 +2,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -285,6 +287,11 @@ const struct ksp_cmd ksp_cmd_help = {
 	.group = KSP_GROUP_OTHER,
 };
 
+static void purge_stdout(void)
+{
+	__fpurge(stdout);
+}
+
 int main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -301,9 +308,9 @@ int main(int argc, char *argv[])
 	int c, r;
 
 	setlocale(LC_CTYPE, "");
-	/* nothing buffered when gpgme forks gpg: a child that exits through
-	 * stdio (as under valgrind) would print it twice */
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* gpgme forks gpg: a child that exits through stdio (as under
+	 * valgrind) must not print our buffered output a second time */
+	pthread_atfork(NULL, NULL, purge_stdout);
 	/* The application initializes libgcrypt (the library never does). */
 	if (!gcry_check_version(GCRYPT_VERSION)) {
 		fprintf(stderr, "ksp: libgcrypt is older than the one ksp was built with; reinstall libgcrypt20\n");
