@@ -74,11 +74,12 @@ deps:
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # The store schema is compiled in from its SQL text.
-src/lib/schema.c: src/lib/schema.sql
+SQL_TO_C = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/'
+src/lib/schema.c: src/lib/schema.sql src/lib/schema-2.sql
 	$(call say,GEN,$@)
-	$(Q){ echo '/* generated from schema.sql */'; echo '#include "lib/libksp-private.h"'; \
-	  echo 'const char ksp_schema_sql[] ='; \
-	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+	$(Q){ echo '/* generated from schema.sql, schema-2.sql */'; echo '#include "lib/libksp-private.h"'; \
+	  echo 'const char ksp_schema_sql[] ='; $(SQL_TO_C) src/lib/schema.sql; echo ';'; \
+	  echo 'const char ksp_schema2_sql[] ='; $(SQL_TO_C) src/lib/schema-2.sql; echo ';'; } > $@
 
 src/lib/libksp.a: $(LIB_OBJS)
 	$(call say,AR,$@)

@@ -730,6 +730,7 @@ out:
 			ksp_store_rollback(party->store);
 			return r;
 		}
+		ksp_store_want_snap(party->store);
 	}
 	r = ksp_store_commit(party->store);
 	return r < 0 ? r : im.n_new;

@@ -59,6 +59,14 @@ size_t ksp_utf8_decode(const uint8_t *s, size_t len, uint32_t *cp);
 struct sqlite3 *ksp_store_db(struct ksp_store *store);
 const char *ksp_store_path_internal(const struct ksp_store *store);
 extern const char ksp_schema_sql[];
+extern const char ksp_schema2_sql[];
+/* The graph snapshot cached on the store (wot-snap.h); set frees the old. */
+struct ksp_wsnap;
+struct ksp_wsnap *ksp_store_snap(struct ksp_store *store);
+void ksp_store_set_snap(struct ksp_store *store, struct ksp_wsnap *snap);
+bool ksp_store_writable(const struct ksp_store *store);
+/* A load changed the graph: refresh the snapshot at the outermost commit. */
+void ksp_store_want_snap(struct ksp_store *store);
 /* Run a statement with no result rows; returns 0 or -errno (logged). */
 int ksp_store_exec(struct ksp_store *store, const char *sql);
 /* The id of the key row with this fingerprint, 0 if none, <0 error. */

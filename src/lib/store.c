@@ -10,9 +10,10 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/wot-snap.h"
 
 #define KSP_APPLICATION_ID 0x4b535031 /* "KSP1" */
-#define KSP_SCHEMA_VERSION 1
+#define KSP_SCHEMA_VERSION 2
 
 struct ksp_store {
 	int refcount;
@@ -23,6 +24,8 @@ struct ksp_store {
 	int txn_depth;
 	bool txn_failed;
 	bool rw;
+	struct ksp_wsnap *snap; /* the graph snapshot, once read (wot-snap.c) */
+	bool snap_wanted;       /* rebuild it at the outermost commit */
 };
 
 sqlite3 *ksp_store_db(struct ksp_store *store)
@@ -68,21 +71,41 @@ static int pragma_int(struct ksp_store *store, const char *sql, int *ret)
 	return 0;
 }
 
-/* Each entry migrates from version i+1 to i+2; entry 0 creates version 1. */
+/* Migrate from schema @from to KSP_SCHEMA_VERSION: version 1 is the base
+ * schema, version 2 adds the graph snapshot's state.  Two processes may
+ * create one store at once: the second finds the work done once it holds
+ * the write lock. */
 static int migrate(struct ksp_store *store, int from)
 {
 	char sql[128];
-	int r;
+	int r, appid = 0;
 
 	r = ksp_store_exec(store, "BEGIN IMMEDIATE");
 	if (r < 0)
 		return r;
+	r = pragma_int(store, "PRAGMA user_version", &from);
+	if (r == 0)
+		r = pragma_int(store, "PRAGMA application_id", &appid);
+	if (r < 0)
+		goto fail;
+	if (from >= KSP_SCHEMA_VERSION) {
+		/* another process migrated it meanwhile */
+		ksp_store_exec(store, "ROLLBACK");
+		if (appid != KSP_APPLICATION_ID)
+			return -EBADMSG;
+		store->schema_version = from;
+		return 0;
+	}
 	if (from < 1) {
 		r = ksp_store_exec(store, ksp_schema_sql);
 		if (r < 0)
 			goto fail;
 	}
-	/* future: if (from < 2) { ALTER TABLE ... } */
+	if (from < 2) {
+		r = ksp_store_exec(store, ksp_schema2_sql);
+		if (r < 0)
+			goto fail;
+	}
 	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %d",
 		 KSP_APPLICATION_ID, KSP_SCHEMA_VERSION);
 	r = ksp_store_exec(store, sql);
@@ -96,6 +119,23 @@ static int migrate(struct ksp_store *store, int from)
 fail:
 	ksp_store_exec(store, "ROLLBACK");
 	return r;
+}
+
+struct ksp_wsnap *ksp_store_snap(struct ksp_store *store)
+{
+	return store->snap;
+}
+
+bool ksp_store_writable(const struct ksp_store *store)
+{
+	return store->rw;
+}
+
+void ksp_store_set_snap(struct ksp_store *store, struct ksp_wsnap *snap)
+{
+	if (store->snap != snap)
+		ksp_wsnap_free(store->snap);
+	store->snap = snap;
 }
 
 KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned int flags,
@@ -157,9 +197,14 @@ KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned in
 	if (appid != KSP_APPLICATION_ID) {
 		int tables = 0;
 		r = pragma_int(store, "SELECT count(*) FROM sqlite_master", &tables);
+		/* another ksp may have created the store since appid was read */
+		if (r == 0 && appid == 0 && tables != 0)
+			r = pragma_int(store, "PRAGMA application_id", &appid);
+		if (r == 0 && appid == KSP_APPLICATION_ID)
+			r = pragma_int(store, "PRAGMA user_version", &ver);
 		if (r < 0)
 			goto fail;
-		if (appid != 0 || tables != 0) {
+		if (appid != KSP_APPLICATION_ID && (appid != 0 || tables != 0)) {
 			ksp_set_error(ctx, "%s: an SQLite database, but not a ksp store; choose another file with -d FILE", path);
 			r = -EBADMSG;
 			goto fail;
@@ -172,9 +217,19 @@ KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned in
 	}
 	store->schema_version = ver;
 	if (store->rw) {
-		r = ksp_store_exec(store, "PRAGMA journal_mode = WAL");
+		/* switching to WAL needs the database unlocked: another
+		 * ksp creating or writing it makes us wait (3 s at most) */
+		for (int tries = 0;; tries++) {
+			r = ksp_store_exec(store, "PRAGMA journal_mode = WAL");
+			if (r != -EBUSY || tries >= 60)
+				break;
+			usleep(50000);
+		}
 		if (r < 0) {
-			ksp_set_error(ctx, "%s: cannot set up the store: %s", path, strerror(-r));
+			if (r == -EBUSY)
+				ksp_set_error(ctx, "%s: database is busy (another ksp is writing); try again when it has finished", path);
+			else
+				ksp_set_error(ctx, "%s: cannot set up the store: %s", path, strerror(-r));
 			goto fail;
 		}
 		ksp_store_exec(store, "PRAGMA synchronous = NORMAL");
@@ -223,6 +278,7 @@ KSP_EXPORT struct ksp_store *ksp_store_unref(struct ksp_store *store)
 		return NULL;
 	if (store->txn_depth > 0 && store->db)
 		ksp_store_exec(store, "ROLLBACK");
+	ksp_wsnap_free(store->snap);
 	if (store->db)
 		sqlite3_close_v2(store->db);
 	free(store->path);
@@ -283,12 +339,29 @@ KSP_EXPORT int ksp_store_commit(struct ksp_store *store)
 	r = ksp_store_exec(store, "COMMIT");
 	if (r < 0) {
 		ksp_store_exec(store, "ROLLBACK");
+		store->snap_wanted = false;
 		if (r == -ENOSPC)
 			ksp_set_error(store->ctx, "%s: disk full; nothing was written, free some space and run the command again", store->path);
 		else
 			ksp_set_error(store->ctx, "%s: cannot commit: %s; nothing was written", store->path, strerror(-r));
+		return r;
 	}
-	return r;
+	if (store->snap_wanted) {
+		/* a load: the graph snapshot for trust queries now rather than
+		 * at the first query (a failure only costs that query time) */
+		store->snap_wanted = false;
+		if (ksp_wsnap_update(store) < 0) {
+			INFO(store->ctx, "%s: the graph snapshot is not updated: %s", store->path,
+			     ksp_get_error(store->ctx) ? ksp_get_error(store->ctx) : "error");
+			ksp_clear_error(store->ctx);
+		}
+	}
+	return 0;
+}
+
+void ksp_store_want_snap(struct ksp_store *store)
+{
+	store->snap_wanted = true;
 }
 
 KSP_EXPORT int ksp_store_rollback(struct ksp_store *store)

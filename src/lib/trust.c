@@ -36,6 +36,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/wot-snap.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
@@ -377,7 +378,7 @@ struct tedge {
 };
 
 struct tnode {
-	int64_t key_id;
+	int64_t key_id;   /* the snapshot's vertex */
 	uint32_t df, db;  /* exploration depths, UINT32_MAX unknown */
 	uint8_t state;    /* 0 unchecked, 1 valid, 2 not a vertex */
 	uint8_t why;      /* for the target: KSP_TRUST_TARGET_* */
@@ -388,7 +389,7 @@ struct explore {
 	sqlite3 *db;
 	const struct ksp_trust_policy *pol;
 	int64_t at;
-	sqlite3_stmt *st_key, *st_in, *st_out;
+	const struct ksp_wsnap *g;
 	struct tnode *nodes;
 	uint32_t n, cap;
 	/* open addressing: key_id -> node */
@@ -481,39 +482,31 @@ enum {
 	KEY_WEAK = 5,
 };
 
-/* Is node @i a vertex at the reference time?  Sets state; returns 1/0/<0. */
+/* Is node @i a vertex at the reference time?  Sets state; returns 1/0. */
 static int check_node(struct explore *e, uint32_t i)
 {
 	struct tnode *nd = &e->nodes[i];
-	int rc;
 
 	if (nd->state)
 		return nd->state == 1;
-	sqlite3_bind_int64(e->st_key, 1, nd->key_id);
-	rc = sqlite3_step(e->st_key);
-	if (rc == SQLITE_ROW) {
-		int64_t created = sqlite3_column_int64(e->st_key, 0), revoked = sqlite3_column_int64(e->st_key, 1),
-			expires = sqlite3_column_int64(e->st_key, 2);
-		int algo = sqlite3_column_int(e->st_key, 3), bits = sqlite3_column_int(e->st_key, 4);
+	if ((uint64_t)nd->key_id >= e->g->n) {
+		nd->why = KEY_UNKNOWN;
+	} else {
+		const struct ksp_wsnap_node *k = &e->g->nodes[nd->key_id];
+		uint32_t algo = k->algo;
 		bool fixed_size = algo == 1 || algo == 2 || algo == 3 || algo == 16 || algo == 17 || algo == 20;
 
-		if (created > e->at)
+		if (k->created > e->at)
 			nd->why = KEY_FUTURE;
-		else if (revoked && revoked <= e->at)
+		else if (k->revoked <= e->at)
 			nd->why = KEY_REVOKED;
-		else if (expires && expires <= e->at)
+		else if (k->expires <= e->at)
 			nd->why = KEY_EXPIRED;
-		else if (e->pol->min_bits && fixed_size && (unsigned)bits < e->pol->min_bits)
+		else if (e->pol->min_bits && fixed_size && k->bits < e->pol->min_bits)
 			nd->why = KEY_WEAK;
 		else
 			nd->why = KEY_OK;
-	} else if (rc == SQLITE_DONE) {
-		nd->why = KEY_UNKNOWN;
-	} else {
-		sqlite3_reset(e->st_key);
-		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "key");
 	}
-	sqlite3_reset(e->st_key);
 	nd->state = nd->why == KEY_OK ? 1 : 2;
 	return nd->state == 1;
 }
@@ -565,78 +558,53 @@ static int add_edge(struct explore *e, uint32_t u, uint32_t v, int64_t uid_id, i
 	return 1;
 }
 
-/* A certification that counts; ?1 = T, ?2 = 1 to drop weak hashes, ?3 = the
- * oldest creation time allowed, ?4 = the key. */
-#define COUNTS                                                                                          \
-	" c.sig_type BETWEEN 16 AND 19 AND c.verified = 1 AND c.exportable = 1 AND u.is_attr = 0 "      \
-	"AND ik.id != u.key_id AND c.created <= ?1 AND (c.expires = 0 OR c.expires > ?1) "              \
-	"AND (u.revoked = 0 OR u.revoked > ?1) AND (?2 = 0 OR c.hash_algo NOT IN (1, 2, 3)) "           \
-	"AND c.created >= ?3 AND c.created >= ik.created AND (ik.expires = 0 OR c.created < ik.expires) " \
-	"AND NOT EXISTS (SELECT 1 FROM certs r WHERE r.uid_id = c.uid_id AND r.sig_type = 48 "          \
-	"AND r.verified = 1 AND r.issuer_fpr = c.issuer_fpr AND r.created >= c.created AND r.created <= ?1)"
-
-static const char in_sql[] =
-	"SELECT ik.id, c.uid_id, c.created FROM uids u JOIN certs c ON c.uid_id = u.id "
-	"JOIN keys ik ON ik.fpr = c.issuer_fpr WHERE u.key_id = ?4 AND" COUNTS;
-static const char out_sql[] =
-	"SELECT u.key_id, c.uid_id, c.created FROM keys ik JOIN certs c ON c.issuer_fpr = ik.fpr "
-	"JOIN uids u ON u.id = c.uid_id WHERE ik.id = ?4 AND" COUNTS;
-
-static void bind_common(struct explore *e, sqlite3_stmt *st)
-{
-	sqlite3_bind_int64(st, 1, e->at);
-	sqlite3_bind_int(st, 2, e->pol->sha1 ? 0 : 1);
-	sqlite3_bind_int64(st, 3, e->pol->max_age ? e->at - e->pol->max_age : INT64_MIN);
-}
-
 /* Expand one vertex: forward (certifications it made) or backward. New
  * neighbours that are vertices go to @next with depth d + 1. */
 static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint32_t **next, size_t *n_next,
 		  size_t *cap_next)
 {
-	sqlite3_stmt *st = forward ? e->st_out : e->st_in;
-	int rc, r = 0;
+	const struct ksp_wsnap *g = e->g;
+	uint32_t vx = (uint32_t)e->nodes[x].key_id;
+	int64_t min_created = e->pol->max_age ? e->at - e->pol->max_age : INT64_MIN;
+	uint32_t lo = forward ? g->out_off[vx] : g->in_off[vx], hi = forward ? g->out_off[vx + 1] : g->in_off[vx + 1];
+	int r;
 
-	bind_common(e, st);
-	sqlite3_bind_int64(st, 4, e->nodes[x].key_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t other = sqlite3_column_int64(st, 0), uid = sqlite3_column_int64(st, 1),
-			created = sqlite3_column_int64(st, 2);
-		uint32_t y = node_of(e, other, true);
+	for (uint32_t j = lo; j < hi; j++) {
+		const struct ksp_wsnap_edge *ed;
+		uint32_t y, other;
 
-		if (y == UINT32_MAX) {
-			r = e->n >= MAX_EXPLORE ? -E2BIG : -ENOMEM;
-			break;
-		}
-		r = check_node(e, y);
-		if (r < 0)
-			break;
-		if (r == 0)
+		if (!forward && g->in_eid[j] >= g->m)
+			return -EBADMSG;
+		ed = &g->edges[forward ? j : g->in_eid[j]];
+		if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
+			return -EBADMSG;
+		if (!ksp_wsnap_edge_counts(g, ed, e->at, e->pol->sha1, min_created))
 			continue;
-		r = forward ? add_edge(e, x, y, uid, created) : add_edge(e, y, x, uid, created);
+		other = forward ? ed->v : ed->u;
+		y = node_of(e, other, true);
+		if (y == UINT32_MAX)
+			return e->n >= MAX_EXPLORE ? -E2BIG : -ENOMEM;
+		if (check_node(e, y) == 0)
+			continue;
+		r = forward ? add_edge(e, x, y, g->uids[ed->uidx].uid_id, ed->created)
+			    : add_edge(e, y, x, g->uids[ed->uidx].uid_id, ed->created);
 		if (r < 0)
-			break;
+			return r;
 		uint32_t *dep = forward ? &e->nodes[y].df : &e->nodes[y].db;
 		if (*dep == UINT32_MAX) {
 			*dep = d + 1;
 			if (*n_next == *cap_next) {
 				size_t nc = *cap_next ? 2 * *cap_next : 256;
 				void *nn = realloc(*next, nc * sizeof(**next));
-				if (nn == NULL) {
-					r = -ENOMEM;
-					break;
-				}
+				if (nn == NULL)
+					return -ENOMEM;
 				*next = nn;
 				*cap_next = nc;
 			}
 			(*next)[(*n_next)++] = y;
 		}
-		r = 0;
 	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		r = ksp_errno_from_sqlite(e->ctx, e->db, rc, "certifications");
-	sqlite3_reset(st);
-	return r;
+	return 0;
 }
 
 /* ---- the result ------------------------------------------------------------ */
@@ -1048,7 +1016,7 @@ static int finish_paths(struct explore *e, struct ksp_trust_result *res, uint32_
 				}
 			for (int side = 0; side < 2; side++) {
 				uint32_t nd = local_to_node[side ? b : a];
-				sqlite3_bind_int64(fpr, 1, e->nodes[nd].key_id);
+				sqlite3_bind_int64(fpr, 1, e->g->nodes[e->nodes[nd].key_id].key_id);
 				if (sqlite3_step(fpr) == SQLITE_ROW)
 					snprintf(side ? hop->signee : hop->signer, 65, "%s",
 						 (const char *)sqlite3_column_text(fpr, 0));
@@ -1341,9 +1309,6 @@ out:
 
 static void explore_done(struct explore *e)
 {
-	sqlite3_finalize(e->st_key);
-	sqlite3_finalize(e->st_in);
-	sqlite3_finalize(e->st_out);
 	free(e->nodes);
 	free(e->slots);
 	free(e->edges);
@@ -1379,8 +1344,8 @@ static int core_from_party(struct explore *e, struct ksp_trust_policy *extra)
 	return r;
 }
 
-KSP_EXPORT int ksp_trust_check(struct ksp_store *store, const struct ksp_trust_policy *pol, const char *target_fpr,
-			       int64_t at, struct ksp_trust_result **ret)
+static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *pol, const char *target_fpr,
+		       int64_t at, struct ksp_trust_result **ret)
 {
 	struct ksp_ctx *ctx;
 	struct explore e = { 0 };
@@ -1428,13 +1393,9 @@ KSP_EXPORT int ksp_trust_check(struct ksp_store *store, const struct ksp_trust_p
 		r = -EINVAL;
 		goto out;
 	}
-	if ((rc = sqlite3_prepare_v2(e.db, "SELECT created, revoked, expires, algo, bits FROM keys WHERE id = ?", -1,
-				     &e.st_key, NULL)) != SQLITE_OK ||
-	    (rc = sqlite3_prepare_v2(e.db, in_sql, -1, &e.st_in, NULL)) != SQLITE_OK ||
-	    (rc = sqlite3_prepare_v2(e.db, out_sql, -1, &e.st_out, NULL)) != SQLITE_OK) {
-		r = ksp_errno_from_sqlite(ctx, e.db, rc, "trust");
+	r = ksp_wsnap_get(store, &e.g);
+	if (r < 0)
 		goto out;
-	}
 	/* the target */
 	{
 		sqlite3_stmt *st = NULL;
@@ -1447,6 +1408,8 @@ KSP_EXPORT int ksp_trust_check(struct ksp_store *store, const struct ksp_trust_p
 		if (sqlite3_step(st) == SQLITE_ROW)
 			tid = sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
+		if (tid && ksp_wsnap_vertex(e.g, tid) == UINT32_MAX)
+			tid = 0;
 		/* the core keys, by fingerprint */
 		cores = malloc(core->n_core * sizeof(*cores));
 		if (cores == NULL) {
@@ -1460,8 +1423,11 @@ KSP_EXPORT int ksp_trust_check(struct ksp_store *store, const struct ksp_trust_p
 		}
 		for (size_t i = 0; i < core->n_core; i++) {
 			sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
-			if (sqlite3_step(st) == SQLITE_ROW) {
-				uint32_t c = node_of(&e, sqlite3_column_int64(st, 0), true);
+			uint32_t vx = UINT32_MAX;
+			if (sqlite3_step(st) == SQLITE_ROW)
+				vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
+			if (vx != UINT32_MAX) {
+				uint32_t c = node_of(&e, vx, true);
 				if (c == UINT32_MAX) {
 					sqlite3_finalize(st);
 					r = -ENOMEM;
@@ -1489,7 +1455,7 @@ KSP_EXPORT int ksp_trust_check(struct ksp_store *store, const struct ksp_trust_p
 		r = 0;
 		goto out;
 	}
-	target = node_of(&e, tid, true);
+	target = node_of(&e, ksp_wsnap_vertex(e.g, tid), true);
 	if (target == UINT32_MAX) {
 		r = -ENOMEM;
 		goto out;
@@ -1698,6 +1664,9 @@ out:
 		if (r == -E2BIG)
 			ksp_set_error(ctx, "%s: the search touched more than %u keys; lower --max-depth",
 				      ksp_store_get_path(store), MAX_EXPLORE);
+		else if (r == -EBADMSG && !ksp_get_error(ctx))
+			ksp_set_error(ctx, "%s-wot: the graph snapshot is damaged; delete it (ksp rebuilds it) and retry",
+				      ksp_store_get_path(store));
 		else if (!ksp_get_error(ctx))
 			ksp_set_error(ctx, "%s: cannot evaluate trust: %s", ksp_store_get_path(store), strerror(-r));
 		ksp_trust_result_free(res);
@@ -1705,4 +1674,19 @@ out:
 	}
 	*ret = res;
 	return 0;
+}
+
+KSP_EXPORT int ksp_trust_check(struct ksp_store *store, const struct ksp_trust_policy *pol, const char *target_fpr,
+			       int64_t at, struct ksp_trust_result **ret)
+{
+	int r = trust_check(store, pol, target_fpr, at, ret);
+
+	/* a damaged snapshot file: drop it, build it again, once */
+	if (r == -EBADMSG) {
+		WARN(ksp_store_get_ctx(store), "%s-wot: the graph snapshot is damaged; rebuilding it",
+		     ksp_store_get_path(store));
+		if (ksp_wsnap_discard(store) == 0)
+			r = trust_check(store, pol, target_fpr, at, ret);
+	}
+	return r;
 }

@@ -983,6 +983,8 @@ out:
 		ksp_store_rollback(store);
 		return r;
 	}
+	if (l.certs || l.keys)
+		ksp_store_want_snap(store);
 	r = ksp_store_commit(store);
 	if (r < 0)
 		return r;

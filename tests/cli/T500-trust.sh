@@ -331,6 +331,54 @@ else
 	echo "$name: $arch missing, Arch part skipped" >&2
 fi
 
+# --- z. the graph snapshot (STORE-wot): current, rebuilt, never stale -------
+# wot load writes it; a change by any writer (even sqlite3) makes it stale
+# and the next query rebuilds it; a damaged file is rebuilt too.
+cp "$w/forged.db" "$w/snap.db"
+[ -s "$w/forged.db-wot" ] && ok || bad "wot load did not write the graph snapshot"
+expect_code 1 "snapshot: forged store" $KSP -d "$w/snap.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
+[ -s "$w/snap.db-wot" ] && ok || bad "a query on a store without a snapshot did not write one"
+$KSP -d "$w/snap.db" wot load "$fx/genuine.gpg" >/dev/null 2>&1 || bad "snapshot: load genuine.gpg on top"
+expect_code 0 "snapshot: a load on top counts at once" $KSP -d "$w/snap.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
+sqlite3 "$w/snap.db" "UPDATE certs SET verified = 2 WHERE verified = 1"
+expect_code 1 "snapshot: a change made with sqlite3 counts at once" $KSP -d "$w/snap.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
+sqlite3 "$w/snap.db" "UPDATE certs SET verified = 1 WHERE verified = 2"
+expect_code 0 "snapshot: and back" $KSP -d "$w/snap.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
+for damage in truncate garbage edges; do
+	case $damage in
+	truncate) head -c 100 "$w/snap.db-wot" >"$w/x" && cat "$w/x" >"$w/snap.db-wot" ;;
+	garbage) head -c 4096 /dev/urandom >"$w/snap.db-wot" ;;
+	edges) # a valid header and offsets, but edge endpoints out of range
+		$KSP -d "$w/snap.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)" >/dev/null 2>&1
+		python3 - "$w/snap.db-wot" <<'PY'
+import struct, sys
+p = sys.argv[1]
+d = bytearray(open(p, "rb").read())
+n, nu, m = struct.unpack_from("<IIQ", d, 16)
+off = 64 + n * 40 + nu * 16
+off = (off + (n + 1) * 4 + 7) & ~7
+for i in range(m):
+    struct.pack_into("<II", d, off + 40 * i, 0xfffffff0, 0xfffffff0)
+open(p, "wb").write(d)
+PY
+		;;
+	esac
+	expect_code 0 "snapshot: $damage file rebuilt" $KSP -d "$w/snap.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
+	expect_grep "$w/out" "trusted: 1 vertex-disjoint path" "snapshot: $damage file: the right verdict"
+done
+# a store whose directory cannot take the snapshot: built in memory, same answer
+mkdir -p "$w/rodir" && cp "$w/snap.db" "$w/rodir/" && rm -f "$w/rodir/snap.db-wot"
+if [ "$(id -u)" != 0 ]; then
+	chmod a-w "$w/rodir"
+	expect_code 0 "snapshot: read-only directory" $KSP -d "$w/rodir/snap.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
+	[ ! -e "$w/rodir/snap.db-wot" ] && ok || bad "snapshot written into a read-only directory"
+	chmod u+w "$w/rodir"
+fi
+# the snapshot file is a regular file's job: a directory in its place
+mkdir "$w/rodir/snap.db-wot"
+expect_code 0 "snapshot: a directory where the file goes" $KSP -d "$w/rodir/snap.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
+rmdir "$w/rodir/snap.db-wot"
+
 [ "$(find "$w/tmp" -mindepth 1 | wc -l)" = 0 ] && ok || bad "temporary files left in TMPDIR"
 [ ! -e "$GNUPGHOME" ] && ok || bad "GNUPGHOME was used"
 

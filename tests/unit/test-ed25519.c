@@ -498,6 +498,7 @@ static int test_small_order_keys(void)
 {
 	struct p3 T[8];
 	int rounds = slow() ? 1 : 4, good = 0, total = 0, order8 = 0;
+	uint8_t last8[32];
 
 	init();
 	TS_ASSERT_INT_EQ(small_order_points(T), 8);
@@ -526,9 +527,13 @@ static int test_small_order_keys(void)
 		if (slow() && order8 >= 2)
 			continue;
 		order8++;
+		memcpy(last8, pub, 32);
 		TS_ASSERT(crafted_sigs(pub, T, rounds, &good, &total) == 0);
 	}
-	/* about an eighth are good */
+	/* about an eighth are good: with few rounds (valgrind) there may be
+	 * none yet; more rounds until there is one (P(none in 400) ~ 1e-23) */
+	while (order8 > 0 && (good == 0 || good == total) && total < 400)
+		TS_ASSERT(crafted_sigs(last8, T, 1, &good, &total) == 0);
 	fprintf(stderr, "crafted signatures by keys of order 8: %d of %d good\n", good, total);
 	TS_ASSERT(total > 0 && good > 0 && good < total);
 	return 0;
