@@ -14,10 +14,17 @@
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
-static char *dup_col(sqlite3_stmt *st, int i)
+/* A copy of column @i into *@ret (NULL for SQL NULL); -ENOMEM when the
+ * copy fails, so that a failed strdup() is not taken for a NULL column. */
+static int dup_col(sqlite3_stmt *st, int i, char **ret)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? strdup((const char *)t) : NULL;
+
+	*ret = NULL;
+	if (t == NULL)
+		return sqlite3_errcode(sqlite3_db_handle(st)) == SQLITE_NOMEM ? -ENOMEM : 0;
+	*ret = strdup((const char *)t);
+	return *ret ? 0 : -ENOMEM;
 }
 
 int ksp_party_reload(struct ksp_party *party)
@@ -38,20 +45,37 @@ int ksp_party_reload(struct ksp_party *party)
 			return -ENOENT;
 		return ksp_errno_from_sqlite(party->ctx, db, rc, "read party");
 	}
+	/* read into new strings first: on failure the party keeps what it had */
+	char *name = NULL, *date = NULL, *location = NULL, *organizer = NULL;
+	int r = dup_col(st, 0, &name);
+	if (r == 0)
+		r = dup_col(st, 1, &date);
+	if (r == 0)
+		r = dup_col(st, 2, &location);
+	if (r == 0)
+		r = dup_col(st, 3, &organizer);
+	if (r == 0 && (name == NULL || date == NULL))
+		r = -EBADMSG; /* NOT NULL columns */
+	if (r < 0) {
+		sqlite3_finalize(st);
+		free(name);
+		free(date);
+		free(location);
+		free(organizer);
+		return r;
+	}
 	free(party->name);
 	free(party->date);
 	free(party->location);
 	free(party->organizer);
-	party->name = dup_col(st, 0);
-	party->date = dup_col(st, 1);
-	party->location = dup_col(st, 2);
-	party->organizer = dup_col(st, 3);
+	party->name = name;
+	party->date = date;
+	party->location = location;
+	party->organizer = organizer;
 	party->closed = sqlite3_column_text(st, 4) &&
 			strcmp((const char *)sqlite3_column_text(st, 4), "closed") == 0;
 	party->list_version = sqlite3_column_int(st, 5);
 	sqlite3_finalize(st);
-	if (party->name == NULL || party->date == NULL)
-		return -ENOMEM;
 	if (parse_date(party->date, &party->date_t) < 0)
 		party->date_t = 0;
 	return 0;
