@@ -13,12 +13,15 @@
 
 #include "lib/libksp-private.h"
 #include "shared/strbuf.h"
+#include "shared/util.h"
 
 struct ksp_gpghome {
 	struct ksp_ctx *ctx;
 	char *path;
 };
 
+/* Remove what is in the directory @dfd (closed here).  Best effort: it goes
+ * on past an entry it cannot remove and returns the first error. */
 static int rm_rf_at(int dfd)
 {
 	DIR *d;
@@ -27,8 +30,9 @@ static int rm_rf_at(int dfd)
 
 	d = fdopendir(dfd);
 	if (d == NULL) {
+		r = -errno;
 		close(dfd);
-		return -errno;
+		return r;
 	}
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
@@ -39,11 +43,16 @@ static int rm_rf_at(int dfd)
 			int sub = openat(dirfd(d), de->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0) {
-				rm_rf_at(sub);
+				int q = rm_rf_at(sub);
+				if (q < 0 && r == 0)
+					r = q;
 				if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0 && r == 0)
 					r = -errno;
 				continue;
 			}
+			/* an empty directory goes without being opened */
+			if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) == 0)
+				continue;
 		}
 		if (errno != ENOENT && r == 0)
 			r = -errno;
@@ -52,23 +61,44 @@ static int rm_rf_at(int dfd)
 	return r;
 }
 
+static int rm_rf_once(const char *path)
+{
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		if (r == -ENOENT)
+			return 0;
+		/* an empty directory goes without being opened */
+		if (rmdir(path) == 0 || errno == ENOENT)
+			return 0;
+		return r;
+	}
+	r = rm_rf_at(fd);
+	if (rmdir(path) < 0 && errno != ENOENT)
+		return r < 0 ? r : -errno;
+	return 0;
+}
+
+/* Remove the directory @path and all in it.  A failure (EMFILE, ENOMEM, an
+ * entry that could not be opened) may be passing: a second pass removes
+ * what the first left.  Returns 0 once @path is gone, else the first pass's
+ * error; the caller tells the user what is left. */
 int ksp_rm_rf(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int r = rm_rf_once(path);
 
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	rm_rf_at(fd);
-	if (rmdir(path) < 0 && errno != ENOENT)
-		return -errno;
-	return 0;
+	if (r < 0 && rm_rf_once(path) == 0)
+		return 0;
+	return r;
 }
 
 int ksp_gpghome_new(struct ksp_ctx *ctx, struct ksp_gpghome **ret)
 {
 	struct ksp_gpghome *h;
 	struct strbuf sb;
-	int fd;
+	int fd, r;
 
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
@@ -81,7 +111,7 @@ int ksp_gpghome_new(struct ksp_ctx *ctx, struct ksp_gpghome **ret)
 		return -ENOMEM;
 	}
 	if (mkdtemp(h->path) == NULL) {
-		int r = -errno;
+		r = -errno;
 		ksp_set_error(ctx, "%s: cannot create a private GnuPG home: %s; set TMPDIR to a writable directory",
 			      h->path, strerror(-r));
 		free(h->path);
@@ -89,24 +119,35 @@ int ksp_gpghome_new(struct ksp_ctx *ctx, struct ksp_gpghome **ret)
 		return r;
 	}
 	chmod(h->path, 0700);
-	/* Keep gpg from ever reaching the network or a keyserver. */
-	sb.buf = NULL;
+	h->ctx = ksp_ref(ctx);
+	/* Keep gpg from ever reaching the network or a keyserver: without
+	 * this file gpg's defaults (auto-key-locate wkd) would, so a home
+	 * without it is not used. */
 	strbuf_init(&sb);
 	strbuf_addf(&sb, "%s/gpg.conf", h->path);
-	if (strbuf_ok(&sb)) {
+	if (!strbuf_ok(&sb)) {
+		r = -ENOMEM;
+	} else {
+		static const char conf[] = "no-auto-key-locate\nno-auto-key-retrieve\n"
+					   "keyserver-options no-auto-key-retrieve\n"
+					   "allow-weak-key-signatures\n";
 		fd = open(sb.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (fd >= 0) {
-			static const char conf[] = "no-auto-key-locate\nno-auto-key-retrieve\n"
-						   "keyserver-options no-auto-key-retrieve\n"
-						   "allow-weak-key-signatures\n";
-			if (write(fd, conf, sizeof(conf) - 1) < 0) {
-				/* harmless: defaults apply */
-			}
-			close(fd);
+		if (fd < 0) {
+			r = -errno;
+		} else {
+			r = write_all(fd, conf, sizeof(conf) - 1);
+			if (close(fd) < 0 && r == 0)
+				r = -errno;
 		}
+		if (r < 0)
+			ksp_set_error(ctx, "%s: cannot write the private GnuPG configuration: %s; set TMPDIR to a writable directory with free space",
+				      sb.buf, strerror(-r));
 	}
 	strbuf_release(&sb);
-	h->ctx = ksp_ref(ctx);
+	if (r < 0) {
+		ksp_gpghome_free(h);
+		return r;
+	}
 	*ret = h;
 	return 0;
 }
@@ -152,7 +193,10 @@ struct ksp_gpghome *ksp_gpghome_free(struct ksp_gpghome *home)
 		}
 		strbuf_release(&sb);
 	}
-	ksp_rm_rf(home->path);
+	int r = ksp_rm_rf(home->path);
+	if (r < 0)
+		WARN(home->ctx, "%s: cannot remove this temporary GnuPG home: %s; remove it with rm -rf\n",
+		     home->path, strerror(-r));
 	free(home->path);
 	ksp_unref(home->ctx);
 	free(home);
