@@ -373,7 +373,7 @@ static double sheet_header(struct pdf *p, bool draw)
 	return y - p->top;
 }
 
-static void footer(struct pdf *p, int page)
+static int footer(struct pdf *p, int page)
 {
 	const struct rd_doc *doc = p->doc;
 	PangoLayout *a, *b;
@@ -389,7 +389,12 @@ static void footer(struct pdf *p, int page)
 		if (!doc->draft)
 			strbuf_addf(&sb, " \xe2\x80\x94 SHA-256 %.16s\xe2\x80\xa6", doc->sha256);
 	}
-	a = mk(p, p->f_tiny, strbuf_ok(&sb) ? strbuf_str(&sb) : "", p->x1 - p->x0 - lw(b) - 20);
+	if (!strbuf_ok(&sb)) {
+		strbuf_release(&sb);
+		unref(b);
+		return -ENOMEM;
+	}
+	a = mk(p, p->f_tiny, strbuf_str(&sb), p->x1 - p->x0 - lw(b) - 20);
 	strbuf_release(&sb);
 	pango_layout_set_ellipsize(a, PANGO_ELLIPSIZE_END);
 	pango_layout_set_wrap(a, PANGO_WRAP_CHAR);
@@ -401,6 +406,7 @@ static void footer(struct pdf *p, int page)
 	cairo_restore(p->cr);
 	unref(a);
 	unref(b);
+	return 0;
 }
 
 static int sheet(struct pdf *p)
@@ -506,7 +512,9 @@ static int sheet(struct pdf *p)
 		double ty = w->y + w->pad;
 
 		if (w->page != page) {
-			footer(p, page + 1);
+			r = footer(p, page + 1);
+			if (r < 0)
+				goto out;
 			cairo_show_page(p->cr);
 			page = w->page;
 		}
@@ -547,7 +555,9 @@ static int sheet(struct pdf *p)
 		}
 		}
 	}
-	footer(p, page + 1);
+	r = footer(p, page + 1);
+	if (r < 0)
+		goto out;
 	cairo_show_page(p->cr);
 	r = p->pages;
 out:
@@ -635,7 +645,7 @@ static void slip_free(struct slip *s)
 {
 	unref(s->pub);
 	unref(s->fpr);
-	for (size_t i = 0; i < s->n_uid; i++)
+	for (size_t i = 0; s->uid && i < s->n_uid; i++) /* uid NULL: its calloc failed */
 		unref(s->uid[i]);
 	free(s->uid);
 	if (s->qr)
