@@ -309,8 +309,9 @@ static int parse(struct ksp_cli *cli, int argc, char *argv[], struct opts *o)
 	return 0;
 }
 
+/* @e_out: the output file's name, escaped for JSON or the terminal */
 static void report(struct ksp_cli *cli, const struct opts *o, const struct ksp_graph *g, const char *layout,
-		   bool trusted)
+		   bool trusted, const char *e_out)
 {
 	size_t n = ksp_graph_get_node_count(g);
 	int len = ksp_graph_get_length(g);
@@ -318,7 +319,7 @@ static void report(struct ksp_cli *cli, const struct opts *o, const struct ksp_g
 	if (cli->json) {
 		printf("{\"format_version\":1,\"mode\":\"%s\",\"format\":\"%s\",\"layout\":\"%s\",\"output\":",
 		       mode_names[o->mode], o->format, layout);
-		cli_json_str(stdout, o->output, strlen(o->output));
+		printf("\"%s\"", e_out);
 		printf(",\"nodes\":%zu,\"edges\":%zu,\"certifications\":%zu,\"missing\":%zu,\"length\":", n,
 		       ksp_graph_get_edge_count(g), ksp_graph_get_arc_count(g), ksp_graph_get_missing_count(g));
 		if (len >= 0)
@@ -332,8 +333,7 @@ static void report(struct ksp_cli *cli, const struct opts *o, const struct ksp_g
 			printf("%s\"%s\"", i ? "," : "", ksp_graph_get_node_fingerprint(g, i));
 		printf("]}\n");
 	} else if (o->output && !cli->quiet) {
-		char *e = cli_escape(o->output, strlen(o->output), KSP_ESCAPE_TERMINAL);
-		printf("%s: %zu keys, %zu edges (%zu certifications", e ? e : "?", n, ksp_graph_get_edge_count(g),
+		printf("%s: %zu keys, %zu edges (%zu certifications", e_out, n, ksp_graph_get_edge_count(g),
 		       ksp_graph_get_arc_count(g));
 		if (o->graph_flags & KSP_GRAPH_MISSING)
 			printf(", %zu missing", ksp_graph_get_missing_count(g));
@@ -341,7 +341,6 @@ static void report(struct ksp_cli *cli, const struct opts *o, const struct ksp_g
 		if (len >= 0)
 			printf(", shortest path %d hop%s", len, len == 1 ? "" : "s");
 		printf(", %s layout\n", layout);
-		free(e);
 	}
 }
 
@@ -393,6 +392,7 @@ static int run_graph(struct ksp_cli *cli, int argc, char *argv[])
 	struct ksp_store *store = NULL;
 	struct ksp_graph *g = NULL;
 	const char *layout;
+	char *e_out = NULL;
 	bool trusted = false;
 	int r, status = KSP_EXIT_OK;
 
@@ -445,6 +445,14 @@ static int run_graph(struct ksp_cli *cli, int argc, char *argv[])
 		layout = "none"; /* the graph without positions */
 	else
 		layout = ksp_graph_get_default_layout(g);
+	/* the report's file name escaped before the file is written */
+	if (o.output) {
+		e_out = cli_escape(o.output, strlen(o.output), cli->json ? KSP_ESCAPE_JSON : KSP_ESCAPE_TERMINAL);
+		if (e_out == NULL) {
+			status = cli_output_fail(cli, "%s", "nothing was written, run the command again");
+			goto out;
+		}
+	}
 	if (o.output) {
 		r = ksp_graph_render_file(g, o.format, o.layout, o.output);
 	} else {
@@ -455,10 +463,11 @@ static int run_graph(struct ksp_cli *cli, int argc, char *argv[])
 		status = cli_fail(cli, r, "cannot render the graph");
 		goto out;
 	}
-	report(cli, &o, g, layout, trusted);
+	report(cli, &o, g, layout, trusted, e_out);
 	if (o.mode == MODE_TRUST && !trusted)
 		status = KSP_EXIT_NEGATIVE;
 out:
+	free(e_out);
 	ksp_graph_free(g);
 	ksp_store_unref(store);
 	free(o.core);

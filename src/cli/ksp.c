@@ -19,6 +19,9 @@
 #include "shared/strbuf.h"
 
 static const char *progname = "ksp";
+/* a user ID or file name could not be escaped (ENOMEM): the output shows
+ * "?" in its place, and the command must not end as if all was well */
+static int escape_error;
 
 _printf_format_(3, 0) static void vmsg(const char *prefix, bool eol, const char *fmt, va_list ap)
 {
@@ -150,9 +153,30 @@ int cli_open_store(struct ksp_cli *cli, unsigned int flags, struct ksp_store **r
 char *cli_escape(const void *s, size_t len, unsigned int format)
 {
 	char *out = NULL;
-	if (ksp_escape(s, len, format, &out) < 0)
+	int r = ksp_escape(s, len, format, &out);
+	if (r < 0) {
+		if (escape_error == 0)
+			escape_error = r;
 		return NULL;
+	}
 	return out;
+}
+
+int cli_output_failed(void)
+{
+	return escape_error;
+}
+
+int cli_output_fail(struct ksp_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: cannot format the output: %s; ", progname, strerror(-escape_error));
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return KSP_EXIT_ERROR;
 }
 
 void cli_json_str(FILE *out, const void *s, size_t len)
@@ -377,8 +401,12 @@ int main(int argc, char *argv[])
 		ksp_set_log_fn(cli.ctx, log_cli, NULL);
 		ksp_set_log_priority(cli.ctx, cli.verbose >= 2 ? LOG_DEBUG : cli.verbose ? LOG_INFO : cli.quiet ? LOG_CRIT : LOG_WARNING);
 	}
-	if (getenv("GNUPGHOME"))
-		ksp_set_gnupg_home(cli.ctx, getenv("GNUPGHOME"));
+	if (getenv("GNUPGHOME") && (r = ksp_set_gnupg_home(cli.ctx, getenv("GNUPGHOME"))) < 0) {
+		fprintf(stderr, "ksp: GNUPGHOME: cannot use it: %s; nothing was done, run the command again\n",
+			strerror(-r));
+		ksp_unref(cli.ctx);
+		return KSP_EXIT_ERROR;
+	}
 	if (getenv("KSP_THREADS"))
 		ksp_set_threads(cli.ctx, (unsigned int)strtoul(getenv("KSP_THREADS"), NULL, 10));
 	/* progress of long work, on a terminal only */
@@ -409,5 +437,8 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "ksp: error writing output: %s\n", strerror(errno));
 		return KSP_EXIT_ERROR;
 	}
+	/* an error already reported is the one line; else say the output is short */
+	if (escape_error && r != KSP_EXIT_ERROR)
+		return cli_output_fail(&cli, "%s", "the output is incomplete, run the command again");
 	return r;
 }

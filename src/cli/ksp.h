@@ -66,3 +66,9 @@ int cli_open_store(struct ksp_cli *cli, unsigned int flags, struct ksp_store **r
 char *cli_escape(const void *s, size_t len, unsigned int format);
 /* Print a JSON string value (escaped). */
 void cli_json_str(FILE *out, const void *s, size_t len);
+/* Did a cli_escape() fail (its negative errno, else 0)?  The output then
+ * holds "?" or "" in its place: a command that writes the store checks
+ * this before committing; main() fails a command that did not. */
+int cli_output_failed(void);
+/* Print "ksp: cannot format the output: ERROR; WHAT..." and return 2. */
+int cli_output_fail(struct ksp_cli *cli, const char *fmt, ...) _printf_format_(2, 3);

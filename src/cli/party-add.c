@@ -142,6 +142,12 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		status = KSP_EXIT_ERROR;
 		goto out;
 	}
+	if (cli_output_failed()) {
+		/* the report is short of a key: store nothing rather than that */
+		ksp_store_rollback(store);
+		status = cli_output_fail(cli, "%s", "nothing was added, run the command again");
+		goto out;
+	}
 	r = ksp_store_commit(store);
 	if (r < 0) {
 		status = cli_fail(cli, r, "%s: cannot save", cli->db_path);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cli/party.h"
 
@@ -47,25 +48,39 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		return cli_usage_error(cli, &ksp_cmd_party_init, "party init", "unexpected argument '%s'", argv[optind]);
 	if (name == NULL || date == NULL)
 		return cli_usage_error(cli, &ksp_cmd_party_init, "party init", "--name and --date are required");
+	/* what is printed, escaped before anything is stored */
+	char *e_path = NULL, *e_name = NULL;
+	if (cli->json) {
+		e_path = cli_escape(cli->db_path, strlen(cli->db_path), KSP_ESCAPE_JSON);
+		e_name = cli_escape(name, strlen(name), KSP_ESCAPE_JSON);
+	} else {
+		e_path = cli_escape(cli->db_path, strlen(cli->db_path), KSP_ESCAPE_TERMINAL);
+	}
+	if (e_path == NULL || (cli->json && e_name == NULL)) {
+		free(e_path);
+		free(e_name);
+		return cli_output_fail(cli, "%s", "nothing was created, run the command again");
+	}
 	r = cli_open_store(cli, KSP_STORE_READ_WRITE | KSP_STORE_CREATE, &store);
-	if (r)
+	if (r) {
+		free(e_path);
+		free(e_name);
 		return r;
+	}
 	r = ksp_party_create(store, name, date, loc, org, &party);
 	if (r < 0) {
 		r = cli_fail(cli, r, "%s: cannot create the party", cli->db_path);
 	} else {
-		if (cli->json) {
-			printf("{\"format_version\":1,\"store\":");
-			cli_json_str(stdout, cli->db_path, strlen(cli->db_path));
-			printf(",\"name\":");
-			cli_json_str(stdout, name, strlen(name));
-			printf(",\"date\":\"%s\"}\n", ksp_party_get_date(party));
-		} else {
+		if (cli->json)
+			printf("{\"format_version\":1,\"store\":\"%s\",\"name\":\"%s\",\"date\":\"%s\"}\n", e_path,
+			       e_name, ksp_party_get_date(party));
+		else
 			printf("Created party on %s in %s.\nNext: ksp party add KEYFILE...\n",
-			       ksp_party_get_date(party), cli->db_path);
-		}
+			       ksp_party_get_date(party), e_path);
 		r = KSP_EXIT_OK;
 	}
+	free(e_path);
+	free(e_name);
 	ksp_party_unref(party);
 	ksp_store_unref(store);
 	return r;
