@@ -15,6 +15,7 @@
 
 struct import_out {
 	struct ksp_cli *cli;
+	struct ksp_store *store;
 	int n_new, n_dup, n_flagged, n_bad, n_skipped;
 	int n_events;
 };
@@ -129,8 +130,24 @@ static int import_file(struct ksp_cli *cli, struct ksp_party *party, const char 
 			r == -EFBIG ? "; split it into smaller files" : "; check the name");
 		return KSP_EXIT_ERROR;
 	}
+	/* the file's transaction held open until its report is printed: a
+	 * report that could not be formatted stores nothing of the file */
+	r = ksp_store_begin(o->store);
+	if (r < 0) {
+		free(data);
+		return cli_fail(cli, r, "%s: cannot start a transaction", cli->db_path);
+	}
 	r = ksp_party_import(party, data, len, path, 0, on_event, o);
 	free(data);
+	if (r < 0) {
+		ksp_store_rollback(o->store);
+		return cli_fail(cli, r, "%s: cannot import", path);
+	}
+	if (cli_output_failed()) {
+		ksp_store_rollback(o->store);
+		return cli_output_fail(cli, "nothing from %s was imported, run the command again", path);
+	}
+	r = ksp_store_commit(o->store);
 	if (r < 0)
 		return cli_fail(cli, r, "%s: cannot import", path);
 	return KSP_EXIT_OK;
@@ -148,35 +165,56 @@ static int import_dir(struct ksp_cli *cli, struct ksp_party *party, const char *
 		cli_err(cli, "%s: cannot read the directory: %s", path, strerror(errno));
 		return KSP_EXIT_ERROR;
 	}
-	while ((de = readdir(d)) != NULL) {
+	/* the whole list first: a failure while listing imports nothing */
+	for (;;) {
 		char *full;
 		struct stat st;
-		if (de->d_name[0] == '.')
+		int err = 0;
+
+		errno = 0;
+		de = readdir(d);
+		if (de == NULL) {
+			if (errno != 0)
+				err = errno;
+			else
+				break;
+		} else if (de->d_name[0] == '.') {
 			continue;
-		if (asprintf(&full, "%s/%s", path, de->d_name) < 0) {
-			closedir(d);
-			for (size_t i = 0; i < n; i++)
-				free(names[i]);
-			free(names);
-			return cli_fail(cli, -ENOMEM, "%s", path);
-		}
-		if (stat(full, &st) < 0 || !S_ISREG(st.st_mode)) {
+		} else if (asprintf(&full, "%s/%s", path, de->d_name) < 0) {
+			err = ENOMEM;
+		} else if (stat(full, &st) < 0) {
+			err = errno;
+			free(full);
+			if (err == ENOENT) /* removed meanwhile */
+				continue;
+		} else if (!S_ISREG(st.st_mode)) {
 			free(full);
 			continue;
+		} else {
+			char **nn = realloc(names, (n + 1) * sizeof(*nn));
+			if (nn == NULL) {
+				err = ENOMEM;
+				free(full);
+			} else {
+				names = nn;
+				names[n++] = full;
+				continue;
+			}
 		}
-		char **nn = realloc(names, (n + 1) * sizeof(*nn));
-		if (nn == NULL) {
-			free(full);
-			break;
-		}
-		names = nn;
-		names[n++] = full;
+		closedir(d);
+		for (size_t i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		cli_err(cli, "%s: cannot list the directory: %s; nothing in it was imported, run the command again", path,
+			strerror(err));
+		return KSP_EXIT_ERROR;
 	}
 	closedir(d);
 	if (names)
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
-		int s = import_file(cli, party, names[i], o);
+		int s = status == KSP_EXIT_ERROR && cli_output_failed() ? KSP_EXIT_ERROR :
+			import_file(cli, party, names[i], o);
 		if (s > status)
 			status = s;
 		free(names[i]);
@@ -231,6 +269,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	r = cli_open_party(cli, true, &store, &party);
 	if (r)
 		return r;
+	o.store = store;
 	if (cli->json)
 		printf("{\"format_version\":1,\"events\":[");
 	fflush(stdout);
@@ -243,6 +282,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			s = import_file(cli, party, argv[i], &o);
 		if (s > status)
 			status = s;
+		if (cli_output_failed())
+			break; /* reported; the rest would fail alike */
 	}
 	if (cli->json) {
 		printf("],\"new\":%d,\"duplicates\":%d,\"flagged\":%d,\"bad\":%d,\"skipped\":%d}\n", o.n_new, o.n_dup,
