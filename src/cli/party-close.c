@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli/party.h"
 #include "shared/util.h"
 
@@ -52,6 +53,80 @@ static int write_out(struct ksp_cli *cli, struct ksp_party *party, int version, 
 	return KSP_EXIT_OK;
 }
 
+/* party close -o FILE: the list file written (temporary name, synced)
+ * before the commit, renamed into place after it. */
+struct prepared_out {
+	struct atomic_file af;
+	bool to_stdout, ready;
+	char *text;
+	size_t len;
+};
+
+static int prepare_out(struct ksp_cli *cli, struct ksp_party *party, int version, const char *path,
+		       struct prepared_out *po)
+{
+	int r;
+
+	r = ksp_party_get_list_text(party, version, &po->text, &po->len);
+	if (r < 0)
+		return cli_fail(cli, r, "%s: cannot read the list; nothing was changed", cli->db_path);
+	if (strcmp(path, "-") == 0) {
+		po->to_stdout = true; /* written after the commit */
+		return KSP_EXIT_OK;
+	}
+	r = atomic_file_begin(&po->af, path, 0644);
+	if (r == 0) {
+		r = write_all(po->af.fd, po->text, po->len);
+		if (r == 0 && fsync(po->af.fd) < 0 && errno != EINVAL)
+			r = -errno;
+		if (close(po->af.fd) < 0 && r == 0)
+			r = -errno;
+		po->af.fd = -1;
+		if (r < 0) {
+			unlink(po->af.tmp);
+			free(po->af.tmp);
+			free(po->af.path);
+			po->af.tmp = po->af.path = NULL;
+		}
+	}
+	if (r < 0) {
+		fprintf(stderr, "ksp: %s: cannot write the list: %s; nothing was changed, the list is still open\n",
+			path, strerror(-r));
+		return KSP_EXIT_ERROR;
+	}
+	po->ready = true;
+	return KSP_EXIT_OK;
+}
+
+/* After the commit: the list text to stdout, or the file into place. */
+static int finish_out(struct prepared_out *po)
+{
+	int r = 0;
+
+	if (po->to_stdout) {
+		fflush(stdout);
+		r = write_all(STDOUT_FILENO, po->text, po->len);
+	} else if (po->ready) {
+		r = rename(po->af.tmp, po->af.path) < 0 ? -errno : 0;
+		if (r == 0) {
+			free(po->af.tmp);
+			free(po->af.path);
+			po->ready = false;
+		}
+	}
+	return r;
+}
+
+static void discard_out(struct prepared_out *po)
+{
+	if (po->ready) {
+		unlink(po->af.tmp);
+		free(po->af.tmp);
+		free(po->af.path);
+	}
+	free(po->text);
+}
+
 static int run(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -60,8 +135,10 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	};
 	struct ksp_store *store = NULL;
 	struct ksp_party *party = NULL;
+	struct prepared_out po = { .af.fd = -1 };
 	const char *out = NULL;
-	int c, r, version = 0, status;
+	char *sha = NULL, *rmd = NULL;
+	int c, r, version = 0, v = 0, status;
 
 	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
 		if (c == 'o')
@@ -74,17 +151,56 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	r = cli_open_party(cli, true, &store, &party);
 	if (r)
 		return r;
+	/* One transaction around closing, reading the digests and writing the
+	 * list file: a failure before the commit changes nothing. */
+	r = ksp_store_begin(store);
+	if (r < 0) {
+		status = cli_fail(cli, r, "%s: cannot start a transaction", cli->db_path);
+		goto done;
+	}
 	r = ksp_party_close(party, &version);
+	if (r < 0) {
+		ksp_store_rollback(store);
+		status = cli_fail(cli, r, "%s: cannot close the list", cli->db_path);
+		goto done;
+	}
+	r = ksp_party_get_digests(party, version, &v, &sha, &rmd);
+	if (r < 0) {
+		ksp_store_rollback(store);
+		status = cli_fail(cli, r, "%s: cannot read the list digests; nothing was changed", cli->db_path);
+		goto done;
+	}
+	if (out) {
+		status = prepare_out(cli, party, version, out, &po);
+		if (status != KSP_EXIT_OK) {
+			ksp_store_rollback(store);
+			goto done;
+		}
+	}
+	r = ksp_store_commit(store);
 	if (r < 0) {
 		status = cli_fail(cli, r, "%s: cannot close the list", cli->db_path);
 		goto done;
 	}
 	if (!cli->json && !cli->quiet)
 		fprintf(stderr, "List frozen as version %d. Announce these digests:\n", version);
-	status = cli_print_digests(cli, party, version);
-	if (status == KSP_EXIT_OK && out)
-		status = write_out(cli, party, version, out);
+	if (cli->json)
+		printf("{\"format_version\":1,\"list_version\":%d,\"sha256\":\"%s\",\"ripemd160\":\"%s\"}\n",
+		       v, sha, rmd);
+	else
+		printf("List version %d\nSHA256:    %s\nRIPEMD160: %s\n", v, sha, rmd);
+	status = KSP_EXIT_OK;
+	r = finish_out(&po);
+	if (r < 0) {
+		/* only this is left after the commit: say how to get the file */
+		fprintf(stderr, "ksp: %s: cannot write the list: %s; the list IS closed as version %d, write it with 'ksp party digest -o %s'\n",
+			out, strerror(-r), version, out);
+		status = KSP_EXIT_ERROR;
+	}
 done:
+	discard_out(&po);
+	free(sha);
+	free(rmd);
 	ksp_party_unref(party);
 	ksp_store_unref(store);
 	return status;
