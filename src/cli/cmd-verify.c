@@ -146,11 +146,13 @@ static int run_git(const char *repo, const char *const *args, struct input *out,
 	{
 		struct pollfd pf[2] = { { .fd = pout[0], .events = POLLIN }, { .fd = perr[0], .events = POLLIN } };
 		bool big = false;
+		int rerr = 0; /* reading git's output failed: errno */
 
 		while (pf[0].fd >= 0 || pf[1].fd >= 0) {
 			if (poll(pf, 2, -1) < 0) {
 				if (errno == EINTR)
 					continue;
+				rerr = errno;
 				break;
 			}
 			if (pf[0].fd >= 0 && pf[0].revents) {
@@ -171,6 +173,8 @@ static int run_git(const char *repo, const char *const *args, struct input *out,
 				if (k > 0) {
 					out->len += (size_t)k;
 				} else if (k == 0 || errno != EINTR) {
+					if (k < 0 && rerr == 0)
+						rerr = errno; /* a short object is no verdict */
 					close(pf[0].fd);
 					pf[0].fd = -1;
 				}
@@ -188,6 +192,10 @@ static int run_git(const char *repo, const char *const *args, struct input *out,
 				}
 			}
 		}
+		/* after a poll() failure: git sees a broken pipe and ends */
+		for (size_t i = 0; i < 2; i++)
+			if (pf[i].fd >= 0)
+				close(pf[i].fd);
 		pout[0] = perr[0] = -1;
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
@@ -199,7 +207,9 @@ static int run_git(const char *repo, const char *const *args, struct input *out,
 			memcpy(err, ebuf, k);
 			err[k] = '\0';
 		}
-		if (big) {
+		if (rerr) {
+			r = -rerr;
+		} else if (big) {
 			snprintf(err, errlen, "the object is larger than 256 MiB");
 			r = 125;
 		} else {
@@ -278,7 +288,8 @@ static int git_object(struct ksp_cli *cli, const char *repo, bool tag, const cha
 		if (r == -ENOENT)
 			cli_err(cli, "git: not found; install git (apt-get install git)");
 		else
-			cli_err(cli, "git: cannot run: %s", strerror(-r));
+			cli_err(cli, "%s: cannot run git or read its output: %s; run the command again", label,
+				strerror(-r));
 		return KSP_EXIT_ERROR;
 	}
 	if (r > 0) {
