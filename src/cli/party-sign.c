@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "cli/party.h"
@@ -247,6 +248,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	r = cli_open_party(cli, true, &store, &party);
 	if (r)
 		return r;
+	struct stat ost;
+	bool outbox_new = stat(outbox, &ost) < 0 && errno == ENOENT;
 	if (cli->json)
 		printf("{\"format_version\":1,\"results\":[");
 	fflush(stdout);
@@ -259,6 +262,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			printf(",\"sent\":0}\n");
 		fflush(stdout);
 		status = cli_fail(cli, r, "cannot sign");
+		if (outbox_new)
+			rmdir(outbox); /* made by this run and still empty; else kept */
 		goto out;
 	}
 	if (o.oom) {

@@ -36,6 +36,8 @@ setup signedby imported 'g=$(mktemp -d) && gpg --homedir "$g" --batch --quiet --
 	git init -q repo && git -C repo -c user.name=P2 -c user.email=p2@example.org commit -q --allow-empty -m one &&
 	GNUPGHOME=$g git -C repo -c user.name=P2 -c user.email=p2@example.org -c user.signingkey="$(participant imported 2)" tag -s -m v1 v1;
 	r=$?; gpgconf --homedir "$g" --kill all; rm -rf "$g"; exit $r'
+# p1's secret key in a GnuPG home of its own (gh), for party sign --as p1
+setup signer closed 'mkdir -m 700 gh && gpg --homedir gh --batch --quiet --import "$FX/party/p1-secret.asc"; r=$?; gpgconf --homedir gh --kill all; exit $r'
 setup wot    -     'ksp wot load "$FX/several.gpg"; [ ! -r "$SK/sequoia-wot/simple.pgp" ] || ksp wot load "$SK/sequoia-wot/simple.pgp"'
 
 #   name                 setup   output    ksp arguments
@@ -52,6 +54,9 @@ cmd "party verify-list"  closed  -         party verify-list list-closed.txt
 cmd "party sheet"        closed  sheet.txt party sheet -o sheet.txt
 cmd "party sheet --format html" closed sheet.html party sheet --format html -o sheet.html
 cmd "party sheet --format pdf"  closed sheet.pdf  party sheet --format pdf -o sheet.pdf
+cmd "party slips"        closed  slips.txt party slips -o slips.txt
+cmd "party slips --format pdf"  closed slips.pdf  party slips --format pdf -o slips.pdf
+cmd "party sign"         signer  -         party sign --as "$(participant closed 1)" --gnupg-home gh --outbox outbox 2
 cmd "import"             signed  -         import p2-signed.asc
 cmd "import DIR"         signeddir -       import in
 cmd "party status"       imported -        party status
