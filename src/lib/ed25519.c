@@ -689,9 +689,28 @@ static void wnaf128(int8_t naf[129], const uint64_t k[2], int w)
 	}
 }
 
-/* r = [s]B + [k]A' for s, k < 2^256 where tab = the key's tables of A' */
-static void verify_mul(struct p2 *r, const uint64_t s[4], const uint64_t k[4],
-		       const struct niels tab[2][AN])
+/* P - Q (add-2008-hwcd-3 with -Q, a = -1) */
+static void p3_sub(struct p1 *r, const struct p3 *p, const struct cached *q)
+{
+	fe a, b, c, d, t;
+
+	fe_sub(&t, &p->Y, &p->X);
+	fe_mul(&a, &t, &q->ypx);
+	fe_add(&t, &p->Y, &p->X);
+	fe_mul(&b, &t, &q->ymx);
+	fe_mul(&c, &p->T, &q->t2d);
+	fe_mul(&d, &p->Z, &q->z2);
+	fe_sub(&r->E, &b, &a);
+	fe_add(&r->H, &b, &a);
+	fe_add(&r->F, &d, &c);
+	fe_sub(&r->G, &d, &c);
+}
+
+/* r = [s]B + [k]A' for s, k < 2^256 where tab (affine, from a prepared key)
+ * or ctab (projective, made for one verification) = the tables of A' */
+static inline __attribute__((always_inline)) void
+verify_mul(struct p2 *r, const uint64_t s[4], const uint64_t k[4], const struct niels tab[2][AN],
+	   const struct cached ctab[2][AN])
 {
 	int8_t sn[2][129], kn[2][129];
 	struct p1 t;
@@ -712,12 +731,19 @@ static void verify_mul(struct p2 *r, const uint64_t s[4], const uint64_t k[4],
 		for (int j = 0; j < 2; j++) {
 			int d = kn[j][i];
 
-			if (d > 0) {
+			if (d != 0) {
 				p1_to_p3(&u, &t);
-				p3_madd(&t, &u, &tab[j][d / 2]);
-			} else if (d < 0) {
-				p1_to_p3(&u, &t);
-				p3_msub(&t, &u, &tab[j][-d / 2]);
+				if (tab) {
+					if (d > 0)
+						p3_madd(&t, &u, &tab[j][d / 2]);
+					else
+						p3_msub(&t, &u, &tab[j][-d / 2]);
+				} else {
+					if (d > 0)
+						p3_add(&t, &u, &ctab[j][d / 2]);
+					else
+						p3_sub(&t, &u, &ctab[j][-d / 2]);
+				}
 			}
 			d = sn[j][i];
 			if (d > 0) {
@@ -780,37 +806,46 @@ static void to_niels(struct niels out[2][AN], const struct p3 m[2 * AN])
 	}
 }
 
-int ksp_ed25519_key_new(const uint8_t pub[32], struct ksp_ed25519_key **ret)
+/* A0 = -A, A1 = [2^128] A0 (projective) for the point A encoded in pub */
+static int key_points(struct p3 *a0, struct p3 *a1, const uint8_t pub[32])
 {
-	struct ksp_ed25519_key *k;
-	struct p3 a, m[2 * AN];
 	struct p2 q;
 	struct p1 t;
 	int r;
 
+	r = point_decode(a0, pub);
+	if (r < 0)
+		return r;
+	fe_neg(&a0->X, &a0->X);
+	fe_neg(&a0->T, &a0->T);
+	q.X = a0->X;
+	q.Y = a0->Y;
+	q.Z = a0->Z;
+	for (int i = 0; i < 127; i++) {
+		p2_dbl(&t, &q);
+		p1_to_p2(&q, &t);
+	}
+	p2_dbl(&t, &q);
+	p1_to_p3(a1, &t);
+	return 0;
+}
+
+int ksp_ed25519_key_new(const uint8_t pub[32], struct ksp_ed25519_key **ret)
+{
+	struct ksp_ed25519_key *k;
+	struct p3 a0, a1, m[2 * AN];
+	int r;
+
 	*ret = NULL;
-	r = point_decode(&a, pub);
+	r = key_points(&a0, &a1, pub);
 	if (r < 0)
 		return r;
 	k = malloc(sizeof(*k));
 	if (k == NULL)
 		return -ENOMEM;
 	memcpy(k->enc, pub, 32);
-	/* A0 = -A */
-	fe_neg(&a.X, &a.X);
-	fe_neg(&a.T, &a.T);
-	odd_multiples(m, &a);
-	/* A1 = [2^128] A0 */
-	q.X = a.X;
-	q.Y = a.Y;
-	q.Z = a.Z;
-	for (int i = 0; i < 127; i++) {
-		p2_dbl(&t, &q);
-		p1_to_p2(&q, &t);
-	}
-	p2_dbl(&t, &q);
-	p1_to_p3(&a, &t);
-	odd_multiples(m + AN, &a);
+	odd_multiples(m, &a0);
+	odd_multiples(m + AN, &a1);
 	to_niels(k->tab, m);
 	*ret = k;
 	return 0;
@@ -819,6 +854,62 @@ int ksp_ed25519_key_new(const uint8_t pub[32], struct ksp_ed25519_key **ret)
 void ksp_ed25519_key_free(struct ksp_ed25519_key *k)
 {
 	free(k);
+}
+
+int ksp_ed25519_pub_init(struct ksp_ed25519_pub *p, const uint8_t pub[32])
+{
+	struct p3 a0, a1;
+	fe zi, x, y;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	r = key_points(&a0, &a1, pub);
+	if (r < 0)
+		return r;
+	memcpy(p->enc, pub, 32);
+	fe_tobytes(p->x0, &a0.X); /* y0 is y, in enc */
+	fe_invert(&zi, &a1.Z);
+	fe_mul(&x, &a1.X, &zi);
+	fe_mul(&y, &a1.Y, &zi);
+	fe_tobytes(p->x1, &x);
+	fe_tobytes(p->y1, &y);
+	return 0;
+}
+
+/* the affine point (x, y) as (x, y, 1, xy) */
+static void p3_from_affine(struct p3 *h, const uint8_t x[32], const uint8_t y[32])
+{
+	fe_frombytes(&h->X, x);
+	fe_frombytes(&h->Y, y); /* the low 255 bits: enc's sign bit is not read */
+	h->Z = FE_ONE;
+	fe_mul(&h->T, &h->X, &h->Y);
+}
+
+/* m = the odd multiples of A0 (m[0 .. AN)) and A1 (m[AN ..)) */
+static void pub_multiples(struct p3 m[2 * AN], const struct ksp_ed25519_pub *p)
+{
+	struct p3 a;
+
+	p3_from_affine(&a, p->x0, p->enc);
+	odd_multiples(m, &a);
+	p3_from_affine(&a, p->x1, p->y1);
+	odd_multiples(m + AN, &a);
+}
+
+int ksp_ed25519_key_from_pub(const struct ksp_ed25519_pub *p, struct ksp_ed25519_key **ret)
+{
+	struct ksp_ed25519_key *k;
+	struct p3 m[2 * AN];
+
+	*ret = NULL;
+	k = malloc(sizeof(*k));
+	if (k == NULL)
+		return -ENOMEM;
+	memcpy(k->enc, p->enc, 32);
+	pub_multiples(m, p);
+	to_niels(k->tab, m);
+	*ret = k;
+	return 0;
 }
 
 /* SHA-512 of the concatenation of up to three pieces (empty ones skipped) */
@@ -841,7 +932,10 @@ static void sha512_3(uint8_t out[64], const void *a, size_t alen, const void *b,
 		memset(out, 0, 64); /* cannot happen for SHA-512 */
 }
 
-int ksp_ed25519_verify(const struct ksp_ed25519_key *k, const uint8_t *msg, size_t len, const uint8_t sig[64])
+/* the check with the key's tables (tab) or tables made now (ctab) */
+static inline __attribute__((always_inline)) int
+verify_common(const uint8_t enc_a[32], const struct niels tab[2][AN], const struct cached ctab[2][AN],
+	      const uint8_t *msg, size_t len, const uint8_t sig[64])
 {
 	uint64_t s[8] = { 0 }, h[8], sr[4], hr[4];
 	uint8_t d[64], enc[32];
@@ -853,7 +947,7 @@ int ksp_ed25519_verify(const struct ksp_ed25519_key *k, const uint8_t *msg, size
 	sc_reduce(sr, s);
 	/* k = SHA-512(R || A || M) whole; [k]A = [k mod 8L]A for every point A,
 	 * and k mod 8L = 8 (floor(k / 8) mod L) + (k mod 8) */
-	sha512_3(d, sig, 32, k->enc, 32, msg, len);
+	sha512_3(d, sig, 32, enc_a, 32, msg, len);
 	sc_from64(h, d);
 	{
 		uint64_t q[8], low = h[0] & 7;
@@ -866,9 +960,26 @@ int ksp_ed25519_verify(const struct ksp_ed25519_key *k, const uint8_t *msg, size
 		hr[0] = hr[0] << 3 | low;
 	}
 	/* [S]B + [k](-A) */
-	verify_mul(&r, sr, hr, k->tab);
+	verify_mul(&r, sr, hr, tab, ctab);
 	point_tobytes(enc, &r.X, &r.Y, &r.Z);
 	return memcmp(enc, sig, 32) == 0;
+}
+
+int ksp_ed25519_verify(const struct ksp_ed25519_key *k, const uint8_t *msg, size_t len, const uint8_t sig[64])
+{
+	return verify_common(k->enc, k->tab, NULL, msg, len, sig);
+}
+
+int ksp_ed25519_verify_pub(const struct ksp_ed25519_pub *p, const uint8_t *msg, size_t len,
+			   const uint8_t sig[64])
+{
+	struct cached ctab[2][AN];
+	struct p3 m[2 * AN];
+
+	pub_multiples(m, p);
+	for (int i = 0; i < 2 * AN; i++)
+		p3_to_cached(&ctab[i / AN][i % AN], &m[i]);
+	return verify_common(p->enc, NULL, ctab, msg, len, sig);
 }
 
 /* SHA-512 of the seed, clamped: a in az[0..32), the prefix in az[32..64) */

@@ -38,6 +38,7 @@ struct item {
 	uint8_t seed[32], pub[32], msg[32], sig[64];
 	gcry_sexp_t gpub, gsec, gdata, gsig;
 	struct ksp_ed25519_key *k;
+	struct ksp_ed25519_pub p;
 };
 
 static void setup(struct item *it, unsigned i)
@@ -50,6 +51,8 @@ static void setup(struct item *it, unsigned i)
 	ksp_ed25519_sign(it->seed, it->pub, it->msg, 32, it->sig);
 	if (ksp_ed25519_key_new(it->pub, &it->k) < 0)
 		die("ksp_ed25519_key_new failed");
+	if (ksp_ed25519_pub_init(&it->p, it->pub) < 0)
+		die("ksp_ed25519_pub_init failed");
 	if (gcry_sexp_build(&it->gpub, NULL, "(public-key(ecc(curve Ed25519)(flags eddsa)(q %b)))", 32, it->pub) ||
 	    gcry_sexp_build(&it->gsec, NULL, "(private-key(ecc(curve Ed25519)(flags eddsa)(q %b)(d %b)))", 32,
 			    it->pub, 32, it->seed) ||
@@ -84,7 +87,8 @@ int main(int argc, char **argv)
 	/* sanity: both agree on every item */
 	for (unsigned i = 0; i < NKEYS; i++)
 		if (gcry_pk_verify(it[i].gsig, it[i].gdata, it[i].gpub) != 0 ||
-		    ksp_ed25519_verify(it[i].k, it[i].msg, 32, it[i].sig) != 1)
+		    ksp_ed25519_verify(it[i].k, it[i].msg, 32, it[i].sig) != 1 ||
+		    ksp_ed25519_verify_pub(&it[i].p, it[i].msg, 32, it[i].sig) != 1)
 			die("a signature does not verify");
 
 	printf("%-22s %12s %12s %9s\n", "per second (1 core)", "libgcrypt", "ksp", "speedup");
@@ -100,6 +104,11 @@ int main(int argc, char **argv)
 			sink += ksp_ed25519_verify(it[n % NKEYS].k, it[n % NKEYS].msg, 32, it[n % NKEYS].sig);
 	ro = (double)n / (now() - t0);
 	report("verify", rg, ro);
+	t0 = now();
+	for (n = 0; now() - t0 < secs;)
+		for (int j = 0; j < 64; j++, n++)
+			sink += ksp_ed25519_verify_pub(&it[n % NKEYS].p, it[n % NKEYS].msg, 32, it[n % NKEYS].sig);
+	report("verify (compact key)", rg, (double)n / (now() - t0));
 
 	/* signing */
 	t0 = now();
@@ -138,6 +147,24 @@ int main(int argc, char **argv)
 			ksp_ed25519_key_free(k);
 		}
 	report("key_new (verify key)", 0, (double)n / (now() - t0));
+	t0 = now();
+	for (n = 0; now() - t0 < secs;)
+		for (int j = 0; j < 64; j++, n++) {
+			struct ksp_ed25519_pub p;
+			if (ksp_ed25519_pub_init(&p, it[n % NKEYS].pub) < 0)
+				die("ksp_ed25519_pub_init failed");
+			sink += p.x0[0];
+		}
+	report("pub_init (compact key)", 0, (double)n / (now() - t0));
+	t0 = now();
+	for (n = 0; now() - t0 < secs;)
+		for (int j = 0; j < 64; j++, n++) {
+			struct ksp_ed25519_key *k;
+			if (ksp_ed25519_key_from_pub(&it[n % NKEYS].p, &k) < 0)
+				die("ksp_ed25519_key_from_pub failed");
+			ksp_ed25519_key_free(k);
+		}
+	report("key_from_pub (tables)", 0, (double)n / (now() - t0));
 
 	for (unsigned i = 0; i < NKEYS; i++) {
 		gcry_sexp_release(it[i].gpub);

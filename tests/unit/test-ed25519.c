@@ -173,16 +173,27 @@ static void gcry_public(const uint8_t seed[32], uint8_t pub[32])
 
 /* ---- ours ----------------------------------------------------------------- */
 
-/* 1 good, 0 not (a key we refuse verifies nothing) */
+/* 1 good, 0 not (a key we refuse verifies nothing); 2 when the compact key
+ * (ksp_ed25519_pub), with or without tables made from it, disagrees */
 static int our_verify(const uint8_t pub[32], const uint8_t *msg, size_t len, const uint8_t sig[64])
 {
-	struct ksp_ed25519_key *k;
-	int r;
+	struct ksp_ed25519_key *k, *k2;
+	struct ksp_ed25519_pub p;
+	int r, rp, rt;
 
 	if (ksp_ed25519_key_new(pub, &k) < 0)
-		return 0;
+		return ksp_ed25519_pub_init(&p, pub) == -EINVAL ? 0 : 2;
 	r = ksp_ed25519_verify(k, msg, len, sig);
 	ksp_ed25519_key_free(k);
+	if (ksp_ed25519_pub_init(&p, pub) != 0 || ksp_ed25519_key_from_pub(&p, &k2) != 0)
+		return 2;
+	rp = ksp_ed25519_verify_pub(&p, msg, len, sig);
+	rt = ksp_ed25519_verify(k2, msg, len, sig);
+	ksp_ed25519_key_free(k2);
+	if (rp != r || rt != r) {
+		fprintf(stderr, "our_verify: tables %d, compact %d, tables from compact %d\n", r, rp, rt);
+		return 2;
+	}
 	return r;
 }
 
