@@ -114,8 +114,8 @@ int ksp_store_check(struct ksp_store *store);
 /* Escaping hostile text (user IDs) for an output format               */
 
 enum ksp_escape_format {
-	KSP_ESCAPE_TERMINAL = 0, /* controls, bidi overrides, invalid UTF-8 as \xNN / \u{NNNN} */
-	KSP_ESCAPE_JSON = 1,     /* a JSON string body; invalid UTF-8 as \u00NN escapes of bytes */
+	KSP_ESCAPE_TERMINAL = 0, /* ASCII controls and invalid UTF-8 bytes as \xNN, C1 controls and bidi overrides as \u{NNNN} */
+	KSP_ESCAPE_JSON = 1,     /* a JSON string body; controls as \u00nn, each invalid UTF-8 byte as \ufffd */
 	KSP_ESCAPE_HTML = 2,     /* HTML text and attribute values */
 	KSP_ESCAPE_DOT = 3,      /* inside a double-quoted DOT string */
 };

@@ -88,7 +88,11 @@ KSP_EXPORT int ksp_escape(const void *text, size_t len, unsigned int format, cha
 			switch (format) {
 			case KSP_ESCAPE_TERMINAL:
 			case KSP_ESCAPE_DOT:
-				if (c < 0x100)
+				/* \xNN is a byte: an ASCII control is that byte, a
+				 * C1 control (U+0080..U+009F, two bytes) is a code
+				 * point like the others, so that it is not shown as
+				 * the invalid byte of the same value */
+				if (c < 0x80)
 					strbuf_addf(&sb, "\\x%02X", (unsigned)c);
 				else
 					strbuf_addf(&sb, "\\u{%04X}", (unsigned)c);

@@ -235,7 +235,9 @@ static int test_esc_byte(void)
 			     "a\\u001b[31mred\\u001b[0m\\u001b]0;title\\u0007z", NULL,
 			     "a\\x1B[31mred\\x1B[0m\\x1B]0;title\\x07z") == 0);
 	/* C1 controls, encoded as UTF-8 (U+009B is a one-byte CSI) */
-	TS_ASSERT(EXPECT_ALL("x\xc2\x9b" "2Jy\x7f", "x\\x9B2Jy\\x7F", "x\\u009b2Jy\\u007f", NULL, NULL) == 0);
+	TS_ASSERT(EXPECT_ALL("x\xc2\x9b" "2Jy\x7f", "x\\u{009B}2Jy\\x7F", "x\\u009b2Jy\\u007f", NULL, NULL) == 0);
+	/* ... not shown like the invalid byte 0x9B */
+	TS_ASSERT(EXPECT_ALL("x\x9b" "2J", "x\\x9B2J", "x\\ufffd2J", NULL, "x\\x9B2J") == 0);
 	/* newlines, CR, tab: a user ID is one line */
 	TS_ASSERT(EXPECT_ALL("a\nb\rc\td", "a\\x0Ab\\x0Dc\\x09d", "a\\u000ab\\u000dc\\u0009d", NULL,
 			     "a\\x0Ab\\x0Dc\\x09d") == 0);
