@@ -6,10 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "shared/strbuf.h"
 #include "lib/wot-snap.h"
 
 #define KSP_APPLICATION_ID 0x4b535031 /* "KSP1" */
@@ -138,6 +140,72 @@ void ksp_store_set_snap(struct ksp_store *store, struct ksp_wsnap *snap)
 	store->snap = snap;
 }
 
+/* ---- opening a store that cannot be written (ksp_store_open) ---------- */
+
+/* Why a store cannot be opened for writing or its WAL index made: -EROFS
+ * (read-only file system), -EACCES (file or directory not writable),
+ * -ENOSPC (no space left), else 0. */
+static int unwritable_why(const char *path)
+{
+	char *dir = strdup(path), *slash;
+	struct statvfs vfs;
+	int r = 0;
+
+	if (dir == NULL)
+		return 0;
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
+		r = -EROFS;
+	else if (access(path, W_OK) < 0 || access(dir, W_OK) < 0)
+		r = errno == EROFS ? -EROFS : -EACCES;
+	else if (statvfs(dir, &vfs) == 0 && vfs.f_bavail == 0)
+		r = -ENOSPC;
+	free(dir);
+	return r;
+}
+
+/* A read-only open of a WAL store whose -shm cannot be made (directory not
+ * writable, read-only file system): "file:PATH?immutable=1", only when no
+ * -wal file holds pages the main file lacks. */
+static int open_immutable(const char *path, sqlite3 **db)
+{
+	struct strbuf sb;
+	struct stat st;
+	int rc;
+
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%s-wal", path);
+	if (!strbuf_ok(&sb))
+		return SQLITE_NOMEM;
+	rc = stat(sb.buf, &st) == 0 && st.st_size > 0 ? SQLITE_CANTOPEN : SQLITE_OK;
+	strbuf_release(&sb);
+	if (rc != SQLITE_OK)
+		return rc;
+	strbuf_init(&sb);
+	strbuf_addstr(&sb, "file:");
+	for (const char *c = path; *c; c++) {
+		if (*c == '%' || *c == '?' || *c == '#')
+			strbuf_addf(&sb, "%%%02X", (unsigned char)*c);
+		else
+			strbuf_addch(&sb, *c);
+	}
+	strbuf_addstr(&sb, "?immutable=1");
+	if (!strbuf_ok(&sb))
+		return SQLITE_NOMEM;
+	sqlite3_close_v2(*db);
+	*db = NULL;
+	rc = sqlite3_open_v2(sb.buf, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE,
+			     NULL);
+	strbuf_release(&sb);
+	return rc;
+}
+
 KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned int flags,
 			      struct ksp_store **ret)
 {
@@ -182,6 +250,28 @@ KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned in
 	sqlite3_busy_timeout(store->db, 3000);
 	sqlite3_extended_result_codes(store->db, 1);
 	r = pragma_int(store, "PRAGMA application_id", &appid);
+	if (r < 0 && r != -EBADMSG && r != -EBUSY && r != -ENOMEM && !store->rw) {
+		/* WAL: reading needs the -shm index, which a read-only
+		 * directory or file system keeps us from making */
+		rc = open_immutable(path, &store->db);
+		if (rc == SQLITE_OK)
+			r = pragma_int(store, "PRAGMA application_id", &appid);
+	}
+	if (r < 0 && r != -EBADMSG && r != -EBUSY && r != -ENOMEM) {
+		int why = unwritable_why(path);
+		if (why == -EROFS)
+			ksp_set_error(ctx, "%s: the store is on a read-only file system; remount it read-write or pick another with -d FILE",
+				      path);
+		else if (why == -EACCES)
+			ksp_set_error(ctx, "%s: the store is read-only (permission denied); check the permissions of the file and its directory, or pick another with -d FILE",
+				      path);
+		else if (why == -ENOSPC)
+			ksp_set_error(ctx, "%s: disk full; free some space and retry, nothing was changed", path);
+		if (why < 0) {
+			r = why;
+			goto fail;
+		}
+	}
 	if (r < 0) {
 		if (r == -EBADMSG)
 			ksp_set_error(ctx, "%s: not a ksp store (not an SQLite database); choose another file with -d FILE", path);
