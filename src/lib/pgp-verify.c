@@ -29,8 +29,11 @@ struct ksp_pgp_vkey {
 	unsigned qbytes;     /* DSA: length of q; EdDSA: length of r and s */
 	gcry_sexp_t sexp;
 	struct ksp_rsa_key *rsa; /* RSA: the fast path (pgp-rsa.c), NULL: libgcrypt only */
-	struct ksp_ed25519_key *ed; /* Ed25519: the fast path (ed25519.c) */
+	/* Ed25519 (ed25519.c, never libgcrypt): the compact key, and its
+	 * tables while ksp_pgp_vkey_add_tables() keeps them */
+	struct ksp_ed25519_key *ed;
 	bool ed_refused;     /* Ed25519 point libgcrypt refuses (or aborts on): all bad */
+	struct ksp_ed25519_pub edp;
 };
 
 enum { VK_RSA = 1, VK_DSA, VK_ECDSA, VK_EDDSA, VK_ED448 };
@@ -108,13 +111,23 @@ void ksp_pgp_vkey_free(struct ksp_pgp_vkey *k)
 	}
 }
 
-/* The fast Ed25519 key next to the sexp; 0 or -ENOMEM. */
-static int ed25519_prepare(struct ksp_pgp_vkey *k, const uint8_t q[32])
+/* The compact Ed25519 key (no sexp: libgcrypt is not used for these). */
+static void ed25519_prepare(struct ksp_pgp_vkey *k, const uint8_t q[32])
 {
-	int r = ksp_ed25519_key_new(q, &k->ed);
+	k->ed_refused = ksp_ed25519_pub_init(&k->edp, q) < 0;
+}
 
-	k->ed_refused = r == -EINVAL;
-	return r == -ENOMEM ? r : 0;
+int ksp_pgp_vkey_add_tables(struct ksp_pgp_vkey *k)
+{
+	if (k->kind != VK_EDDSA || k->ed_refused || k->ed)
+		return 0;
+	return ksp_ed25519_key_from_pub(&k->edp, &k->ed) < 0 ? -ENOMEM : 1;
+}
+
+void ksp_pgp_vkey_drop_tables(struct ksp_pgp_vkey *k)
+{
+	ksp_ed25519_key_free(k->ed);
+	k->ed = NULL;
 }
 
 int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret)
@@ -198,10 +211,7 @@ int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret)
 			goto unsupported;
 		k->kind = VK_EDDSA;
 		k->qbytes = 32;
-		e = gcry_sexp_build(&k->sexp, NULL, "(public-key(ecc(curve Ed25519)(flags eddsa)(q%b)))",
-				    32, b + p + 1);
-		if ((r = ed25519_prepare(k, b + p + 1)) < 0)
-			goto bad;
+		ed25519_prepare(k, b + p + 1);
 		break;
 	}
 	case KSP_PGP_PK_ED25519:
@@ -209,10 +219,7 @@ int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret)
 			goto bad_msg;
 		k->kind = VK_EDDSA;
 		k->qbytes = 32;
-		e = gcry_sexp_build(&k->sexp, NULL, "(public-key(ecc(curve Ed25519)(flags eddsa)(q%b)))",
-				    32, b + p);
-		if ((r = ed25519_prepare(k, b + p)) < 0)
-			goto bad;
+		ed25519_prepare(k, b + p);
 		break;
 	case KSP_PGP_PK_ED448:
 		if (len - p < 57)
@@ -314,18 +321,14 @@ int ksp_pgp_vkey_verify(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig *
 		}
 		if (k->ed_refused)
 			return KSP_VERIFY_BAD;
-		if (k->ed) { /* the same verdicts as libgcrypt's (ed25519.h) */
-			uint8_t rs[64];
+		/* the same verdicts as libgcrypt's (ed25519.h) */
+		uint8_t rs[64];
 
-			memcpy(rs, rr, 32);
-			memcpy(rs + 32, ss, 32);
-			return ksp_ed25519_verify(k->ed, digest, dlen, rs) ? KSP_VERIFY_GOOD : KSP_VERIFY_BAD;
-		}
-		e = gcry_sexp_build(&s_data, NULL, "(data(flags eddsa)(hash-algo sha512)(value %b))", (int)dlen,
-				    digest);
-		if (!e)
-			e = gcry_sexp_build(&s_sig, NULL, "(sig-val(eddsa(r%b)(s%b)))", 32, rr, 32, ss);
-		break;
+		memcpy(rs, rr, 32);
+		memcpy(rs + 32, ss, 32);
+		r = k->ed ? ksp_ed25519_verify(k->ed, digest, dlen, rs)
+			  : ksp_ed25519_verify_pub(&k->edp, digest, dlen, rs);
+		return r ? KSP_VERIFY_GOOD : KSP_VERIFY_BAD;
 	}
 	case VK_ED448:
 		if (sig->mpi_len != 114)
@@ -357,78 +360,95 @@ out:
 	return r;
 }
 
-static void hash_key(gcry_md_hd_t h, const struct ksp_pgp_pubkey *pk)
+/* What a signature covers, as up to 9 pieces for one gcry_md_hash_buffers()
+ * call (no context to allocate, unlike gcry_md_open()). */
+struct pieces {
+	gcry_buffer_t iov[9];
+	int n;
+	uint8_t hdr[3][10];
+};
+
+static void piece(struct pieces *v, const void *p, size_t n)
 {
-	uint8_t hdr[5];
+	if (n == 0)
+		return;
+	v->iov[v->n] = (gcry_buffer_t){ .size = n, .off = 0, .len = n, .data = (void *)p };
+	v->n++;
+}
+
+static void piece_key(struct pieces *v, uint8_t *hdr, const struct ksp_pgp_pubkey *pk)
+{
 	size_t n = pk->body_len;
 
 	if (pk->version == 4) {
 		hdr[0] = 0x99;
 		hdr[1] = (uint8_t)(n >> 8);
 		hdr[2] = (uint8_t)n;
-		gcry_md_write(h, hdr, 3);
+		piece(v, hdr, 3);
 	} else {
 		hdr[0] = pk->version == 5 ? 0x9a : 0x9b;
 		hdr[1] = (uint8_t)(n >> 24);
 		hdr[2] = (uint8_t)(n >> 16);
 		hdr[3] = (uint8_t)(n >> 8);
 		hdr[4] = (uint8_t)n;
-		gcry_md_write(h, hdr, 5);
+		piece(v, hdr, 5);
 	}
-	gcry_md_write(h, pk->body, n);
+	piece(v, pk->body, n);
 }
 
-/* The digest of what @sig covers; the middle part is written by @mid. */
+/* The digest of what @sig covers. */
 int ksp_pgp_sig_digest(const struct ksp_pgp_sig *sig, const struct ksp_pgp_pubkey *primary,
 		       const struct ksp_pgp_uid *uid, const struct ksp_pgp_pubkey *subkey,
 		       uint8_t *out, size_t *out_len)
 {
-	gcry_md_hd_t h;
+	struct pieces v = { .n = 0 };
+	uint8_t uhdr[5], trailer[10];
 	gcry_error_t e;
 	int gh = ksp_pgp_hash_to_gcry(sig->hash_algo);
-	unsigned dl;
 
 	if (gh == 0 || gcry_md_test_algo(gh))
 		return KSP_VERIFY_UNSUPPORTED;
 	if (primary->body_len > (primary->version == 4 ? 0xffffu : 0xffffffffu) ||
 	    (subkey && subkey->body_len > (subkey->version == 4 ? 0xffffu : 0xffffffffu)))
 		return KSP_VERIFY_BAD;
-	e = gcry_md_open(&h, gh, 0);
-	if (e)
-		return gcry_err_code(e) == GPG_ERR_ENOMEM ? -ENOMEM : KSP_VERIFY_UNSUPPORTED;
 	if (sig->version == 6 && sig->salt_len)
-		gcry_md_write(h, sig->body + sig->salt_off, sig->salt_len);
-	hash_key(h, primary);
+		piece(&v, sig->body + sig->salt_off, sig->salt_len);
+	piece_key(&v, v.hdr[0], primary);
 	if (uid) {
 		if (sig->version >= 4) {
-			uint8_t hdr[5] = { uid->attribute ? 0xd1 : 0xb4, (uint8_t)(uid->len >> 24),
-					   (uint8_t)(uid->len >> 16), (uint8_t)(uid->len >> 8), (uint8_t)uid->len };
-			gcry_md_write(h, hdr, 5);
+			uhdr[0] = uid->attribute ? 0xd1 : 0xb4;
+			uhdr[1] = (uint8_t)(uid->len >> 24);
+			uhdr[2] = (uint8_t)(uid->len >> 16);
+			uhdr[3] = (uint8_t)(uid->len >> 8);
+			uhdr[4] = (uint8_t)uid->len;
+			piece(&v, uhdr, 5);
 		}
-		gcry_md_write(h, uid->data, uid->len);
+		piece(&v, uid->data, uid->len);
 	}
 	if (subkey)
-		hash_key(h, subkey);
+		piece_key(&v, v.hdr[1], subkey);
 	if (sig->version == 3) {
-		gcry_md_write(h, sig->body + sig->hashed_off, sig->hashed_len);
+		piece(&v, sig->body + sig->hashed_off, sig->hashed_len);
 	} else {
 		size_t n = sig->hashed_prefix_len;
 
-		gcry_md_write(h, sig->body, n);
+		piece(&v, sig->body, n);
 		if (sig->version == 5) {
 			uint8_t t[10] = { 5, 0xff, 0, 0, (uint8_t)((uint64_t)n >> 40), (uint8_t)((uint64_t)n >> 32),
 					  (uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n };
-			gcry_md_write(h, t, 10);
+			memcpy(trailer, t, 10);
+			piece(&v, trailer, 10);
 		} else {
 			uint8_t t[6] = { sig->version, 0xff, (uint8_t)(n >> 24), (uint8_t)(n >> 16),
 					 (uint8_t)(n >> 8), (uint8_t)n };
-			gcry_md_write(h, t, 6);
+			memcpy(trailer, t, 6);
+			piece(&v, trailer, 6);
 		}
 	}
-	dl = gcry_md_get_algo_dlen(gh);
-	memcpy(out, gcry_md_read(h, gh), dl);
-	gcry_md_close(h);
-	*out_len = dl;
+	e = gcry_md_hash_buffers(gh, 0, out, v.iov, v.n);
+	if (e)
+		return gcry_err_code(e) == GPG_ERR_ENOMEM ? -ENOMEM : KSP_VERIFY_UNSUPPORTED;
+	*out_len = gcry_md_get_algo_dlen(gh);
 	return 0;
 }
 

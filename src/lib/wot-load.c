@@ -7,11 +7,13 @@
  * 1. index pass: every primary key packet of the input is framed and
  *    fingerprinted (its public part stays where it is, in the input or the
  *    reader's decoded armor), so every issuer in the input is known before
- *    any signature is checked, and memory stays small: ~200 bytes a key;
+ *    any signature is checked, and memory stays small: ~80 bytes a key;
  * 2. keys are then read in batches; for each batch, one job per signature
  *    to check (issuers not in the input are looked up once in the store),
  *    run on ksp_get_threads() threads (the calling thread is one of them
- *    and reports progress);
+ *    and reports progress), after the keys of the signers it needs are
+ *    prepared, on the same threads (compact, ~200 bytes each, kept for the
+ *    load; see TABLES_MAX for the faster 2 KB form);
  * 3. the batch is written: keys (expiry and revocation from verified
  *    self-signatures only), user IDs (revoked when the newest verified
  *    self-signature is a revocation) and certifications with their verdict
@@ -33,12 +35,18 @@
 #include "lib/pgp-verify.h"
 #include "shared/util.h"
 
+/* A possible issuer: ~80 bytes, for every primary key of the input. */
 struct signer {
-	const struct ksp_pgp_pubkey *pk;
-	struct ksp_pgp_vkey *vk;
-	bool vk_tried;
-	int32_t next; /* next signer in the same hash bucket */
+	const uint8_t *body;     /* its key packet's public part, in the input or an extra key */
+	struct ksp_pgp_vkey *vk; /* prepared on first use, kept compact */
 	uint64_t kid;
+	uint32_t body_len;
+	int32_t next;   /* next signer in the same hash bucket */
+	uint32_t uses;  /* signatures it was a candidate for so far */
+	uint32_t batch; /* the last batch that needed it */
+	bool vk_tried;
+	uint8_t fpr_len;
+	uint8_t fpr[32];
 };
 
 struct job {
@@ -62,8 +70,7 @@ struct loader {
 
 	struct ksp_pgp_key **in; /* the current batch of keys */
 	size_t n_in, cap_in;
-	struct ksp_pgp_pubkey *index; /* every primary key of the input */
-	size_t n_index, cap_index;
+	size_t n_index;          /* primary keys in the input */
 	uint64_t *missing;       /* key IDs looked up in the store in vain */
 	size_t n_missing, cap_missing;
 	bool store_had_keys;
@@ -78,6 +85,17 @@ struct loader {
 	struct job *jobs;
 	size_t n_jobs, cap_jobs;
 	atomic_size_t next_job;
+
+	/* signers the current batch needs, prepared on the threads first */
+	int32_t *prep;
+	size_t n_prep, cap_prep;
+	atomic_size_t next_prep;
+	atomic_size_t n_tables; /* signers holding tables (TABLES_MAX at most) */
+	atomic_int prep_err;
+	uint32_t batch;
+
+	int64_t old_cache; /* PRAGMA cache_size before the load */
+	bool cache_set;
 };
 
 static uint64_t kid64(const uint8_t *k)
@@ -113,8 +131,13 @@ static int add_signer(struct loader *l, const struct ksp_pgp_pubkey *pk)
 	if (grow((void **)&l->signers, &l->cap_signers, l->n_signers + 1, sizeof(*l->signers)) < 0)
 		return -ENOMEM;
 	struct signer *s = &l->signers[l->n_signers];
+	if (pk->body_len > UINT32_MAX)
+		return 0; /* cannot be a v4 key; v5/v6 keys are far smaller */
 	memset(s, 0, sizeof(*s));
-	s->pk = pk;
+	s->body = pk->body;
+	s->body_len = (uint32_t)pk->body_len;
+	s->fpr_len = pk->fpr_len;
+	memcpy(s->fpr, pk->fpr, sizeof(s->fpr));
 	s->kid = kid64(pk->keyid);
 	s->next = -1;
 	l->n_signers++;
@@ -146,8 +169,7 @@ static int build_index(struct loader *l)
 static bool issuer_matches(const struct signer *s, const struct ksp_pgp_sig *sig)
 {
 	if (sig->issuer_fpr_len)
-		return sig->issuer_fpr_len == s->pk->fpr_len &&
-		       memcmp(sig->issuer_fpr, s->pk->fpr, s->pk->fpr_len) == 0;
+		return sig->issuer_fpr_len == s->fpr_len && memcmp(sig->issuer_fpr, s->fpr, s->fpr_len) == 0;
 	return sig->has_issuer && kid64(sig->issuer) == s->kid;
 }
 
@@ -264,17 +286,12 @@ static int index_input(struct loader *l, const uint8_t *data, size_t len)
 		if ((pkt.tag == KSP_PGP_TAG_PUBLIC_KEY || pkt.tag == KSP_PGP_TAG_SECRET_KEY) && pkt.joined == NULL &&
 		    ksp_pgp_parse_pubkey(pkt.body, pkt.body_len, pkt.tag == KSP_PGP_TAG_SECRET_KEY, &pk) == 0 &&
 		    ksp_pgp_fingerprint(&pk) == 0) {
-			if (grow((void **)&l->index, &l->cap_index, l->n_index + 1, sizeof(*l->index)) < 0) {
-				free(pkt.joined);
+			if (add_signer(l, &pk) < 0)
 				return -ENOMEM;
-			}
-			l->index[l->n_index++] = pk;
+			l->n_index++;
 		}
 		free(pkt.joined);
 	}
-	for (size_t i = 0; i < l->n_index; i++)
-		if (add_signer(l, &l->index[i]) < 0)
-			return -ENOMEM;
 	return build_index(l);
 }
 
@@ -292,8 +309,8 @@ static int32_t self_signer(const struct loader *l, const struct ksp_pgp_key *k)
 	uint64_t kid = kid64(k->primary.keyid);
 
 	for (int32_t c = l->buckets[bucket_of(l, kid)]; c >= 0; c = l->signers[c].next)
-		if (l->signers[c].kid == kid && l->signers[c].pk->fpr_len == k->primary.fpr_len &&
-		    memcmp(l->signers[c].pk->fpr, k->primary.fpr, k->primary.fpr_len) == 0)
+		if (l->signers[c].kid == kid && l->signers[c].fpr_len == k->primary.fpr_len &&
+		    memcmp(l->signers[c].fpr, k->primary.fpr, k->primary.fpr_len) == 0)
 			return c;
 	return -1;
 }
@@ -348,7 +365,10 @@ static int plan_jobs(struct loader *l)
 					return r;
 			}
 	}
-	/* prepare every candidate signer's key once, before the threads */
+	/* every candidate signer of the batch, once, to be prepared on the
+	 * threads before the signatures are checked */
+	l->batch++;
+	l->n_prep = 0;
 	for (size_t i = 0; i < l->n_jobs; i++) {
 		struct job *jb = &l->jobs[i];
 		int32_t c = jb->is_self ? jb->self : first_candidate(l, jb->sig);
@@ -356,15 +376,71 @@ static int plan_jobs(struct loader *l)
 			struct signer *s = &l->signers[c];
 			if (!jb->is_self && !issuer_matches(s, jb->sig))
 				continue;
-			if (!s->vk_tried) {
-				s->vk_tried = true;
-				r = ksp_pgp_vkey_new(s->pk, &s->vk);
-				if (r < 0)
-					return r;
-			}
+			s->uses++;
+			if (s->batch == l->batch)
+				continue;
+			s->batch = l->batch;
+			if (grow((void **)&l->prep, &l->cap_prep, l->n_prep + 1, sizeof(*l->prep)) < 0)
+				return -ENOMEM;
+			l->prep[l->n_prep++] = c;
 		}
 	}
 	return 0;
+}
+
+/*
+ * Memory: a prepared Ed25519 key is compact (ksp_ed25519_pub, ~200 bytes),
+ * made once and kept; its tables (2 KB, ~10% faster verifications, a
+ * quarter of one to make) only for signers that have come up TABLES_USES
+ * times, TABLES_MAX of them at most (the busiest signers of a heavy-tailed
+ * web of trust come up early): 10^6 keys do not cost 2 GB.
+ */
+#define TABLES_USES 3
+#define TABLES_MAX 16384
+
+/* The signer's key prepared for verification (once): 0 or -ENOMEM. */
+static int signer_vkey(struct signer *s)
+{
+	struct ksp_pgp_pubkey pk;
+	int r;
+
+	if (s->vk_tried)
+		return 0;
+	s->vk_tried = true;
+	/* the public part parses as it did in the index (a key that does not
+	 * verifies nothing) */
+	if (ksp_pgp_parse_pubkey(s->body, s->body_len, false, &pk) < 0)
+		return 0;
+	r = ksp_pgp_vkey_new(&pk, &s->vk);
+	return r < 0 ? r : 0;
+}
+
+static void signer_fpr_hex(const struct signer *s, char out[65])
+{
+	hex_encode(s->fpr, s->fpr_len, out);
+}
+
+static void prep_one(struct loader *l, struct signer *s)
+{
+	int r;
+
+	if (!s->vk_tried) {
+		r = signer_vkey(s);
+		if (r < 0) {
+			atomic_store(&l->prep_err, r);
+			return;
+		}
+	}
+	if (s->vk && s->uses >= TABLES_USES && atomic_load(&l->n_tables) < TABLES_MAX) {
+		r = ksp_pgp_vkey_add_tables(s->vk);
+		if (r < 0)
+			atomic_store(&l->prep_err, r);
+		else if (r > 0 && atomic_fetch_add(&l->n_tables, 1) >= TABLES_MAX) {
+			/* another thread took the last place */
+			ksp_pgp_vkey_drop_tables(s->vk);
+			atomic_fetch_sub(&l->n_tables, 1);
+		}
+	}
 }
 
 static void run_job(struct loader *l, struct job *jb)
@@ -395,7 +471,22 @@ static void run_job(struct loader *l, struct job *jb)
 #define CHUNK 64
 #define BATCH 8192 /* keys read, checked and stored at a time */
 
-static void *worker(void *data)
+static void *prep_worker(void *data)
+{
+	struct loader *l = data;
+
+	for (;;) {
+		size_t i = atomic_fetch_add(&l->next_prep, 16);
+		if (i >= l->n_prep)
+			break;
+		size_t e = i + 16 < l->n_prep ? i + 16 : l->n_prep;
+		for (; i < e; i++)
+			prep_one(l, &l->signers[l->prep[i]]);
+	}
+	return NULL;
+}
+
+static void *job_worker(void *data)
 {
 	struct loader *l = data;
 
@@ -410,23 +501,42 @@ static void *worker(void *data)
 	return NULL;
 }
 
+/* @fn on @nt threads, the calling one included (which does the rest of the
+ * work after @fn returns: see run_jobs) */
+static unsigned start_threads(pthread_t *th, unsigned nt, void *(*fn)(void *), struct loader *l)
+{
+	unsigned started = 0;
+
+	for (unsigned t = 1; t < nt; t++) {
+		if (pthread_create(&th[t], NULL, fn, l) != 0)
+			break; /* fewer threads: the work still gets done */
+		started++;
+	}
+	return started;
+}
+
 static int run_jobs(struct loader *l)
 {
 	unsigned nt = ksp_get_threads(l->ctx);
 	pthread_t th[64];
-	unsigned started = 0;
+	unsigned started;
 	size_t last = 0;
 
 	if (nt > 64)
 		nt = 64;
 	if (l->n_jobs < 4 * CHUNK)
 		nt = 1;
+	/* the signers' keys, then the signatures */
+	atomic_store(&l->next_prep, 0);
+	atomic_store(&l->prep_err, 0);
+	started = start_threads(th, nt, prep_worker, l);
+	prep_worker(l);
+	for (unsigned t = 1; t <= started; t++)
+		pthread_join(th[t], NULL);
+	if (atomic_load(&l->prep_err) < 0)
+		return atomic_load(&l->prep_err);
 	atomic_store(&l->next_job, 0);
-	for (unsigned t = 1; t < nt; t++) {
-		if (pthread_create(&th[t], NULL, worker, l) != 0)
-			break; /* fewer threads: the work still gets done */
-		started++;
-	}
+	started = start_threads(th, nt, job_worker, l);
 	/* the calling thread works too, and reports progress */
 	for (;;) {
 		size_t i = atomic_fetch_add(&l->next_job, CHUNK);
@@ -663,7 +773,7 @@ static int store_one(struct loader *l, const struct ksp_pgp_key *k, const uint8_
 				continue; /* no issuer at all: nothing to attribute */
 			}
 			if (!have_fpr && by[q] >= 0) {
-				ksp_pgp_fpr_hex(l->signers[by[q]].pk, ifpr);
+				signer_fpr_hex(&l->signers[by[q]], ifpr);
 				have_fpr = true;
 			}
 			gcry_md_hash_buffer(GCRY_MD_SHA1, md, s->body, s->body_len);
@@ -771,15 +881,12 @@ static int recheck_pending(struct loader *l)
 			int v;
 			if (!issuer_matches(s, &sig))
 				continue;
-			if (!s->vk_tried) {
-				s->vk_tried = true;
-				if (ksp_pgp_vkey_new(s->pk, &s->vk) < 0)
-					s->vk = NULL;
-			}
+			if (signer_vkey(s) < 0)
+				s->vk = NULL;
 			v = s->vk ? ksp_pgp_verify_with(s->vk, &tpk, &uid, NULL, &sig) : KSP_VERIFY_UNSUPPORTED;
 			if (v == KSP_VERIFY_GOOD) {
 				res = v;
-				ksp_pgp_fpr_hex(s->pk, ifpr);
+				signer_fpr_hex(s, ifpr);
 				break;
 			}
 			if (v < 0)
@@ -809,6 +916,43 @@ out:
 	return r;
 }
 
+/*
+ * SQLite's page cache (2 MB by default) is far smaller than the indexes a
+ * large load inserts into at random places (certifications by issuer key
+ * ID and fingerprint, keys by fingerprint and key ID): every insert would
+ * read a page back and write one out.  LOAD_CACHE_KB while loading, then
+ * the connection's own setting again.
+ */
+#define LOAD_CACHE_KB 65536
+
+static void cache_grow(struct loader *l)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[64];
+
+	l->old_cache = 0;
+	if (sqlite3_prepare_v2(l->db, "PRAGMA cache_size", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		l->old_cache = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (l->old_cache == 0 || (l->old_cache < 0 && -l->old_cache >= LOAD_CACHE_KB))
+		return; /* unknown, or large enough */
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%d", LOAD_CACHE_KB);
+	if (sqlite3_exec(l->db, sql, NULL, NULL, NULL) == SQLITE_OK)
+		l->cache_set = true;
+}
+
+static void cache_restore(struct loader *l)
+{
+	char sql[64];
+
+	if (!l->cache_set)
+		return;
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = %lld", (long long)l->old_cache);
+	sqlite3_exec(l->db, sql, NULL, NULL, NULL);
+	l->cache_set = false;
+}
+
 static void loader_done(struct loader *l)
 {
 	sqlite3_finalize(l->key);
@@ -824,13 +968,13 @@ static void loader_done(struct loader *l)
 	for (size_t i = 0; i < l->n_extra; i++)
 		ksp_pgp_key_free(l->extra[i]);
 	free(l->in);
-	free(l->index);
 	free(l->missing);
 	sqlite3_finalize(l->st_issuer);
 	free(l->extra);
 	free(l->signers);
 	free(l->buckets);
 	free(l->jobs);
+	free(l->prep);
 }
 
 KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t len, const char *source,
@@ -855,6 +999,7 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 	r = ksp_store_begin(store);
 	if (r < 0)
 		return r;
+	cache_grow(&l);
 	if ((r = prep(&l, &l.key,
 		      "INSERT INTO keys(fpr, keyid, version, algo, bits, curve, created, expires, revoked, source, "
 		      "revoked_reason, selfsig_ok, selfsig_hash, keydata) "
@@ -977,6 +1122,7 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 out:
 	ksp_pgp_reader_free(rd);
 	loader_done(&l);
+	cache_restore(&l);
 	if (r < 0) {
 		if (!ksp_get_error(l.ctx))
 			ksp_set_error(l.ctx, "%s: cannot load: %s; nothing was loaded", source, strerror(-r));
