@@ -382,6 +382,7 @@ struct tnode {
 	uint32_t df, db;  /* exploration depths, UINT32_MAX unknown */
 	uint8_t state;    /* 0 unchecked, 1 valid, 2 not a vertex */
 	uint8_t why;      /* for the target: KSP_TRUST_TARGET_* */
+	bool fexp, bexp;  /* expanded forward / backward */
 };
 
 struct explore {
@@ -389,62 +390,22 @@ struct explore {
 	sqlite3 *db;
 	const struct ksp_trust_policy *pol;
 	int64_t at;
-	const struct ksp_wsnap *g;
+	struct ksp_wsnap *g;
 	struct tnode *nodes;
 	uint32_t n, cap;
-	/* open addressing: key_id -> node */
-	uint32_t *slots;
-	uint32_t n_slots;
 	struct tedge *edges;
 	size_t m, cap_e;
-	/* (u, v, uid) seen: hash set over edges */
-	uint32_t *eslots;
-	size_t n_eslots;
 };
 
-static uint64_t mix(uint64_t x)
+/* The node of snapshot vertex @vx, created if new; UINT32_MAX on error.
+ * The snapshot's scratch maps vertices to nodes for this query (stamped
+ * with the query's epoch, so nothing is cleared between queries). */
+static uint32_t node_of(struct explore *e, uint32_t vx, bool create)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
+	struct ksp_wsnap *g = e->g;
 
-static int rehash(struct explore *e, uint32_t ns)
-{
-	uint32_t *s = malloc((size_t)ns * sizeof(*s));
-
-	if (s == NULL)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < ns; i++)
-		s[i] = UINT32_MAX;
-	for (uint32_t i = 0; i < e->n; i++) {
-		uint32_t h = (uint32_t)mix((uint64_t)e->nodes[i].key_id) & (ns - 1);
-		while (s[h] != UINT32_MAX)
-			h = (h + 1) & (ns - 1);
-		s[h] = i;
-	}
-	free(e->slots);
-	e->slots = s;
-	e->n_slots = ns;
-	return 0;
-}
-
-/* The node of keys.id @id, created if new; UINT32_MAX on error. */
-static uint32_t node_of(struct explore *e, int64_t id, bool create)
-{
-	uint32_t h;
-
-	if (e->n_slots) {
-		h = (uint32_t)mix((uint64_t)id) & (e->n_slots - 1);
-		while (e->slots[h] != UINT32_MAX) {
-			if (e->nodes[e->slots[h]].key_id == id)
-				return e->slots[h];
-			h = (h + 1) & (e->n_slots - 1);
-		}
-	}
+	if (g->scratch_stamp[vx] == g->epoch)
+		return g->scratch_node[vx];
 	if (!create)
 		return UINT32_MAX;
 	if (e->n >= MAX_EXPLORE)
@@ -457,20 +418,10 @@ static uint32_t node_of(struct explore *e, int64_t id, bool create)
 		e->nodes = nn;
 		e->cap = nc;
 	}
-	e->nodes[e->n] = (struct tnode){ .key_id = id, .df = UINT32_MAX, .db = UINT32_MAX };
-	e->n++;
-	if ((uint64_t)e->n * 2 > e->n_slots) {
-		if (rehash(e, e->n_slots ? 2 * e->n_slots : 1024) < 0) {
-			e->n--;
-			return UINT32_MAX;
-		}
-	} else {
-		h = (uint32_t)mix((uint64_t)id) & (e->n_slots - 1);
-		while (e->slots[h] != UINT32_MAX)
-			h = (h + 1) & (e->n_slots - 1);
-		e->slots[h] = e->n - 1;
-	}
-	return e->n - 1;
+	e->nodes[e->n] = (struct tnode){ .key_id = vx, .df = UINT32_MAX, .db = UINT32_MAX };
+	g->scratch_stamp[vx] = g->epoch;
+	g->scratch_node[vx] = e->n;
+	return e->n++;
 }
 
 enum {
@@ -513,37 +464,6 @@ static int check_node(struct explore *e, uint32_t i)
 
 static int add_edge(struct explore *e, uint32_t u, uint32_t v, int64_t uid_id, int64_t created)
 {
-	uint64_t h0 = mix(((uint64_t)u << 32 | v) ^ mix((uint64_t)uid_id));
-	size_t h;
-
-	if (e->m * 2 >= e->n_eslots) {
-		size_t ns = e->n_eslots ? 2 * e->n_eslots : 1024;
-		uint32_t *s = malloc(ns * sizeof(*s));
-		if (s == NULL)
-			return -ENOMEM;
-		for (size_t i = 0; i < ns; i++)
-			s[i] = UINT32_MAX;
-		for (size_t i = 0; i < e->m; i++) {
-			const struct tedge *x = &e->edges[i];
-			size_t q = mix(((uint64_t)x->u << 32 | x->v) ^ mix((uint64_t)x->uid_id)) & (ns - 1);
-			while (s[q] != UINT32_MAX)
-				q = (q + 1) & (ns - 1);
-			s[q] = (uint32_t)i;
-		}
-		free(e->eslots);
-		e->eslots = s;
-		e->n_eslots = ns;
-	}
-	h = h0 & (e->n_eslots - 1);
-	while (e->eslots[h] != UINT32_MAX) {
-		struct tedge *x = &e->edges[e->eslots[h]];
-		if (x->u == u && x->v == v && x->uid_id == uid_id) {
-			if (created > x->created)
-				x->created = created;
-			return 0;
-		}
-		h = (h + 1) & (e->n_eslots - 1);
-	}
 	if (e->m == e->cap_e) {
 		size_t nc = e->cap_e ? 2 * e->cap_e : 1024;
 		void *ne = realloc(e->edges, nc * sizeof(*e->edges));
@@ -552,9 +472,7 @@ static int add_edge(struct explore *e, uint32_t u, uint32_t v, int64_t uid_id, i
 		e->edges = ne;
 		e->cap_e = nc;
 	}
-	e->edges[e->m] = (struct tedge){ .u = u, .v = v, .uid_id = uid_id, .created = created };
-	e->eslots[h] = (uint32_t)e->m;
-	e->m++;
+	e->edges[e->m++] = (struct tedge){ .u = u, .v = v, .uid_id = uid_id, .created = created };
 	return 1;
 }
 
@@ -568,6 +486,11 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 	int64_t min_created = e->pol->max_age ? e->at - e->pol->max_age : INT64_MIN;
 	uint32_t lo = forward ? g->out_off[vx] : g->in_off[vx], hi = forward ? g->out_off[vx + 1] : g->in_off[vx + 1];
 	int r;
+
+	if (forward)
+		e->nodes[x].fexp = true;
+	else
+		e->nodes[x].bexp = true;
 
 	for (uint32_t j = lo; j < hi; j++) {
 		const struct ksp_wsnap_edge *ed;
@@ -585,6 +508,10 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 		if (y == UINT32_MAX)
 			return e->n >= MAX_EXPLORE ? -E2BIG : -ENOMEM;
 		if (check_node(e, y) == 0)
+			continue;
+		/* an edge between a vertex expanded forward and one expanded
+		 * backward is found from both ends: keep the first */
+		if (forward ? e->nodes[y].bexp : e->nodes[y].fexp)
 			continue;
 		r = forward ? add_edge(e, x, y, g->uids[ed->uidx].uid_id, ed->created)
 			    : add_edge(e, y, x, g->uids[ed->uidx].uid_id, ed->created);
@@ -1058,9 +985,9 @@ static int cmp_u32(const void *a, const void *b)
 /* Solve on the explored graph; uid_filter != 0: edges into the target count
  * only when on that user ID.  Fills res (found, paths) and returns 0. */
 static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes, uint32_t n_core_nodes,
-		 int64_t uid_filter, struct ksp_trust_result *res)
+		 int64_t uid_filter, uint32_t L, bool final, struct ksp_trust_result *res)
 {
-	uint32_t L = (uint32_t)e->pol->max_depth, K = (uint32_t)e->pol->min_paths;
+	uint32_t K = (uint32_t)e->pol->min_paths;
 	uint32_t *df = NULL, *db = NULL, *queue = NULL, *local = NULL, *to_node = NULL, nl = 0;
 	struct sub s = { 0 };
 	struct search x = { 0 };
@@ -1224,7 +1151,7 @@ static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes,
 			done = true;
 		}
 	}
-	if (!done) {
+	if (!done && final) {
 		/* exhaustive search (also gives the best partial set) */
 		x.s = &s;
 		x.used = calloc(nl, sizeof(*x.used));
@@ -1307,12 +1234,98 @@ out:
 	return r;
 }
 
+/* Decide on the explored graph with paths of at most L edges: key-level,
+ * or per user ID of the target.  Not final: only a success counts (no
+ * exhaustive search). */
+static int evaluate(struct explore *e, uint32_t target, const uint32_t *cores, uint32_t n_cores, uint32_t L,
+		    bool final, struct ksp_trust_result *res)
+{
+	int r;
+
+	/* solve: key-level, or per user ID of the target */
+	if (!e->pol->per_uid) {
+		r = solve(e, target, cores, n_cores, 0, L, final, res);
+		if (r < 0)
+			return r;
+	} else {
+		/* each user ID of the target that has an edge into it */
+		int64_t *uids = NULL;
+		size_t n_uids = 0;
+		for (size_t i = 0; i < e->m; i++)
+			if (e->edges[i].v == target) {
+				bool seen = false;
+				for (size_t j = 0; j < n_uids; j++)
+					seen |= uids[j] == e->edges[i].uid_id;
+				if (!seen) {
+					void *n = realloc(uids, (n_uids + 1) * sizeof(*uids));
+					if (n == NULL) {
+						free(uids);
+						r = -ENOMEM;
+						return r;
+					}
+					uids = n;
+					uids[n_uids++] = e->edges[i].uid_id;
+				}
+			}
+		for (size_t j = 0; j < n_uids && !res->trusted; j++) {
+			struct ksp_trust_result tmp = { 0 };
+			r = solve(e, target, cores, n_cores, uids[j], L, final, &tmp);
+			if (r < 0) {
+				for (size_t i = 0; i < tmp.n_paths; i++) {
+					for (size_t h = 0; h < tmp.paths[i].n; h++)
+						free(tmp.paths[i].hops[h].uid);
+					free(tmp.paths[i].hops);
+				}
+				free(tmp.paths);
+				free(uids);
+				return r;
+			}
+			if (tmp.found > res->found || res->paths == NULL) {
+				/* keep the best user ID's paths */
+				for (size_t i = 0; i < res->n_paths; i++) {
+					for (size_t h = 0; h < res->paths[i].n; h++)
+						free(res->paths[i].hops[h].uid);
+					free(res->paths[i].hops);
+				}
+				free(res->paths);
+				res->paths = tmp.paths;
+				res->n_paths = tmp.n_paths;
+				res->found = tmp.found;
+				res->search_exhausted = tmp.search_exhausted;
+				free(res->uid);
+				res->uid = NULL;
+				if (tmp.n_paths && tmp.paths[0].n) {
+					const struct thop *last = &tmp.paths[0].hops[tmp.paths[0].n - 1];
+					if (last->uid) {
+						res->uid = malloc(last->uid_len + 1);
+						if (res->uid) {
+							memcpy(res->uid, last->uid, last->uid_len + 1);
+							res->uid_len = last->uid_len;
+						}
+					}
+				}
+			} else {
+				for (size_t i = 0; i < tmp.n_paths; i++) {
+					for (size_t h = 0; h < tmp.paths[i].n; h++)
+						free(tmp.paths[i].hops[h].uid);
+					free(tmp.paths[i].hops);
+				}
+				free(tmp.paths);
+			}
+			if (res->found >= e->pol->min_paths)
+				res->trusted = true;
+		}
+		free(uids);
+	}
+	if (res->found >= e->pol->min_paths)
+		res->trusted = true;
+	return 0;
+}
+
 static void explore_done(struct explore *e)
 {
 	free(e->nodes);
-	free(e->slots);
 	free(e->edges);
-	free(e->eslots);
 }
 
 static const char *key_reason(int why)
@@ -1394,6 +1407,8 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		goto out;
 	}
 	r = ksp_wsnap_get(store, &e.g);
+	if (r == 0)
+		r = ksp_wsnap_new_query(e.g);
 	if (r < 0)
 		goto out;
 	/* the target */
@@ -1522,7 +1537,17 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		/* an empty frontier means that side is complete: every edge of
 		 * every path is then known */
 		while (hf + hb < L && !fdone && !bdone) {
-			bool go_forward = n_fr <= n_bfr;
+			/* the cheaper side: fewer edges to read */
+			uint64_t cost_f = 0, cost_b = 0;
+			for (size_t i = 0; i < n_fr; i++) {
+				uint32_t vx = (uint32_t)e.nodes[fr[i]].key_id;
+				cost_f += e.g->out_off[vx + 1] - e.g->out_off[vx];
+			}
+			for (size_t i = 0; i < n_bfr; i++) {
+				uint32_t vx = (uint32_t)e.nodes[bfr[i]].key_id;
+				cost_b += e.g->in_off[vx + 1] - e.g->in_off[vx];
+			}
+			bool go_forward = cost_f <= cost_b, met = false;
 			uint32_t **cur = go_forward ? &fr : &bfr;
 			size_t *n_cur = go_forward ? &n_fr : &n_bfr, *cap_cur = go_forward ? &cap_fr : &cap_bfr;
 			uint32_t d = go_forward ? hf : hb;
@@ -1550,84 +1575,28 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 				if (n_bfr == 0)
 					bdone = true;
 			}
+			/* the two sides met: paths of hf + hb edges are all
+			 * known; enough of them already decides (shorter
+			 * horizons than L: only a success counts) */
+			for (size_t i = 0; i < *n_cur && !met; i++) {
+				const struct tnode *nd = &e.nodes[(*cur)[i]];
+				met = nd->df != UINT32_MAX && nd->db != UINT32_MAX;
+			}
+			if (met && hf + hb < L && !fdone && !bdone) {
+				r = evaluate(&e, target, cores, n_cores, hf + hb, false, res);
+				if (r < 0)
+					goto out;
+				if (res->trusted)
+					break;
+			}
 		}
 	}
 	res->explored = e.n;
-	/* solve: key-level, or per user ID of the target */
-	if (!pol->per_uid) {
-		r = solve(&e, target, cores, n_cores, 0, res);
-		if (r < 0)
-			goto out;
-	} else {
-		/* each user ID of the target that has an edge into it */
-		int64_t *uids = NULL;
-		size_t n_uids = 0;
-		for (size_t i = 0; i < e.m; i++)
-			if (e.edges[i].v == target) {
-				bool seen = false;
-				for (size_t j = 0; j < n_uids; j++)
-					seen |= uids[j] == e.edges[i].uid_id;
-				if (!seen) {
-					void *n = realloc(uids, (n_uids + 1) * sizeof(*uids));
-					if (n == NULL) {
-						free(uids);
-						r = -ENOMEM;
-						goto out;
-					}
-					uids = n;
-					uids[n_uids++] = e.edges[i].uid_id;
-				}
-			}
-		for (size_t j = 0; j < n_uids && !res->trusted; j++) {
-			struct ksp_trust_result tmp = { 0 };
-			r = solve(&e, target, cores, n_cores, uids[j], &tmp);
-			if (r < 0) {
-				for (size_t i = 0; i < tmp.n_paths; i++) {
-					for (size_t h = 0; h < tmp.paths[i].n; h++)
-						free(tmp.paths[i].hops[h].uid);
-					free(tmp.paths[i].hops);
-				}
-				free(tmp.paths);
-				free(uids);
-				goto out;
-			}
-			if (tmp.found > res->found || res->paths == NULL) {
-				/* keep the best user ID's paths */
-				for (size_t i = 0; i < res->n_paths; i++) {
-					for (size_t h = 0; h < res->paths[i].n; h++)
-						free(res->paths[i].hops[h].uid);
-					free(res->paths[i].hops);
-				}
-				free(res->paths);
-				res->paths = tmp.paths;
-				res->n_paths = tmp.n_paths;
-				res->found = tmp.found;
-				res->search_exhausted = tmp.search_exhausted;
-				free(res->uid);
-				res->uid = NULL;
-				if (tmp.n_paths && tmp.paths[0].n) {
-					const struct thop *last = &tmp.paths[0].hops[tmp.paths[0].n - 1];
-					if (last->uid) {
-						res->uid = malloc(last->uid_len + 1);
-						if (res->uid) {
-							memcpy(res->uid, last->uid, last->uid_len + 1);
-							res->uid_len = last->uid_len;
-						}
-					}
-				}
-			} else {
-				for (size_t i = 0; i < tmp.n_paths; i++) {
-					for (size_t h = 0; h < tmp.paths[i].n; h++)
-						free(tmp.paths[i].hops[h].uid);
-					free(tmp.paths[i].hops);
-				}
-				free(tmp.paths);
-			}
-			if (res->found >= pol->min_paths)
-				res->trusted = true;
-		}
-		free(uids);
-	}
+	r = 0;
+	if (!res->trusted)
+		r = evaluate(&e, target, cores, n_cores, (uint32_t)pol->max_depth, true, res);
+	if (r < 0)
+		goto out;
 	if (res->found >= pol->min_paths) {
 		res->trusted = true;
 		res->reason = KSP_TRUST_TRUSTED;

@@ -116,7 +116,29 @@ void ksp_wsnap_free(struct ksp_wsnap *s)
 		munmap(s->mem, s->len);
 	else
 		free(s->mem);
+	free(s->scratch_stamp);
+	free(s->scratch_node);
 	free(s);
+}
+
+int ksp_wsnap_new_query(struct ksp_wsnap *s)
+{
+	if (s->scratch_stamp == NULL) {
+		s->scratch_stamp = calloc(s->n ? s->n : 1, sizeof(*s->scratch_stamp));
+		s->scratch_node = malloc((s->n ? s->n : 1) * sizeof(*s->scratch_node));
+		if (s->scratch_stamp == NULL || s->scratch_node == NULL) {
+			free(s->scratch_stamp);
+			free(s->scratch_node);
+			s->scratch_stamp = s->scratch_node = NULL;
+			return -ENOMEM;
+		}
+		s->epoch = 0;
+	}
+	if (++s->epoch == 0) {
+		memset(s->scratch_stamp, 0, (s->n ? s->n : 1) * sizeof(*s->scratch_stamp));
+		s->epoch = 1;
+	}
+	return 0;
 }
 
 uint32_t ksp_wsnap_vertex(const struct ksp_wsnap *s, int64_t key_id)
@@ -399,7 +421,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t uid_id = sqlite3_column_int64(st, 0);
 		const char *f = (const char *)sqlite3_column_text(st, 1);
-		const struct uid_row *u = bsearch(&uid_id, urows, nr, sizeof(*urows), cmp_uid_row);
+		const struct uid_row *u = nr ? bsearch(&uid_id, urows, nr, sizeof(*urows), cmp_uid_row) : NULL;
 		uint32_t signer;
 		int type = sqlite3_column_int(st, 2), hash = sqlite3_column_int(st, 3);
 
@@ -422,7 +444,8 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		goto sql_fail;
 	sqlite3_finalize(st);
 	st = NULL;
-	qsort(certs, nc, sizeof(*certs), cmp_cert);
+	if (nc > 1)
+		qsort(certs, nc, sizeof(*certs), cmp_cert);
 	tmp = malloc((nc ? nc : 1) * sizeof(*tmp));
 	if (tmp == NULL)
 		goto out;
@@ -613,7 +636,7 @@ static int rebuild(struct ksp_store *store, const char *path, struct ksp_wsnap *
 	return 0;
 }
 
-int ksp_wsnap_get(struct ksp_store *store, const struct ksp_wsnap **ret)
+int ksp_wsnap_get(struct ksp_store *store, struct ksp_wsnap **ret)
 {
 	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
 	struct ksp_wsnap *s = ksp_store_snap(store), *fresh = NULL;
@@ -650,7 +673,7 @@ int ksp_wsnap_get(struct ksp_store *store, const struct ksp_wsnap **ret)
 
 int ksp_wsnap_update(struct ksp_store *store)
 {
-	const struct ksp_wsnap *s;
+	struct ksp_wsnap *s;
 
 	return ksp_wsnap_get(store, &s);
 }

@@ -62,6 +62,10 @@ struct ksp_wsnap {
 	const struct ksp_wsnap_edge *edges;
 	const uint32_t *in_off, *in_eid;  /* n + 1, m: edges into v, by edge number */
 	int64_t gen, nonce;
+	/* a query's scratch (thread-aware, not thread-safe, like the store):
+	 * vertex -> node, valid where scratch_stamp[v] == epoch */
+	uint32_t *scratch_stamp, *scratch_node;
+	uint32_t epoch;
 	/* private */
 	void *mem;
 	size_t len;
@@ -71,7 +75,9 @@ struct ksp_wsnap {
 /* The current snapshot of @store: the one cached on the store, else the
  * file, else built now (and saved when the store is writable).  The
  * snapshot belongs to the store; it stays valid until the next call. */
-int ksp_wsnap_get(struct ksp_store *store, const struct ksp_wsnap **ret);
+int ksp_wsnap_get(struct ksp_store *store, struct ksp_wsnap **ret);
+/* A new epoch for the scratch arrays (allocated on first use). */
+int ksp_wsnap_new_query(struct ksp_wsnap *s);
 /* Bring the snapshot file up to date after a change (wot load, import).
  * Returns 0 or a negative errno. */
 int ksp_wsnap_update(struct ksp_store *store);

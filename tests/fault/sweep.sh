@@ -111,7 +111,7 @@ cmd() { # NAME SETUP OUTPUT ARGS...
 rowcounts() { # DB
 	[ -s "$1" ] || { echo none; return; }
 	local t out=""
-	for t in $(sqlite3 "$1" "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"); do
+	for t in $(sqlite3 "$1" "SELECT name FROM sqlite_master WHERE type='table' AND name != 'graph_state' ORDER BY name"); do
 		out+="$t=$(sqlite3 "$1" "SELECT count(*) FROM \"$t\"") "
 	done
 	echo "${out:-empty}"
@@ -121,8 +121,11 @@ dumpsum() { # DB
 	sqlite3 "$1" .dump | sha256sum | cut -d' ' -f1
 }
 # files in a directory, but the store's own
+# the store's own files are not listed; nor is the graph snapshot s.db-wot, a
+# cache that a failure may leave unwritten (the next query rebuilds it)
 listing() { # DIR
-	(cd "$1" && find . -mindepth 1 ! -name s.db ! -name s.db-wal ! -name s.db-shm ! -name s.db-journal | LC_ALL=C sort)
+	(cd "$1" && find . -mindepth 1 ! -name s.db ! -name s.db-wal ! -name s.db-shm ! -name s.db-journal \
+		! -name s.db-wot ! -name 's.db-wot.??????' | LC_ALL=C sort)
 }
 integrity() { # DB
 	[ -s "$1" ] || { echo ok; return; }
