@@ -279,9 +279,7 @@ for round in existing new; do
 	wait "$pa"; ra=$?
 	wait "$pb"; rb=$?
 	both_ok() { writer_ok "$ra" "$TEST_TMP/a.err" && writer_ok "$rb" "$TEST_TMP/b.err"; }
-	if [ "$round" = new ]; then
-		known_bug "two wot loads creating one store: each succeeds or is told busy ($ra, $rb): $(cat "$TEST_TMP/a.err" "$TEST_TMP/b.err" | grep -v busy | head -c 150)" both_ok
-	elif both_ok; then
+	if both_ok; then
 		_test_pass "two wot loads ($round store): each succeeded or was told busy ($ra, $rb)"
 	else
 		_test_fail "two wot loads ($round store): exit $ra and $rb"
