@@ -553,6 +553,7 @@ struct ksp_trust_result {
 	int reason;
 	int found, needed, max_depth;
 	bool search_exhausted;
+	uint32_t flow_bound; /* not 0: found is a lower bound, this the upper */
 	char target[65];
 	char message[512];
 	struct tpath *paths;
@@ -1151,6 +1152,27 @@ static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes,
 			done = true;
 		}
 	}
+	/* fewer than K disjoint paths of any length (max-flow): not trusted
+	 * for sure; on a large graph, show the flow's paths within L rather
+	 * than search exhaustively for the best partial set */
+	if (!done && final && fval < K && nl > 4096) {
+		uint32_t k2 = 0;
+		for (uint32_t k = 0; k < fval; k++)
+			if (flens[k] && flens[k] - 1 <= L) {
+				uint32_t *tp = fpaths[k2], tl = flens[k2];
+				fpaths[k2] = fpaths[k];
+				flens[k2] = flens[k];
+				fpaths[k] = tp;
+				flens[k] = tl;
+				k2++;
+			}
+		if (k2 > 0) {
+			res->found = (int)k2;
+			res->flow_bound = fval;
+			r = finish_paths(e, res, fpaths, flens, k2, to_node, &s, uid_filter);
+			done = true;
+		}
+	}
 	if (!done && final) {
 		/* exhaustive search (also gives the best partial set) */
 		x.s = &s;
@@ -1614,12 +1636,17 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 				 pol->max_depth, pol->max_depth == 1 ? "" : "s", n_cores, n_cores == 1 ? "" : "s",
 				 pol->per_uid ? " to any one user ID" : "");
 	} else {
+		char note[160] = "";
 		res->reason = res->search_exhausted ? KSP_TRUST_UNDECIDED : KSP_TRUST_TOO_FEW_PATHS;
+		if (res->search_exhausted)
+			snprintf(note, sizeof(note), " (the search ran out of steps: more may exist)");
+		else if (res->flow_bound > (uint32_t)res->found)
+			snprintf(note, sizeof(note), " (shown: the max-flow's; at most %u of any length exist)",
+				 res->flow_bound);
 		snprintf(res->message, sizeof(res->message),
 			 "not trusted: only %d vertex-disjoint path%s of at most %d hop%s, %d needed%s%s", res->found,
 			 res->found == 1 ? "" : "s", pol->max_depth, pol->max_depth == 1 ? "" : "s", pol->min_paths,
-			 pol->per_uid ? " on one user ID" : "",
-			 res->search_exhausted ? " (the search ran out of steps: more may exist)" : "");
+			 pol->per_uid ? " on one user ID" : "", note);
 	}
 	r = 0;
 out:
