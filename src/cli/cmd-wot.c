@@ -144,6 +144,12 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 	}
 	if (cli->json)
 		printf("]}\n");
+	if (status == KSP_EXIT_OK && cli_output_failed()) {
+		/* the report is short of a file: store nothing rather than that */
+		ksp_store_rollback(store);
+		status = cli_output_fail(cli, "%s", "nothing was loaded, run the command again");
+		goto out;
+	}
 	if (status != KSP_EXIT_OK) {
 		ksp_store_rollback(store);
 		goto out;
