@@ -64,7 +64,6 @@ extern const char ksp_schema2_sql[];
 struct ksp_wsnap;
 struct ksp_wsnap *ksp_store_snap(struct ksp_store *store);
 void ksp_store_set_snap(struct ksp_store *store, struct ksp_wsnap *snap);
-bool ksp_store_writable(const struct ksp_store *store);
 /* A load changed the graph: refresh the snapshot at the outermost commit. */
 void ksp_store_want_snap(struct ksp_store *store);
 /* Run a statement with no result rows; returns 0 or -errno (logged). */

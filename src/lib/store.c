@@ -128,11 +128,6 @@ struct ksp_wsnap *ksp_store_snap(struct ksp_store *store)
 	return store->snap;
 }
 
-bool ksp_store_writable(const struct ksp_store *store)
-{
-	return store->rw;
-}
-
 void ksp_store_set_snap(struct ksp_store *store, struct ksp_wsnap *snap)
 {
 	if (store->snap != snap)

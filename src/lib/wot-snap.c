@@ -233,7 +233,7 @@ static int open_file(struct ksp_store *store, const char *path, int64_t gen, int
 /* ---- building ------------------------------------------------------------- */
 
 struct raw_cert {
-	uint32_t signer, uidx;
+	uint32_t signer, signee, uidx;
 	int64_t created, expires;
 	uint8_t is_rev, weak;
 };
@@ -433,6 +433,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		GROW(certs, nc, cap_c, out);
 		certs[nc++] = (struct raw_cert){
 			.signer = signer,
+			.signee = u->vertex,
 			.uidx = u->uidx,
 			.created = sqlite3_column_int64(st, 4),
 			.expires = never0(sqlite3_column_int64(st, 5)),
@@ -465,7 +466,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 				continue;
 			tmp[m++] = (struct ksp_wsnap_edge){
 				.u = c->signer,
-				.v = urows[0].vertex, /* set below */
+				.v = c->signee,
 				.uidx = c->uidx,
 				.flags = c->weak ? KSP_WSNAP_WEAK_HASH : 0,
 				.created = c->created,
@@ -477,18 +478,6 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	}
 	free(certs);
 	certs = NULL;
-	/* the signee of each edge: the key of its user ID */
-	{
-		uint32_t *uvert = malloc((nu ? nu : 1) * sizeof(*uvert));
-		if (uvert == NULL)
-			goto out;
-		for (size_t i = 0; i < nr; i++)
-			if (urows[i].uidx != UINT32_MAX)
-				uvert[urows[i].uidx] = urows[i].vertex;
-		for (size_t i = 0; i < m; i++)
-			tmp[i].v = uvert[tmp[i].uidx];
-		free(uvert);
-	}
 	free(urows);
 	urows = NULL;
 	r = layout_of((uint32_t)n, (uint32_t)nu, m, &l);
