@@ -1,31 +1,77 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Run every tests/cli/T*.sh in order and sum their "NAME: N passed, N failed"
-# lines.  KSP_VALGRIND=1 runs ksp under valgrind; KSP_TEST_VERBOSE=1 shows
-# every check.
+# Run every tests/cli/T*.sh and sum their "NAME: N passed, N failed" lines.
+# The scripts are independent (each works in tests/cli/tmp/SCRIPT and its
+# own GnuPG home), so KSP_TEST_JOBS of them (default: the number of CPUs,
+# at most 4) run at a time; each one's output is printed whole, in order,
+# with the seconds it took.  KSP_VALGRIND=1 runs ksp under valgrind;
+# KSP_TEST_VERBOSE=1 shows every check; KSP_SKIP="T510-sequoia ..." skips
+# those tests in this pass (make check-valgrind skips the long comparison
+# tests; ASan runs them).
 set -u
 
 dir=$(cd "$(dirname "$0")" && pwd) || exit 2
-total_pass=0
-total_fail=0
-out=$(mktemp "${TMPDIR:-/tmp}/ksp-cli.XXXXXX") || exit 2
-trap 'rm -f "$out"' EXIT INT TERM
+work=$(mktemp -d "${TMPDIR:-/tmp}/ksp-cli.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; exit 130' INT TERM
 
-found=0
+jobs=${KSP_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $jobs in '' | *[!0-9]*) jobs=1 ;; esac
+[ "$jobs" -ge 1 ] || jobs=1
+[ "$jobs" -le 4 ] || jobs=4
+
+tests=()
 for t in $(cd "$dir" && ls T*.sh 2>/dev/null | LC_ALL=C sort); do
-	found=1
-	# KSP_SKIP="T510-sequoia ...": tests not run in this pass (make
-	# check-valgrind skips the long comparison tests; ASan runs them)
 	case " ${KSP_SKIP:-} " in *" ${t%.sh} "*) echo "${t%.sh}: skipped in this pass (KSP_SKIP)"; continue ;; esac
+	tests+=("$t")
+done
+if [ "${#tests[@]}" -eq 0 ]; then
+	echo "FAIL: no tests in $dir"
+	exit 1
+fi
+
+# one test: its output in $work/T.out, exit status in $work/T.rc, seconds in $work/T.s
+run_one() {
+	local t=$1 start=$SECONDS rc
 	# by its #! line when executable (a test may need bash), else with sh
 	if [ -x "$dir/$t" ]; then
-		"$dir/$t" >"$out" 2>&1
+		"$dir/$t" >"$work/$t.out" 2>&1 </dev/null
 	else
-		sh "$dir/$t" >"$out" 2>&1
+		sh "$dir/$t" >"$work/$t.out" 2>&1 </dev/null
 	fi
 	rc=$?
-	cat "$out"
-	summary=$(grep -aE ': [0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
+	echo $((SECONDS - start)) >"$work/$t.s"
+	echo "$rc" >"$work/$t.rc"
+}
+
+# the longest tests first (by name: those known to be long), so that two
+# long ones do not end up last on one CPU
+order=()
+for t in T505-trust-brute.sh T510-sequoia.sh T520-gnupg-model.sh T700-reliability.sh T400-sign.sh; do
+	for u in "${tests[@]}"; do [ "$u" = "$t" ] && order+=("$t"); done
+done
+for u in "${tests[@]}"; do
+	case " ${order[*]} " in *" $u "*) ;; *) order+=("$u") ;; esac
+done
+
+running=0
+for t in "${order[@]}"; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	run_one "$t" &
+	running=$((running + 1))
+done
+wait
+
+total_pass=0
+total_fail=0
+for t in "${tests[@]}"; do
+	cat "$work/$t.out"
+	rc=$(cat "$work/$t.rc" 2>/dev/null || echo 99)
+	summary=$(grep -aE ': [0-9]+ passed, [0-9]+ failed$' "$work/$t.out" | tail -n 1)
+	echo "${t%.sh}: $(cat "$work/$t.s" 2>/dev/null || echo '?') s"
 	if [ -z "$summary" ]; then
 		echo "FAIL $t: exit status $rc, no summary line"
 		total_fail=$((total_fail + 1))
@@ -42,10 +88,6 @@ for t in $(cd "$dir" && ls T*.sh 2>/dev/null | LC_ALL=C sort); do
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 done
-if [ "$found" -eq 0 ]; then
-	echo "FAIL: no tests in $dir"
-	total_fail=$((total_fail + 1))
-fi
 
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

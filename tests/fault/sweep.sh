@@ -235,7 +235,7 @@ is_known() {
 # sweep_cmd I: every point of command I; writes $WW/res/I.{tsv,log,tol,out}
 sweep_cmd() {
 	local i=$1 name=${C_NAME[$1]} ref=$WW/ref/$1 kind first count step n runs nfail ntol nbad nknown tag site
-	local res=$WW/res/$i
+	local res=$WW/res/$i t0=$SECONDS
 	RUN=$WW/run/$i
 	: >"$res.tsv"
 	: >"$res.log"
@@ -307,6 +307,7 @@ sweep_cmd() {
 			"$([ "$nknown" = 0 ] || echo ", $nknown known (tests/fault/known.tsv)")" >>"$res.out"
 	done
 	rm -rf "$ref.alloc" "$ref.io" "$RUN"
+	printf '  FAULT   %-24s %d s\n' "$name" $((SECONDS - t0)) >>"$res.out"
 }
 
 rm -rf "$WW/res"
