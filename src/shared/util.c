@@ -149,6 +149,94 @@ int atomic_file_end(struct atomic_file *af, int r)
 	return r;
 }
 
+int staged_file_write(struct staged_file *sf, const char *path, mode_t mode, const void *data, size_t len)
+{
+	struct atomic_file af;
+	int r;
+
+	*sf = (struct staged_file){ 0 };
+	r = atomic_file_begin(&af, path, mode);
+	if (r < 0)
+		return r;
+	r = write_all(af.fd, data, len);
+	if (r == 0 && fsync(af.fd) < 0 && errno != EINVAL)
+		r = -errno;
+	if (close(af.fd) < 0 && r == 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(af.tmp);
+		free(af.tmp);
+		free(af.path);
+		return r;
+	}
+	sf->path = af.path;
+	sf->tmp = af.tmp;
+	return 0;
+}
+
+static void staged_file_free(struct staged_file *sf)
+{
+	free(sf->path);
+	free(sf->tmp);
+	free(sf->old);
+	*sf = (struct staged_file){ 0 };
+}
+
+int staged_file_place(struct staged_file *sf)
+{
+	struct strbuf sb;
+	int r;
+
+	if (sf->path == NULL || sf->placed)
+		return sf->path ? 0 : -EINVAL;
+	/* keep a file already there under a name of its own (a hard link,
+	 * so the path never goes missing), to put it back on undo */
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%s.old", sf->tmp);
+	sf->old = strbuf_steal(&sb);
+	if (sf->old == NULL)
+		return -ENOMEM;
+	if (link(sf->path, sf->old) < 0) {
+		r = -errno;
+		free(sf->old);
+		sf->old = NULL;
+		if (r != -ENOENT)
+			return r;
+	}
+	if (rename(sf->tmp, sf->path) < 0) {
+		r = -errno;
+		if (sf->old)
+			unlink(sf->old);
+		free(sf->old);
+		sf->old = NULL;
+		return r;
+	}
+	sf->placed = true;
+	return 0;
+}
+
+void staged_file_done(struct staged_file *sf)
+{
+	if (sf->path == NULL)
+		return;
+	if (!sf->placed)
+		unlink(sf->tmp);
+	else if (sf->old)
+		unlink(sf->old);
+	staged_file_free(sf);
+}
+
+void staged_file_undo(struct staged_file *sf)
+{
+	if (sf->path == NULL)
+		return;
+	if (!sf->placed)
+		unlink(sf->tmp);
+	else if (sf->old == NULL || rename(sf->old, sf->path) < 0)
+		unlink(sf->path);
+	staged_file_free(sf);
+}
+
 static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 {
 	y -= m <= 2;

@@ -23,6 +23,24 @@ struct atomic_file {
 int atomic_file_begin(struct atomic_file *af, const char *path, mode_t mode);
 int atomic_file_end(struct atomic_file *af, int r);
 
+/* Staged output, for files that belong to a store transaction: written in
+ * full to a temporary file beside path (staged_file_write), put into place
+ * just before the commit (staged_file_place: a file already at path is kept
+ * under a second temporary name), and then either finished after the
+ * commit (staged_file_done: the old file removed) or taken back when the
+ * commit or a later placement fails (staged_file_undo: the old file
+ * restored, or the new one removed).  Each frees what it took. */
+struct staged_file {
+	char *path;
+	char *tmp;
+	char *old;      /* the previous file at path, while placed */
+	bool placed;
+};
+int staged_file_write(struct staged_file *sf, const char *path, mode_t mode, const void *data, size_t len);
+int staged_file_place(struct staged_file *sf);
+void staged_file_done(struct staged_file *sf);
+void staged_file_undo(struct staged_file *sf);
+
 /* Parse YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[Z] (UTC) or @EPOCH; 0 or -EINVAL. */
 int parse_date(const char *s, int64_t *ret);
 /* Format epoch seconds as YYYY-MM-DD (UTC) into buf (>= 11 bytes). */

@@ -441,6 +441,87 @@ static int test_atomic_file_failure(void)
 }
 DEFINE_TEST(test_atomic_file_failure, "atomic_file: on r<0 no file left and old content intact");
 
+static int file_is(const char *path, const char *text)
+{
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int ok = read_file_all(path, 0, &data, &len) == 0 && len == strlen(text) && memcmp(data, text, len) == 0;
+
+	free(data);
+	return ok;
+}
+
+static int test_staged_file(void)
+{
+	struct staged_file a, b, c;
+	char pa[PATH_MAX], pb[PATH_MAX], pc[PATH_MAX];
+	struct stat st;
+
+	TS_ASSERT(make_tmpdir()[0] != '\0');
+	snprintf(pa, sizeof(pa), "%s/a", tmpdir);
+	snprintf(pb, sizeof(pb), "%s/b", tmpdir);
+	snprintf(pc, sizeof(pc), "%s/c", tmpdir);
+	TS_ASSERT_INT_EQ(write_file(pa, "old a", 5), 0);
+
+	/* written, not yet visible */
+	TS_ASSERT_INT_EQ(staged_file_write(&a, pa, 0600, "new a", 5), 0);
+	TS_ASSERT_INT_EQ(staged_file_write(&b, pb, 0600, "new b", 5), 0);
+	TS_ASSERT(file_is(pa, "old a"));
+	TS_ASSERT(access(pb, F_OK) < 0);
+	TS_ASSERT_INT_EQ(count_entries(tmpdir), 3);
+
+	/* placed: visible, the old a kept aside; undo puts all back */
+	TS_ASSERT_INT_EQ(staged_file_place(&a), 0);
+	TS_ASSERT_INT_EQ(staged_file_place(&b), 0);
+	TS_ASSERT_INT_EQ(staged_file_place(&b), 0); /* twice is harmless */
+	TS_ASSERT(file_is(pa, "new a") && file_is(pb, "new b"));
+	TS_ASSERT_INT_EQ(stat(pb, &st), 0);
+	TS_ASSERT_INT_EQ(st.st_mode & 07777, 0600);
+	TS_ASSERT_INT_EQ(count_entries(tmpdir), 3); /* a, b, the old a */
+	staged_file_undo(&a);
+	staged_file_undo(&b);
+	TS_ASSERT(file_is(pa, "old a"));
+	TS_ASSERT(access(pb, F_OK) < 0 && errno == ENOENT);
+	TS_ASSERT_INT_EQ(count_entries(tmpdir), 1);
+	staged_file_undo(&a); /* and again: nothing left to do */
+
+	/* undo before placing removes the temporary */
+	TS_ASSERT_INT_EQ(staged_file_write(&c, pc, 0644, "c", 1), 0);
+	staged_file_undo(&c);
+	TS_ASSERT_INT_EQ(count_entries(tmpdir), 1);
+
+	/* done after placing: the new file stays, the old one is gone */
+	TS_ASSERT_INT_EQ(staged_file_write(&a, pa, 0644, "newer a", 7), 0);
+	TS_ASSERT_INT_EQ(staged_file_place(&a), 0);
+	staged_file_done(&a);
+	TS_ASSERT(file_is(pa, "newer a"));
+	TS_ASSERT_INT_EQ(count_entries(tmpdir), 1);
+
+	/* a path that cannot take the file (a directory): place fails and
+	 * leaves the directory; undo removes the temporary */
+	TS_ASSERT(mkdir(pc, 0700) == 0);
+	TS_ASSERT(write_file(pb, "x", 1) == 0 && rename(pb, pc) < 0); /* sanity: rename onto a dir fails */
+	unlink(pb);
+	snprintf(pb, sizeof(pb), "%s/c/x", tmpdir);
+	TS_ASSERT_INT_EQ(write_file(pb, "x", 1), 0);
+	TS_ASSERT_INT_EQ(staged_file_write(&c, pc, 0644, "c", 1), 0);
+	TS_ASSERT(staged_file_place(&c) < 0);
+	staged_file_undo(&c);
+	TS_ASSERT_INT_EQ(stat(pc, &st), 0);
+	TS_ASSERT(S_ISDIR(st.st_mode));
+	TS_ASSERT_INT_EQ(count_entries(tmpdir), 2);
+	unlink(pb);
+	rmdir(pc);
+
+	/* a missing directory: write fails, nothing to undo */
+	snprintf(pc, sizeof(pc), "%s/no/such", tmpdir);
+	TS_ASSERT_INT_EQ(staged_file_write(&c, pc, 0644, "c", 1), -ENOENT);
+	staged_file_undo(&c);
+	remove_tmpdir();
+	return 0;
+}
+DEFINE_TEST(test_staged_file, "staged_file: placed together before a commit, undone or done after it");
+
 static int test_write_all(void)
 {
 	int p[2];
