@@ -441,7 +441,12 @@ enum ksp_sign_status {
  * encrypted message).  A user ID without an address and a key without a
  * usable encryption subkey are reported and skipped, never sent in clear.
  * The store's table "signed" records each.  @cb (may be NULL) is called
- * once per user ID (once per key when the key is refused).
+ * once per user ID (once per key when the key is refused), as the run goes.
+ * All or nothing: the rows are written in one transaction (the store stays
+ * locked for writing while gpg signs), the outbox files under temporary
+ * names, put into place just before the commit; on any failure the store
+ * and the outbox are left as they were (files replaced under
+ * KSP_SIGN_FORCE are restored), even if @cb reported user IDs as signed.
  * Returns: the number of user IDs signed (>= 0); -EINVAL, -ENOKEY (no
  * such key or secret key in the user's home), -ENODATA (no frozen list),
  * -ENOMEM, -EIO, -errno.

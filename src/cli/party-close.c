@@ -53,11 +53,12 @@ static int write_out(struct ksp_cli *cli, struct ksp_party *party, int version, 
 	return KSP_EXIT_OK;
 }
 
-/* party close -o FILE: the list file written (temporary name, synced)
- * before the commit, renamed into place after it. */
+/* party close -o FILE: the list file written in full under a temporary
+ * name before the commit, put into place just before it (an earlier file
+ * at FILE kept aside), and taken back if the commit fails. */
 struct prepared_out {
-	struct atomic_file af;
-	bool to_stdout, ready;
+	struct staged_file sf;
+	bool to_stdout;
 	char *text;
 	size_t len;
 };
@@ -74,57 +75,16 @@ static int prepare_out(struct ksp_cli *cli, struct ksp_party *party, int version
 		po->to_stdout = true; /* written after the commit */
 		return KSP_EXIT_OK;
 	}
-	r = atomic_file_begin(&po->af, path, 0644);
-	if (r == 0) {
-		r = write_all(po->af.fd, po->text, po->len);
-		if (r == 0 && fsync(po->af.fd) < 0 && errno != EINVAL)
-			r = -errno;
-		if (close(po->af.fd) < 0 && r == 0)
-			r = -errno;
-		po->af.fd = -1;
-		if (r < 0) {
-			unlink(po->af.tmp);
-			free(po->af.tmp);
-			free(po->af.path);
-			po->af.tmp = po->af.path = NULL;
-		}
-	}
+	r = staged_file_write(&po->sf, path, 0644, po->text, po->len);
+	if (r == 0)
+		r = staged_file_place(&po->sf);
 	if (r < 0) {
+		staged_file_undo(&po->sf);
 		fprintf(stderr, "ksp: %s: cannot write the list: %s; nothing was changed, the list is still open\n",
 			path, strerror(-r));
 		return KSP_EXIT_ERROR;
 	}
-	po->ready = true;
 	return KSP_EXIT_OK;
-}
-
-/* After the commit: the list text to stdout, or the file into place. */
-static int finish_out(struct prepared_out *po)
-{
-	int r = 0;
-
-	if (po->to_stdout) {
-		fflush(stdout);
-		r = write_all(STDOUT_FILENO, po->text, po->len);
-	} else if (po->ready) {
-		r = rename(po->af.tmp, po->af.path) < 0 ? -errno : 0;
-		if (r == 0) {
-			free(po->af.tmp);
-			free(po->af.path);
-			po->ready = false;
-		}
-	}
-	return r;
-}
-
-static void discard_out(struct prepared_out *po)
-{
-	if (po->ready) {
-		unlink(po->af.tmp);
-		free(po->af.tmp);
-		free(po->af.path);
-	}
-	free(po->text);
 }
 
 static int run(struct ksp_cli *cli, int argc, char *argv[])
@@ -135,7 +95,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	};
 	struct ksp_store *store = NULL;
 	struct ksp_party *party = NULL;
-	struct prepared_out po = { .af.fd = -1 };
+	struct prepared_out po = { .to_stdout = false };
 	const char *out = NULL;
 	char *sha = NULL, *rmd = NULL;
 	int c, r, version = 0, v = 0, status;
@@ -179,9 +139,11 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	}
 	r = ksp_store_commit(store);
 	if (r < 0) {
+		staged_file_undo(&po.sf);
 		status = cli_fail(cli, r, "%s: cannot close the list", cli->db_path);
 		goto done;
 	}
+	staged_file_done(&po.sf);
 	if (!cli->json && !cli->quiet)
 		fprintf(stderr, "List frozen as version %d. Announce these digests:\n", version);
 	if (cli->json)
@@ -190,15 +152,18 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	else
 		printf("List version %d\nSHA256:    %s\nRIPEMD160: %s\n", v, sha, rmd);
 	status = KSP_EXIT_OK;
-	r = finish_out(&po);
-	if (r < 0) {
-		/* only this is left after the commit: say how to get the file */
-		fprintf(stderr, "ksp: %s: cannot write the list: %s; the list IS closed as version %d, write it with 'ksp party digest -o %s'\n",
-			out, strerror(-r), version, out);
-		status = KSP_EXIT_ERROR;
+	if (po.to_stdout) {
+		fflush(stdout);
+		r = write_all(STDOUT_FILENO, po.text, po.len);
+		if (r < 0) {
+			fprintf(stderr, "ksp: standard output: cannot write the list: %s; the list IS closed as version %d, print it with 'ksp party digest -o -'\n",
+				strerror(-r), version);
+			status = KSP_EXIT_ERROR;
+		}
 	}
 done:
-	discard_out(&po);
+	staged_file_undo(&po.sf); /* no-op once done */
+	free(po.text);
 	free(sha);
 	free(rmd);
 	ksp_party_unref(party);

@@ -22,6 +22,7 @@ struct sign_out {
 	int n_signed, n_already, n_skipped, n_refused;
 	char **files; /* .eml files signed now, for --sendmail */
 	size_t n_files;
+	bool want_files;
 	bool oom;
 };
 
@@ -37,10 +38,45 @@ static const char *status_name(int s)
 	}
 }
 
+/* Printable ASCII as it is, every other byte (and the backslash) as \xHH:
+ * safe on a terminal, and needs no memory. */
+static void print_hex_escaped(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			putchar(c);
+		else
+			printf("\\x%02x", c);
+	}
+}
+
+/* A JSON string of the raw bytes; as print_hex_escaped() when there is no
+ * memory to escape it properly (other bytes then as \u00XX). */
+static void json_bytes(const char *s, size_t len)
+{
+	char *e = NULL;
+
+	if (ksp_escape(s, len, KSP_ESCAPE_JSON, &e) == 0) {
+		printf("\"%s\"", e);
+		free(e);
+		return;
+	}
+	putchar('"');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"')
+			putchar(c);
+		else
+			printf("\\u%04x", c);
+	}
+	putchar('"');
+}
+
 static void json_str_or_null(const char *s)
 {
 	if (s)
-		cli_json_str(stdout, s, strlen(s));
+		json_bytes(s, strlen(s));
 	else
 		printf("null");
 }
@@ -60,7 +96,7 @@ static void on_result(void *data, const struct ksp_sign_result *res)
 	case KSP_SIGN_REFUSED: o->n_refused++; break;
 	default: o->n_skipped++; break;
 	}
-	if (st == KSP_SIGN_SIGNED && ksp_sign_result_get_message_file(res)) {
+	if (o->want_files && st == KSP_SIGN_SIGNED && ksp_sign_result_get_message_file(res)) {
 		char **nf = realloc(o->files, (o->n_files + 1) * sizeof(*nf));
 		char *f = strdup(ksp_sign_result_get_message_file(res));
 		if (nf == NULL || f == NULL) {
@@ -79,7 +115,7 @@ static void on_result(void *data, const struct ksp_sign_result *res)
 		json_str_or_null(fpr);
 		printf(",\"uid\":");
 		if (uid)
-			cli_json_str(stdout, uid, ulen);
+			json_bytes(uid, ulen);
 		else
 			printf("null");
 		printf(",\"email\":");
@@ -116,9 +152,16 @@ static void on_result(void *data, const struct ksp_sign_result *res)
 		printf("     %s\n", msg);
 		return;
 	}
-	char *e = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL);
-	printf("     %-8s %s\n", st == KSP_SIGN_NO_EMAIL || st == KSP_SIGN_NO_ENCRYPTION ? "skipped" : status_name(st),
-	       e ? e : "?");
+	/* ksp_escape() rather than cli_escape(): this runs inside the signing
+	 * transaction, which cannot be taken back for a report line, so an
+	 * allocation failure prints the user ID byte by byte instead */
+	char *e = NULL;
+	printf("     %-8s ", st == KSP_SIGN_NO_EMAIL || st == KSP_SIGN_NO_ENCRYPTION ? "skipped" : status_name(st));
+	if (ksp_escape(uid, ulen, KSP_ESCAPE_TERMINAL, &e) == 0)
+		fputs(e, stdout);
+	else
+		print_hex_escaped(uid, ulen);
+	putchar('\n');
 	free(e);
 	if (st == KSP_SIGN_SIGNED || (st == KSP_SIGN_ALREADY && ksp_sign_result_get_message_file(res)))
 		printf("              %s%s\n", st == KSP_SIGN_ALREADY ? "in " : "", ksp_sign_result_get_message_file(res));
@@ -253,6 +296,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	if (cli->json)
 		printf("{\"format_version\":1,\"results\":[");
 	fflush(stdout);
+	o.want_files = sendmail != NULL;
 	r = ksp_party_sign(party, as, (const char *const *)argv + optind, (size_t)(argc - optind), level, outbox,
 			   flags, on_result, &o);
 	if (cli->json)
@@ -267,7 +311,14 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		goto out;
 	}
 	if (o.oom) {
-		status = cli_fail(cli, -ENOMEM, "party sign");
+		/* the signatures are recorded and in the outbox: only the list of
+		 * files to send is missing */
+		if (cli->json)
+			printf(",\"sent\":0}\n");
+		fflush(stdout);
+		fprintf(stderr, "ksp: %s: out of memory before sending; %d user ID(s) ARE signed and recorded, mail the .eml files in %s yourself\n",
+			outbox, r, outbox);
+		status = KSP_EXIT_ERROR;
 		goto out;
 	}
 	int sent = 0;

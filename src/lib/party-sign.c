@@ -111,6 +111,10 @@ struct signer {
 	void (*cb)(void *, const struct ksp_sign_result *);
 	void *cb_data;
 	int n_signed;
+	/* the outbox files of this run, put into place just before the
+	 * commit (all or none: a failure leaves the outbox as it was) */
+	struct staged_file *staged;
+	size_t n_staged, cap_staged;
 };
 
 static void report(struct signer *s, struct ksp_sign_result *res, int status, const char *fmt, ...)
@@ -151,27 +155,34 @@ static bool usable_address(const char *a)
 }
 
 /* The address of a user ID: "Name <addr>" (the last <...> ending it) or a
- * bare "addr"; NULL when there is none ksp is willing to write to. */
-static char *uid_address(const char *uid, size_t len)
+ * bare "addr"; *ret = NULL when there is none ksp is willing to write to
+ * (or the user ID holds a NUL byte).  0 or -ENOMEM. */
+static int uid_address(const char *uid, size_t len, char **ret)
 {
 	const char *lt;
 	char *a;
 
+	*ret = NULL;
+	if (memchr(uid, '\0', len))
+		return 0;
 	if (len > 0 && uid[len - 1] == '>') {
 		lt = memrchr(uid, '<', len);
 		if (lt == NULL)
-			return NULL;
+			return 0;
 		a = strndup(lt + 1, (size_t)(uid + len - 1 - (lt + 1)));
 	} else {
 		if (memchr(uid, ' ', len))
-			return NULL;
+			return 0;
 		a = strndup(uid, len);
 	}
-	if (a && !usable_address(a)) {
+	if (a == NULL)
+		return -ENOMEM;
+	if (!usable_address(a)) {
 		free(a);
-		return NULL;
+		return 0;
 	}
-	return a;
+	*ret = a;
+	return 0;
 }
 
 /* Safe bytes for a file name. */
@@ -246,17 +257,28 @@ static int encrypt_to(struct signer *s, gpgme_key_t key, const char *plain, size
 	return *ret ? 0 : -ENOMEM;
 }
 
-static int write_file(struct signer *s, const char *path, const void *data, size_t len)
+/* Write an outbox file under a temporary name; it is put into place with
+ * the others just before the commit. */
+static int stage_file(struct signer *s, const char *path, const void *data, size_t len)
 {
-	struct atomic_file af;
 	int r;
 
-	r = atomic_file_begin(&af, path, 0600);
-	if (r == 0)
-		r = atomic_file_end(&af, write_all(af.fd, data, len));
-	if (r < 0)
-		ksp_set_error(s->ctx, "%s: cannot write: %s; check the outbox directory", path, strerror(-r));
-	return r;
+	if (s->n_staged == s->cap_staged) {
+		size_t cap = s->cap_staged ? 2 * s->cap_staged : 16;
+		struct staged_file *v = realloc(s->staged, cap * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		s->staged = v;
+		s->cap_staged = cap;
+	}
+	r = staged_file_write(&s->staged[s->n_staged], path, 0600, data, len);
+	if (r < 0) {
+		ksp_set_error(s->ctx, "%s: cannot write: %s; nothing was signed, check the outbox directory and run again",
+			      path, strerror(-r));
+		return r;
+	}
+	s->n_staged++;
+	return 0;
 }
 
 /* The plaintext of the PGP/MIME message: a short note and the key. */
@@ -479,7 +501,7 @@ static int record(struct signer *s, int64_t key_id, const char *uid, size_t uid_
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		int r = ksp_errno_from_sqlite(s->ctx, s->db, rc, "record signature");
-		ksp_set_error(s->ctx, "%s: cannot record the signature: %s; nothing was written to the outbox (%s), run again",
+		ksp_set_error(s->ctx, "%s: cannot record the signature: %s; nothing was signed or written to the outbox (%s), run again",
 			      ksp_store_get_path(s->party->store), strerror(-r), file);
 		return r;
 	}
@@ -539,23 +561,18 @@ static int sign_uid(struct signer *s, gpgme_key_t key, int64_t key_id, size_t id
 		r = -ENOMEM;
 		goto out;
 	}
-	r = write_file(s, path.buf, eml.buf, eml.len);
-	if (r < 0)
-		goto out;
 	char *emlpath = strdup(path.buf);
 	if (emlpath == NULL) {
 		r = -ENOMEM;
 		goto out;
 	}
-	memcpy(path.buf + path.len - 4, ".asc", 4);
-	r = write_file(s, path.buf, cipher1, c1len);
+	r = stage_file(s, emlpath, eml.buf, eml.len);
 	if (r == 0) {
-		r = record(s, key_id, res->uid, res->uid_len, now, emlpath);
-		if (r < 0)
-			unlink(path.buf);
+		memcpy(path.buf + path.len - 4, ".asc", 4);
+		r = stage_file(s, path.buf, cipher1, c1len);
 	}
-	if (r < 0)
-		unlink(emlpath); /* not recorded: not in the outbox either */
+	if (r == 0)
+		r = record(s, key_id, res->uid, res->uid_len, now, emlpath);
 	if (r == 0) {
 		res->eml = emlpath;
 		res->asc = path.buf;
@@ -680,7 +697,9 @@ static int sign_key(struct signer *s, int number, const char *fpr)
 		res.time = 0;
 		res.message[0] = '\0';
 		free(email);
-		email = memchr(nu->data, '\0', nu->len) ? NULL : uid_address(res.uid, res.uid_len);
+		r = uid_address(res.uid, res.uid_len, &email);
+		if (r < 0)
+			goto out;
 		res.email = email;
 		if (email == NULL) {
 			report(s, &res, KSP_SIGN_NO_EMAIL, "skipped: no e-mail address to send the certification to");
@@ -831,7 +850,13 @@ static int setup_home(struct signer *s)
 		return -ENOKEY;
 	}
 	for (gpgme_user_id_t u = sk->uids; u && !s->from[0]; u = u->next) {
-		char *a = u->revoked || u->invalid || u->uid == NULL ? NULL : uid_address(u->uid, strlen(u->uid));
+		char *a = NULL;
+		if (u->revoked || u->invalid || u->uid == NULL)
+			continue;
+		if (uid_address(u->uid, strlen(u->uid), &a) < 0) {
+			gpgme_key_unref(sk);
+			return -ENOMEM;
+		}
 		if (a)
 			snprintf(s->from, sizeof(s->from), "%s", a);
 		free(a);
@@ -954,6 +979,7 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 	struct target *tv = NULL;
 	size_t ntv = 0;
 	struct stat st;
+	bool in_txn = false;
 	int r;
 
 	if (party == NULL || signer_fpr == NULL || (n_targets > 0 && targets == NULL))
@@ -1002,6 +1028,12 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 	r = resolve_targets(&s, targets, n_targets, &tv, &ntv);
 	if (r < 0)
 		goto out;
+	/* all or nothing: the rows in one transaction, the outbox files put
+	 * into place just before its commit and taken back if it fails */
+	r = ksp_store_begin(party->store);
+	if (r < 0)
+		goto out;
+	in_txn = true;
 	for (size_t i = 0; i < ntv; i++) {
 		r = sign_key(&s, tv[i].number, tv[i].fpr);
 		if (r < 0)
@@ -1010,10 +1042,32 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 	if (s.n_signed > 0) {
 		char detail[160];
 		snprintf(detail, sizeof(detail), "%s signed %d user ID(s)", s.fpr, s.n_signed);
-		ksp_party_event(party, "sign", detail);
+		r = ksp_party_event(party, "sign", detail);
+		if (r < 0)
+			goto out;
 	}
+	for (size_t i = 0; i < s.n_staged; i++) {
+		r = staged_file_place(&s.staged[i]);
+		if (r < 0) {
+			ksp_set_error(s.ctx, "%s: cannot put into place: %s; nothing was signed, check the outbox directory and run again",
+				      s.staged[i].path, strerror(-r));
+			goto out;
+		}
+	}
+	in_txn = false;
+	r = ksp_store_commit(party->store);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < s.n_staged; i++)
+		staged_file_done(&s.staged[i]);
+	s.n_staged = 0;
 	r = s.n_signed;
 out:
+	if (in_txn)
+		ksp_store_rollback(party->store);
+	for (size_t i = 0; i < s.n_staged; i++)
+		staged_file_undo(&s.staged[i]);
+	free(s.staged);
 	free(tv);
 	if (s.g)
 		gpgme_release(s.g);
