@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * wot-graph: CSR web-of-trust graph, SCC (iterative Tarjan), strong set,
- * bit-parallel multi-source BFS for mean shortest distances, plain BFS.
+ * bit-parallel multi-source BFS (512 sources a batch, push or pull per
+ * level) for mean shortest distances, plain BFS.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -364,94 +365,245 @@ out:
 
 /* ---- MSD: bit-parallel multi-source BFS ------------------------------- */
 
-/* The subgraph induced by S, local ids 0..count-1 (read-only, shared). */
+/*
+ * One batch is up to 512 sources; every vertex has a 64-byte row of bits per
+ * set (seen, frontier, next), bit s of v's row meaning "source s reached v".
+ * A BFS level moves the frontier one edge, either by pushing each frontier
+ * row along its out-edges or, when the frontier is wide, by pulling: each
+ * vertex not yet reached by every source ORs the frontier rows of its
+ * in-neighbours, and stops as soon as the row it builds completes it.
+ */
+#define MSD_WORDS 8u
+#define MSD_BATCH (64u * MSD_WORDS)
+
+/* A row: four 128-bit lanes, which SSE2 (the x86-64 baseline) and NEON
+ * hold in registers. */
+typedef uint64_t msd_v2 __attribute__((vector_size(16)));
+typedef struct {
+	msd_v2 q[4];
+} __attribute__((aligned(64))) msd_row;
+
+/* The subgraph induced by S in local ids 0..count-1, numbered in BFS order
+ * (neighbours get near ids: their rows share cache pages); read-only and
+ * shared by the threads. */
 struct ksp_wgraph_local {
 	uint32_t count;
-	size_t *off; /* count + 1 */
-	uint32_t *adj;
+	size_t m;
+	size_t *off, *in_off; /* count + 1 */
+	uint32_t *adj, *in_adj; /* m */
+	unsigned flags;
+	uint32_t nbatches;
+	uint32_t next_batch; /* atomic: the next batch to take */
 };
 
-/* One thread's work: its batches, its buffers, its output slot. */
+/* One thread's buffers and results. */
 struct ksp_wgraph_msd_job {
-	const struct ksp_wgraph_local *lg;
-	uint32_t first_batch, batch_step, nbatches;
-	uint64_t *sums; /* count */
+	struct ksp_wgraph_local *lg;
+	uint64_t *sums; /* count, local ids */
 	uint64_t hist[KSP_WGRAPH_MAX_DIST + 1];
 	int r;
 };
 
+static inline bool v2_zero(msd_v2 t)
+{
+	return (t[0] | t[1]) == 0;
+}
+
+static inline bool row_zero(const msd_row *a)
+{
+	return v2_zero(a->q[0] | a->q[1] | a->q[2] | a->q[3]);
+}
+
+static inline bool row_eq(const msd_row *a, const msd_row *b)
+{
+	return v2_zero((a->q[0] ^ b->q[0]) | (a->q[1] ^ b->q[1]) | (a->q[2] ^ b->q[2]) |
+		       (a->q[3] ^ b->q[3]));
+}
+
+static inline void row_or(msd_row *a, const msd_row *b)
+{
+	for (unsigned i = 0; i < 4; i++)
+		a->q[i] |= b->q[i];
+}
+
+/* Portable popcount (no -mpopcnt: the builtin would be a libgcc call). */
+static inline unsigned pop64(uint64_t x)
+{
+	x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+
+static inline unsigned row_pop(const msd_row *a)
+{
+	unsigned p = 0;
+
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned j = 0; j < 2; j++)
+			if (a->q[i][j])
+				p += pop64(a->q[i][j]);
+	return p;
+}
+
+static msd_row *rows_new(uint32_t c)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 64, (c ? (size_t)c : 1) * sizeof(msd_row)) != 0)
+		return NULL;
+	memset(p, 0, (c ? (size_t)c : 1) * sizeof(msd_row));
+	return p;
+}
+
 void *ksp_wgraph_msd_worker(void *arg)
 {
 	struct ksp_wgraph_msd_job *job = arg;
-	const struct ksp_wgraph_local *lg = job->lg;
-	uint32_t c = lg->count, b;
-	uint64_t *seen = NULL, *fr = NULL, *nxt = NULL;
-	uint32_t *list = NULL, *nlist = NULL;
+	struct ksp_wgraph_local *lg = job->lg;
+	const uint32_t c = lg->count;
+	msd_row *seen = NULL, *fr = NULL, *nxt = NULL, full;
+	uint32_t *list = NULL, *nlist = NULL, b;
+	uint8_t *done = NULL, *mark = NULL;
 
 	job->r = -ENOMEM;
 	memset(job->hist, 0, sizeof(job->hist));
 	job->sums = calloc(c, sizeof(uint64_t));
-	seen = calloc(c, sizeof(uint64_t));
-	fr = calloc(c, sizeof(uint64_t));
-	nxt = calloc(c, sizeof(uint64_t));
+	seen = rows_new(c);
+	fr = rows_new(c);
+	nxt = rows_new(c);
 	list = malloc((size_t)c * sizeof(uint32_t));
 	nlist = malloc((size_t)c * sizeof(uint32_t));
-	if (!job->sums || !seen || !fr || !nxt || !list || !nlist)
+	done = calloc(c, 1);
+	mark = calloc(c, 1);
+	if (!job->sums || !seen || !fr || !nxt || !list || !nlist || !done || !mark)
 		goto out;
 
-	for (b = job->first_batch; b < job->nbatches; b += job->batch_step) {
-		uint32_t s0 = b * 64, ns = c - s0 < 64 ? c - s0 : 64, len = 0, i;
-		uint64_t full = ns == 64 ? ~UINT64_C(0) : (UINT64_C(1) << ns) - 1;
+	while ((b = __atomic_fetch_add(&lg->next_batch, 1, __ATOMIC_RELAXED)) < lg->nbatches) {
+		uint32_t s0 = b * MSD_BATCH, ns = c - s0 < MSD_BATCH ? c - s0 : MSD_BATCH;
+		uint32_t len = 0, ndone = 0, i;
+		size_t fr_edges = 0, in_left = lg->m;
 		uint64_t d;
 
+		for (unsigned w = 0; w < MSD_WORDS; w++) {
+			unsigned lo = 64 * w;
+
+			full.q[w / 2][w % 2] = ns >= lo + 64 ? ~UINT64_C(0) :
+					       ns > lo	     ? (UINT64_C(1) << (ns - lo)) - 1 : 0;
+		}
 		for (i = 0; i < ns; i++) {
-			seen[s0 + i] = fr[s0 + i] = UINT64_C(1) << i;
-			list[len++] = s0 + i;
+			uint32_t v = s0 + i;
+
+			seen[v].q[i / 128][i / 64 % 2] = UINT64_C(1) << (i % 64);
+			fr[v] = seen[v];
+			list[len++] = v;
+			fr_edges += lg->off[v + 1] - lg->off[v];
+			if (row_eq(&seen[v], &full)) { /* a batch of one source */
+				done[v] = 1;
+				ndone++;
+				in_left -= lg->in_off[v + 1] - lg->in_off[v];
+			}
 		}
 		for (d = 1; len > 0; d++) {
-			uint32_t nlen = 0, k;
 			unsigned hb = d < KSP_WGRAPH_MAX_DIST ? (unsigned)d : KSP_WGRAPH_MAX_DIST;
+			bool pull = lg->flags & KSP_WGRAPH_MSD_PULL ? true :
+				    lg->flags & KSP_WGRAPH_MSD_PUSH ? false : fr_edges > in_left / 4;
+			uint32_t nlen = 0, k;
 
-			/* Push the frontier along out-edges. */
-			for (i = 0; i < len; i++) {
-				uint32_t u = list[i];
-				uint64_t f = fr[u];
+			if (!pull) {
+				/* Push the frontier along out-edges into nxt. */
+				for (i = 0; i < len; i++) {
+					uint32_t u = list[i];
+					const msd_row f = fr[u];
 
-				for (size_t e = lg->off[u]; e < lg->off[u + 1]; e++) {
-					uint32_t v = lg->adj[e];
+					for (size_t e = lg->off[u]; e < lg->off[u + 1]; e++) {
+						uint32_t v = lg->adj[e];
 
-					if (!nxt[v])
-						nlist[nlen++] = v;
-					nxt[v] |= f;
+						if (done[v])
+							continue;
+						if (!mark[v]) {
+							mark[v] = 1;
+							nlist[nlen++] = v;
+						}
+						row_or(&nxt[v], &f);
+					}
+					memset(&fr[u], 0, sizeof(msd_row));
 				}
+				/* The new bits become the frontier, in fr. */
+				for (k = 0; k < nlen; k++) {
+					uint32_t v = nlist[k];
+
+					mark[v] = 0;
+					for (unsigned q = 0; q < 4; q++)
+						fr[v].q[q] = nxt[v].q[q] & ~seen[v].q[q];
+					memset(&nxt[v], 0, sizeof(msd_row));
+				}
+			} else {
+				/* Pull into nxt: each vertex clears, from the bits it
+				 * still misses, those of its in-neighbours' frontier
+				 * rows, stopping when none is left; then swap, nxt is
+				 * the new frontier. */
+				for (uint32_t v = 0; v < c; v++) {
+					msd_v2 m0, m1, m2, m3;
+					msd_row *nw;
+
+					if (done[v])
+						continue;
+					m0 = full.q[0] & ~seen[v].q[0];
+					m1 = full.q[1] & ~seen[v].q[1];
+					m2 = full.q[2] & ~seen[v].q[2];
+					m3 = full.q[3] & ~seen[v].q[3];
+					for (size_t e = lg->in_off[v]; e < lg->in_off[v + 1]; e++) {
+						const msd_row *f = &fr[lg->in_adj[e]];
+
+						m0 &= ~f->q[0];
+						m1 &= ~f->q[1];
+						m2 &= ~f->q[2];
+						m3 &= ~f->q[3];
+						if (v2_zero(m0 | m1 | m2 | m3))
+							break;
+					}
+					nw = &nxt[v];
+					nw->q[0] = full.q[0] & ~seen[v].q[0] & ~m0;
+					nw->q[1] = full.q[1] & ~seen[v].q[1] & ~m1;
+					nw->q[2] = full.q[2] & ~seen[v].q[2] & ~m2;
+					nw->q[3] = full.q[3] & ~seen[v].q[3] & ~m3;
+					if (!row_zero(nw))
+						nlist[nlen++] = v;
+				}
+				for (i = 0; i < len; i++)
+					memset(&fr[list[i]], 0, sizeof(msd_row));
+				msd_row *t = fr;
+				fr = nxt;
+				nxt = t;
 			}
-			for (i = 0; i < len; i++)
-				fr[list[i]] = 0;
-			/* Keep the bits that are new: those pairs are at distance d. */
+			/* The frontier's bits are the pairs at distance d. */
 			len = 0;
+			fr_edges = 0;
 			for (k = 0; k < nlen; k++) {
 				uint32_t v = nlist[k];
-				uint64_t nw = nxt[v] & ~seen[v];
+				unsigned pc;
 
-				nxt[v] = 0;
-				if (nw) {
-					unsigned pc = (unsigned)__builtin_popcountll(nw);
-
-					seen[v] |= nw;
-					fr[v] = nw;
-					list[len++] = v;
-					job->sums[v] += d * pc;
-					job->hist[hb] += pc;
+				if (row_zero(&fr[v]))
+					continue;
+				pc = row_pop(&fr[v]);
+				row_or(&seen[v], &fr[v]);
+				list[len++] = v;
+				fr_edges += lg->off[v + 1] - lg->off[v];
+				job->sums[v] += d * pc;
+				job->hist[hb] += pc;
+				if (row_eq(&seen[v], &full)) {
+					done[v] = 1;
+					ndone++;
+					in_left -= lg->in_off[v + 1] - lg->in_off[v];
 				}
 			}
 		}
-		for (i = 0; i < c; i++) {
-			if (seen[i] != full) {
-				job->r = -EINVAL; /* not strongly connected */
-				goto out;
-			}
-			seen[i] = 0;
+		if (ndone != c) {
+			job->r = -EINVAL; /* not strongly connected */
+			goto out;
 		}
+		memset(seen, 0, (size_t)c * sizeof(msd_row));
+		memset(done, 0, c);
 	}
 	job->r = 0;
 out:
@@ -460,70 +612,151 @@ out:
 	free(nxt);
 	free(list);
 	free(nlist);
+	free(done);
+	free(mark);
 	return NULL;
 }
 
-int ksp_wgraph_msd(const struct ksp_wgraph *g, const uint32_t *members, uint32_t count,
-		   unsigned nthreads, uint64_t *ret_sums, uint64_t *ret_hist)
+/* lg->off/adj (out-edges) and in_off/in_adj of S, relabelled in BFS order
+ * from the member of largest out-degree; perm[new] = index in members. */
+static int msd_local(const struct ksp_wgraph *g, const uint32_t *members, uint32_t count,
+		     struct ksp_wgraph_local *lg, uint32_t **ret_perm)
 {
-	struct ksp_wgraph_local lg = { .count = count };
+	uint32_t *map = NULL, *perm = NULL, *rank = NULL, i, head = 0, tail = 0, best = 0;
+	size_t k, e = 0, bestdeg = 0;
+	int r;
+
+	r = ksp_wgraph_member_map(g, members, count, &map);
+	if (r < 0)
+		return r;
+	r = -ENOMEM;
+	perm = malloc((size_t)count * sizeof(uint32_t));
+	rank = malloc((size_t)count * sizeof(uint32_t));
+	lg->off = calloc((size_t)count + 1, sizeof(size_t));
+	lg->in_off = calloc((size_t)count + 2, sizeof(size_t));
+	if (!perm || !rank || !lg->off || !lg->in_off)
+		goto out;
+	for (i = 0; i < count; i++) {
+		size_t deg = g->out_off[members[i] + 1] - g->out_off[members[i]];
+
+		rank[i] = KSP_WGRAPH_NONE;
+		if (deg > bestdeg) {
+			bestdeg = deg;
+			best = i;
+		}
+	}
+	/* BFS over out-edges within S; anything it misses (S is then not
+	 * strongly connected, which the MSD reports) follows in order. */
+	for (uint32_t start = 0; start <= count && tail < count; start++) {
+		uint32_t s = start == 0 ? best : start - 1;
+
+		if (rank[s] != KSP_WGRAPH_NONE)
+			continue;
+		rank[s] = tail;
+		perm[tail++] = s;
+		while (head < tail) {
+			uint32_t u = members[perm[head++]];
+
+			for (k = g->out_off[u]; k < g->out_off[u + 1]; k++) {
+				uint32_t v = map[g->out_adj[k]];
+
+				if (v != KSP_WGRAPH_NONE && rank[v] == KSP_WGRAPH_NONE) {
+					rank[v] = tail;
+					perm[tail++] = v;
+				}
+			}
+		}
+	}
+	/* Degrees in new ids, then both CSRs by counting sort: the in-lists
+	 * from the sources in new-id order, the out-lists from those. */
+	for (i = 0; i < count; i++) {
+		uint32_t u = members[perm[i]];
+
+		for (k = g->out_off[u]; k < g->out_off[u + 1]; k++) {
+			uint32_t v = map[g->out_adj[k]];
+
+			if (v != KSP_WGRAPH_NONE) {
+				lg->off[i + 1]++;
+				lg->in_off[rank[v] + 2]++;
+				e++;
+			}
+		}
+	}
+	lg->m = e;
+	lg->adj = malloc((e ? e : 1) * sizeof(uint32_t));
+	lg->in_adj = malloc((e ? e : 1) * sizeof(uint32_t));
+	if (!lg->adj || !lg->in_adj)
+		goto out;
+	for (i = 0; i < count; i++) {
+		lg->off[i + 1] += lg->off[i];
+		lg->in_off[i + 2] += lg->in_off[i + 1];
+	}
+	/* in-CSR by counting sort over sources in new-id order: each list
+	 * comes out sorted (in_off[v + 1] is the fill pointer of v). */
+	for (i = 0; i < count; i++) {
+		uint32_t u = members[perm[i]];
+
+		for (k = g->out_off[u]; k < g->out_off[u + 1]; k++) {
+			uint32_t v = map[g->out_adj[k]];
+
+			if (v != KSP_WGRAPH_NONE)
+				lg->in_adj[lg->in_off[rank[v] + 1]++] = i;
+		}
+	}
+	/* off[u] is u's fill pointer, then shifted back one place. */
+	for (i = 0; i < count; i++)
+		for (k = lg->in_off[i]; k < lg->in_off[i + 1]; k++)
+			lg->adj[lg->off[lg->in_adj[k]]++] = i;
+	for (i = count; i > 0; i--)
+		lg->off[i] = lg->off[i - 1];
+	lg->off[0] = 0;
+	*ret_perm = perm;
+	perm = NULL;
+	r = 0;
+out:
+	free(map);
+	free(perm);
+	free(rank);
+	return r;
+}
+
+int ksp_wgraph_msd_ex(const struct ksp_wgraph *g, const uint32_t *members, uint32_t count,
+		      unsigned nthreads, unsigned flags, uint64_t *ret_sums, uint64_t *ret_hist)
+{
+	struct ksp_wgraph_local lg = { .count = count, .flags = flags };
 	struct ksp_wgraph_msd_job *jobs = NULL;
 	pthread_t *tids = NULL;
-	uint32_t *map = NULL, i, nbatches;
+	uint32_t *perm = NULL, i;
 	unsigned t, started = 0;
-	size_t k, e = 0;
 	int r;
 
 	if (!g || count == 0 || !members)
 		return -EINVAL;
-	r = ksp_wgraph_member_map(g, members, count, &map);
+	r = msd_local(g, members, count, &lg, &perm);
 	if (r < 0)
-		return r;
-
-	r = -ENOMEM;
-	lg.off = malloc(((size_t)count + 1) * sizeof(size_t));
-	if (!lg.off)
 		goto out;
-	for (i = 0; i < count; i++) {
-		lg.off[i] = e;
-		for (k = g->out_off[members[i]]; k < g->out_off[members[i] + 1]; k++)
-			if (map[g->out_adj[k]] != KSP_WGRAPH_NONE)
-				e++;
-	}
-	lg.off[count] = e;
-	lg.adj = malloc((e ? e : 1) * sizeof(uint32_t));
-	if (!lg.adj)
-		goto out;
-	e = 0;
-	for (i = 0; i < count; i++)
-		for (k = g->out_off[members[i]]; k < g->out_off[members[i] + 1]; k++)
-			if (map[g->out_adj[k]] != KSP_WGRAPH_NONE)
-				lg.adj[e++] = map[g->out_adj[k]];
-	free(map);
-	map = NULL;
 
-	nbatches = count / 64 + (count % 64 ? 1 : 0);
+	lg.nbatches = count / MSD_BATCH + (count % MSD_BATCH ? 1 : 0);
 	if (nthreads == 0)
 		nthreads = 1;
-	if (nthreads > nbatches)
-		nthreads = nbatches;
+	if (nthreads > lg.nbatches)
+		nthreads = lg.nbatches;
+	r = -ENOMEM;
 	jobs = calloc(nthreads, sizeof(*jobs));
 	tids = calloc(nthreads, sizeof(*tids));
 	if (!jobs || !tids)
 		goto out;
-	for (t = 0; t < nthreads; t++) {
+	for (t = 0; t < nthreads; t++)
 		jobs[t].lg = &lg;
-		jobs[t].first_batch = t;
-		jobs[t].batch_step = nthreads;
-		jobs[t].nbatches = nbatches;
-	}
-	/* Thread 0's share runs on this thread; the others get their own. */
+	/* Thread 0 runs on this thread; the others take batches beside it. */
 	r = 0;
 	for (t = 1; t < nthreads; t++) {
 		int pr = pthread_create(&tids[t], NULL, ksp_wgraph_msd_worker, &jobs[t]);
 
 		if (pr != 0) {
 			r = -pr;
+			/* no batch is left for the threads that did start */
+			__atomic_store_n(&lg.next_batch, lg.nbatches, __ATOMIC_RELAXED);
 			break;
 		}
 		started = t;
@@ -541,10 +774,13 @@ int ksp_wgraph_msd(const struct ksp_wgraph *g, const uint32_t *members, uint32_t
 		}
 
 	if (ret_sums) {
-		memset(ret_sums, 0, (size_t)count * sizeof(uint64_t));
-		for (t = 0; t < nthreads; t++)
-			for (i = 0; i < count; i++)
-				ret_sums[i] += jobs[t].sums[i];
+		for (i = 0; i < count; i++) {
+			uint64_t s = 0;
+
+			for (t = 0; t < nthreads; t++)
+				s += jobs[t].sums[i];
+			ret_sums[perm[i]] = s;
+		}
 	}
 	if (ret_hist) {
 		memset(ret_hist, 0, (KSP_WGRAPH_MAX_DIST + 1) * sizeof(uint64_t));
@@ -559,10 +795,18 @@ out:
 			free(jobs[t].sums);
 	free(jobs);
 	free(tids);
-	free(map);
+	free(perm);
 	free(lg.off);
 	free(lg.adj);
+	free(lg.in_off);
+	free(lg.in_adj);
 	return r;
+}
+
+int ksp_wgraph_msd(const struct ksp_wgraph *g, const uint32_t *members, uint32_t count,
+		   unsigned nthreads, uint64_t *ret_sums, uint64_t *ret_hist)
+{
+	return ksp_wgraph_msd_ex(g, members, count, nthreads, 0, ret_sums, ret_hist);
 }
 
 /* ---- plain BFS -------------------------------------------------------- */

@@ -68,13 +68,23 @@ int ksp_wgraph_strong_set(const struct ksp_wgraph *g, uint32_t **ret_members, ui
  * KSP_WGRAPH_MAX_DIST + 1 entries, overwritten) gets the distance histogram
  * of the count * (count - 1) ordered pairs.  ret_sums may be NULL too.
  *
- * Bit-parallel BFS: 64 sources per pass, forward over out-edges, per-target
- * sums accumulated exactly in uint64.  nthreads threads (0 means 1) take the
- * source batches round-robin, each with its own buffers and sums.
+ * Bit-parallel BFS: 512 sources per batch (a 64-byte row of bits per vertex),
+ * S relabelled in BFS order for locality; each level pushes the frontier
+ * along out-edges, or pulls it over in-edges when the frontier's out-edges
+ * outnumber a quarter of the in-edges of the vertices some source has not
+ * reached yet.  Per-target sums accumulated exactly in uint64.  nthreads
+ * threads (0 means 1) take batches from a shared counter, each with its own
+ * buffers (3 * 64 bytes a member) and sums.
  * -EINVAL if S is not strongly connected (within S), if count == 0, or an
  * id is out of range or repeated; -ENOMEM; or a pthread error. */
 int ksp_wgraph_msd(const struct ksp_wgraph *g, const uint32_t *members, uint32_t count,
 		   unsigned nthreads, uint64_t *ret_sums, uint64_t *ret_hist);
+/* The same with the direction forced, for tests: KSP_WGRAPH_MSD_PUSH (every
+ * level pushes) or KSP_WGRAPH_MSD_PULL (every level pulls); 0 chooses. */
+#define KSP_WGRAPH_MSD_PUSH 1u
+#define KSP_WGRAPH_MSD_PULL 2u
+int ksp_wgraph_msd_ex(const struct ksp_wgraph *g, const uint32_t *members, uint32_t count,
+		      unsigned nthreads, unsigned flags, uint64_t *ret_sums, uint64_t *ret_hist);
 
 /* Breadth-first search from src over out-edges (reverse: over in-edges,
  * i.e. distances to src).  dist (n entries): edges count, KSP_WGRAPH_NONE

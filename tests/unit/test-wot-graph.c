@@ -311,10 +311,12 @@ static uint64_t rnd_next(uint64_t *s)
 
 static int test_msd_random_vs_bfs(void)
 {
-	const uint32_t n = 300;
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 
 	for (int round = 0; round < 3; round++) {
+		/* 1300: two full batches of 512 sources and a partial one;
+		 * 300: a single partial batch. */
+		const uint32_t n = round < 2 ? 1300 : 300;
 		size_t m = n + 3 * n;
 		struct edge *e = malloc(m * sizeof(*e));
 		struct ksp_wgraph *g;
@@ -339,7 +341,7 @@ static int test_msd_random_vs_bfs(void)
 		g = make_graph(n, e, m);
 		TS_ASSERT(g != NULL);
 		TS_ASSERT_INT_EQ(ksp_wgraph_strong_set(g, &ss, &cnt), 0);
-		TS_ASSERT(cnt > 64); /* more than one batch */
+		TS_ASSERT(cnt > (round < 2 ? 1024u : 64u)); /* batches: 3 or 1 */
 		if (round == 0)
 			TS_ASSERT_INT_EQ(cnt, n);
 
@@ -355,17 +357,23 @@ static int test_msd_random_vs_bfs(void)
 			}
 		}
 		TS_ASSERT_INT_EQ(ksp_wgraph_msd(g, ss, cnt, 1, sums1, hist1), 0);
-		for (unsigned nt = 2; nt <= 4; nt++) {
-			TS_ASSERT_INT_EQ(ksp_wgraph_msd(g, ss, cnt, nt, sums, hist), 0);
-			for (uint32_t b = 0; b < cnt; b++) {
-				TS_ASSERT_INT_EQ(sums[b], ref[b]);
-				TS_ASSERT_INT_EQ(sums1[b], ref[b]);
+		for (uint32_t b = 0; b < cnt; b++)
+			TS_ASSERT_INT_EQ(sums1[b], ref[b]);
+		for (uint32_t d = 0; d <= KSP_WGRAPH_MAX_DIST; d++)
+			TS_ASSERT_INT_EQ(hist1[d], href[d]);
+		/* Every direction choice (push only, pull only, mixed) and
+		 * 1-4 threads taking the batches. */
+		for (unsigned mode = 0; mode < 3; mode++)
+			for (unsigned nt = 1; nt <= 4; nt++) {
+				static const unsigned fl[] = { 0, KSP_WGRAPH_MSD_PUSH, KSP_WGRAPH_MSD_PULL };
+
+				memset(sums, 0xa5, n * sizeof(uint64_t));
+				TS_ASSERT_INT_EQ(ksp_wgraph_msd_ex(g, ss, cnt, nt, fl[mode], sums, hist), 0);
+				for (uint32_t b = 0; b < cnt; b++)
+					TS_ASSERT_INT_EQ(sums[b], ref[b]);
+				for (uint32_t d = 0; d <= KSP_WGRAPH_MAX_DIST; d++)
+					TS_ASSERT_INT_EQ(hist[d], href[d]);
 			}
-			for (uint32_t d = 0; d <= KSP_WGRAPH_MAX_DIST; d++) {
-				TS_ASSERT_INT_EQ(hist[d], href[d]);
-				TS_ASSERT_INT_EQ(hist1[d], href[d]);
-			}
-		}
 		free(ss);
 		ksp_wgraph_free(g);
 		free(e);
@@ -376,7 +384,7 @@ static int test_msd_random_vs_bfs(void)
 	}
 	return 0;
 }
-DEFINE_TEST(test_msd_random_vs_bfs, "MSD (1-4 threads) equals a BFS per source on random graphs");
+DEFINE_TEST(test_msd_random_vs_bfs, "MSD (push, pull, mixed; 1-4 threads; 1 or 3 batches) equals a BFS per source");
 
 /* ---- reference data ---------------------------------------------------- */
 
