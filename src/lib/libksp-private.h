@@ -66,6 +66,15 @@ struct ksp_wsnap *ksp_store_snap(struct ksp_store *store);
 void ksp_store_set_snap(struct ksp_store *store, struct ksp_wsnap *snap);
 /* A load changed the graph: refresh the snapshot at the outermost commit. */
 void ksp_store_want_snap(struct ksp_store *store);
+/* SQLite's page cache (2 MB by default) raised to kb KiB on this connection
+ * for a large load or scan; returns the setting to give back to
+ * ksp_store_cache_restore(), 0 (nothing to restore) when it was large
+ * enough already or could not be changed. */
+int64_t ksp_store_cache_grow(struct ksp_store *store, int kb);
+/* For whole-store scans (graph views, snapshots): enough for the user IDs
+ * and key indexes they join against at 10^5 keys; larger is slower. */
+#define KSP_STORE_SCAN_CACHE_KB 32768
+void ksp_store_cache_restore(struct ksp_store *store, int64_t old);
 /* Run a statement with no result rows; returns 0 or -errno (logged). */
 int ksp_store_exec(struct ksp_store *store, const char *sql);
 /* The id of the key row with this fingerprint, 0 if none, <0 error. */

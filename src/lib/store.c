@@ -40,6 +40,32 @@ const char *ksp_store_path_internal(const struct ksp_store *store)
 	return store->path;
 }
 
+int64_t ksp_store_cache_grow(struct ksp_store *store, int kb)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t old = 0;
+	char sql[64];
+
+	if (sqlite3_prepare_v2(store->db, "PRAGMA cache_size", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		old = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (old == 0 || (old < 0 && -old >= kb))
+		return 0; /* unknown, or large enough */
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%d", kb);
+	return sqlite3_exec(store->db, sql, NULL, NULL, NULL) == SQLITE_OK ? old : 0;
+}
+
+void ksp_store_cache_restore(struct ksp_store *store, int64_t old)
+{
+	char sql[64];
+
+	if (old == 0)
+		return;
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = %lld", (long long)old);
+	sqlite3_exec(store->db, sql, NULL, NULL, NULL);
+}
+
 int ksp_store_exec(struct ksp_store *store, const char *sql)
 {
 	char *msg = NULL;

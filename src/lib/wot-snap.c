@@ -613,8 +613,12 @@ static int rebuild(struct ksp_store *store, const char *path, struct ksp_wsnap *
 			return r;
 	}
 	r = read_state(store, &gen, &nonce);
-	if (r == 0)
+	if (r == 0) {
+		int64_t old_cache = ksp_store_cache_grow(store, KSP_STORE_SCAN_CACHE_KB);
+
 		r = build(store, gen, nonce, ret);
+		ksp_store_cache_restore(store, old_cache);
+	}
 	if (own)
 		ksp_store_exec(store, "COMMIT");
 	if (r < 0)

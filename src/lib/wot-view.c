@@ -29,8 +29,11 @@ static const char vertex_sql[] =
 	"AND (u.revoked = 0 OR u.revoked > ?1) AND (?2 = 0 OR c.hash_algo NOT IN (1, 2, 3)) "          \
 	"AND (rv.rt IS NULL OR rv.rt < c.created)"
 
+/* Repeated pairs (several user IDs, several certifications) are left to
+ * ksp_wgraph_new(), which drops them: DISTINCT or UNION here would make
+ * SQLite sort every row through a temporary B-tree on disk. */
 static const char edge_sql[] =
-	"SELECT DISTINCT ik.id, u.key_id FROM certs c JOIN uids u ON u.id = c.uid_id "
+	"SELECT ik.id, u.key_id FROM certs c JOIN uids u ON u.id = c.uid_id "
 	"JOIN keys ik ON ik.fpr = c.issuer_fpr" REVOCATIONS "WHERE " EDGE_COUNTS;
 
 /* Structural: by fingerprint, else by key ID. */
@@ -38,7 +41,7 @@ static const char structural_sql[] =
 	"SELECT ik.id, u.key_id FROM certs c JOIN uids u ON u.id = c.uid_id "
 	"JOIN keys ik ON ik.fpr = c.issuer_fpr "
 	"WHERE c.sig_type BETWEEN 16 AND 19 AND c.exportable = 1 AND u.is_attr = 0 AND ik.id != u.key_id "
-	"UNION "
+	"UNION ALL "
 	"SELECT ik.id, u.key_id FROM certs c JOIN uids u ON u.id = c.uid_id "
 	"JOIN keys ik ON c.issuer_fpr IS NULL AND ik.keyid = c.issuer_keyid "
 	"WHERE c.sig_type BETWEEN 16 AND 19 AND c.exportable = 1 AND u.is_attr = 0 AND ik.id != u.key_id";
@@ -108,6 +111,7 @@ int ksp_wot_view_new(struct ksp_store *store, int64_t at, unsigned int flags, st
 	uint32_t *src = NULL, *dst = NULL;
 	size_t m = 0, cap = 0, vcap = 0;
 	bool structural = flags & KSP_WOT_STRUCTURAL;
+	int64_t old_cache;
 	int rc, r;
 
 	v = calloc(1, sizeof(*v));
@@ -115,6 +119,7 @@ int ksp_wot_view_new(struct ksp_store *store, int64_t at, unsigned int flags, st
 		return -ENOMEM;
 	v->at = at;
 	v->flags = flags;
+	old_cache = ksp_store_cache_grow(store, KSP_STORE_SCAN_CACHE_KB);
 	rc = sqlite3_prepare_v2(db, vertex_sql, -1, &st, NULL);
 	if (rc != SQLITE_OK) {
 		st = NULL;
@@ -221,6 +226,7 @@ int ksp_wot_view_new(struct ksp_store *store, int64_t at, unsigned int flags, st
 	r = ksp_wgraph_new(v->n, src, dst, m, &v->g);
 out:
 	sqlite3_finalize(st);
+	ksp_store_cache_restore(store, old_cache);
 	free(map);
 	free(src);
 	free(dst);

@@ -338,8 +338,15 @@ cp "$w/forged.db" "$w/snap.db"
 [ -s "$w/forged.db-wot" ] && ok || bad "wot load did not write the graph snapshot"
 expect_code 1 "snapshot: forged store" $KSP -d "$w/snap.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
 [ -s "$w/snap.db-wot" ] && ok || bad "a query on a store without a snapshot did not write one"
+cp "$w/snap.db-wot" "$w/snap-before.wot"
+gen0=$(sqlite3 "$w/snap.db" "SELECT gen FROM graph_state")
 $KSP -d "$w/snap.db" wot load "$fx/genuine.gpg" >/dev/null 2>&1 || bad "snapshot: load genuine.gpg on top"
+gen1=$(sqlite3 "$w/snap.db" "SELECT gen FROM graph_state")
+[ "$gen1" -gt "$gen0" ] && ok || bad "snapshot: wot load did not count the graph generation up ($gen0 -> $gen1)"
 expect_code 0 "snapshot: a load on top counts at once" $KSP -d "$w/snap.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
+# the snapshot from before the load put back: seen stale by its generation
+cp "$w/snap-before.wot" "$w/snap.db-wot"
+expect_code 0 "snapshot: the one from before the load is stale" $KSP -d "$w/snap.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
 sqlite3 "$w/snap.db" "UPDATE certs SET verified = 2 WHERE verified = 1"
 expect_code 1 "snapshot: a change made with sqlite3 counts at once" $KSP -d "$w/snap.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
 sqlite3 "$w/snap.db" "UPDATE certs SET verified = 1 WHERE verified = 2"
