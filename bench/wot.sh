@@ -4,6 +4,7 @@
 # input, in one run; prints a table and writes it to bench/results-wot.md.
 #
 #   Debian keyring   ksp wot load + wot stats       vs  gpg --import + gpg --check-sigs
+#                    ksp wot stats --structural --keyring (no store), and
 #                    ksp wot load --no-verify + wot stats --structural
 #                                                   vs  pgpring | process_keys; keyanalyze
 #   synthetic WoT    (tests/tools/gen-wot, 10^4, 10^5, 10^6 keys, cached in
@@ -164,6 +165,18 @@ structural() { # TAG KEYRING LABEL [MIN-RATIO]
 	SS_STRUCT=$(json "$w/$tag-sstats.out" strong_set_size 2>/dev/null || echo 0)
 	DBSIZE=$(stat -c %s "$w/$tag-s.db" 2>/dev/null || echo 0)
 	rm -f "$w/$tag-s.db"*
+	# the same from the file, without a store (wot stats --keyring)
+	run "$tag-scan" "$ksp" --json wot stats --structural --keyring "$kr"
+	S_SCAN=${WALL[$tag-scan]}
+	local scan_ss scan_same=no
+	scan_ss=$(json "$w/$tag-scan.out" strong_set_size 2>/dev/null || echo 0)
+	if python3 - "$w/$tag-sstats.out" "$w/$tag-scan.out" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+a.pop("at", None); b.pop("at", None)
+sys.exit(0 if a == b else 1)
+PY
+	then scan_same=yes; fi
 	S_KA="" KA_RSS=""
 	if [ $have_ka = 1 ] && [ "${SKIP_KA:-0}" = 0 ]; then
 		mkdir -p "$w/$tag-ka"
@@ -180,15 +193,19 @@ structural() { # TAG KEYRING LABEL [MIN-RATIO]
 		KA_RSS=${RSS[$tag-ka]}
 		rm -rf "$w/$tag-ka"
 		peer="$ge$(f2 "$S_KA") s (pgpring+process_keys $(f2 "${WALL[$tag-kaprep]}") + keyanalyze $ge$(f2 "${WALL[$tag-ka]}")${ge:+, stopped})"
-		[ -n "$min" ] && ok="; met: $(met "$S_KA >= $min * $S_KSP")"
+		[ -n "$min" ] && ok="; met: $(met "$S_KA >= $min * $S_SCAN")"
 		[ -n "$ge" ] && ka_ss="- (stopped)"
 	elif [ "${SKIP_KA:-0}" = 1 ]; then
 		peer="not run (see estimate)"
 	fi
-	row "$label" "structural graph, SCCs, all-pairs MSD" \
+	row "$label" "structural graph, SCCs, all-pairs MSD: file to stats (wot stats --keyring, no store)" \
+		"$(f2 "$S_SCAN") s, RSS $(mb "${RSS[$tag-scan]}")" \
+		"$peer" "${ge:-}$(ratio "$S_KA" "$S_SCAN")" "${min:+≥ ${min}×}" \
+		"strong set: ksp $scan_ss, keyanalyze ${ka_ss:--}; output equal to the store's: $scan_same$ok"
+	row "$label" "the same through the store (load --no-verify + stats --structural)" \
 		"$(f2 "$S_KSP") s (load $(f2 "${WALL[$tag-sload]}") + stats $(f2 "${WALL[$tag-sstats]}"))" \
-		"$peer" "${ge:-}$(ratio "$S_KA" "$S_KSP")" "${min:+≥ ${min}×}" \
-		"strong set: ksp $SS_STRUCT, keyanalyze ${ka_ss:--}$ok"
+		"" "${ge:-}$(ratio "$S_KA" "$S_KSP")" "" \
+		"strong set: ksp $SS_STRUCT"
 }
 
 # ---------------------------------------------------------------- Debian

@@ -262,6 +262,27 @@ enum ksp_wot_flags {
  * Returns 0, -ENOMEM, -EOPNOTSUPP (only KSP_WOT_STRUCTURAL so far). */
 int ksp_wot_stats_new(struct ksp_store *store, int64_t at, unsigned int flags,
 		      struct ksp_wot_stats **ret);
+
+/* Keyrings read straight into the structural graph, without a store (what
+ * keyanalyze computes): the same reader as ksp_wot_load(), and the same
+ * graph as ksp_wot_load(KSP_WOT_LOAD_NO_VERIFY) of the same inputs into a
+ * new store followed by ksp_wot_stats_new(KSP_WOT_STRUCTURAL).  Nothing is
+ * verified, the keyring data need not outlive ksp_wot_scan_add().
+ * ksp_wot_scan_add() returns 0; -EBADMSG (no key in @data), -ENOMEM; it
+ * counts the keys read, the certifications new to the scan and the
+ * malformed keys skipped.  ksp_wot_stats_new_from_scan() takes
+ * KSP_WOT_STRUCTURAL only (-EOPNOTSUPP otherwise); @scan may be freed
+ * after it. */
+struct ksp_wot_scan;
+int ksp_wot_scan_new(struct ksp_ctx *ctx, struct ksp_wot_scan **ret);
+int ksp_wot_scan_add(struct ksp_wot_scan *scan, const void *data, size_t len, const char *source,
+		     uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad);
+struct ksp_wot_scan *ksp_wot_scan_free(struct ksp_wot_scan *scan);
+/* A user ID to show beside a key of the scan, as ksp_store_get_key_uid()
+ * (unchecked: the one a self-signature marks primary, else the first). */
+int ksp_wot_scan_get_key_uid(const struct ksp_wot_scan *scan, const char *fpr, char **ret, size_t *ret_len);
+int ksp_wot_stats_new_from_scan(struct ksp_wot_scan *scan, int64_t at, unsigned int flags,
+				struct ksp_wot_stats **ret);
 struct ksp_wot_stats *ksp_wot_stats_free(struct ksp_wot_stats *stats);
 uint64_t ksp_wot_stats_get_vertices(const struct ksp_wot_stats *stats);
 uint64_t ksp_wot_stats_get_edges(const struct ksp_wot_stats *stats);
@@ -335,7 +356,8 @@ int ksp_wot_paths_get_length(const struct ksp_wot_paths *paths);
 bool ksp_wot_paths_is_truncated(const struct ksp_wot_paths *paths);
 /* Hop @hop of path @path: signer and signee fingerprints (borrowed), the
  * newest certification that makes the edge: its creation time and user ID
- * (raw bytes, hostile, malloc()ed, NUL-terminated; may be NULL). */
+ * (raw bytes, hostile, malloc()ed, NUL-terminated; may be NULL).  From
+ * the metrics of a scan (no store), the time is 0 and the user ID NULL. */
 int ksp_wot_paths_get_hop(const struct ksp_wot_paths *paths, size_t path, size_t hop, const char **ret_signer,
 			  const char **ret_signee, int64_t *ret_created, char **ret_uid, size_t *ret_uid_len);
 

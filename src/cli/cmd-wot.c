@@ -34,7 +34,7 @@ static const struct ksp_cmd cmd_load = {
 static const struct ksp_cmd cmd_stats = {
 	.name = "stats",
 	.run = run_stats,
-	.usage = "[--at DATE] [--no-sha1 | --structural] [--top N] [--json]",
+	.usage = "[--at DATE] [--no-sha1 | --structural] [--keyring FILE]... [--top N] [--json]",
 	.help = "strong set, mean shortest distances, top keys",
 	.details = "Counts only verified, unexpired, unrevoked certifications between valid\n"
 		   "keys at the reference time (see ksp-wot(1) for the exact rules).\n\n"
@@ -42,6 +42,8 @@ static const struct ksp_cmd cmd_stats = {
 		   "  --at DATE     reference time, YYYY-MM-DD[THH:MM:SS[Z]] or @EPOCH (default: now)\n"
 		   "  --no-sha1     drop MD5, SHA-1 and RIPEMD-160 certifications\n"
 		   "  --structural  count every certification, unchecked (as keyanalyze does)\n"
+		   "  --keyring FILE  read FILE (repeat for several) instead of the store, and\n"
+		   "                keep nothing; with --structural only (nothing is verified)\n"
 		   "  --top N       how many keys of lowest MSD to list (default 10)\n",
 	.group = KSP_GROUP_ADMIN,
 };
@@ -49,7 +51,7 @@ static const struct ksp_cmd cmd_stats = {
 static const struct ksp_cmd cmd_key = {
 	.name = "key",
 	.run = run_key,
-	.usage = "[--at DATE] [--no-sha1 | --structural] FPR [--json]",
+	.usage = "[--at DATE] [--no-sha1 | --structural] [--keyring FILE]... FPR [--json]",
 	.help = "one key: degrees, strong set, MSD rank, distance to the strong set",
 	.details = "Options: as for 'ksp wot stats'.\n",
 	.group = KSP_GROUP_ADMIN,
@@ -111,18 +113,17 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 	if (cli->json)
 		printf("{\"format_version\":1,\"files\":[");
 	for (int i = optind; i < argc; i++) {
-		uint8_t *data = NULL;
-		size_t len = 0;
+		struct cli_mapped f;
 		uint64_t k = 0, ce = 0, b = 0;
 
-		r = read_file_all(argv[i], 0, &data, &len);
+		r = cli_map_file(argv[i], &f);
 		if (r < 0) {
 			fprintf(stderr, "ksp: %s: cannot read: %s; nothing was loaded\n", argv[i], strerror(-r));
 			status = KSP_EXIT_ERROR;
 			break;
 		}
-		r = ksp_wot_load(store, data, len, argv[i], flags, &k, &ce, &b);
-		free(data);
+		r = ksp_wot_load(store, f.data, f.len, argv[i], flags, &k, &ce, &b);
+		cli_unmap_file(&f);
 		if (r < 0) {
 			status = cli_fail(cli, r, "%s: cannot load", argv[i]);
 			break;
@@ -171,7 +172,33 @@ struct graph_opts {
 	unsigned int flags;
 	long top;
 	bool all;
+	char **keyrings; /* --keyring FILE..., into argv; malloc()ed array */
+	int n_keyrings;
 };
+
+/* What the metrics were computed from: the store, or keyrings read
+ * without it (--keyring). */
+struct graph_src {
+	struct ksp_store *store;
+	struct ksp_wot_scan *scan;
+};
+
+static void graph_src_done(struct graph_src *g, struct ksp_wot_stats *s)
+{
+	ksp_wot_stats_free(s);
+	ksp_store_unref(g->store);
+	ksp_wot_scan_free(g->scan);
+	g->store = NULL;
+	g->scan = NULL;
+}
+
+static int key_uid(const struct graph_src *g, const char *fpr, char **uid, size_t *len)
+{
+	return g->store ? ksp_store_get_key_uid(g->store, fpr, uid, len) : ksp_wot_scan_get_key_uid(g->scan, fpr, uid, len);
+}
+
+static int parse_graph_opts_loop(struct ksp_cli *cli, const struct ksp_cmd *cmd, const char *name, int argc,
+				 char *argv[], struct graph_opts *o, const struct option *opts);
 
 static int parse_graph_opts(struct ksp_cli *cli, const struct ksp_cmd *cmd, const char *name, int argc,
 			    char *argv[], struct graph_opts *o)
@@ -182,14 +209,32 @@ static int parse_graph_opts(struct ksp_cli *cli, const struct ksp_cmd *cmd, cons
 		{ "at", required_argument, NULL, 'a' },
 		{ "top", required_argument, NULL, 't' },
 		{ "all", no_argument, NULL, 'A' },
+		{ "keyring", required_argument, NULL, 'k' },
 		{},
 	};
-	int c;
+	int r;
 
 	o->at = (int64_t)time(NULL);
 	o->flags = 0;
 	o->top = 10;
 	o->all = false;
+	o->n_keyrings = 0;
+	o->keyrings = calloc((size_t)argc + 1, sizeof(*o->keyrings));
+	if (o->keyrings == NULL)
+		return cli_fail(cli, -ENOMEM, "cannot read the options");
+	r = parse_graph_opts_loop(cli, cmd, name, argc, argv, o, opts);
+	if (r) {
+		free(o->keyrings);
+		o->keyrings = NULL;
+	}
+	return r;
+}
+
+static int parse_graph_opts_loop(struct ksp_cli *cli, const struct ksp_cmd *cmd, const char *name, int argc,
+				 char *argv[], struct graph_opts *o, const struct option *opts)
+{
+	int c;
+
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -215,12 +260,22 @@ static int parse_graph_opts(struct ksp_cli *cli, const struct ksp_cmd *cmd, cons
 				return cli_usage_error(cli, cmd, name, "--all is for 'wot path'");
 			o->all = true;
 			break;
+		case 'k':
+			if (cmd == &cmd_path)
+				return cli_usage_error(cli, cmd, name, "--keyring is for 'wot stats' and 'wot key': a path "
+									   "shows certifications, which only the store keeps");
+			o->keyrings[o->n_keyrings++] = optarg;
+			break;
 		default:
 			return cli_usage_error(cli, cmd, name, "bad option");
 		}
 	}
 	if ((o->flags & KSP_WOT_STRUCTURAL) && (o->flags & KSP_WOT_NO_SHA1))
 		return cli_usage_error(cli, cmd, name, "--structural checks nothing, so --no-sha1 does not apply");
+	if (o->n_keyrings && !(o->flags & KSP_WOT_STRUCTURAL))
+		return cli_usage_error(cli, cmd, name,
+				       "--keyring reads FILE without verifying anything: add --structural, or run "
+				       "'ksp wot load FILE' for the verified graph");
 	return 0;
 }
 
@@ -229,15 +284,59 @@ static const char *graph_name(unsigned int flags)
 	return (flags & KSP_WOT_STRUCTURAL) ? "structural" : (flags & KSP_WOT_NO_SHA1) ? "verified_no_sha1" : "verified";
 }
 
-static int open_stats(struct ksp_cli *cli, const struct graph_opts *o, struct ksp_store **store,
-		      struct ksp_wot_stats **s)
+/* The keyrings of --keyring, read without the store. */
+static int scan_keyrings(struct ksp_cli *cli, const struct graph_opts *o, struct graph_src *g,
+			 struct ksp_wot_stats **s)
 {
-	int r = cli_open_store(cli, 0, store);
+	int r = ksp_wot_scan_new(cli->ctx, &g->scan);
+
+	if (r < 0)
+		return cli_fail(cli, r, "cannot read the keyrings");
+	for (int i = 0; i < o->n_keyrings; i++) {
+		struct cli_mapped f;
+
+		r = cli_map_file(o->keyrings[i], &f);
+		if (r < 0) {
+			char *e = cli_escape(o->keyrings[i], strlen(o->keyrings[i]), KSP_ESCAPE_TERMINAL);
+			cli_err(cli, "%s: cannot read: %s; check the file name and its permissions", e ? e : "?",
+				strerror(-r));
+			free(e);
+			return KSP_EXIT_ERROR;
+		}
+		r = ksp_wot_scan_add(g->scan, f.data, f.len, o->keyrings[i], NULL, NULL, NULL);
+		cli_unmap_file(&f);
+		if (r < 0)
+			return cli_fail(cli, r, "%s: cannot read", o->keyrings[i]);
+	}
+	r = ksp_wot_stats_new_from_scan(g->scan, o->at, o->flags, s);
+	if (r < 0)
+		return cli_fail(cli, r, "%s: cannot compute the metrics", o->keyrings[0]);
+	return 0;
+}
+
+/* Consumes o->keyrings.  On failure g is released. */
+static int open_stats(struct ksp_cli *cli, struct graph_opts *o, struct graph_src *g, struct ksp_wot_stats **s)
+{
+	int r;
+
+	*g = (struct graph_src){ 0 };
+	*s = NULL;
+	if (o->n_keyrings) {
+		r = scan_keyrings(cli, o, g, s);
+		free(o->keyrings);
+		o->keyrings = NULL;
+		if (r)
+			graph_src_done(g, NULL);
+		return r;
+	}
+	free(o->keyrings);
+	o->keyrings = NULL;
+	r = cli_open_store(cli, 0, &g->store);
 	if (r)
 		return r;
-	r = ksp_wot_stats_new(*store, o->at, o->flags, s);
+	r = ksp_wot_stats_new(g->store, o->at, o->flags, s);
 	if (r < 0) {
-		*store = ksp_store_unref(*store);
+		graph_src_done(g, NULL);
 		return cli_fail(cli, r, "%s: cannot compute the metrics", cli->db_path);
 	}
 	if (!(o->flags & KSP_WOT_STRUCTURAL) && ksp_wot_stats_get_certs(*s, KSP_WOT_CERTS_UNCHECKED) > 0 &&
@@ -277,7 +376,7 @@ static void print_bucketed_degrees(const struct ksp_wot_stats *s, bool in, bool 
 static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 {
 	struct graph_opts o;
-	struct ksp_store *store = NULL;
+	struct graph_src g = { 0 };
 	struct ksp_wot_stats *s = NULL;
 	char when[32];
 	int r, maxd = 0;
@@ -285,9 +384,11 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 	r = parse_graph_opts(cli, &cmd_stats, "wot stats", argc, argv, &o);
 	if (r)
 		return r;
-	if (optind < argc)
+	if (optind < argc) {
+		free(o.keyrings);
 		return cli_usage_error(cli, &cmd_stats, "wot stats", "unexpected argument '%s'", argv[optind]);
-	r = open_stats(cli, &o, &store, &s);
+	}
+	r = open_stats(cli, &o, &g, &s);
 	if (r)
 		return r;
 	format_datetime(o.at, when, sizeof(when));
@@ -379,7 +480,7 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 			size_t ulen = 0;
 			printf("%s{\"rank\":%ld,\"fingerprint\":\"%s\",\"distance_sum\":%llu,\"msd\":%.6f,\"uid\":", i ? "," : "",
 			       i + 1, fpr, U(sum), msd);
-			if (ksp_store_get_key_uid(store, fpr, &uid, &ulen) == 0)
+			if (key_uid(&g, fpr, &uid, &ulen) == 0)
 				cli_json_str(stdout, uid, ulen);
 			else
 				printf("null");
@@ -390,7 +491,7 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 			char *uid = NULL, *e = NULL;
 			size_t ulen = 0;
 			printf("  %4ld  %.6f  %s\n", i + 1, msd, fpr);
-			if (ksp_store_get_key_uid(store, fpr, &uid, &ulen) == 0 && (e = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL)))
+			if (key_uid(&g, fpr, &uid, &ulen) == 0 && (e = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL)))
 				printf("                  %s\n", e);
 			free(e);
 			free(uid);
@@ -398,8 +499,7 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 	}
 	if (cli->json)
 		printf("]}\n");
-	ksp_wot_stats_free(s);
-	ksp_store_unref(store);
+	graph_src_done(&g, s);
 	return KSP_EXIT_OK;
 }
 
@@ -416,7 +516,7 @@ static bool normalize_arg(struct ksp_cli *cli, const char *in, char out[65])
 static int run_key(struct ksp_cli *cli, int argc, char *argv[])
 {
 	struct graph_opts o;
-	struct ksp_store *store = NULL;
+	struct graph_src g = { 0 };
 	struct ksp_wot_stats *s = NULL;
 	char fpr[65];
 	int64_t v, rank;
@@ -427,20 +527,34 @@ static int run_key(struct ksp_cli *cli, int argc, char *argv[])
 	r = parse_graph_opts(cli, &cmd_key, "wot key", argc, argv, &o);
 	if (r)
 		return r;
-	if (optind + 1 != argc)
+	if (optind + 1 != argc) {
+		free(o.keyrings);
 		return cli_usage_error(cli, &cmd_key, "wot key", "give one fingerprint");
-	if (!normalize_arg(cli, argv[optind], fpr))
+	}
+	if (!normalize_arg(cli, argv[optind], fpr)) {
+		free(o.keyrings);
 		return KSP_EXIT_ERROR;
-	r = open_stats(cli, &o, &store, &s);
-	if (r)
+	}
+	const char *first = o.n_keyrings ? o.keyrings[0] : NULL;
+	char *where = first ? cli_escape(first, strlen(first), KSP_ESCAPE_TERMINAL) : NULL;
+	r = open_stats(cli, &o, &g, &s);
+	if (r) {
+		free(where);
 		return r;
+	}
 	v = ksp_wot_stats_find_key(s, fpr);
+	if (v < 0 && where) {
+		cli_err(cli, "%s: key %s is not in the keyrings given (--keyring); check the fingerprint", where, fpr);
+		free(where);
+		graph_src_done(&g, s);
+		return KSP_EXIT_NEGATIVE;
+	}
+	free(where);
 	if (v < 0) {
 		cli_err(cli, "%s: key %s is not in the %s graph at that time (not loaded, revoked, expired or not yet "
 			     "valid); see 'ksp wot load'",
 			cli->db_path, fpr, graph_name(o.flags));
-		ksp_wot_stats_free(s);
-		ksp_store_unref(store);
+		graph_src_done(&g, s);
 		return KSP_EXIT_NEGATIVE;
 	}
 	rank = ksp_wot_stats_get_key_rank(s, (uint32_t)v, &sum, &msd);
@@ -467,7 +581,7 @@ static int run_key(struct ksp_cli *cli, int argc, char *argv[])
 		char *uid = NULL, *e = NULL;
 		size_t ulen = 0;
 		printf("Key:          %s\n", fpr);
-		if (ksp_store_get_key_uid(store, fpr, &uid, &ulen) == 0 && (e = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL)))
+		if (key_uid(&g, fpr, &uid, &ulen) == 0 && (e = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL)))
 			printf("User ID:      %s\n", e);
 		free(e);
 		free(uid);
@@ -488,15 +602,14 @@ static int run_key(struct ksp_cli *cli, int argc, char *argv[])
 		else
 			printf("To the strong set:   unreachable\n");
 	}
-	ksp_wot_stats_free(s);
-	ksp_store_unref(store);
+	graph_src_done(&g, s);
 	return KSP_EXIT_OK;
 }
 
 static int run_path(struct ksp_cli *cli, int argc, char *argv[])
 {
 	struct graph_opts o;
-	struct ksp_store *store = NULL;
+	struct graph_src g = { 0 };
 	struct ksp_wot_stats *s = NULL;
 	struct ksp_wot_paths *p = NULL;
 	char from[65], to[65];
@@ -505,11 +618,13 @@ static int run_path(struct ksp_cli *cli, int argc, char *argv[])
 	r = parse_graph_opts(cli, &cmd_path, "wot path", argc, argv, &o);
 	if (r)
 		return r;
+	free(o.keyrings); /* path takes no --keyring */
+	o.keyrings = NULL;
 	if (optind + 2 != argc)
 		return cli_usage_error(cli, &cmd_path, "wot path", "give two fingerprints, FROM and TO");
 	if (!normalize_arg(cli, argv[optind], from) || !normalize_arg(cli, argv[optind + 1], to))
 		return KSP_EXIT_ERROR;
-	r = open_stats(cli, &o, &store, &s);
+	r = open_stats(cli, &o, &g, &s);
 	if (r)
 		return r;
 	r = ksp_wot_paths_new(s, from, to, o.all ? 1024 : 1, &p);
@@ -572,7 +687,6 @@ static int run_path(struct ksp_cli *cli, int argc, char *argv[])
 		printf("]}\n");
 out:
 	ksp_wot_paths_free(p);
-	ksp_wot_stats_free(s);
-	ksp_store_unref(store);
+	graph_src_done(&g, s);
 	return status;
 }

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/wot-scan.h"
 #include "lib/wot.h"
 
 struct ranked {
@@ -16,7 +17,9 @@ struct ranked {
 };
 
 struct ksp_wot_stats {
-	struct ksp_store *store;
+	struct ksp_ctx *ctx;
+	struct ksp_store *store; /* NULL when made from a scan */
+	const char *what;        /* for messages: the store's path, or "keyring" */
 	struct ksp_wot_view *view;
 	uint64_t edges, scc_count, ss_size, ss_edges, dist_sum;
 	double msd;
@@ -34,6 +37,7 @@ KSP_EXPORT struct ksp_wot_stats *ksp_wot_stats_free(struct ksp_wot_stats *s)
 	if (s) {
 		ksp_wot_view_free(s->view);
 		ksp_store_unref(s->store);
+		ksp_unref(s->ctx);
 		free(s->rank);
 		free(s->ss_members);
 		free(s->rank_of);
@@ -127,36 +131,15 @@ static int count_certs(struct ksp_wot_stats *s)
 	return 0;
 }
 
-KSP_EXPORT int ksp_wot_stats_new(struct ksp_store *store, int64_t at, unsigned int flags,
-				 struct ksp_wot_stats **ret)
+/* Components, strong set, distances and MSD of s->view. */
+static int compute(struct ksp_wot_stats *s)
 {
-	struct ksp_ctx *ctx;
-	struct ksp_wot_stats *s = NULL;
-	struct ksp_wgraph *g;
-	uint32_t *comp = NULL, ncomp = 0, count = 0, n;
+	struct ksp_ctx *ctx = s->ctx;
+	struct ksp_wgraph *g = s->view->g;
+	uint32_t *comp = NULL, ncomp = 0, count = 0, n = s->view->n;
 	uint64_t *sums = NULL;
 	int r;
 
-	if (store == NULL || ret == NULL)
-		return -EINVAL;
-	ctx = ksp_store_get_ctx(store);
-	ksp_clear_error(ctx);
-	if (flags & ~(unsigned)(KSP_WOT_STRUCTURAL | KSP_WOT_NO_SHA1)) {
-		ksp_set_error(ctx, "unknown metrics flags 0x%x", flags);
-		return -EINVAL;
-	}
-	s = calloc(1, sizeof(*s));
-	if (s == NULL)
-		return -ENOMEM;
-	s->store = ksp_store_ref(store);
-	r = ksp_wot_view_new(store, at, flags, &s->view);
-	if (r < 0)
-		goto out;
-	r = count_certs(s);
-	if (r < 0)
-		goto out;
-	g = s->view->g;
-	n = s->view->n;
 	s->edges = ksp_wgraph_m(g);
 	comp = calloc(n ? n : 1, sizeof(*comp));
 	s->rank_of = malloc((n ? n : 1) * sizeof(*s->rank_of));
@@ -220,14 +203,73 @@ KSP_EXPORT int ksp_wot_stats_new(struct ksp_store *store, int64_t at, unsigned i
 out:
 	free(comp);
 	free(sums);
+	return r;
+}
+
+static int finish(struct ksp_wot_stats *s, int r, struct ksp_wot_stats **ret)
+{
+	if (r == 0)
+		r = compute(s);
 	if (r < 0) {
-		if (!ksp_get_error(ctx))
-			ksp_set_error(ctx, "%s: cannot compute the metrics: %s", ksp_store_get_path(store), strerror(-r));
+		if (!ksp_get_error(s->ctx))
+			ksp_set_error(s->ctx, "%s: cannot compute the metrics: %s", s->what, strerror(-r));
 		ksp_wot_stats_free(s);
 		return r;
 	}
 	*ret = s;
 	return 0;
+}
+
+KSP_EXPORT int ksp_wot_stats_new(struct ksp_store *store, int64_t at, unsigned int flags,
+				 struct ksp_wot_stats **ret)
+{
+	struct ksp_ctx *ctx;
+	struct ksp_wot_stats *s;
+	int r;
+
+	if (store == NULL || ret == NULL)
+		return -EINVAL;
+	ctx = ksp_store_get_ctx(store);
+	ksp_clear_error(ctx);
+	if (flags & ~(unsigned)(KSP_WOT_STRUCTURAL | KSP_WOT_NO_SHA1)) {
+		ksp_set_error(ctx, "unknown metrics flags 0x%x", flags);
+		return -EINVAL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	s->store = ksp_store_ref(store);
+	s->ctx = ksp_ref(ctx);
+	s->what = ksp_store_get_path(store);
+	r = ksp_wot_view_new(store, at, flags, &s->view);
+	if (r == 0)
+		r = count_certs(s);
+	return finish(s, r, ret);
+}
+
+KSP_EXPORT int ksp_wot_stats_new_from_scan(struct ksp_wot_scan *scan, int64_t at, unsigned int flags,
+					   struct ksp_wot_stats **ret)
+{
+	struct ksp_ctx *ctx;
+	struct ksp_wot_stats *s;
+	int r;
+
+	if (scan == NULL || ret == NULL)
+		return -EINVAL;
+	ctx = ksp_wot_scan_ctx(scan);
+	ksp_clear_error(ctx);
+	if (flags != KSP_WOT_STRUCTURAL) {
+		ksp_set_error(ctx, "keyrings read without the store give the structural graph only (nothing is "
+				   "verified): ask for it, or load them with ksp_wot_load() for verified metrics");
+		return -EOPNOTSUPP;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	s->ctx = ksp_ref(ctx);
+	s->what = "keyring";
+	r = ksp_wot_scan_view(scan, at, &s->view, s->certs);
+	return finish(s, r, ret);
 }
 
 #define GETTER(name, field)                                                              \
@@ -408,13 +450,13 @@ KSP_EXPORT int ksp_wot_paths_new(struct ksp_wot_stats *s, const char *from, cons
 
 	if (s == NULL || from == NULL || to == NULL || ret == NULL)
 		return -EINVAL;
-	ctx = ksp_store_get_ctx(s->store);
+	ctx = s->ctx;
 	ksp_clear_error(ctx);
 	a = ksp_wot_view_find(s->view, from);
 	b = ksp_wot_view_find(s->view, to);
 	if (a < 0 || b < 0) {
 		ksp_set_error(ctx, "%s: key %s is not in the graph (unknown, revoked or expired at the reference time)",
-			      ksp_store_get_path(s->store), a < 0 ? from : to);
+			      s->what, a < 0 ? from : to);
 		return -ENOENT;
 	}
 	if (max_paths == 0)
@@ -488,7 +530,15 @@ KSP_EXPORT int ksp_wot_paths_get_hop(const struct ksp_wot_paths *p, size_t path,
 		*ret_signer = p->stats->view->fpr[v[hop]];
 	if (ret_signee)
 		*ret_signee = p->stats->view->fpr[v[hop + 1]];
-	if (ret_created || ret_uid) {
+	if ((ret_created || ret_uid) && p->stats->store == NULL) {
+		/* from a scan: the graph only, no certification kept */
+		if (ret_created)
+			*ret_created = 0;
+		if (ret_uid)
+			*ret_uid = NULL;
+		if (ret_uid_len)
+			*ret_uid_len = 0;
+	} else if (ret_created || ret_uid) {
 		int64_t created = 0;
 		char *uid = NULL;
 		size_t len = 0;

@@ -68,3 +68,4 @@ cmd "trust"              imported -        trust --at 2027-01-15 --core-fpr "$(p
 cmd "wot load"           wot     -         wot load "$FX/bob-ed25519.asc" "$FX/carol-nonlatin.asc"
 cmd "wot load (new store)" -     -         wot load "$FX/several.asc"
 cmd "wot stats"          wot     -         wot stats --structural --at 2027-01-15
+cmd "wot stats --keyring" -      -         wot stats --structural --at 2027-01-15 --keyring "$FX/several.asc" --keyring "$FX/bob-ed25519.asc"
