@@ -27,6 +27,7 @@
 #include <gcrypt.h>
 
 #include "lib/ed25519.h"
+#include "lib/ed25519-private.h"
 
 typedef unsigned __int128 u128;
 
@@ -932,14 +933,11 @@ static void sha512_3(uint8_t out[64], const void *a, size_t alen, const void *b,
 		memset(out, 0, 64); /* cannot happen for SHA-512 */
 }
 
-/* the check with the key's tables (tab) or tables made now (ctab) */
-static inline __attribute__((always_inline)) int
-verify_common(const uint8_t enc_a[32], const struct niels tab[2][AN], const struct cached ctab[2][AN],
-	      const uint8_t *msg, size_t len, const uint8_t sig[64])
+void ksp_ed25519_scalars(const uint8_t enc_a[32], const uint8_t *msg, size_t len, const uint8_t sig[64],
+			 uint64_t sr[4], uint64_t hr[4])
 {
-	uint64_t s[8] = { 0 }, h[8], sr[4], hr[4];
-	uint8_t d[64], enc[32];
-	struct p2 r;
+	uint64_t s[8] = { 0 }, h[8], q[8], low;
+	uint8_t d[64];
 
 	/* S as any 256-bit number, mod L: [S]B = [S mod L]B */
 	for (int i = 0; i < 4; i++)
@@ -949,16 +947,43 @@ verify_common(const uint8_t enc_a[32], const struct niels tab[2][AN], const stru
 	 * and k mod 8L = 8 (floor(k / 8) mod L) + (k mod 8) */
 	sha512_3(d, sig, 32, enc_a, 32, msg, len);
 	sc_from64(h, d);
-	{
-		uint64_t q[8], low = h[0] & 7;
+	low = h[0] & 7;
+	for (int i = 0; i < 8; i++)
+		q[i] = h[i] >> 3 | (i < 7 ? h[i + 1] << 61 : 0);
+	sc_reduce(hr, q);
+	for (int i = 3; i > 0; i--)
+		hr[i] = hr[i] << 3 | hr[i - 1] >> 61;
+	hr[0] = hr[0] << 3 | low;
+}
 
-		for (int i = 0; i < 8; i++)
-			q[i] = h[i] >> 3 | (i < 7 ? h[i + 1] << 61 : 0);
-		sc_reduce(hr, q);
-		for (int i = 3; i > 0; i--)
-			hr[i] = hr[i] << 3 | hr[i - 1] >> 61;
-		hr[0] = hr[0] << 3 | low;
-	}
+void ksp_ed25519_fe_load(uint64_t h[5], const uint8_t s[32])
+{
+	fe f;
+
+	fe_frombytes(&f, s);
+	memcpy(h, f.v, sizeof(f.v));
+}
+
+void ksp_ed25519_encode_xy(uint8_t s[32], const uint64_t x[5], const uint64_t y[5])
+{
+	fe fx, fy;
+
+	memcpy(fx.v, x, sizeof(fx.v));
+	memcpy(fy.v, y, sizeof(fy.v));
+	fe_tobytes(s, &fy);
+	s[31] |= (uint8_t)(fe_isodd(&fx) << 7);
+}
+
+/* the check with the key's tables (tab) or tables made now (ctab) */
+static inline __attribute__((always_inline)) int
+verify_common(const uint8_t enc_a[32], const struct niels tab[2][AN], const struct cached ctab[2][AN],
+	      const uint8_t *msg, size_t len, const uint8_t sig[64])
+{
+	uint64_t sr[4], hr[4];
+	uint8_t enc[32];
+	struct p2 r;
+
+	ksp_ed25519_scalars(enc_a, msg, len, sig, sr, hr);
 	/* [S]B + [k](-A) */
 	verify_mul(&r, sr, hr, tab, ctab);
 	point_tobytes(enc, &r.X, &r.Y, &r.Z);

@@ -17,6 +17,7 @@
 #include <gcrypt.h>
 
 #include "lib/ed25519.h"
+#include "lib/ed25519-private.h"
 
 #define NKEYS 16
 
@@ -109,6 +110,30 @@ int main(int argc, char **argv)
 		for (int j = 0; j < 64; j++, n++)
 			sink += ksp_ed25519_verify_pub(&it[n % NKEYS].p, it[n % NKEYS].msg, 32, it[n % NKEYS].sig);
 	report("verify (compact key)", rg, (double)n / (now() - t0));
+	if (ksp_ed25519_x8_usable()) {
+		const struct ksp_ed25519_pub *pp[8];
+		const uint8_t *mp[8], *sp[8];
+		size_t lens[8];
+		int res[8];
+
+		t0 = now();
+		for (n = 0; now() - t0 < secs;)
+			for (int j = 0; j < 8; j++, n += 8) {
+				for (int i = 0; i < 8; i++) {
+					struct item *x = &it[(n + (unsigned)i) % NKEYS];
+					pp[i] = &x->p;
+					mp[i] = x->msg;
+					sp[i] = x->sig;
+					lens[i] = 32;
+				}
+				ksp_ed25519_verify_x8(pp, mp, lens, sp, res);
+				for (int i = 0; i < 8; i++)
+					sink += res[i];
+			}
+		report("verify (8 lanes)", rg, (double)n / (now() - t0));
+	} else {
+		printf("%-22s (no AVX-512 IFMA on this CPU)\n", "verify (8 lanes)");
+	}
 
 	/* signing */
 	t0 = now();

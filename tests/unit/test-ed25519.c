@@ -173,13 +173,50 @@ static void gcry_public(const uint8_t seed[32], uint8_t pub[32])
 
 /* ---- ours ----------------------------------------------------------------- */
 
+/* ksp_ed25519_verify_x8() with (p, msg, len, sig) in one lane and good
+ * signatures by another key in the others: the verdict in that lane, or 2
+ * when a good one in another lane was refused (-1: not on this CPU) */
+static int x8_verify(const struct ksp_ed25519_pub *p, const uint8_t *msg, size_t len, const uint8_t sig[64])
+{
+	static const uint8_t fseed[32] = { 7, 7, 7 }, fmsg[3] = { 'k', 's', 'p' };
+	struct ksp_ed25519_pub fp;
+	const struct ksp_ed25519_pub *pubs[8];
+	const uint8_t *msgs[8], *sigs[8];
+	size_t lens[8];
+	uint8_t fpub[32], fsig[64];
+	int res[8], lane = (int)(rnd() % 8);
+
+	if (!ksp_ed25519_x8_usable())
+		return -1;
+	ksp_ed25519_public(fseed, fpub);
+	ksp_ed25519_sign(fseed, fpub, fmsg, sizeof(fmsg), fsig);
+	if (ksp_ed25519_pub_init(&fp, fpub) != 0)
+		return 2;
+	for (int i = 0; i < 8; i++) {
+		pubs[i] = &fp;
+		msgs[i] = fmsg;
+		lens[i] = sizeof(fmsg);
+		sigs[i] = fsig;
+	}
+	pubs[lane] = p;
+	msgs[lane] = msg;
+	lens[lane] = len;
+	sigs[lane] = sig;
+	ksp_ed25519_verify_x8(pubs, msgs, lens, sigs, res);
+	for (int i = 0; i < 8; i++)
+		if (i != lane && res[i] != 1)
+			return 2;
+	return res[lane];
+}
+
 /* 1 good, 0 not (a key we refuse verifies nothing); 2 when the compact key
- * (ksp_ed25519_pub), with or without tables made from it, disagrees */
+ * (ksp_ed25519_pub), with or without tables made from it, or the eight-lane
+ * verification disagrees */
 static int our_verify(const uint8_t pub[32], const uint8_t *msg, size_t len, const uint8_t sig[64])
 {
 	struct ksp_ed25519_key *k, *k2;
 	struct ksp_ed25519_pub p;
-	int r, rp, rt;
+	int r, rp, rt, r8;
 
 	if (ksp_ed25519_key_new(pub, &k) < 0)
 		return ksp_ed25519_pub_init(&p, pub) == -EINVAL ? 0 : 2;
@@ -190,8 +227,9 @@ static int our_verify(const uint8_t pub[32], const uint8_t *msg, size_t len, con
 	rp = ksp_ed25519_verify_pub(&p, msg, len, sig);
 	rt = ksp_ed25519_verify(k2, msg, len, sig);
 	ksp_ed25519_key_free(k2);
-	if (rp != r || rt != r) {
-		fprintf(stderr, "our_verify: tables %d, compact %d, tables from compact %d\n", r, rp, rt);
+	r8 = x8_verify(&p, msg, len, sig);
+	if (rp != r || rt != r || (r8 >= 0 && r8 != r)) {
+		fprintf(stderr, "our_verify: tables %d, compact %d, tables from compact %d, x8 %d\n", r, rp, rt, r8);
 		return 2;
 	}
 	return r;
@@ -363,8 +401,10 @@ static int test_like_gcrypt(void)
 		TS_ASSERT_INT_EQ(ksp_ed25519_key_new(pub, &k), 0);
 		TS_ASSERT_INT_EQ(ksp_ed25519_verify(k, msg, len, sig), 1);
 		TS_ASSERT_INT_EQ(gcry_verify(pub, msg, len, sig), 1);
+		TS_ASSERT_INT_EQ(our_verify(pub, msg, len, sig), 1);
 		/* another message, another length, with the same key */
 		TS_ASSERT_INT_EQ(ksp_ed25519_verify(k, msg, len - 1, sig), 0);
+		TS_ASSERT_INT_EQ(our_verify(pub, msg, len - 1, sig), 0);
 		ksp_ed25519_key_free(k);
 	}
 	return 0;
@@ -386,6 +426,7 @@ static int test_bit_flips(void)
 	for (int b = 0; b < 512; b += step) {
 		sig[b / 8] ^= (uint8_t)(1 << (b % 8));
 		TS_ASSERT_INT_EQ(ksp_ed25519_verify(k, msg, 32, sig), 0);
+		TS_ASSERT_INT_EQ(our_verify(pub, msg, 32, sig), 0);
 		TS_ASSERT_INT_EQ(gcry_verify(pub, msg, 32, sig), 0);
 		sig[b / 8] ^= (uint8_t)(1 << (b % 8));
 	}
@@ -774,3 +815,80 @@ static int test_scalar_reduce(void)
 	return 0;
 }
 DEFINE_TEST(test_scalar_reduce, "reduction mod L and (ab + c) mod L equal libgcrypt's MPI results");
+
+/* eight lanes at once: every lane's verdict is the one-at-a-time verdict,
+ * whatever the other lanes hold (keys, good and bad signatures, lengths) */
+static int test_x8_lanes(void)
+{
+	int rounds = slow() ? 4 : 200, good = 0, bad = 0;
+	struct ksp_ed25519_pub pubs[8];
+
+	init();
+	if (!ksp_ed25519_x8_usable()) {
+		fprintf(stderr, "x8: this CPU has no AVX-512 IFMA: the one-at-a-time verification is used\n");
+		return 0;
+	}
+	for (int r = 0; r < rounds; r++) {
+		const struct ksp_ed25519_pub *pp[8];
+		const uint8_t *mp[8], *sp[8];
+		uint8_t seeds[8][32], enc[8][32], msgs[8][200], sigs[8][64];
+		size_t lens[8];
+		int res[8];
+
+		for (int i = 0; i < 8; i++) {
+			/* some lanes share a key */
+			int from = (r % 3 == 0 && i > 0) ? (int)(rnd() % (unsigned)i) : i;
+
+			if (from == i) {
+				rnd_bytes(seeds[i], 32);
+				ksp_ed25519_public(seeds[i], enc[i]);
+				TS_ASSERT_INT_EQ(ksp_ed25519_pub_init(&pubs[i], enc[i]), 0);
+			} else {
+				memcpy(seeds[i], seeds[from], 32);
+				memcpy(enc[i], enc[from], 32);
+				pubs[i] = pubs[from];
+			}
+			lens[i] = rnd() % sizeof(msgs[i]);
+			rnd_bytes(msgs[i], lens[i]);
+			ksp_ed25519_sign(seeds[i], enc[i], msgs[i], lens[i], sigs[i]);
+			switch (rnd() % 6) {
+			case 0: /* a flipped bit of R, S or the message */
+				sigs[i][rnd() % 64] ^= (uint8_t)(1 << rnd() % 8);
+				break;
+			case 1:
+				if (lens[i] > 0)
+					msgs[i][rnd() % lens[i]] ^= 0x10;
+				break;
+			case 2: /* S + L: still good */
+			{
+				u128 c = 0;
+				for (int w = 0; w < 4; w++) {
+					c += (u128)load64_le(sigs[i] + 32 + 8 * w) + SC_L[w];
+					store64_le(sigs[i] + 32 + 8 * w, (uint64_t)c);
+					c >>= 64;
+				}
+				break;
+			}
+			default:
+				break;
+			}
+			pp[i] = &pubs[i];
+			mp[i] = msgs[i];
+			sp[i] = sigs[i];
+		}
+		ksp_ed25519_verify_x8(pp, mp, lens, sp, res);
+		for (int i = 0; i < 8; i++) {
+			int one = ksp_ed25519_verify_pub(pp[i], mp[i], lens[i], sp[i]);
+
+			TS_ASSERT_INT_EQ(res[i], one);
+			if (one)
+				good++;
+			else
+				bad++;
+		}
+	}
+	fprintf(stderr, "x8: %d good, %d bad, every lane as one at a time\n", good, bad);
+	TS_ASSERT(good > 0 && bad > 0);
+	return 0;
+}
+DEFINE_TEST(test_x8_lanes, "eight lanes at once give the one-at-a-time verdicts");
