@@ -18,6 +18,7 @@
 #include <gcrypt.h>
 
 #include "lib/ed25519.h"
+#include "lib/ed25519-private.h"
 #include "lib/libksp-private.h"
 #include "lib/pgp-rsa.h"
 #include "lib/pgp-verify.h"
@@ -258,8 +259,10 @@ static bool pad_to(const uint8_t *v, size_t vlen, uint8_t *out, size_t n)
 	return true;
 }
 
-int ksp_pgp_vkey_verify(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig *sig,
-			const uint8_t *digest, size_t dlen)
+/* vkey_verify(), which leaves an Ed25519 check in *ec (when not NULL) and
+ * says KSP_VERIFY_DEFERRED */
+static int vkey_verify_ec(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig *sig, const uint8_t *digest,
+			  size_t dlen, struct ksp_pgp_edcheck *ec)
 {
 	const uint8_t *b = sig->body, *v1, *v2;
 	size_t len = sig->mpi_off + sig->mpi_len, p = sig->mpi_off, l1, l2;
@@ -326,6 +329,15 @@ int ksp_pgp_vkey_verify(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig *
 
 		memcpy(rs, rr, 32);
 		memcpy(rs + 32, ss, 32);
+		if (ec) {
+			if (dlen > sizeof(ec->digest))
+				return KSP_VERIFY_BAD; /* cannot happen: digests are 64 octets at most */
+			ec->k = k;
+			memcpy(ec->digest, digest, dlen);
+			ec->dlen = (uint8_t)dlen;
+			memcpy(ec->rs, rs, 64);
+			return KSP_VERIFY_DEFERRED;
+		}
 		r = k->ed ? ksp_ed25519_verify(k->ed, digest, dlen, rs)
 			  : ksp_ed25519_verify_pub(&k->edp, digest, dlen, rs);
 		return r ? KSP_VERIFY_GOOD : KSP_VERIFY_BAD;
@@ -358,6 +370,12 @@ out:
 	gcry_sexp_release(s_sig);
 	gcry_sexp_release(s_data);
 	return r;
+}
+
+int ksp_pgp_vkey_verify(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig *sig,
+			const uint8_t *digest, size_t dlen)
+{
+	return vkey_verify_ec(k, sig, digest, dlen, NULL);
 }
 
 /* What a signature covers, as up to 9 pieces for one gcry_md_hash_buffers()
@@ -452,9 +470,9 @@ int ksp_pgp_sig_digest(const struct ksp_pgp_sig *sig, const struct ksp_pgp_pubke
 	return 0;
 }
 
-int ksp_pgp_verify_with(const struct ksp_pgp_vkey *k, const struct ksp_pgp_pubkey *primary,
-			const struct ksp_pgp_uid *uid, const struct ksp_pgp_pubkey *subkey,
-			const struct ksp_pgp_sig *sig)
+static int verify_with_ec(const struct ksp_pgp_vkey *k, const struct ksp_pgp_pubkey *primary,
+			  const struct ksp_pgp_uid *uid, const struct ksp_pgp_pubkey *subkey,
+			  const struct ksp_pgp_sig *sig, struct ksp_pgp_edcheck *ec)
 {
 	uint8_t dg[64];
 	size_t dl;
@@ -471,7 +489,60 @@ int ksp_pgp_verify_with(const struct ksp_pgp_vkey *k, const struct ksp_pgp_pubke
 		return r;
 	if (dg[0] != sig->left16[0] || dg[1] != sig->left16[1])
 		return KSP_VERIFY_BAD;
-	return ksp_pgp_vkey_verify(k, sig, dg, dl);
+	return vkey_verify_ec(k, sig, dg, dl, ec);
+}
+
+int ksp_pgp_verify_with(const struct ksp_pgp_vkey *k, const struct ksp_pgp_pubkey *primary,
+			const struct ksp_pgp_uid *uid, const struct ksp_pgp_pubkey *subkey,
+			const struct ksp_pgp_sig *sig)
+{
+	return verify_with_ec(k, primary, uid, subkey, sig, NULL);
+}
+
+int ksp_pgp_verify_defer(const struct ksp_pgp_vkey *k, const struct ksp_pgp_pubkey *primary,
+			 const struct ksp_pgp_uid *uid, const struct ksp_pgp_pubkey *subkey,
+			 const struct ksp_pgp_sig *sig, struct ksp_pgp_edcheck *ec)
+{
+	return verify_with_ec(k, primary, uid, subkey, sig, ec);
+}
+
+/* one check, with the key's tables when it has them */
+static int8_t edcheck_one(const struct ksp_pgp_edcheck *c)
+{
+	int r = c->k->ed ? ksp_ed25519_verify(c->k->ed, c->digest, c->dlen, c->rs)
+			 : ksp_ed25519_verify_pub(&c->k->edp, c->digest, c->dlen, c->rs);
+
+	return r ? KSP_VERIFY_GOOD : KSP_VERIFY_BAD;
+}
+
+void ksp_pgp_edcheck_run(const struct ksp_pgp_edcheck *ec, size_t n, int8_t *res)
+{
+	size_t i = 0;
+
+	if (n >= 2 && ksp_ed25519_x8_usable()) {
+		/* eight at a time; the last group, when short, is filled up
+		 * with its first check again (those verdicts are dropped) */
+		for (; i + 1 < n; i += 8) {
+			const struct ksp_ed25519_pub *pub[8];
+			const uint8_t *msg[8], *sig[8];
+			size_t len[8];
+			int r8[8];
+
+			for (size_t j = 0; j < 8; j++) {
+				const struct ksp_pgp_edcheck *c = &ec[i + j < n ? i + j : i];
+
+				pub[j] = &c->k->edp;
+				msg[j] = c->digest;
+				len[j] = c->dlen;
+				sig[j] = c->rs;
+			}
+			ksp_ed25519_verify_x8(pub, msg, len, sig, r8);
+			for (size_t j = 0; j < 8 && i + j < n; j++)
+				res[i + j] = r8[j] ? KSP_VERIFY_GOOD : KSP_VERIFY_BAD;
+		}
+	}
+	for (; i < n; i++)
+		res[i] = edcheck_one(&ec[i]);
 }
 
 static int verify_once(const struct ksp_pgp_pubkey *signer, const struct ksp_pgp_pubkey *primary,

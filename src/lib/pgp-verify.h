@@ -28,6 +28,7 @@ enum {
 	KSP_VERIFY_BAD = 2,
 	KSP_VERIFY_UNSUPPORTED = 3,
 	KSP_VERIFY_NO_ISSUER = 4,
+	KSP_VERIFY_DEFERRED = 5, /* ksp_pgp_verify_defer(): not a verdict, never stored */
 };
 
 /* A signature on a user ID or attribute of @target (0x10-0x13 certifications,
@@ -78,3 +79,24 @@ int ksp_pgp_vkey_verify(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig *
 			const uint8_t *digest, size_t dlen);
 /* libgcrypt's id of an OpenPGP hash algorithm, 0 if unknown. */
 int ksp_pgp_hash_to_gcry(uint8_t hash_algo);
+
+/* ---- Ed25519, many at a time --------------------------------------------- */
+
+/* An Ed25519 check put off by ksp_pgp_verify_defer(). */
+struct ksp_pgp_edcheck {
+	const struct ksp_pgp_vkey *k;
+	uint8_t digest[64];
+	uint8_t rs[64];
+	uint8_t dlen;
+};
+
+/* ksp_pgp_verify_with(), except that the last step of an Ed25519
+ * verification is left in *ec, answered KSP_VERIFY_DEFERRED: every other
+ * verdict is final.  @k must stay while *ec is used. */
+int ksp_pgp_verify_defer(const struct ksp_pgp_vkey *k, const struct ksp_pgp_pubkey *primary,
+			 const struct ksp_pgp_uid *uid, const struct ksp_pgp_pubkey *subkey,
+			 const struct ksp_pgp_sig *sig, struct ksp_pgp_edcheck *ec);
+/* The checks put off: res[i] is KSP_VERIFY_GOOD or KSP_VERIFY_BAD, what
+ * ksp_pgp_verify_with() would have said.  Eight at a time on a CPU with
+ * AVX-512 IFMA (ed25519-x8.c), else one by one. */
+void ksp_pgp_edcheck_run(const struct ksp_pgp_edcheck *ec, size_t n, int8_t *res);

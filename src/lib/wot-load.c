@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/ed25519-private.h"
 #include "lib/pgp-verify.h"
 #include "shared/util.h"
 
@@ -59,17 +61,30 @@ struct job {
 	int8_t res;
 };
 
+/* Keys read together: checked on the threads while the batch before them
+ * is written to the store. */
+struct batch {
+	struct ksp_pgp_key **in;
+	size_t n_in, cap_in;
+	size_t n_sigs;  /* signatures on them (what a batch is cut by) */
+	struct job *jobs;
+	size_t n_jobs, cap_jobs;
+	/* signers it needs, prepared on the threads first */
+	int32_t *prep;
+	size_t n_prep, cap_prep;
+};
+
 struct loader {
 	struct ksp_store *store;
 	struct ksp_ctx *ctx;
 	sqlite3 *db;
 	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert, *cert_upd;
 	bool verify;
+	bool x8; /* Ed25519 eight at a time (no use for the signers' tables) */
 	uint64_t keys, certs, bad, secret;
 	uint64_t n_good, n_bad, n_unsupported, n_nokey;
 
-	struct ksp_pgp_key **in; /* the current batch of keys */
-	size_t n_in, cap_in;
+	struct batch bt[2];
 	size_t n_index;          /* primary keys in the input */
 	uint64_t *missing;       /* key IDs looked up in the store in vain */
 	size_t n_missing, cap_missing;
@@ -82,20 +97,20 @@ struct loader {
 	int32_t *buckets;
 	size_t n_buckets;
 
-	struct job *jobs;
-	size_t n_jobs, cap_jobs;
+	/* the batch being checked, by the calling thread and started[] */
+	struct batch *vb;
+	pthread_t th[64];
+	unsigned started;
 	atomic_size_t next_job;
-
-	/* signers the current batch needs, prepared on the threads first */
-	int32_t *prep;
-	size_t n_prep, cap_prep;
 	atomic_size_t next_prep;
+	atomic_size_t prep_done; /* signers of vb->prep prepared */
 	atomic_size_t n_tables; /* signers holding tables (TABLES_MAX at most) */
 	atomic_int prep_err;
 	uint32_t batch;
 
 	int64_t old_cache; /* PRAGMA cache_size before the load, 0: unchanged */
 	bool triggers_off;  /* the graph_* triggers, see triggers_pause() */
+	char *index_sql[2]; /* indexes dropped for the load, see indexes_drop() */
 	int64_t changes0;   /* sqlite3_total_changes64() when they were paused */
 };
 
@@ -219,12 +234,12 @@ static bool key_sig_wanted(const struct ksp_pgp_key *k, const struct ksp_pgp_sig
 	return (s->type == 0x1f || s->type == 0x20) && is_self(k, s);
 }
 
-static int add_job(struct loader *l, const struct ksp_pgp_pubkey *target, const struct ksp_pgp_uid *uid,
+static int add_job(struct batch *b, const struct ksp_pgp_pubkey *target, const struct ksp_pgp_uid *uid,
 		   const struct ksp_pgp_sig *sig, int32_t self, bool is_self)
 {
-	if (grow((void **)&l->jobs, &l->cap_jobs, l->n_jobs + 1, sizeof(*l->jobs)) < 0)
+	if (grow((void **)&b->jobs, &b->cap_jobs, b->n_jobs + 1, sizeof(*b->jobs)) < 0)
 		return -ENOMEM;
-	l->jobs[l->n_jobs++] = (struct job){ .target = target, .uid = uid, .sig = sig, .self = self,
+	b->jobs[b->n_jobs++] = (struct job){ .target = target, .uid = uid, .sig = sig, .self = self,
 					     .is_self = is_self, .by = -1 };
 	return 0;
 }
@@ -316,17 +331,18 @@ static int32_t self_signer(const struct loader *l, const struct ksp_pgp_key *k)
 	return -1;
 }
 
-/* Jobs for the current batch of keys. */
-static int plan_jobs(struct loader *l)
+/* Jobs for batch @b (no thread is checking signatures: this may grow the
+ * signers). */
+static int plan_jobs(struct loader *l, struct batch *b)
 {
 	int r = 0;
 
-	l->n_jobs = 0;
+	b->n_jobs = 0;
 	/* issuers that are not in the input but may be in the store */
 	if (l->store_had_keys) {
 		size_t before = l->n_signers;
-		for (size_t i = 0; i < l->n_in && r == 0; i++) {
-			const struct ksp_pgp_key *k = l->in[i];
+		for (size_t i = 0; i < b->n_in && r == 0; i++) {
+			const struct ksp_pgp_key *k = b->in[i];
 			for (size_t u = 0; u < k->n_uids && r == 0; u++)
 				for (size_t j = 0; j < k->uids[u].n_sigs && r == 0; j++) {
 					const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
@@ -349,12 +365,12 @@ static int plan_jobs(struct loader *l)
 		if (r < 0)
 			return r;
 	}
-	for (size_t i = 0; i < l->n_in; i++) {
-		const struct ksp_pgp_key *k = l->in[i];
+	for (size_t i = 0; i < b->n_in; i++) {
+		const struct ksp_pgp_key *k = b->in[i];
 		const struct ksp_pgp_pubkey *pk = &k->primary;
 		int32_t self = self_signer(l, k);
 		for (size_t j = 0; j < pk->n_sigs; j++)
-			if (key_sig_wanted(k, &pk->sigs[j]) && (r = add_job(l, pk, NULL, &pk->sigs[j], self, true)) < 0)
+			if (key_sig_wanted(k, &pk->sigs[j]) && (r = add_job(b, pk, NULL, &pk->sigs[j], self, true)) < 0)
 				return r;
 		for (size_t u = 0; u < k->n_uids; u++)
 			for (size_t j = 0; j < k->uids[u].n_sigs; j++) {
@@ -362,16 +378,16 @@ static int plan_jobs(struct loader *l)
 				if (!is_cert(s->type))
 					continue;
 				bool own = is_self(k, s);
-				if ((r = add_job(l, pk, &k->uids[u], s, own ? self : -1, own)) < 0)
+				if ((r = add_job(b, pk, &k->uids[u], s, own ? self : -1, own)) < 0)
 					return r;
 			}
 	}
 	/* every candidate signer of the batch, once, to be prepared on the
 	 * threads before the signatures are checked */
 	l->batch++;
-	l->n_prep = 0;
-	for (size_t i = 0; i < l->n_jobs; i++) {
-		struct job *jb = &l->jobs[i];
+	b->n_prep = 0;
+	for (size_t i = 0; i < b->n_jobs; i++) {
+		struct job *jb = &b->jobs[i];
 		int32_t c = jb->is_self ? jb->self : first_candidate(l, jb->sig);
 		for (; c >= 0; c = jb->is_self ? -1 : l->signers[c].next) {
 			struct signer *s = &l->signers[c];
@@ -381,9 +397,9 @@ static int plan_jobs(struct loader *l)
 			if (s->batch == l->batch)
 				continue;
 			s->batch = l->batch;
-			if (grow((void **)&l->prep, &l->cap_prep, l->n_prep + 1, sizeof(*l->prep)) < 0)
+			if (grow((void **)&b->prep, &b->cap_prep, b->n_prep + 1, sizeof(*b->prep)) < 0)
 				return -ENOMEM;
-			l->prep[l->n_prep++] = c;
+			b->prep[b->n_prep++] = c;
 		}
 	}
 	return 0;
@@ -394,7 +410,9 @@ static int plan_jobs(struct loader *l)
  * made once and kept; its tables (2 KB, ~10% faster verifications, a
  * quarter of one to make) only for signers that have come up TABLES_USES
  * times, TABLES_MAX of them at most (the busiest signers of a heavy-tailed
- * web of trust come up early): 10^6 keys do not cost 2 GB.
+ * web of trust come up early): 10^6 keys do not cost 2 GB.  Where the CPU
+ * checks eight signatures at once (ed25519-x8.c), which makes its tables
+ * in the lanes, none at all.
  */
 #define TABLES_USES 3
 #define TABLES_MAX 16384
@@ -432,7 +450,7 @@ static void prep_one(struct loader *l, struct signer *s)
 			return;
 		}
 	}
-	if (s->vk && s->uses >= TABLES_USES && atomic_load(&l->n_tables) < TABLES_MAX) {
+	if (s->vk && !l->x8 && s->uses >= TABLES_USES && atomic_load(&l->n_tables) < TABLES_MAX) {
 		r = ksp_pgp_vkey_add_tables(s->vk);
 		if (r < 0)
 			atomic_store(&l->prep_err, r);
@@ -469,93 +487,166 @@ static void run_job(struct loader *l, struct job *jb)
 	jb->res = (int8_t)best;
 }
 
-#define CHUNK 64
-#define BATCH 8192 /* keys read, checked and stored at a time */
-
-static void *prep_worker(void *data)
+/* The only signer @jb can be checked with, -1 when none or several. */
+static int32_t only_candidate(const struct loader *l, const struct job *jb)
 {
-	struct loader *l = data;
+	int32_t c, other;
+
+	if (jb->is_self)
+		return jb->self;
+	c = first_candidate(l, jb->sig);
+	if (c < 0)
+		return -1;
+	for (other = l->signers[c].next; other >= 0; other = l->signers[other].next)
+		if (issuer_matches(&l->signers[other], jb->sig))
+			return -1;
+	return c;
+}
+
+#define CHUNK 64
+/* keys read, checked and stored at a time: small enough that writing one
+ * batch and checking the next overlap on the Debian keyring (905 keys,
+ * 47,000 signatures) */
+#define BATCH 8192
+#define BATCH_SIGS 16384
+
+/*
+ * jobs[i .. e): as run_job() each, except that the Ed25519 signatures of a
+ * job with one possible signer are checked together at the end, eight at a
+ * time where the CPU can (ksp_pgp_edcheck_run).
+ */
+static void run_chunk(struct loader *l, size_t i, size_t e)
+{
+	struct ksp_pgp_edcheck ec[CHUNK];
+	int8_t res[CHUNK];
+	size_t at[CHUNK], n = 0;
+	int32_t by[CHUNK];
+
+	for (; i < e; i++) {
+		struct job *jb = &l->vb->jobs[i];
+		int32_t c = only_candidate(l, jb);
+		int r;
+
+		if (c < 0 || l->signers[c].vk == NULL || n == CHUNK) {
+			run_job(l, jb);
+			continue;
+		}
+		r = ksp_pgp_verify_defer(l->signers[c].vk, jb->target, jb->uid, NULL, jb->sig, &ec[n]);
+		if (r == KSP_VERIFY_DEFERRED) {
+			at[n] = i;
+			by[n++] = c;
+			continue;
+		}
+		if (r == KSP_VERIFY_GOOD)
+			jb->by = c;
+		else if (r < 0)
+			r = KSP_VERIFY_UNSUPPORTED; /* out of memory: not checked */
+		jb->res = (int8_t)r;
+	}
+	if (n == 0)
+		return;
+	ksp_pgp_edcheck_run(ec, n, res);
+	for (size_t k = 0; k < n; k++) {
+		struct job *jb = &l->vb->jobs[at[k]];
+
+		jb->res = res[k];
+		if (res[k] == KSP_VERIFY_GOOD)
+			jb->by = by[k];
+	}
+}
+
+/* The signers of l->vb->prep, as many as this thread takes. */
+static void prep_some(struct loader *l)
+{
+	const struct batch *b = l->vb;
 
 	for (;;) {
 		size_t i = atomic_fetch_add(&l->next_prep, 16);
-		if (i >= l->n_prep)
+		if (i >= b->n_prep)
 			break;
-		size_t e = i + 16 < l->n_prep ? i + 16 : l->n_prep;
-		for (; i < e; i++)
-			prep_one(l, &l->signers[l->prep[i]]);
+		size_t e = i + 16 < b->n_prep ? i + 16 : b->n_prep;
+		for (size_t j = i; j < e; j++)
+			prep_one(l, &l->signers[b->prep[j]]);
+		atomic_fetch_add(&l->prep_done, e - i);
 	}
-	return NULL;
+	/* no signature before every signer is ready (the others' last
+	 * few take a moment) */
+	while (atomic_load(&l->prep_done) < b->n_prep)
+		sched_yield();
 }
 
-static void *job_worker(void *data)
+static void *verify_worker(void *data)
 {
 	struct loader *l = data;
+	const struct batch *b = l->vb;
 
+	prep_some(l);
 	for (;;) {
 		size_t i = atomic_fetch_add(&l->next_job, CHUNK);
-		if (i >= l->n_jobs)
+		if (i >= b->n_jobs)
 			break;
-		size_t e = i + CHUNK < l->n_jobs ? i + CHUNK : l->n_jobs;
-		for (; i < e; i++)
-			run_job(l, &l->jobs[i]);
+		size_t e = i + CHUNK < b->n_jobs ? i + CHUNK : b->n_jobs;
+		run_chunk(l, i, e);
 	}
 	return NULL;
 }
 
-/* @fn on @nt threads, the calling one included (which does the rest of the
- * work after @fn returns: see run_jobs) */
-static unsigned start_threads(pthread_t *th, unsigned nt, void *(*fn)(void *), struct loader *l)
-{
-	unsigned started = 0;
-
-	for (unsigned t = 1; t < nt; t++) {
-		if (pthread_create(&th[t], NULL, fn, l) != 0)
-			break; /* fewer threads: the work still gets done */
-		started++;
-	}
-	return started;
-}
-
-static int run_jobs(struct loader *l)
+/* Batch @b's signatures checked by ksp_get_threads() - 1 threads, from
+ * now on; the calling thread joins them in verify_finish(). */
+static void verify_start(struct loader *l, struct batch *b)
 {
 	unsigned nt = ksp_get_threads(l->ctx);
-	pthread_t th[64];
-	unsigned started;
+
+	l->vb = b;
+	l->started = 0;
+	atomic_store(&l->next_prep, 0);
+	atomic_store(&l->prep_done, 0);
+	atomic_store(&l->prep_err, 0);
+	atomic_store(&l->next_job, 0);
+	if (nt > ARRAY_SIZE(l->th) + 1)
+		nt = ARRAY_SIZE(l->th) + 1;
+	if (b->n_jobs < 4 * CHUNK)
+		nt = 1;
+	for (unsigned t = 1; t < nt; t++) {
+		if (pthread_create(&l->th[l->started], NULL, verify_worker, l) != 0)
+			break; /* fewer threads: the work still gets done */
+		l->started++;
+	}
+}
+
+static void verify_join(struct loader *l)
+{
+	for (unsigned t = 0; t < l->started; t++)
+		pthread_join(l->th[t], NULL);
+	l->started = 0;
+}
+
+/* The calling thread checks what is left of the batch (and reports
+ * progress), then waits for the others: 0 or a negative errno. */
+static int verify_finish(struct loader *l)
+{
+	const struct batch *b = l->vb;
 	size_t last = 0;
 
-	if (nt > 64)
-		nt = 64;
-	if (l->n_jobs < 4 * CHUNK)
-		nt = 1;
-	/* the signers' keys, then the signatures */
-	atomic_store(&l->next_prep, 0);
-	atomic_store(&l->prep_err, 0);
-	started = start_threads(th, nt, prep_worker, l);
-	prep_worker(l);
-	for (unsigned t = 1; t <= started; t++)
-		pthread_join(th[t], NULL);
-	if (atomic_load(&l->prep_err) < 0)
-		return atomic_load(&l->prep_err);
-	atomic_store(&l->next_job, 0);
-	started = start_threads(th, nt, job_worker, l);
-	/* the calling thread works too, and reports progress */
+	if (b == NULL)
+		return 0;
+	prep_some(l);
 	for (;;) {
 		size_t i = atomic_fetch_add(&l->next_job, CHUNK);
-		if (i >= l->n_jobs)
+		if (i >= b->n_jobs)
 			break;
-		size_t e = i + CHUNK < l->n_jobs ? i + CHUNK : l->n_jobs;
-		for (; i < e; i++)
-			run_job(l, &l->jobs[i]);
+		size_t e = i + CHUNK < b->n_jobs ? i + CHUNK : b->n_jobs;
+		run_chunk(l, i, e);
 		if (e - last >= 4096) {
-			ksp_progress(l->ctx, "verifying signatures", e, l->n_jobs);
+			ksp_progress(l->ctx, "verifying signatures", e, b->n_jobs);
 			last = e;
 		}
 	}
-	for (unsigned t = 1; t <= started; t++)
-		pthread_join(th[t], NULL);
-	if (l->n_jobs)
-		ksp_progress(l->ctx, "verifying signatures", l->n_jobs, l->n_jobs);
-	return 0;
+	verify_join(l);
+	l->vb = NULL;
+	if (b->n_jobs)
+		ksp_progress(l->ctx, "verifying signatures", b->n_jobs, b->n_jobs);
+	return atomic_load(&l->prep_err);
 }
 
 static int prep(struct loader *l, sqlite3_stmt **st, const char *sql)
@@ -575,15 +666,16 @@ static int step_done(struct loader *l, sqlite3_stmt *st, const char *what)
 
 /* Jobs were made in this order per key: key-level wanted sigs, then every
  * certification-class signature on each user ID; *cursor walks them. */
-static int job_result(struct loader *l, size_t *cursor, const struct ksp_pgp_sig *s, int32_t *by)
+static int job_result(struct loader *l, const struct batch *b, size_t *cursor, const struct ksp_pgp_sig *s,
+		      int32_t *by)
 {
 	*by = -1;
 	if (!l->verify)
 		return KSP_VERIFY_UNCHECKED;
-	if (*cursor >= l->n_jobs || l->jobs[*cursor].sig != s)
+	if (*cursor >= b->n_jobs || b->jobs[*cursor].sig != s)
 		return KSP_VERIFY_UNCHECKED; /* cannot happen */
-	*by = l->jobs[*cursor].by;
-	return l->jobs[(*cursor)++].res;
+	*by = b->jobs[*cursor].by;
+	return b->jobs[(*cursor)++].res;
 }
 
 static bool counts(struct loader *l, int res)
@@ -591,8 +683,8 @@ static bool counts(struct loader *l, int res)
 	return !l->verify || res == KSP_VERIFY_GOOD;
 }
 
-static int store_one(struct loader *l, const struct ksp_pgp_key *k, const uint8_t *raw, size_t raw_len,
-		     const char *source, size_t *cursor)
+static int store_one(struct loader *l, const struct batch *b, const struct ksp_pgp_key *k, const uint8_t *raw,
+		     size_t raw_len, const char *source, size_t *cursor)
 {
 	const struct ksp_pgp_pubkey *pk = &k->primary;
 	char fpr[65], keyid[17];
@@ -617,13 +709,13 @@ static int store_one(struct loader *l, const struct ksp_pgp_key *k, const uint8_
 	}
 	for (size_t j = 0; j < pk->n_sigs; j++, q++) {
 		by[q] = -1;
-		res[q] = key_sig_wanted(k, &pk->sigs[j]) ? (int8_t)job_result(l, cursor, &pk->sigs[j], &by[q]) : 0;
+		res[q] = key_sig_wanted(k, &pk->sigs[j]) ? (int8_t)job_result(l, b, cursor, &pk->sigs[j], &by[q]) : 0;
 	}
 	for (size_t u = 0; u < k->n_uids; u++)
 		for (size_t j = 0; j < k->uids[u].n_sigs; j++) {
 			const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
 			by[q] = -1;
-			res[q] = is_cert(s->type) ? (int8_t)job_result(l, cursor, s, &by[q]) : 0;
+			res[q] = is_cert(s->type) ? (int8_t)job_result(l, b, cursor, s, &by[q]) : 0;
 			q++;
 		}
 
@@ -981,6 +1073,74 @@ static int triggers_catch_up(struct loader *l)
 	return rc == SQLITE_OK ? 0 : ksp_errno_from_sqlite(l->ctx, l->db, rc, "graph state");
 }
 
+/*
+ * Certifications come in the order of their keys, so most indexes of certs
+ * grow at their end; the two by issuer (key ID, fingerprint) do not: every
+ * insert lands at a random place, and once they outgrow the page cache
+ * (10^5 keys and more) each costs page reads and writes.  A load into an
+ * empty table goes without them and makes them at the end, by sorting, in
+ * the same transaction (so a failure still leaves the store as it was).
+ * Their definitions are taken from the schema as it is.
+ */
+static const char *const bulk_indexes[] = { "certs_issuer", "certs_issuer_fpr" };
+
+static int indexes_drop(struct loader *l)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[96];
+	bool empty;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(l->db, "SELECT 1 FROM certs LIMIT 1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "certs");
+	rc = sqlite3_step(st);
+	empty = rc == SQLITE_DONE;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "certs");
+	if (!empty)
+		return 0;
+	rc = sqlite3_prepare_v2(l->db, "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", -1, &st,
+				NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "schema");
+	for (size_t i = 0; i < ARRAY_SIZE(bulk_indexes) && r == 0; i++) {
+		const unsigned char *t;
+
+		sqlite3_bind_text(st, 1, bulk_indexes[i], -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		t = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+		if (t != NULL) {
+			l->index_sql[i] = strdup((const char *)t);
+			if (l->index_sql[i] == NULL)
+				r = -ENOMEM;
+		} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+			r = ksp_errno_from_sqlite(l->ctx, l->db, rc, "schema");
+		}
+		sqlite3_reset(st);
+		if (r == 0 && l->index_sql[i]) {
+			snprintf(sql, sizeof(sql), "DROP INDEX %s", bulk_indexes[i]);
+			r = ksp_store_exec(l->store, sql);
+		}
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int indexes_make(struct loader *l)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bulk_indexes) && r == 0; i++)
+		if (l->index_sql[i]) {
+			r = ksp_store_exec(l->store, l->index_sql[i]);
+			free(l->index_sql[i]);
+			l->index_sql[i] = NULL;
+		}
+	return r;
+}
+
 static void loader_done(struct loader *l)
 {
 	sqlite3_finalize(l->key);
@@ -991,18 +1151,54 @@ static void loader_done(struct loader *l)
 	sqlite3_finalize(l->cert_upd);
 	for (size_t i = 0; i < l->n_signers; i++)
 		ksp_pgp_vkey_free(l->signers[i].vk);
-	for (size_t i = 0; i < l->n_in; i++)
-		ksp_pgp_key_free(l->in[i]);
+	verify_join(l);
+	for (int i = 0; i < 2; i++) {
+		struct batch *b = &l->bt[i];
+		for (size_t j = 0; j < b->n_in; j++)
+			ksp_pgp_key_free(b->in[j]);
+		free(b->in);
+		free(b->jobs);
+		free(b->prep);
+	}
 	for (size_t i = 0; i < l->n_extra; i++)
 		ksp_pgp_key_free(l->extra[i]);
-	free(l->in);
 	free(l->missing);
 	sqlite3_finalize(l->st_issuer);
 	free(l->extra);
 	free(l->signers);
 	free(l->buckets);
-	free(l->jobs);
-	free(l->prep);
+	for (size_t i = 0; i < ARRAY_SIZE(l->index_sql); i++)
+		free(l->index_sql[i]);
+}
+
+/* Keys into @b until BATCH of them or BATCH_SIGS signatures, or the end
+ * of the input (*end). */
+static int read_batch(struct loader *l, struct ksp_pgp_reader *rd, struct batch *b, bool *end)
+{
+	b->n_in = 0;
+	b->n_sigs = 0;
+	while (b->n_in < BATCH && b->n_sigs < BATCH_SIGS) {
+		struct ksp_pgp_key *k;
+		int r = ksp_pgp_reader_next(rd, &k);
+
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			*end = true;
+			break;
+		}
+		if (k->secret)
+			l->secret++; /* only the public part was kept by the reader */
+		if (grow((void **)&b->in, &b->cap_in, b->n_in + 1, sizeof(*b->in)) < 0) {
+			ksp_pgp_key_free(k);
+			return -ENOMEM;
+		}
+		b->in[b->n_in++] = k;
+		b->n_sigs += k->primary.n_sigs;
+		for (size_t u = 0; u < k->n_uids; u++)
+			b->n_sigs += k->uids[u].n_sigs;
+	}
+	return 0;
 }
 
 KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t len, const char *source,
@@ -1010,10 +1206,11 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 {
 	struct loader l = { .store = store };
 	struct ksp_pgp_reader *rd = NULL;
-	struct ksp_pgp_key *k = NULL;
+	struct batch *cur, *next;
 	const uint8_t *rdata;
 	size_t rlen, cursor = 0;
 	uint64_t seen = 0;
+	bool end = false;
 	int r;
 
 	if (store == NULL || (data == NULL && len > 0))
@@ -1021,6 +1218,7 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 	l.ctx = ksp_store_get_ctx(store);
 	l.db = ksp_store_db(store);
 	l.verify = !(flags & KSP_WOT_LOAD_NO_VERIFY);
+	l.x8 = ksp_ed25519_x8_usable();
 	ksp_clear_error(l.ctx);
 	if (source == NULL)
 		source = "<input>";
@@ -1029,6 +1227,9 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 		return r;
 	l.old_cache = ksp_store_cache_grow(store, LOAD_CACHE_KB);
 	triggers_pause(&l);
+	r = indexes_drop(&l);
+	if (r < 0)
+		goto out;
 	if ((r = prep(&l, &l.key,
 		      "INSERT INTO keys(fpr, keyid, version, algo, bits, curve, created, expires, revoked, source, "
 		      "revoked_reason, selfsig_ok, selfsig_hash, keydata) "
@@ -1070,40 +1271,39 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 		if (r < 0)
 			goto out;
 	}
-	for (;;) {
-		bool end = false;
+	/* batch after batch, each checked on the threads while the one
+	 * before it is written */
+	cur = &l.bt[0];
+	next = &l.bt[1];
+	r = read_batch(&l, rd, cur, &end);
+	if (r < 0)
+		goto out;
+	if (l.verify && cur->n_in) {
+		r = plan_jobs(&l, cur);
+		if (r < 0)
+			goto out;
+		verify_start(&l, cur);
+	}
+	while (cur->n_in > 0) {
+		struct batch *t;
 
-		/* a batch of keys */
-		l.n_in = 0;
-		while (l.n_in < BATCH) {
-			r = ksp_pgp_reader_next(rd, &k);
+		r = verify_finish(&l);
+		if (r < 0)
+			goto out;
+		if (!end) {
+			r = read_batch(&l, rd, next, &end);
 			if (r < 0)
 				goto out;
-			if (r == 0) {
-				end = true;
-				break;
+			if (l.verify && next->n_in) {
+				r = plan_jobs(&l, next);
+				if (r < 0)
+					goto out;
+				verify_start(&l, next);
 			}
-			if (k->secret)
-				l.secret++; /* only the public part was kept by the reader */
-			if (grow((void **)&l.in, &l.cap_in, l.n_in + 1, sizeof(*l.in)) < 0) {
-				ksp_pgp_key_free(k);
-				r = -ENOMEM;
-				goto out;
-			}
-			l.in[l.n_in++] = k;
-		}
-		k = NULL;
-		if (l.verify && l.n_in) {
-			r = plan_jobs(&l);
-			if (r < 0)
-				goto out;
-			r = run_jobs(&l);
-			if (r < 0)
-				goto out;
 		}
 		cursor = 0;
-		for (size_t i = 0; i < l.n_in; i++) {
-			const struct ksp_pgp_key *key = l.in[i];
+		for (size_t i = 0; i < cur->n_in; i++) {
+			const struct ksp_pgp_key *key = cur->in[i];
 			/* the key as read: its packets, secret ones excepted */
 			const uint8_t *raw = NULL;
 			size_t raw_len = 0;
@@ -1111,18 +1311,19 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 				raw = rdata + key->offset;
 				raw_len = key->end - key->offset;
 			}
-			r = store_one(&l, key, raw, raw_len, source, &cursor);
+			r = store_one(&l, cur, key, raw, raw_len, source, &cursor);
 			if (r < 0)
 				goto out;
 		}
-		seen += l.n_in;
-		for (size_t i = 0; i < l.n_in; i++)
-			ksp_pgp_key_free(l.in[i]);
-		l.n_in = 0;
+		seen += cur->n_in;
+		for (size_t i = 0; i < cur->n_in; i++)
+			ksp_pgp_key_free(cur->in[i]);
+		cur->n_in = 0;
 		ksp_progress(l.ctx, l.verify ? "loading and verifying keys" : "loading keys", seen,
-			     end ? seen : (l.n_index > seen ? l.n_index : 0));
-		if (end)
-			break;
+			     end && next->n_in == 0 ? seen : (l.n_index > seen ? l.n_index : 0));
+		t = cur;
+		cur = next;
+		next = t;
 	}
 	l.bad = ksp_pgp_reader_n_bad_keys(rd);
 	if ((flags & KSP_WOT_LOAD_STRICT) && l.bad) {
@@ -1142,13 +1343,19 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 		WARN(l.ctx, "%s: %llu malformed key%s skipped, the first at offset %zu (-v shows each)\n", source,
 		     (unsigned long long)l.bad, l.bad == 1 ? "" : "s", off);
 	}
-	if (l.verify) {
+	/* (an empty store has none: the scan of every certification it
+	 * would cost is saved) */
+	if (l.verify && l.store_had_keys) {
 		r = recheck_pending(&l);
 		if (r < 0)
 			goto out;
 	}
+	r = indexes_make(&l);
+	if (r < 0)
+		goto out;
 	r = triggers_catch_up(&l);
 out:
+	verify_join(&l); /* the threads read the keys, which may point into rd */
 	ksp_pgp_reader_free(rd);
 	loader_done(&l);
 	triggers_resume(&l);
