@@ -515,9 +515,9 @@ static int8_t edcheck_one(const struct ksp_pgp_edcheck *c)
 	return r ? KSP_VERIFY_GOOD : KSP_VERIFY_BAD;
 }
 
-void ksp_pgp_edcheck_run(const struct ksp_pgp_edcheck *ec, size_t n, int8_t *res)
+size_t ksp_pgp_edcheck_run(const struct ksp_pgp_edcheck *ec, size_t n, int8_t *res)
 {
-	size_t i = 0;
+	size_t i = 0, lanes = 0;
 
 	if (n >= 2 && ksp_ed25519_x8_usable()) {
 		/* eight at a time; the last group, when short, is filled up
@@ -541,8 +541,10 @@ void ksp_pgp_edcheck_run(const struct ksp_pgp_edcheck *ec, size_t n, int8_t *res
 				res[i + j] = r8[j] ? KSP_VERIFY_GOOD : KSP_VERIFY_BAD;
 		}
 	}
+	lanes = i < n ? i : n;
 	for (; i < n; i++)
 		res[i] = edcheck_one(&ec[i]);
+	return lanes;
 }
 
 static int verify_once(const struct ksp_pgp_pubkey *signer, const struct ksp_pgp_pubkey *primary,

@@ -98,5 +98,6 @@ int ksp_pgp_verify_defer(const struct ksp_pgp_vkey *k, const struct ksp_pgp_pubk
 			 const struct ksp_pgp_sig *sig, struct ksp_pgp_edcheck *ec);
 /* The checks put off: res[i] is KSP_VERIFY_GOOD or KSP_VERIFY_BAD, what
  * ksp_pgp_verify_with() would have said.  Eight at a time on a CPU with
- * AVX-512 IFMA (ed25519-x8.c), else one by one. */
-void ksp_pgp_edcheck_run(const struct ksp_pgp_edcheck *ec, size_t n, int8_t *res);
+ * AVX-512 IFMA (ed25519-x8.c), else one by one; returns how many went
+ * eight at a time. */
+size_t ksp_pgp_edcheck_run(const struct ksp_pgp_edcheck *ec, size_t n, int8_t *res);

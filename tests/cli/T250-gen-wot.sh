@@ -125,6 +125,31 @@ read -r s_vertices s_edges s_strong < ksp-struct.txt
 expect_eq "$s_vertices" "$N" "structural vertices"
 expect_eq "$s_edges" "$g_pairs" "structural edges = gpg's distinct signer->signee pairs"
 
+# --- several batches, -v counts what was checked --------------------------------
+# 3,000 keys make about 33,000 signatures: three batches of wot load, each
+# checked while the one before it is written (not under valgrind: long)
+if [ "${KSP_VALGRIND:-0}" != 1 ]; then
+	expect_code 0 $GEN0 --keys 3000 --seed T250b --quiet -o big.gpg
+	expect_code 0 $KSP -v -d big.db wot load big.gpg
+	n_certs=$(sed -n 's/.*big.gpg: 3000 keys, \([0-9]*\) new certifications, 0 malformed.*/\1/p' "$OUT")
+	[ -n "$n_certs" ] && [ "$n_certs" -gt 30000 ] && _test_pass "3000 keys: $n_certs certifications" ||
+		_test_fail "3000 keys: $(cat "$OUT")"
+	# every certification and every self-signature, once
+	expect_match "$ERR" "^ksp: info: big.gpg: $((n_certs + 3000)) signatures checked \("
+	lanes=$(sed -n 's/.* signatures checked (\([0-9]*\) of them Ed25519, eight at a time)$/\1/p' "$ERR")
+	if grep -qw avx512ifma /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
+		# all but a last one of a chunk of 64 jobs now and then, never more
+		[ "${lanes:-0}" -ge $(((n_certs + 3000) * 63 / 64)) ] && [ "${lanes:-0}" -le $((n_certs + 3000)) ] &&
+			_test_pass "Ed25519 eight at a time: $lanes" ||
+			_test_fail "Ed25519 eight at a time: ${lanes:-none} of $((n_certs + 3000))"
+	else
+		expect_eq "${lanes:-none}" 0 "no AVX-512 IFMA: none eight at a time"
+	fi
+	expect_code 0 $KSP -d big.db --json wot stats
+	python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["certifications"]; sys.exit(0 if c["good"] == c["total"] == int(sys.argv[2]) else 1)' \
+		"$OUT" "$n_certs" && _test_pass "3000 keys: every certification good" || _test_fail "3000 keys: $(cat "$OUT")"
+fi
+
 # --- keyanalyze (signing-party) finds the same strong set ----------------------
 if command -v pgpring >/dev/null && command -v process_keys >/dev/null && command -v keyanalyze >/dev/null; then
 	# pgpring 2.11 hashes only 6 octets of an ECC key packet for the key ID;
