@@ -135,8 +135,8 @@ if [ "${KSP_VALGRIND:-0}" != 1 ]; then
 	[ -n "$n_certs" ] && [ "$n_certs" -gt 30000 ] && _test_pass "3000 keys: $n_certs certifications" ||
 		_test_fail "3000 keys: $(cat "$OUT")"
 	# every certification and every self-signature, once
-	expect_match "$ERR" "^ksp: info: big.gpg: $((n_certs + 3000)) signatures checked \("
-	lanes=$(sed -n 's/.* signatures checked (\([0-9]*\) of them Ed25519, eight at a time)$/\1/p' "$ERR")
+	expect_match "$ERR" "^ksp: info: big.gpg: $((n_certs + 3000)) signatures checked in [0-9.]+ CPU-seconds \([0-9]+ a second per CPU; "
+	lanes=$(sed -n 's/.* signatures checked .*; \([0-9]*\) of them Ed25519, eight at a time)$/\1/p' "$ERR")
 	if grep -qw avx512ifma /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
 		# all but a last one of a chunk of 64 jobs now and then, never more
 		[ "${lanes:-0}" -ge $(((n_certs + 3000) * 63 / 64)) ] && [ "${lanes:-0}" -le $((n_certs + 3000)) ] &&
