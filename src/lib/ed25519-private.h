@@ -25,6 +25,17 @@ void ksp_ed25519_fe_load(uint64_t h[5], const uint8_t s[32]);
  * parity of x in bit 255. */
 void ksp_ed25519_encode_xy(uint8_t s[32], const uint64_t x[5], const uint64_t y[5]);
 
+/* The parts of decoding a point that ed25519-x8.c does not do in lanes:
+ * the check of y (0 or -EINVAL; y's limbs in @y), and the end, given the
+ * candidate square root x = u v^3 (u v^7)^((p-5)/8), u = y^2 - 1 and
+ * vxx = v x^2 with v = d y^2 + 1: 0 with the x of the point in @x, or
+ * -EINVAL.  Limbs below 2^52 in, below 2^51 out. */
+int ksp_ed25519_decode_y(const uint8_t s[32], uint64_t y[5]);
+int ksp_ed25519_decode_x(const uint8_t s[32], uint64_t x[5], const uint64_t u[5], const uint64_t vxx[5]);
+
+/* The canonical encoding of f (limbs below 2^52). */
+void ksp_ed25519_fe_store(uint8_t s[32], const uint64_t f[5]);
+
 /* ed25519-x8.c: true when this CPU runs it (AVX-512 F, DQ and IFMA). */
 bool ksp_ed25519_x8_usable(void);
 
@@ -34,3 +45,7 @@ bool ksp_ed25519_x8_usable(void);
  * when ksp_ed25519_x8_usable(). */
 void ksp_ed25519_verify_x8(const struct ksp_ed25519_pub *const pub[8], const uint8_t *const msg[8],
 			   const size_t len[8], const uint8_t *const sig[8], int res[8]);
+
+/* ksp_ed25519_pub_init() for eight keys at once: res[i] and *p[i] as it
+ * gives them for pub[i].  Only when ksp_ed25519_x8_usable(). */
+void ksp_ed25519_pub_init_x8(struct ksp_ed25519_pub *const p[8], const uint8_t *const pub[8], int res[8]);

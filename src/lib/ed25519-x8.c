@@ -35,6 +35,12 @@
 
 #ifdef HAVE_X8
 #include <immintrin.h>
+#if defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h> /* glibc >= 2.33 */
+#define HAVE_X86_PLATFORM 1
+#endif
+#endif
 
 #include "lib/ed25519-x8-table.h"
 
@@ -212,16 +218,16 @@ static X8 __attribute__((noinline)) void fe8_mul_ni(fe8 *r, const fe8 *a, const 
 	fe8_mul(r, a, b);
 }
 
-/* 1/z = z^(p - 2) in each lane (ed25519.c's chain) */
-static X8 void fe8_invert(fe8 *r, const fe8 *z)
+/* *r = z^(2^250 - 1), *z11 = z^11 in each lane (ed25519.c's chain) */
+static X8 void fe8_pow2250m1(fe8 *r, fe8 *z11, const fe8 *z)
 {
-	fe8 t0, t1, t2, t3, z11;
+	fe8 t0, t1, t2, t3;
 
 	fe8_sq(&t0, z);              /* 2 */
 	fe8_sqn(&t1, &t0, 2);        /* 8 */
 	fe8_mul_ni(&t1, &t1, z);     /* 9 */
-	fe8_mul_ni(&z11, &t0, &t1);  /* 11 */
-	fe8_sq(&t2, &z11);           /* 22 */
+	fe8_mul_ni(z11, &t0, &t1);   /* 11 */
+	fe8_sq(&t2, z11);            /* 22 */
 	fe8_mul_ni(&t1, &t1, &t2);   /* 2^5 - 1 */
 	fe8_sqn(&t2, &t1, 5);
 	fe8_mul_ni(&t1, &t2, &t1);   /* 2^10 - 1 */
@@ -236,9 +242,27 @@ static X8 void fe8_invert(fe8 *r, const fe8 *z)
 	fe8_sqn(&t3, &t2, 100);
 	fe8_mul_ni(&t2, &t3, &t2);   /* 2^200 - 1 */
 	fe8_sqn(&t2, &t2, 50);
-	fe8_mul_ni(&t2, &t2, &t1);   /* 2^250 - 1 */
-	fe8_sqn(&t2, &t2, 5);        /* 2^255 - 2^5 */
-	fe8_mul_ni(r, &t2, &z11);    /* 2^255 - 21 */
+	fe8_mul_ni(r, &t2, &t1);     /* 2^250 - 1 */
+}
+
+/* 1/z = z^(p - 2) */
+static X8 void fe8_invert(fe8 *r, const fe8 *z)
+{
+	fe8 t, z11;
+
+	fe8_pow2250m1(&t, &z11, z);
+	fe8_sqn(&t, &t, 5);          /* 2^255 - 2^5 */
+	fe8_mul_ni(r, &t, &z11);     /* 2^255 - 21 */
+}
+
+/* z^((p - 5) / 8) = z^(2^252 - 3) */
+static X8 void fe8_pow22523(fe8 *r, const fe8 *z)
+{
+	fe8 t, z11;
+
+	fe8_pow2250m1(&t, &z11, z);
+	fe8_sqn(&t, &t, 2);          /* 2^252 - 4 */
+	fe8_mul_ni(r, &t, z);
 }
 
 /* ---- group operations, as in ed25519.c ------------------------------------ */
@@ -434,10 +458,16 @@ static void recode8(int d[17], const uint64_t x[2])
 	d[16] = carry;
 }
 
+/* From the C library's record of CPUID (usable: the system saves the
+ * AVX-512 state), else libgcc's; both made at start-up. */
 bool ksp_ed25519_x8_usable(void)
 {
+#ifdef HAVE_X86_PLATFORM
+	return CPU_FEATURE_ACTIVE(AVX512F) && CPU_FEATURE_ACTIVE(AVX512DQ) && CPU_FEATURE_ACTIVE(AVX512_IFMA);
+#else
 	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
 	       __builtin_cpu_supports("avx512ifma");
+#endif
 }
 
 X8 void ksp_ed25519_verify_x8(const struct ksp_ed25519_pub *const pub[8], const uint8_t *const msg[8],
@@ -522,6 +552,75 @@ X8 void ksp_ed25519_verify_x8(const struct ksp_ed25519_pub *const pub[8], const 
 	}
 }
 
+/*
+ * ksp_ed25519_pub_init() in lanes: the square root of the decoding, the 128
+ * doublings of -A and the inversion are done eight at a time, the checks
+ * and the choice of root one lane at a time (ed25519.c's decode_y and
+ * decode_x).  A lane whose key is refused computes on with what it has
+ * (arithmetic only: no value makes it fail) and its result is dropped.
+ */
+X8 void ksp_ed25519_pub_init_x8(struct ksp_ed25519_pub *const p[8], const uint8_t *const pub[8], int res[8])
+{
+	uint64_t ly[8][5], lx[8][5], lu[8][5], lv[8][5];
+	struct p2x8 q;
+	struct p1x8 t;
+	fe8 y, u, v, v3, w, x, d, one, zi;
+
+	for (int i = 0; i < 8; i++) {
+		memset(p[i], 0, sizeof(*p[i]));
+		res[i] = ksp_ed25519_decode_y(pub[i], ly[i]);
+	}
+	fe8_from_lanes(&y, ly);
+	fe8_set(&one, 1);
+	UNROLL for (int i = 0; i < 5; i++)
+		d.l[i] = bc(X8_D[i]);
+	/* u = y^2 - 1, v = d y^2 + 1, x = u v^3 (u v^7)^((p-5)/8), v x^2 */
+	fe8_sq(&u, &y);
+	fe8_mul(&v, &u, &d);
+	fe8_sub(&u, &u, &one);
+	fe8_add(&v, &v, &one);
+	fe8_sq(&v3, &v);
+	fe8_mul(&v3, &v3, &v);
+	fe8_sq(&w, &v3);
+	fe8_mul(&w, &w, &v);
+	fe8_mul(&w, &w, &u);
+	fe8_pow22523(&w, &w);
+	fe8_mul(&w, &w, &v3);
+	fe8_mul(&x, &w, &u);
+	fe8_sq(&w, &x);
+	fe8_mul(&w, &w, &v);
+	fe8_to_lanes(lx, &x);
+	fe8_to_lanes(lu, &u);
+	fe8_to_lanes(lv, &w);
+	for (int i = 0; i < 8; i++)
+		if (res[i] == 0)
+			res[i] = ksp_ed25519_decode_x(pub[i], lx[i], lu[i], lv[i]);
+	/* -A = (-x, y, 1), then [2^128](-A) */
+	fe8_from_lanes(&x, lx);
+	fe8_set(&w, 0);
+	fe8_sub(&q.X, &w, &x);
+	q.Y = y;
+	q.Z = one;
+	fe8_to_lanes(lx, &q.X);
+	for (int k = 0; k < 128; k++) {
+		p2_dblx8(&t, &q);
+		p1_to_p2x8(&q, &t);
+	}
+	fe8_invert(&zi, &q.Z);
+	fe8_mul(&x, &q.X, &zi);
+	fe8_mul(&y, &q.Y, &zi);
+	fe8_to_lanes(lu, &x);
+	fe8_to_lanes(lv, &y);
+	for (int i = 0; i < 8; i++) {
+		if (res[i] < 0)
+			continue;
+		memcpy(p[i]->enc, pub[i], 32);
+		ksp_ed25519_fe_store(p[i]->x0, lx[i]);
+		ksp_ed25519_fe_store(p[i]->x1, lu[i]);
+		ksp_ed25519_fe_store(p[i]->y1, lv[i]);
+	}
+}
+
 #else /* !HAVE_X8 */
 
 bool ksp_ed25519_x8_usable(void)
@@ -534,6 +633,12 @@ void ksp_ed25519_verify_x8(const struct ksp_ed25519_pub *const pub[8], const uin
 {
 	for (int i = 0; i < 8; i++)
 		res[i] = ksp_ed25519_verify_pub(pub[i], msg[i], len[i], sig[i]);
+}
+
+void ksp_ed25519_pub_init_x8(struct ksp_ed25519_pub *const p[8], const uint8_t *const pub[8], int res[8])
+{
+	for (int i = 0; i < 8; i++)
+		res[i] = ksp_ed25519_pub_init(p[i], pub[i]);
 }
 
 #endif

@@ -438,18 +438,48 @@ static void point_tobytes(uint8_t s[32], const fe *X, const fe *Y, const fe *Z)
  * (y^2 - 1) / (d y^2 + 1) has no square root.  x = sqrt(u/v) is
  * u v^3 (u v^7)^((p-5)/8), times sqrt(-1) when that squares to -u/v.
  */
-static int point_decode(struct p3 *h, const uint8_t s[32])
+/* point_decode's check of y: y >= p and y = 0 are refused */
+static int decode_y(fe *y, const uint8_t s[32])
 {
 	uint8_t c[32];
-	fe u, v, v3, x, t;
 
-	fe_frombytes(&h->Y, s);
-	fe_tobytes(c, &h->Y);
+	fe_frombytes(y, s);
+	fe_tobytes(c, y);
 	c[31] |= s[31] & 0x80;
 	if (memcmp(c, s, 32) != 0) /* y >= p */
 		return -EINVAL;
-	if (fe_iszero(&h->Y))
+	if (fe_iszero(y))
 		return -EINVAL;
+	return 0;
+}
+
+/* point_decode's end: *x = u v^3 (u v^7)^((p-5)/8) with vxx = v x^2 becomes
+ * the x of the point (or -EINVAL: no square root, or x = 0) */
+static int decode_x(fe *x, const fe *u, const fe *vxx, const uint8_t s[32])
+{
+	fe t;
+
+	if (!fe_equal(vxx, u)) {
+		fe_add(&t, vxx, u);
+		if (!fe_iszero(&t))
+			return -EINVAL;  /* u/v is not a square */
+		fe_mul(x, x, &ED_SQRTM1);
+	}
+	if (fe_iszero(x))
+		return -EINVAL;
+	if (fe_isodd(x) != (unsigned)(s[31] >> 7))
+		fe_neg(x, x);
+	return 0;
+}
+
+static int point_decode(struct p3 *h, const uint8_t s[32])
+{
+	fe u, v, v3, x, t;
+	int r;
+
+	r = decode_y(&h->Y, s);
+	if (r < 0)
+		return r;
 	fe_sq(&u, &h->Y);
 	fe_mul(&v, &u, &ED_D);
 	fe_sub(&u, &u, &FE_ONE);   /* y^2 - 1 */
@@ -464,20 +494,47 @@ static int point_decode(struct p3 *h, const uint8_t s[32])
 	fe_mul(&x, &t, &u);
 	fe_sq(&t, &x);
 	fe_mul(&t, &t, &v);        /* v x^2 */
-	if (!fe_equal(&t, &u)) {
-		fe_add(&t, &t, &u);
-		if (!fe_iszero(&t))
-			return -EINVAL;  /* u/v is not a square */
-		fe_mul(&x, &x, &ED_SQRTM1);
-	}
-	if (fe_iszero(&x))
-		return -EINVAL;
-	if (fe_isodd(&x) != (unsigned)(s[31] >> 7))
-		fe_neg(&x, &x);
+	r = decode_x(&x, &u, &t, s);
+	if (r < 0)
+		return r;
 	h->X = x;
 	h->Z = FE_ONE;
 	fe_mul(&h->T, &h->X, &h->Y);
 	return 0;
+}
+
+int ksp_ed25519_decode_y(const uint8_t s[32], uint64_t y[5])
+{
+	fe f;
+	int r = decode_y(&f, s);
+
+	memcpy(y, f.v, sizeof(f.v));
+	return r;
+}
+
+int ksp_ed25519_decode_x(const uint8_t s[32], uint64_t x[5], const uint64_t u[5], const uint64_t vxx[5])
+{
+	uint8_t c[32];
+	fe fx, fu, fv;
+	int r;
+
+	memcpy(fx.v, x, sizeof(fx.v));
+	memcpy(fu.v, u, sizeof(fu.v));
+	memcpy(fv.v, vxx, sizeof(fv.v));
+	r = decode_x(&fx, &fu, &fv, s);
+	/* limbs below 2^51 (fe_neg leaves them below 2^55) */
+	fe_tobytes(c, &fx);
+	fe_frombytes(&fx, c);
+	memcpy(x, fx.v, sizeof(fx.v));
+	return r;
+}
+
+void ksp_ed25519_fe_store(uint8_t s[32], const uint64_t f[5])
+{
+	fe h;
+
+	memcpy(h.v, f, sizeof(h.v));
+	fe_tobytes(s, &h);
 }
 
 /* ---- scalars mod L -------------------------------------------------------- */

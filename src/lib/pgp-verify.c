@@ -34,6 +34,7 @@ struct ksp_pgp_vkey {
 	 * tables while ksp_pgp_vkey_add_tables() keeps them */
 	struct ksp_ed25519_key *ed;
 	bool ed_refused;     /* Ed25519 point libgcrypt refuses (or aborts on): all bad */
+	bool ed_later;       /* edp holds only the point, ksp_pgp_vkey_new_many() goes on */
 	struct ksp_ed25519_pub edp;
 };
 
@@ -112,9 +113,15 @@ void ksp_pgp_vkey_free(struct ksp_pgp_vkey *k)
 	}
 }
 
-/* The compact Ed25519 key (no sexp: libgcrypt is not used for these). */
-static void ed25519_prepare(struct ksp_pgp_vkey *k, const uint8_t q[32])
+/* The compact Ed25519 key (no sexp: libgcrypt is not used for these);
+ * @later: only the point, for ksp_pgp_vkey_new_many() to finish. */
+static void ed25519_prepare(struct ksp_pgp_vkey *k, const uint8_t q[32], bool later)
 {
+	if (later) {
+		memcpy(k->edp.enc, q, 32);
+		k->ed_later = true;
+		return;
+	}
 	k->ed_refused = ksp_ed25519_pub_init(&k->edp, q) < 0;
 }
 
@@ -131,7 +138,7 @@ void ksp_pgp_vkey_drop_tables(struct ksp_pgp_vkey *k)
 	k->ed = NULL;
 }
 
-int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret)
+static int vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret, bool ed_later)
 {
 	const uint8_t *b = pk->body;
 	size_t len = pk->body_len, p;
@@ -212,7 +219,7 @@ int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret)
 			goto unsupported;
 		k->kind = VK_EDDSA;
 		k->qbytes = 32;
-		ed25519_prepare(k, b + p + 1);
+		ed25519_prepare(k, b + p + 1, ed_later);
 		break;
 	}
 	case KSP_PGP_PK_ED25519:
@@ -220,7 +227,7 @@ int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret)
 			goto bad_msg;
 		k->kind = VK_EDDSA;
 		k->qbytes = 32;
-		ed25519_prepare(k, b + p);
+		ed25519_prepare(k, b + p, ed_later);
 		break;
 	case KSP_PGP_PK_ED448:
 		if (len - p < 57)
@@ -247,6 +254,63 @@ bad:
 unsupported:
 	ksp_pgp_vkey_free(k);
 	return KSP_VERIFY_UNSUPPORTED;
+}
+
+int ksp_pgp_vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret)
+{
+	return vkey_new(pk, ret, false);
+}
+
+/* the compact Ed25519 keys of ed[0..m), m <= 8, eight at a time where the
+ * CPU can (a short group is filled up with its first again) */
+static void ed_finish(struct ksp_pgp_vkey **ed, size_t m)
+{
+	if (m > 1 && ksp_ed25519_x8_usable()) {
+		struct ksp_ed25519_pub tmp[8], *p[8];
+		const uint8_t *q[8];
+		int res[8];
+
+		for (size_t j = 0; j < 8; j++) {
+			struct ksp_pgp_vkey *k = ed[j < m ? j : 0];
+
+			/* the points are read from copies: each lane's
+			 * output is cleared first */
+			memcpy(tmp[j].enc, k->edp.enc, 32);
+			q[j] = tmp[j].enc;
+			p[j] = j < m ? &k->edp : &tmp[j];
+		}
+		ksp_ed25519_pub_init_x8(p, q, res);
+		for (size_t j = 0; j < m; j++) {
+			ed[j]->ed_refused = res[j] < 0;
+			ed[j]->ed_later = false;
+		}
+		return;
+	}
+	for (size_t j = 0; j < m; j++) {
+		uint8_t q[32];
+
+		memcpy(q, ed[j]->edp.enc, 32);
+		ed[j]->ed_refused = ksp_ed25519_pub_init(&ed[j]->edp, q) < 0;
+		ed[j]->ed_later = false;
+	}
+}
+
+void ksp_pgp_vkey_new_many(const struct ksp_pgp_pubkey *const *pk, size_t n, struct ksp_pgp_vkey **ret, int *rc)
+{
+	struct ksp_pgp_vkey *ed[8];
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		rc[i] = vkey_new(pk[i], &ret[i], true);
+		if (ret[i] == NULL || !ret[i]->ed_later)
+			continue;
+		ed[m++] = ret[i];
+		if (m == 8) {
+			ed_finish(ed, m);
+			m = 0;
+		}
+	}
+	ed_finish(ed, m);
 }
 
 /* Left-pad the value v[0..vlen) to n octets into out. */

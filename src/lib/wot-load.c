@@ -447,17 +447,59 @@ static void signer_fpr_hex(const struct signer *s, char out[65])
 	hex_encode(s->fpr, s->fpr_len, out);
 }
 
-static void prep_one(struct loader *l, struct signer *s)
+/* ksp_pgp_vkey_new_many() for who[0..m): 0 or -ENOMEM */
+static int vkeys_make(struct signer **who, const struct ksp_pgp_pubkey *const *pp, size_t m)
+{
+	struct ksp_pgp_vkey *vk[16];
+	int rc[16], r = 0;
+
+	ksp_pgp_vkey_new_many(pp, m, vk, rc);
+	for (size_t j = 0; j < m; j++) {
+		who[j]->vk = vk[j];
+		if (rc[j] < 0)
+			r = rc[j];
+	}
+	return r;
+}
+
+/* The keys of the signers sg[0..n) not prepared yet, together (Ed25519
+ * ones eight at a time where the CPU can): 0 or -ENOMEM. */
+static int signer_vkeys(struct signer *const *sg, size_t n)
+{
+	struct ksp_pgp_pubkey pk[16];
+	const struct ksp_pgp_pubkey *pp[16];
+	struct signer *who[16];
+	size_t m = 0;
+	int r = 0, r2;
+
+	for (size_t i = 0; i < n; i++) {
+		struct signer *s = sg[i];
+
+		if (s->vk_tried)
+			continue;
+		s->vk_tried = true;
+		/* as signer_vkey() */
+		if (ksp_pgp_parse_pubkey(s->body, s->body_len, false, &pk[m]) < 0)
+			continue;
+		pp[m] = &pk[m];
+		who[m++] = s;
+		if (m == ARRAY_SIZE(pk)) {
+			r2 = vkeys_make(who, pp, m);
+			r = r2 < 0 ? r2 : r;
+			m = 0;
+		}
+	}
+	if (m == 0)
+		return r;
+	r2 = vkeys_make(who, pp, m);
+	return r2 < 0 ? r2 : r;
+}
+
+/* A prepared signer's tables, if it earns them (see TABLES_MAX). */
+static void prep_tables(struct loader *l, struct signer *s)
 {
 	int r;
 
-	if (!s->vk_tried) {
-		r = signer_vkey(s);
-		if (r < 0) {
-			atomic_store(&l->prep_err, r);
-			return;
-		}
-	}
 	if (s->vk && !l->x8 && s->uses >= TABLES_USES && atomic_load(&l->n_tables) < TABLES_MAX) {
 		r = ksp_pgp_vkey_add_tables(s->vk);
 		if (r < 0)
@@ -573,8 +615,16 @@ static void prep_some(struct loader *l)
 		if (i >= b->n_prep)
 			break;
 		size_t e = i + 16 < b->n_prep ? i + 16 : b->n_prep;
+		struct signer *sg[16];
+		int r;
+
 		for (size_t j = i; j < e; j++)
-			prep_one(l, &l->signers[b->prep[j]]);
+			sg[j - i] = &l->signers[b->prep[j]];
+		r = signer_vkeys(sg, e - i);
+		if (r < 0)
+			atomic_store(&l->prep_err, r);
+		for (size_t j = 0; j < e - i; j++)
+			prep_tables(l, sg[j]);
 		atomic_fetch_add(&l->prep_done, e - i);
 	}
 	/* no signature before every signer is ready (the others' last

@@ -209,6 +209,39 @@ static int x8_verify(const struct ksp_ed25519_pub *p, const uint8_t *msg, size_t
 	return res[lane];
 }
 
+/* ksp_ed25519_pub_init_x8() with @pub in a random lane and random octets
+ * (mostly refused) or keys in the others: true when a lane's answer or
+ * compact key is not ksp_ed25519_pub_init()'s (false where there is no
+ * AVX-512 IFMA) */
+static bool x8_pub_init_differs(const uint8_t pub[32])
+{
+	struct ksp_ed25519_pub pp[8], one, *ptr[8];
+	const uint8_t *in[8];
+	uint8_t other[8][32];
+	int res[8], lane = (int)(rnd() % 8);
+
+	if (!ksp_ed25519_x8_usable())
+		return false;
+	for (int i = 0; i < 8; i++) {
+		rnd_bytes(other[i], 32);
+		if (rnd() % 2)
+			ksp_ed25519_public(other[i], other[i]);
+		in[i] = other[i];
+		ptr[i] = &pp[i];
+	}
+	in[lane] = pub;
+	ksp_ed25519_pub_init_x8(ptr, in, res);
+	for (int i = 0; i < 8; i++) {
+		int r = ksp_ed25519_pub_init(&one, in[i]);
+
+		if (r != res[i] || memcmp(&one, &pp[i], sizeof(one)) != 0) {
+			fprintf(stderr, "pub_init_x8: lane %d: %d, one at a time %d\n", i, res[i], r);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* 1 good, 0 not (a key we refuse verifies nothing); 2 when the compact key
  * (ksp_ed25519_pub), with or without tables made from it, or the eight-lane
  * verification disagrees */
@@ -218,6 +251,8 @@ static int our_verify(const uint8_t pub[32], const uint8_t *msg, size_t len, con
 	struct ksp_ed25519_pub p;
 	int r, rp, rt, r8;
 
+	if (x8_pub_init_differs(pub))
+		return 2;
 	if (ksp_ed25519_key_new(pub, &k) < 0)
 		return ksp_ed25519_pub_init(&p, pub) == -EINVAL ? 0 : 2;
 	r = ksp_ed25519_verify(k, msg, len, sig);
@@ -441,6 +476,7 @@ static int test_bit_flips(void)
 		int r;
 
 		pub[b / 8] ^= (uint8_t)(1 << (b % 8));
+		TS_ASSERT(!x8_pub_init_differs(pub));
 		r = ksp_ed25519_key_new(pub, &k2);
 		if (r < 0) {
 			TS_ASSERT_INT_EQ(r, -EINVAL);
@@ -674,6 +710,7 @@ static int test_noncanonical(void)
 			pub[0] = (uint8_t)(0xed + i);
 			pub[31] = sign ? 0xff : 0x7f;
 			TS_ASSERT_INT_EQ(ksp_ed25519_key_new(pub, &k), -EINVAL);
+			TS_ASSERT(!x8_pub_init_differs(pub));
 			rnd_bytes(sig + 32, 32);
 			base_mul_any(&p, sig + 32);
 			enc(sig, &p);
@@ -694,6 +731,7 @@ static int test_noncanonical(void)
 		if (v % 2)
 			pub[31] |= 0x80;
 		TS_ASSERT_INT_EQ(ksp_ed25519_key_new(pub, &k), -EINVAL);
+		TS_ASSERT(!x8_pub_init_differs(pub));
 		memset(sig, 0, 32);
 		sig[0] = 1;
 		memset(sig + 32, 0, 32);
@@ -892,3 +930,53 @@ static int test_x8_lanes(void)
 	return 0;
 }
 DEFINE_TEST(test_x8_lanes, "eight lanes at once give the one-at-a-time verdicts");
+
+/* keys prepared eight at a time: random octets (about half are points),
+ * keys of seeds, every small-order point: ksp_ed25519_pub_init()'s answers */
+static int test_x8_pub_init(void)
+{
+	int rounds = slow() ? 4 : 300, ok = 0, refused = 0;
+	struct p3 T[8];
+
+	init();
+	if (!ksp_ed25519_x8_usable()) {
+		fprintf(stderr, "x8: this CPU has no AVX-512 IFMA: keys are prepared one at a time\n");
+		return 0;
+	}
+	TS_ASSERT_INT_EQ(small_order_points(T), 8);
+	for (int r = 0; r < rounds; r++) {
+		struct ksp_ed25519_pub pp[8], one, *ptr[8];
+		const uint8_t *in[8];
+		uint8_t keys[8][32];
+		int res[8];
+
+		for (int i = 0; i < 8; i++) {
+			rnd_bytes(keys[i], 32);
+			switch (rnd() % 4) {
+			case 0:
+				ksp_ed25519_public(keys[i], keys[i]);
+				break;
+			case 1:
+				enc(keys[i], &T[rnd() % 8]);
+				break;
+			default:
+				break;
+			}
+			in[i] = keys[i];
+			ptr[i] = &pp[i];
+		}
+		ksp_ed25519_pub_init_x8(ptr, in, res);
+		for (int i = 0; i < 8; i++) {
+			TS_ASSERT_INT_EQ(res[i], ksp_ed25519_pub_init(&one, in[i]));
+			TS_ASSERT(memcmp(&one, &pp[i], sizeof(one)) == 0);
+			if (res[i] == 0)
+				ok++;
+			else
+				refused++;
+		}
+	}
+	fprintf(stderr, "x8 keys: %d prepared, %d refused, every lane as one at a time\n", ok, refused);
+	TS_ASSERT(ok > 0 && refused > 0);
+	return 0;
+}
+DEFINE_TEST(test_x8_pub_init, "keys prepared eight at a time as one at a time");
