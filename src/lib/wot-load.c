@@ -1285,6 +1285,20 @@ static int read_batch(struct loader *l, struct ksp_pgp_reader *rd, struct batch 
 	return 0;
 }
 
+/* The next batch read, and its signatures being checked from now on. */
+static int batch_begin(struct loader *l, struct ksp_pgp_reader *rd, struct batch *b, bool *end)
+{
+	int r = read_batch(l, rd, b, end);
+
+	if (r < 0 || !l->verify || b->n_in == 0)
+		return r;
+	r = plan_jobs(l, b);
+	if (r < 0)
+		return r;
+	verify_start(l, b);
+	return 0;
+}
+
 KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t len, const char *source,
 			    unsigned int flags, uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad)
 {
@@ -1359,15 +1373,9 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 	 * before it is written */
 	cur = &l.bt[0];
 	next = &l.bt[1];
-	r = read_batch(&l, rd, cur, &end);
+	r = batch_begin(&l, rd, cur, &end);
 	if (r < 0)
 		goto out;
-	if (l.verify && cur->n_in) {
-		r = plan_jobs(&l, cur);
-		if (r < 0)
-			goto out;
-		verify_start(&l, cur);
-	}
 	while (cur->n_in > 0) {
 		struct batch *t;
 
@@ -1375,15 +1383,9 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 		if (r < 0)
 			goto out;
 		if (!end) {
-			r = read_batch(&l, rd, next, &end);
+			r = batch_begin(&l, rd, next, &end);
 			if (r < 0)
 				goto out;
-			if (l.verify && next->n_in) {
-				r = plan_jobs(&l, next);
-				if (r < 0)
-					goto out;
-				verify_start(&l, next);
-			}
 		}
 		cursor = 0;
 		for (size_t i = 0; i < cur->n_in; i++) {
