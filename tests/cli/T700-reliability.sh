@@ -92,11 +92,11 @@ sum_base=$(dumpsum "$base")
 bulk=("$H/uids.pgp" "$FX/alice-rsa.asc" "$FX/several.gpg" "$FX/carol-nonlatin.asc")
 nfault=0
 
-# ---- disk full: a 512 KB tmpfs with 40 KB left, then with nothing left ---
+# ---- disk full: a 2 MB tmpfs with 40 KB left, then with nothing left -----
 test_begin T700-disk-full
 mnt=$TEST_TMP/full
 mkdir -p "$mnt"
-if mount -t tmpfs -o size=512k,mode=0755 ksp-t700 "$mnt" 2>/dev/null; then
+if mount -t tmpfs -o size=2m,mode=0755 ksp-t700 "$mnt" 2>/dev/null; then
 	cp "$base" "$mnt/s.db"
 	avail=$(df -k --output=avail "$mnt" | tail -n 1)
 	dd if=/dev/zero of="$mnt/fill" bs=1k count=$((avail - 40)) 2>/dev/null
