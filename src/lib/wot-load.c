@@ -1285,13 +1285,13 @@ static int read_batch(struct loader *l, struct ksp_pgp_reader *rd, struct batch 
 	return 0;
 }
 
-/* The next batch read, and its signatures being checked from now on. */
-static int batch_begin(struct loader *l, struct ksp_pgp_reader *rd, struct batch *b, bool *end)
+/* Batch @b (read) checked on the threads from now on. */
+static int batch_start(struct loader *l, struct batch *b)
 {
-	int r = read_batch(l, rd, b, end);
+	int r;
 
-	if (r < 0 || !l->verify || b->n_in == 0)
-		return r;
+	if (!l->verify || b->n_in == 0)
+		return 0;
 	r = plan_jobs(l, b);
 	if (r < 0)
 		return r;
@@ -1373,20 +1373,29 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 	 * before it is written */
 	cur = &l.bt[0];
 	next = &l.bt[1];
-	r = batch_begin(&l, rd, cur, &end);
+	r = read_batch(&l, rd, cur, &end);
+	if (r < 0)
+		goto out;
+	r = batch_start(&l, cur);
 	if (r < 0)
 		goto out;
 	while (cur->n_in > 0) {
 		struct batch *t;
 
-		r = verify_finish(&l);
-		if (r < 0)
-			goto out;
+		/* read the next batch while the threads check this one, then
+		 * check that one while this one is written */
+		next->n_in = 0;
 		if (!end) {
-			r = batch_begin(&l, rd, next, &end);
+			r = read_batch(&l, rd, next, &end);
 			if (r < 0)
 				goto out;
 		}
+		r = verify_finish(&l);
+		if (r < 0)
+			goto out;
+		r = batch_start(&l, next);
+		if (r < 0)
+			goto out;
 		cursor = 0;
 		for (size_t i = 0; i < cur->n_in; i++) {
 			const struct ksp_pgp_key *key = cur->in[i];
