@@ -247,10 +247,20 @@ enum ksp_wot_load_flags {
  * keyserver dumps) with the native reader and stores keys, user IDs and
  * third-party certifications (0x10-0x13, 0x30), in one transaction.
  * Malformed keys are skipped and counted (logged with file and offset).
- * Certifications are stored unverified (verification: a later release).
- * Returns 0; -EBADMSG (no key, or --strict and a bad key), -ENOMEM, -errno. */
+ * Every signature is checked (verified = 1 good, 2 bad, 3 unsupported,
+ * 4 issuer not in the store) unless KSP_WOT_LOAD_NO_VERIFY.
+ * Returns 0; -EBADMSG (no key, or --strict and a bad key), -ENOMEM, -errno;
+ * on failure nothing was stored.
+ * ksp_wot_load_fd() reads @fd (not closed): a regular file is mapped
+ * read-only and the pages already read are given back to the kernel as
+ * the load goes on, so that a keyring of gigabytes does not sit in memory
+ * whole (as with any mapping, a file truncated while it is read raises
+ * SIGBUS); anything else is read whole first.  @source names it in
+ * messages. */
 int ksp_wot_load(struct ksp_store *store, const void *data, size_t len, const char *source,
 		 unsigned int flags, uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad);
+int ksp_wot_load_fd(struct ksp_store *store, int fd, const char *source, unsigned int flags,
+		    uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad);
 
 struct ksp_wot_stats;
 enum ksp_wot_flags {
@@ -259,7 +269,7 @@ enum ksp_wot_flags {
 };
 /* Builds the graph from the store and computes its metrics: strongly
  * connected components, the strong set, every strong-set key's MSD.
- * Returns 0, -ENOMEM, -EOPNOTSUPP (only KSP_WOT_STRUCTURAL so far). */
+ * Returns 0, -ENOMEM, -errno. */
 int ksp_wot_stats_new(struct ksp_store *store, int64_t at, unsigned int flags,
 		      struct ksp_wot_stats **ret);
 
@@ -277,6 +287,9 @@ struct ksp_wot_scan;
 int ksp_wot_scan_new(struct ksp_ctx *ctx, struct ksp_wot_scan **ret);
 int ksp_wot_scan_add(struct ksp_wot_scan *scan, const void *data, size_t len, const char *source,
 		     uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad);
+/* The same from @fd (not closed), read as ksp_wot_load_fd() reads it. */
+int ksp_wot_scan_add_fd(struct ksp_wot_scan *scan, int fd, const char *source, uint64_t *ret_keys,
+			uint64_t *ret_certs, uint64_t *ret_bad);
 struct ksp_wot_scan *ksp_wot_scan_free(struct ksp_wot_scan *scan);
 /* A user ID to show beside a key of the scan, as ksp_store_get_key_uid()
  * (unchecked: the one a self-signature marks primary, else the first). */

@@ -113,17 +113,16 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 	if (cli->json)
 		printf("{\"format_version\":1,\"files\":[");
 	for (int i = optind; i < argc; i++) {
-		struct cli_mapped f;
 		uint64_t k = 0, ce = 0, b = 0;
+		int fd = cli_open_input(argv[i]);
 
-		r = cli_map_file(argv[i], &f);
-		if (r < 0) {
-			fprintf(stderr, "ksp: %s: cannot read: %s; nothing was loaded\n", argv[i], strerror(-r));
+		if (fd < 0) {
+			fprintf(stderr, "ksp: %s: cannot read: %s; nothing was loaded\n", argv[i], strerror(-fd));
 			status = KSP_EXIT_ERROR;
 			break;
 		}
-		r = ksp_wot_load(store, f.data, f.len, argv[i], flags, &k, &ce, &b);
-		cli_unmap_file(&f);
+		r = ksp_wot_load_fd(store, fd, argv[i], flags, &k, &ce, &b);
+		cli_close_input(fd);
 		if (r < 0) {
 			status = cli_fail(cli, r, "%s: cannot load", argv[i]);
 			break;
@@ -293,18 +292,17 @@ static int scan_keyrings(struct ksp_cli *cli, const struct graph_opts *o, struct
 	if (r < 0)
 		return cli_fail(cli, r, "cannot read the keyrings");
 	for (int i = 0; i < o->n_keyrings; i++) {
-		struct cli_mapped f;
+		int fd = cli_open_input(o->keyrings[i]);
 
-		r = cli_map_file(o->keyrings[i], &f);
-		if (r < 0) {
+		if (fd < 0) {
 			char *e = cli_escape(o->keyrings[i], strlen(o->keyrings[i]), KSP_ESCAPE_TERMINAL);
 			cli_err(cli, "%s: cannot read: %s; check the file name and its permissions", e ? e : "?",
-				strerror(-r));
+				strerror(-fd));
 			free(e);
 			return KSP_EXIT_ERROR;
 		}
-		r = ksp_wot_scan_add(g->scan, f.data, f.len, o->keyrings[i], NULL, NULL, NULL);
-		cli_unmap_file(&f);
+		r = ksp_wot_scan_add_fd(g->scan, fd, o->keyrings[i], NULL, NULL, NULL);
+		cli_close_input(fd);
 		if (r < 0)
 			return cli_fail(cli, r, "%s: cannot read", o->keyrings[i]);
 	}

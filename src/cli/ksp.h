@@ -62,16 +62,12 @@ const struct ksp_cmd *cli_find(const struct ksp_cmd *const *table, const char *n
 /* Open the store named by -d / KSP_DB / ./ksp.db. */
 int cli_open_store(struct ksp_cli *cli, unsigned int flags, struct ksp_store **ret);
 
-/* A whole file (- is stdin): mapped when it is a regular file, else read.
- * data/len are valid until cli_unmap_file().  Returns 0 or -errno. */
-struct cli_mapped {
-	const uint8_t *data;
-	size_t len;
-	void *map;    /* mmap()ed, or NULL */
-	uint8_t *buf; /* read(), or NULL */
-};
-int cli_map_file(const char *path, struct cli_mapped *m);
-void cli_unmap_file(struct cli_mapped *m);
+/* A keyring for ksp_wot_load_fd() / ksp_wot_scan_add_fd(): @path opened
+ * (- is stdin), and until cli_close_input() a SIGBUS (the file shrank
+ * while it was mapped) ends ksp with one line naming it.  Returns the
+ * descriptor or -errno. */
+int cli_open_input(const char *path);
+void cli_close_input(int fd);
 
 /* Escaped user IDs for the terminal and JSON; caller frees. */
 char *cli_escape(const void *s, size_t len, unsigned int format);

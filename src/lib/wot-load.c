@@ -39,6 +39,7 @@
 
 #include "lib/libksp-private.h"
 #include "lib/ed25519-private.h"
+#include "lib/input-private.h"
 #include "lib/pgp-verify.h"
 #include "shared/util.h"
 
@@ -99,6 +100,7 @@ struct loader {
 	size_t n_extra, cap_extra;
 	struct signer *signers;
 	size_t n_signers, cap_signers;
+	uint8_t *bodies; /* the input's signer key packets, when the input's pages go back */
 	int32_t *buckets;
 	size_t n_buckets;
 
@@ -296,10 +298,15 @@ static int fetch_issuer(struct loader *l, sqlite3_stmt *st, const struct ksp_pgp
 	return r;
 }
 
-/* Pass 1: every primary key of the (decoded) input into the signer index. */
-static int index_input(struct loader *l, const uint8_t *data, size_t len)
+/* Pass 1: every primary key of the (decoded) input into the signer index.
+ * When the input's pages are given back behind the reader (@in), their key
+ * packets are copied (the public part of an Ed25519 key is 51 bytes, of an
+ * RSA-4096 one 526): a signer first needed far behind would otherwise bring
+ * its page back. */
+static int index_input(struct loader *l, const uint8_t *data, size_t len, struct ksp_input *in)
 {
-	size_t pos = 0;
+	size_t pos = 0, mark = 0, n_bytes = 0, cap_bytes = 0, first = l->n_signers;
+	bool copy = in && in->map && data == in->data;
 
 	while (pos < len) {
 		struct ksp_pgp_packet pkt;
@@ -310,11 +317,33 @@ static int index_input(struct loader *l, const uint8_t *data, size_t len)
 		if ((pkt.tag == KSP_PGP_TAG_PUBLIC_KEY || pkt.tag == KSP_PGP_TAG_SECRET_KEY) && pkt.joined == NULL &&
 		    ksp_pgp_parse_pubkey(pkt.body, pkt.body_len, pkt.tag == KSP_PGP_TAG_SECRET_KEY, &pk) == 0 &&
 		    ksp_pgp_fingerprint(&pk) == 0) {
+			size_t before = l->n_signers;
 			if (add_signer(l, &pk) < 0)
 				return -ENOMEM;
+			if (copy && l->n_signers > before) {
+				if (grow((void **)&l->bodies, &cap_bytes, n_bytes + pk.body_len, 1) < 0)
+					return -ENOMEM;
+				memcpy(l->bodies + n_bytes, pk.body, pk.body_len);
+				n_bytes += pk.body_len;
+			}
 			l->n_index++;
 		}
 		free(pkt.joined);
+		/* the signers point into the data: a key read again comes back
+		 * from the file */
+		ksp_input_drop(in, &mark, data + pos);
+	}
+	ksp_input_drop(in, &mark, data + len);
+	if (copy && n_bytes > 0) {
+		uint8_t *b = realloc(l->bodies, n_bytes); /* the rest back */
+		if (b)
+			l->bodies = b;
+		/* in the same order as they were added */
+		n_bytes = 0;
+		for (size_t i = first; i < l->n_signers; i++) {
+			l->signers[i].body = l->bodies + n_bytes;
+			n_bytes += l->signers[i].body_len;
+		}
 	}
 	return build_index(l);
 }
@@ -1250,6 +1279,7 @@ static void loader_done(struct loader *l)
 	sqlite3_finalize(l->st_issuer);
 	free(l->extra);
 	free(l->signers);
+	free(l->bodies);
 	free(l->buckets);
 	for (size_t i = 0; i < ARRAY_SIZE(l->index_sql); i++)
 		free(l->index_sql[i]);
@@ -1299,14 +1329,16 @@ static int batch_start(struct loader *l, struct batch *b)
 	return 0;
 }
 
-KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t len, const char *source,
-			    unsigned int flags, uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad)
+/* ksp_wot_load() and ksp_wot_load_fd(): @in, when not NULL, is where
+ * @data comes from (its pages are given back as the load goes past them). */
+static int load(struct ksp_store *store, const void *data, size_t len, struct ksp_input *in, const char *source,
+		unsigned int flags, uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad)
 {
 	struct loader l = { .store = store };
 	struct ksp_pgp_reader *rd = NULL;
 	struct batch *cur, *next;
 	const uint8_t *rdata;
-	size_t rlen, cursor = 0;
+	size_t rlen, cursor = 0, mark = 0;
 	uint64_t seen = 0;
 	bool end = false;
 	int r;
@@ -1357,6 +1389,8 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 	if (r < 0)
 		goto out;
 	rdata = ksp_pgp_reader_data(rd, &rlen);
+	if (ksp_pgp_reader_armored(rd) && in)
+		ksp_input_drop(in, &mark, in->data + in->len); /* decoded: the text is not read again */
 	if (l.verify) {
 		sqlite3_stmt *st = NULL;
 		if (sqlite3_prepare_v2(l.db, "SELECT 1 FROM keys LIMIT 1", -1, &st, NULL) == SQLITE_OK)
@@ -1365,7 +1399,7 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 		r = prep(&l, &l.st_issuer, "SELECT keydata FROM keys WHERE keyid = ? AND keydata IS NOT NULL");
 		if (r < 0)
 			goto out;
-		r = index_input(&l, rdata, rlen);
+		r = index_input(&l, rdata, rlen, in);
 		if (r < 0)
 			goto out;
 	}
@@ -1414,6 +1448,9 @@ KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t le
 		for (size_t i = 0; i < cur->n_in; i++)
 			ksp_pgp_key_free(cur->in[i]);
 		cur->n_in = 0;
+		/* what is left to read, and the batch being checked, start here */
+		if (next->n_in > 0)
+			ksp_input_drop(in, &mark, rdata + next->in[0]->offset);
 		ksp_progress(l.ctx, l.verify ? "loading and verifying keys" : "loading keys", seen,
 			     end && next->n_in == 0 ? seen : (l.n_index > seen ? l.n_index : 0));
 		t = cur;
@@ -1480,4 +1517,28 @@ out:
 	if (ret_bad)
 		*ret_bad = l.bad;
 	return 0;
+}
+
+KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t len, const char *source,
+			    unsigned int flags, uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad)
+{
+	return load(store, data, len, NULL, source, flags, ret_keys, ret_certs, ret_bad);
+}
+
+KSP_EXPORT int ksp_wot_load_fd(struct ksp_store *store, int fd, const char *source, unsigned int flags,
+			       uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad)
+{
+	struct ksp_input in;
+	int r;
+
+	if (store == NULL)
+		return -EINVAL;
+	if (source == NULL)
+		source = "<input>";
+	r = ksp_input_open(ksp_store_get_ctx(store), fd, source, &in);
+	if (r < 0)
+		return r;
+	r = load(store, in.data, in.len, &in, source, flags, ret_keys, ret_certs, ret_bad);
+	ksp_input_close(&in);
+	return r;
 }

@@ -26,6 +26,7 @@
 
 #include <gcrypt.h>
 
+#include "lib/input-private.h"
 #include "lib/libksp-private.h"
 #include "lib/pgp.h"
 #include "lib/wot-scan.h"
@@ -455,12 +456,16 @@ static int scan_key(struct ksp_wot_scan *sc, const struct ksp_pgp_key *k, uint64
 	return 0;
 }
 
-KSP_EXPORT int ksp_wot_scan_add(struct ksp_wot_scan *sc, const void *data, size_t len, const char *source,
-				uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad)
+/* ksp_wot_scan_add() and ksp_wot_scan_add_fd(): @in, when not NULL, is
+ * where @data comes from (its pages are given back behind the reader). */
+static int scan_add(struct ksp_wot_scan *sc, const void *data, size_t len, struct ksp_input *in,
+		    const char *source, uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad)
 {
 	struct ksp_pgp_reader *rd = NULL;
 	struct ksp_pgp_key *k;
+	const uint8_t *rdata;
 	uint64_t keys = 0, certs = 0, bad;
+	size_t rlen, mark = 0;
 	int r;
 
 	if (sc == NULL || (data == NULL && len))
@@ -471,11 +476,19 @@ KSP_EXPORT int ksp_wot_scan_add(struct ksp_wot_scan *sc, const void *data, size_
 	r = ksp_pgp_reader_new(sc->ctx, data, len, source, &rd);
 	if (r < 0)
 		goto out;
+	rdata = ksp_pgp_reader_data(rd, &rlen);
+	if (ksp_pgp_reader_armored(rd) && in)
+		ksp_input_drop(in, &mark, in->data + in->len); /* decoded: the text is not read again */
 	while ((r = ksp_pgp_reader_next(rd, &k)) > 0) {
+		size_t end = k->end;
+
 		r = scan_key(sc, k, &certs);
 		ksp_pgp_key_free(k);
 		if (r < 0)
 			goto out;
+		/* nothing of a key is kept: the data read is not needed again */
+		if (end <= rlen)
+			ksp_input_drop(in, &mark, rdata + end);
 		keys++;
 		if ((keys & 1023) == 0)
 			ksp_progress(sc->ctx, "reading keys", keys, 0);
@@ -506,6 +519,30 @@ out:
 	ksp_pgp_reader_free(rd);
 	if (r < 0 && !ksp_get_error(sc->ctx))
 		ksp_set_error(sc->ctx, "%s: cannot read: %s", source, strerror(-r));
+	return r;
+}
+
+KSP_EXPORT int ksp_wot_scan_add(struct ksp_wot_scan *sc, const void *data, size_t len, const char *source,
+				uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad)
+{
+	return scan_add(sc, data, len, NULL, source, ret_keys, ret_certs, ret_bad);
+}
+
+KSP_EXPORT int ksp_wot_scan_add_fd(struct ksp_wot_scan *sc, int fd, const char *source, uint64_t *ret_keys,
+				   uint64_t *ret_certs, uint64_t *ret_bad)
+{
+	struct ksp_input in;
+	int r;
+
+	if (sc == NULL)
+		return -EINVAL;
+	if (source == NULL)
+		source = "keyring";
+	r = ksp_input_open(sc->ctx, fd, source, &in);
+	if (r < 0)
+		return r;
+	r = scan_add(sc, in.data, in.len, &in, source, ret_keys, ret_certs, ret_bad);
+	ksp_input_close(&in);
 	return r;
 }
 
