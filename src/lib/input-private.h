@@ -24,4 +24,6 @@ int ksp_input_open(struct ksp_ctx *ctx, int fd, const char *source, struct ksp_i
  * when @in is NULL, not mapped, or @upto lies outside the mapping (decoded
  * armor); pages go in chunks of some megabytes, all the rest at the end. */
 void ksp_input_drop(struct ksp_input *in, size_t *mark, const void *upto);
+/* The same up to the end of the mapping (@in may be NULL). */
+void ksp_input_drop_all(struct ksp_input *in, size_t *mark);
 void ksp_input_close(struct ksp_input *in);

@@ -78,6 +78,12 @@ void ksp_input_drop(struct ksp_input *in, size_t *mark, const void *upto)
 	*mark = to;
 }
 
+void ksp_input_drop_all(struct ksp_input *in, size_t *mark)
+{
+	if (in && in->map)
+		ksp_input_drop(in, mark, (const uint8_t *)in->map + in->len);
+}
+
 void ksp_input_close(struct ksp_input *in)
 {
 	if (in->map)

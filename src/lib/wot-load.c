@@ -331,9 +331,10 @@ static int index_input(struct loader *l, const uint8_t *data, size_t len, struct
 		free(pkt.joined);
 		/* the signers point into the data: a key read again comes back
 		 * from the file */
-		ksp_input_drop(in, &mark, data + pos);
+		if (in)
+			ksp_input_drop(in, &mark, data + pos);
 	}
-	ksp_input_drop(in, &mark, data + len);
+	ksp_input_drop_all(in, &mark);
 	if (copy && n_bytes > 0) {
 		uint8_t *b = realloc(l->bodies, n_bytes); /* the rest back */
 		if (b)
@@ -1389,8 +1390,8 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 	if (r < 0)
 		goto out;
 	rdata = ksp_pgp_reader_data(rd, &rlen);
-	if (ksp_pgp_reader_armored(rd) && in)
-		ksp_input_drop(in, &mark, in->data + in->len); /* decoded: the text is not read again */
+	if (ksp_pgp_reader_armored(rd))
+		ksp_input_drop_all(in, &mark); /* decoded: the text is not read again */
 	if (l.verify) {
 		sqlite3_stmt *st = NULL;
 		if (sqlite3_prepare_v2(l.db, "SELECT 1 FROM keys LIMIT 1", -1, &st, NULL) == SQLITE_OK)
@@ -1449,7 +1450,7 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 			ksp_pgp_key_free(cur->in[i]);
 		cur->n_in = 0;
 		/* what is left to read, and the batch being checked, start here */
-		if (next->n_in > 0)
+		if (in && next->n_in > 0)
 			ksp_input_drop(in, &mark, rdata + next->in[0]->offset);
 		ksp_progress(l.ctx, l.verify ? "loading and verifying keys" : "loading keys", seen,
 			     end && next->n_in == 0 ? seen : (l.n_index > seen ? l.n_index : 0));

@@ -477,8 +477,8 @@ static int scan_add(struct ksp_wot_scan *sc, const void *data, size_t len, struc
 	if (r < 0)
 		goto out;
 	rdata = ksp_pgp_reader_data(rd, &rlen);
-	if (ksp_pgp_reader_armored(rd) && in)
-		ksp_input_drop(in, &mark, in->data + in->len); /* decoded: the text is not read again */
+	if (ksp_pgp_reader_armored(rd))
+		ksp_input_drop_all(in, &mark); /* decoded: the text is not read again */
 	while ((r = ksp_pgp_reader_next(rd, &k)) > 0) {
 		size_t end = k->end;
 
@@ -487,7 +487,7 @@ static int scan_add(struct ksp_wot_scan *sc, const void *data, size_t len, struc
 		if (r < 0)
 			goto out;
 		/* nothing of a key is kept: the data read is not needed again */
-		if (end <= rlen)
+		if (in && end <= rlen)
 			ksp_input_drop(in, &mark, rdata + end);
 		keys++;
 		if ((keys & 1023) == 0)
