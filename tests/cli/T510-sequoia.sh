@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# ksp trust on Sequoia-WoT's crafted keyrings (../shared/keyrings/sequoia-wot,
+# ksp trust on Sequoia-WoT's crafted keyrings (tests/data/sequoia-wot,
 # README.md there: every file, its keys and reference times).
 #
 # ksp's model is not Sequoia's: a key is trusted when K vertex-disjoint
@@ -17,8 +17,8 @@ KSP="${KSP:-$top/ksp}"
 [ "${KSP_VALGRIND:-0}" = 1 ] && KSP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 $KSP"
 export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 name=T510-sequoia
-shared="${KSP_SHARED:-$top/../shared}"
-sq="$shared/keyrings/sequoia-wot"
+data="$top/tests/data"
+sq="$data/sequoia-wot"
 w=$(mktemp -d)
 export GNUPGHOME="$w/gnupg-must-stay-unused"
 export TMPDIR="$w/tmp"
@@ -42,9 +42,9 @@ known_bug() {
 }
 
 if [ ! -r "$sq/README.md" ]; then
-	echo "$name: $sq missing, skipped" >&2
-	echo "$name: 0 passed, 0 failed"
-	exit 0
+	echo "FAIL: $sq missing (part of the repository: git checkout tests/data)" >&2
+	echo "$name: 0 passed, 1 failed"
+	exit 1
 fi
 
 # fp FILE LOCAL: the fingerprint of the key of FILE with a user ID <LOCAL@...>
