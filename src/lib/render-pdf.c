@@ -40,6 +40,7 @@ struct pdf {
 		*f_mono_small, *f_num;
 	double pw, ph, x0, x1, top, bottom;
 	int pages;
+	unsigned long missing_glyphs; /* characters no font has, in all texts */
 };
 
 static cairo_status_t write_cb(void *closure, const unsigned char *data, unsigned int len)
@@ -75,6 +76,82 @@ static PangoLayout *mk_esc(struct pdf *p, const PangoFontDescription *fd, const 
 	l = mk(p, fd, e, width);
 	free(e);
 	return l;
+}
+
+/* English names of the scripts people write their names in, by ISO 15924
+ * code (GLib gives the code; the user is told the name and what to install). */
+static const char *script_name(GUnicodeScript sc, char code[5])
+{
+	static const struct {
+		char code[5];
+		const char *name;
+	} names[] = {
+		{ "Arab", "Arabic" },     { "Armn", "Armenian" },  { "Beng", "Bengali" },    { "Bopo", "Bopomofo" },
+		{ "Cher", "Cherokee" },   { "Cyrl", "Cyrillic" },  { "Deva", "Devanagari" }, { "Ethi", "Ethiopic" },
+		{ "Geor", "Georgian" },   { "Grek", "Greek" },     { "Gujr", "Gujarati" },   { "Guru", "Gurmukhi" },
+		{ "Hang", "Hangul" },     { "Hani", "Han" },       { "Hebr", "Hebrew" },     { "Hira", "Hiragana" },
+		{ "Khmr", "Khmer" },      { "Knda", "Kannada" },   { "Kana", "Katakana" },   { "Laoo", "Lao" },
+		{ "Latn", "Latin" },      { "Mlym", "Malayalam" }, { "Mong", "Mongolian" },  { "Mymr", "Myanmar" },
+		{ "Orya", "Oriya" },      { "Sinh", "Sinhala" },   { "Syrc", "Syriac" },     { "Taml", "Tamil" },
+		{ "Telu", "Telugu" },     { "Tfng", "Tifinagh" },  { "Thaa", "Thaana" },     { "Thai", "Thai" },
+		{ "Tibt", "Tibetan" },    { "Zyyy", "Common" },
+	};
+	guint32 t = g_unicode_script_to_iso15924(sc);
+
+	code[0] = (char)(t >> 24);
+	code[1] = (char)(t >> 16);
+	code[2] = (char)(t >> 8);
+	code[3] = (char)t;
+	code[4] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (memcmp(names[i].code, code, 4) == 0)
+			return names[i].name;
+	return code;
+}
+
+/* Counts the characters of @l that no font draws (pango's unknown glyphs:
+ * the glyph is the character with PANGO_GLYPH_UNKNOWN_FLAG) per script and
+ * tells doc->glyph_fn; @number and @fpr name whose text it is. */
+static void glyph_gaps(struct pdf *p, PangoLayout *l, int number, const char *fpr)
+{
+	struct {
+		GUnicodeScript sc;
+		unsigned int n;
+	} seen[8];
+	size_t n_seen = 0;
+	PangoLayoutIter *it;
+
+	if (l == NULL)
+		return;
+	it = pango_layout_get_iter(l);
+	do {
+		PangoGlyphItem *run = pango_layout_iter_get_run_readonly(it);
+
+		for (int i = 0; run && i < run->glyphs->num_glyphs; i++) {
+			PangoGlyph g = run->glyphs->glyphs[i].glyph;
+			GUnicodeScript sc;
+			size_t k;
+
+			if (!(g & PANGO_GLYPH_UNKNOWN_FLAG) || g == PANGO_GLYPH_INVALID_INPUT)
+				continue;
+			sc = g_unichar_get_script((gunichar)(g & ~PANGO_GLYPH_UNKNOWN_FLAG));
+			for (k = 0; k < n_seen && seen[k].sc != sc; k++)
+				;
+			if (k == n_seen) {
+				if (n_seen == ARRAY_SIZE(seen))
+					k = n_seen - 1; /* the rest counted with the last */
+				else
+					seen[n_seen++] = (typeof(seen[0])){ sc, 0 };
+			}
+			seen[k].n++;
+			p->missing_glyphs++;
+		}
+	} while (pango_layout_iter_next_run(it));
+	pango_layout_iter_free(it);
+	for (size_t k = 0; k < n_seen && p->doc->glyph_fn; k++) {
+		char code[5];
+		p->doc->glyph_fn(p->doc->glyph_data, number, fpr, script_name(seen[k].sc, code), seen[k].n);
+	}
 }
 
 static double lh(PangoLayout *l)
@@ -474,6 +551,7 @@ static int sheet(struct pdf *p)
 				r = -ENOMEM;
 				goto out;
 			}
+			glyph_gaps(p, rows[n].a, rp->number, rp->fpr_hex);
 			rows[n].h = lh(rows[n].a) + 1.5;
 			n++;
 		}
@@ -687,6 +765,7 @@ static int slip_make(struct pdf *p, const struct rd_part *rp, struct slip *s)
 		}
 		s->uid[i] = mk(p, p->f_text, strbuf_str(&sb), w);
 		strbuf_release(&sb);
+		glyph_gaps(p, s->uid[i], rp->number, rp->fpr_hex);
 		h += lh(s->uid[i]);
 	}
 	if (qr) {
@@ -773,7 +852,19 @@ int rd_pdf_render(const struct rd_doc *doc, struct strbuf *out)
 	int r;
 
 	r = pdf_open(&p, doc, out);
-	if (r == 0)
+	if (r == 0) {
+		/* the party's own fields, once (their layouts are made per page) */
+		const char *fields[] = { doc->name_esc, doc->location_esc };
+		for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+			PangoLayout *l = mk(&p, p.f_text, fields[i] ? fields[i] : "", 0);
+			glyph_gaps(&p, l, 0, NULL);
+			unref(l);
+		}
 		r = doc->kind == KSP_RENDER_SHEET ? sheet(&p) : slips(&p);
+	}
+	if (r >= 0 && p.missing_glyphs > 0 && (doc->flags & KSP_RENDER_STRICT_FONTS)) {
+		ksp_set_error(doc->ctx, "%lu character(s) have no glyph in any installed font", p.missing_glyphs);
+		r = -EILSEQ;
+	}
 	return pdf_close(&p, r);
 }

@@ -44,6 +44,9 @@ struct rd_doc {
 	size_t *sel; /* slips: indexes into parts of the keys to render */
 	size_t n_selected;
 	struct rd_part *you; /* --for, or NULL */
+	/* PDF: told of characters no font draws (ksp_render_opts_set_glyph_fn) */
+	void (*glyph_fn)(void *data, int number, const char *fpr, const char *script, unsigned int missing);
+	void *glyph_data;
 };
 
 /* A template, parsed.  @source names it in error messages. */

@@ -24,6 +24,8 @@ struct ksp_render_opts {
 	unsigned int paper;
 	unsigned int flags;
 	unsigned int count;
+	void (*glyph_fn)(void *data, int number, const char *fpr, const char *script, unsigned int missing);
+	void *glyph_data;
 };
 
 KSP_EXPORT int ksp_render_opts_new(struct ksp_ctx *ctx, struct ksp_render_opts **ret)
@@ -126,9 +128,21 @@ KSP_EXPORT int ksp_render_opts_set_paper(struct ksp_render_opts *opts, unsigned 
 
 KSP_EXPORT int ksp_render_opts_set_flags(struct ksp_render_opts *opts, unsigned int flags)
 {
-	if (opts == NULL || (flags & ~(unsigned)(KSP_RENDER_QR | KSP_RENDER_DRAFT)))
+	if (opts == NULL || (flags & ~(unsigned)(KSP_RENDER_QR | KSP_RENDER_DRAFT | KSP_RENDER_STRICT_FONTS)))
 		return -EINVAL;
 	opts->flags = flags;
+	return 0;
+}
+
+KSP_EXPORT int ksp_render_opts_set_glyph_fn(struct ksp_render_opts *opts,
+					     void (*fn)(void *data, int number, const char *fpr,
+							const char *script, unsigned int missing),
+					     void *data)
+{
+	if (opts == NULL)
+		return -EINVAL;
+	opts->glyph_fn = fn;
+	opts->glyph_data = data;
 	return 0;
 }
 
@@ -208,6 +222,8 @@ static int doc_init(struct rd_doc *doc, struct ksp_party *party, unsigned int ki
 		doc->paper = opts->paper;
 		doc->flags = opts->flags;
 		doc->count = opts->count;
+		doc->glyph_fn = opts->glyph_fn;
+		doc->glyph_data = opts->glyph_data;
 	}
 	doc->draft = !ksp_party_is_closed(party);
 	if (kind == KSP_RENDER_SHEET && doc->draft && !(doc->flags & KSP_RENDER_DRAFT)) {
