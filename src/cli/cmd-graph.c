@@ -173,7 +173,7 @@ static int parse(struct ksp_cli *cli, int argc, char *argv[], struct opts *o)
 	o->at = (int64_t)time(NULL);
 	o->depth = 2;
 	o->max_nodes = 2000;
-	while ((c = getopt_long(argc, argv, "T:o:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "T:o:", opts)) != -1) {
 		char *end;
 		unsigned long v;
 

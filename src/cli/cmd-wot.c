@@ -92,7 +92,7 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 	uint64_t keys = 0, certs = 0, bad = 0;
 	int c, r, status = KSP_EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		if (c == 's')
 			flags |= KSP_WOT_LOAD_STRICT;
 		else if (c == 'n')
@@ -234,7 +234,7 @@ static int parse_graph_opts_loop(struct ksp_cli *cli, const struct ksp_cmd *cmd,
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 's':
 			o->flags |= KSP_WOT_STRUCTURAL;

@@ -50,11 +50,20 @@ static const char *font_package(const char *script)
 	return "fonts-noto-core (or fonts-noto-extra)";
 }
 
+struct glyph_gap {
+	int number;
+	char fpr[65];
+	char script[32];
+	unsigned int missing;
+};
+
 struct glyph_report {
 	struct ksp_cli *cli;
 	const char *out;
 	bool strict;
 	unsigned long missing;
+	struct glyph_gap *gaps; /* for --json */
+	size_t n_gaps;
 };
 
 /* A user ID (or the party's name) with characters no installed font draws:
@@ -63,8 +72,18 @@ struct glyph_report {
 static void glyph_gap(void *data, int number, const char *fpr, const char *script, unsigned int missing)
 {
 	struct glyph_report *g = data;
+	struct glyph_gap *n;
 
 	g->missing += missing;
+	n = realloc(g->gaps, (g->n_gaps + 1) * sizeof(*g->gaps));
+	if (n) { /* without memory the JSON lacks the detail; the count stays */
+		g->gaps = n;
+		n = &g->gaps[g->n_gaps++];
+		n->number = number;
+		snprintf(n->fpr, sizeof(n->fpr), "%s", fpr ? fpr : "");
+		snprintf(n->script, sizeof(n->script), "%s", script);
+		n->missing = missing;
+	}
 	if (g->cli->quiet && !g->strict)
 		return;
 	if (number > 0)
@@ -104,7 +123,7 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 	int c, r, format = -1, status = KSP_EXIT_OK;
 	struct glyph_report gr = { .cli = cli };
 
-	while ((c = getopt_long(argc, argv, "f:o:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "f:o:", opts)) != -1) {
 		switch (c) {
 		case 'f':
 			format = parse_format(optarg);
@@ -183,6 +202,9 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		format = kind == KSP_RENDER_SHEET ? KSP_FORMAT_TXT : KSP_FORMAT_PDF;
 	if (format == KSP_FORMAT_PDF && tmpl)
 		return cli_usage_error(cli, cmd, full, "--template is for txt and html; the PDF is drawn by ksp itself");
+	if (cli->json && out == NULL)
+		return cli_usage_error(cli, cmd, full,
+				       "--json reports on the file written: give -o FILE (the %s itself is not JSON)", what);
 	if (format == KSP_FORMAT_PDF && out == NULL && isatty(1)) {
 		cli_err(cli, "will not write a PDF to a terminal; give -o FILE.pdf or redirect the output");
 		return KSP_EXIT_ERROR;
@@ -221,13 +243,35 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		cli_warn(cli, "a personal copy (--for) is not the announced list text; its digest differs");
 	if (kind == KSP_RENDER_SHEET && !ksp_party_is_closed(party))
 		cli_warn(cli, "the list is open: this sheet is a DRAFT, not for verifying");
-	if (out && !cli->quiet) {
+	if (cli->json) {
+		static const char *const fmts[] = { "txt", "html", "pdf" };
+		printf("{\"format_version\":1,\"file\":");
+		cli_json_str(stdout, out, strlen(out));
+		printf(",\"kind\":\"%s\",\"format\":\"%s\",\"pages\":", what, fmts[format]);
+		if (format == KSP_FORMAT_PDF)
+			printf("%d", r);
+		else
+			printf("null");
+		printf(",\"draft\":%s,\"missing_glyphs\":[", ksp_party_is_closed(party) ? "false" : "true");
+		for (size_t i = 0; i < gr.n_gaps; i++) {
+			printf("%s{\"number\":%d,\"fingerprint\":", i ? "," : "", gr.gaps[i].number);
+			if (*gr.gaps[i].fpr)
+				printf("\"%s\"", gr.gaps[i].fpr);
+			else
+				printf("null");
+			printf(",\"script\":");
+			cli_json_str(stdout, gr.gaps[i].script, strlen(gr.gaps[i].script));
+			printf(",\"missing\":%u}", gr.gaps[i].missing);
+		}
+		printf("]}\n");
+	} else if (out && !cli->quiet) {
 		if (format == KSP_FORMAT_PDF)
 			fprintf(stderr, "%s: %d page%s\n", out, r, r == 1 ? "" : "s");
 		else
 			fprintf(stderr, "%s: written\n", out);
 	}
 out:
+	free(gr.gaps);
 	ksp_render_opts_free(ro);
 	ksp_party_unref(party);
 	ksp_store_unref(store);
@@ -247,7 +291,7 @@ static int run_slips(struct ksp_cli *cli, int argc, char *argv[])
 const struct ksp_cmd ksp_cmd_party_sheet = {
 	.name = "sheet",
 	.run = run_sheet,
-	.usage = "[--format txt|html|pdf] [--for FPR|N] [--template FILE] [--paper a4|letter] [--draft] [--strict] [-o OUT]",
+	.usage = "[--format txt|html|pdf] [--for FPR|N] [--template FILE] [--paper a4|letter] [--draft] [--strict] [-o OUT [--json]]",
 	.help = "print the verification sheet of the frozen list",
 	.details = "The sheet shows the party, the list version and its digests (with room to write\n"
 		   "the announced ones), then every participant with boxes to tick per key and per\n"
@@ -269,7 +313,7 @@ const struct ksp_cmd ksp_cmd_party_sheet = {
 const struct ksp_cmd ksp_cmd_party_slips = {
 	.name = "slips",
 	.run = run_slips,
-	.usage = "[--format pdf|html|txt] [--qr] [--for FPR|N] [--count N] [--paper a4|letter] [--strict] [-o OUT]",
+	.usage = "[--format pdf|html|txt] [--qr] [--for FPR|N] [--count N] [--paper a4|letter] [--strict] [-o OUT [--json]]",
 	.help = "print fingerprint slips to cut out and hand out",
 	.details = "Slips of one key with --for (a participant's own, as gpg-key2ps makes them),\n"
 		   "else one block of slips per participant, each starting a new page.\n\n"
