@@ -249,6 +249,8 @@ static int parse_graph_opts_loop(struct ksp_cli *cli, const struct ksp_cmd *cmd,
 			break;
 		case 't': {
 			char *end;
+			if (cmd != &cmd_stats)
+				return cli_usage_error(cli, cmd, name, "--top is for 'wot stats'");
 			o->top = strtol(optarg, &end, 10);
 			if (*end || o->top < 0 || o->top > 1000000)
 				return cli_usage_error(cli, cmd, name, "--top takes a number");

@@ -188,6 +188,18 @@ int cli_getopt(struct ksp_cli *cli, int argc, char *argv[], const char *optstrin
 		int prev = optind ? optind : 1;
 
 		c = getopt_long(argc, argv, cli->optstring, cli->opts, NULL);
+		/* the option table the command parsed with (the last one, as
+		 * 'trust --model gnupg' parses again), for the completion test
+		 * (tests/cli/T030-completion.sh): print it, do nothing */
+		if (c == -1 && getenv("KSP_LIST_OPTIONS")) {
+			for (const struct option *o = cli->opts; o->name; o++)
+				printf("--%s\n", o->name);
+			for (const char *s = cli->optstring; *s; s++)
+				if (*s != ':')
+					printf("-%c\n", *s);
+			fflush(stdout);
+			_exit(KSP_EXIT_OK);
+		}
 		switch (c) {
 		case 'd':
 			if (strchr(optstring, 'd'))

@@ -283,8 +283,13 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 	struct ksp_party *party = NULL;
 	uint8_t *data = NULL;
 	size_t len = 0;
-	int r, v = 0, status;
+	static const struct option opts[] = { {} };
+	int c, r, v = 0, status;
 
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1)
+		return cli_usage_error(cli, &ksp_cmd_party_verify_list, "party verify-list", "bad option");
+	argc -= optind - 1; /* argv[1] the list file, as before */
+	argv += optind - 1;
 	if (argc != 2)
 		return cli_usage_error(cli, &ksp_cmd_party_verify_list, "party verify-list", "give one list file");
 	r = read_file_all(argv[1], 64u << 20, &data, &len);
