@@ -118,7 +118,8 @@ SYSTEM_LIBDIRS := /lib /usr/lib /usr/local/lib /lib64 /usr/lib64 \
                   $(addprefix /usr/lib/,$(shell $(CC) -print-multiarch 2>/dev/null)) \
                   $(addprefix /lib/,$(shell $(CC) -print-multiarch 2>/dev/null))
 INSTALL_RPATH   = $(if $(filter $(SYSTEM_LIBDIRS),$(LIBDIR)),,-Wl,-rpath,$(LIBDIR))
-src/cli/ksp.installed: $(CLI_OBJS) src/lib/$(SONAME) Makefile
+# (linked at every install: its RUNPATH depends on LIBDIR)
+src/cli/ksp.installed: $(CLI_OBJS) src/lib/$(SONAME) FORCE
 	$(call say,CCLD,$@)
 	$(Q)$(CC) $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(CLI_OBJS) -Lsrc/lib -lksp $(DEP_LIBS) $(INSTALL_RPATH)
 
@@ -218,5 +219,6 @@ CHECK_EXTRA :=
 include $(sort $(wildcard mk/*.mk))
 
 -include $(wildcard src/*/*.d tests/*/*.d)
-.PHONY: all tests deps print-deb-pkgs check check-asan check-valgrind demo bench install uninstall clean
+FORCE:
+.PHONY: FORCE all tests deps print-deb-pkgs check check-asan check-valgrind demo bench install uninstall clean
 .SECONDARY:
