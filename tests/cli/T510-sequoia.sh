@@ -251,7 +251,6 @@ for n in cliques cliques-local-optima cliques-local-optima-2; do
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["length"])' 2>&1)
 	case "$n" in cliques) want=11 ;; cliques-local-optima) want=9 ;; *) want=8 ;; esac
 	[ "$len" = "$want" ] && ok || bad "$n: wot path length $len, want $want"
-	t0=$(date +%s%N)
 	tq $n 2021-02-14 root target 0 1 "$want" --max-depth "$want"
 	tq $n 2021-02-14 root target 1 0 - --max-depth $((want - 1))
 	tq $n 2021-02-14 root target 0 1 "$want" --max-depth 20
@@ -267,8 +266,6 @@ for n in cliques cliques-local-optima cliques-local-optima-2; do
 	case "$tq_got" in "1 1 "*) ok ;; *) bad "$n: clique a, K=2: got '$tq_got', want exit 1 and 1 path" ;; esac
 	# nine disjoint one-hop paths inside a clique
 	tq $n 2021-02-14 "b-1 b-2 b-3 b-4 b-5 b-6 b-7 b-8 b-9" b-0 0 9 1,1,1,1,1,1,1,1,1 --min-paths 9 --max-depth 20
-	ms=$((($(date +%s%N) - t0) / 1000000))
-	if [ "${KSP_VALGRIND:-0}" = 1 ] || [ "$ms" -lt 8000 ]; then ok; else bad "$n: 7 queries took $ms ms"; fi
 done
 
 # --- infinity-and-beyond: u1 -> u2 -> ... -> u260 (ref. 2022-01-28 15:18) ----
