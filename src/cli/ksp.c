@@ -117,7 +117,7 @@ int cli_usage_error(struct ksp_cli *cli, const struct ksp_cmd *cmd, const char *
 }
 
 enum {
-	GOPT_DB = 0x1001,
+	GOPT_DB = 0x7f000001, /* far from the commands' own values (0x1000...) */
 	GOPT_JSON,
 	GOPT_VERBOSE,
 	GOPT_QUIET,
@@ -694,7 +694,8 @@ static void json_error_members(FILE *out, const struct ksp_cli *cli, int argc, c
 	const char *colon = strstr(msg, ": ");
 	char file[512] = "";
 
-	/* "FILE: ..." where FILE is one the command was given */
+	/* "FILE: ..." where FILE is one the command was given (not the name
+	 * of the command: "verify: give the core") */
 	if (colon && (size_t)(colon - msg) < sizeof(file)) {
 		bool given;
 
@@ -705,6 +706,9 @@ static void json_error_members(FILE *out, const struct ksp_cli *cli, int argc, c
 			const char *eq = strchr(argv[i], '=');
 			given = strcmp(argv[i], file) == 0 || (argv[i][0] == '-' && eq && strcmp(eq + 1, file) == 0);
 		}
+		if (given && !strchr(file, '/') && !strchr(file, '.') && access(file, F_OK) < 0 &&
+		    (cli_find(ksp_commands, file) || (cli->full && strstr(cli->full, file))))
+			given = false;
 		if (!given)
 			file[0] = '\0';
 	}
