@@ -2,7 +2,11 @@
 /* Web-of-trust pictures: the drawing model (graph-private.h) of a party,
  * the strong set, a key's neighbourhood, or the shortest certification
  * paths between keys, built from the graph of the store at a time (wot.h).
- * graph-render.c hands the model to graphviz. */
+ * graph-render.c hands the model to graphviz.
+ *
+ * Why one file (over 1,000 lines): the four pictures share one drawing
+ * model and its builders (nodes, edges, labels and their escaping, the
+ * choice of layout); split per picture, each file would rebuild it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

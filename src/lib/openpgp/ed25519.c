@@ -18,6 +18,10 @@
  *
  * Scalars: 64-bit words, least significant first; reduction mod L by
  * Barrett's method (HAC 14.42, b = 2^64, k = 4).
+ *
+ * Why one file (over 1,000 lines): the field, group and scalar arithmetic
+ * are static helpers the compiler must see together to inline (this is
+ * the hot path of every load); ed25519-x8.c holds the eight-lane variant.
  */
 #include <errno.h>
 #include <stdbool.h>

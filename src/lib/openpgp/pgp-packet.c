@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* pgp-packet.c: OpenPGP packet framing and transferable public keys. */
+/* pgp-packet.c: OpenPGP packet framing and transferable public keys.
+ *
+ * Why one file (over 1,000 lines): the framing and the grammar of a
+ * transferable key (RFC 9580 10.1) share the reader's cursor and the key
+ * being built; armor (pgp-armor.c) and verification (pgp-verify.c) are
+ * apart. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -19,6 +19,7 @@
 #include "lib/party/import-private.h"
 #include "lib/party/mime.h"
 #include "lib/openpgp/pgp-verify.h"
+#include "lib/wot/wot-snap.h"
 #include "shared/util.h"
 
 /* certs.verified, and what ksp_pgp_verify_uid_sig() returns (the contract
@@ -730,7 +731,7 @@ out:
 			ksp_store_rollback(party->store);
 			return r;
 		}
-		ksp_store_want_snap(party->store);
+		ksp_wsnap_want(party->store);
 	}
 	r = ksp_store_commit(party->store);
 	return r < 0 ? r : im.n_new;

@@ -13,6 +13,10 @@
  * link to the user's, where GnuPG 2.2's agent (the temporary home's own,
  * stopped by ksp_gpghome_free()) finds it; a passphrase is asked by that
  * agent's pinentry.
+ *
+ * Why one file (over 1,000 lines): the private home, the per-user-ID
+ * signing, the encryption and the staged outbox are one all-or-nothing
+ * transaction over shared state; split, that state would cross files.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -86,5 +86,15 @@ int rd_qr_text(const struct rd_qr *q, struct strbuf *out);
  * count or -errno. */
 int rd_pdf_render(const struct rd_doc *doc, struct strbuf *out);
 
-/* Paper size in PostScript points. */
-void rd_paper_size(unsigned int paper, double *w, double *h);
+/* Paper size in PostScript points (here, where every renderer takes it,
+ * so that render.c and render-pdf.c do not call each other). */
+static inline void rd_paper_size(unsigned int paper, double *w, double *h)
+{
+	if (paper == KSP_PAPER_LETTER) {
+		*w = 612.0;
+		*h = 792.0;
+	} else {
+		*w = 595.276;
+		*h = 841.890;
+	}
+}

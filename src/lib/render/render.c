@@ -167,16 +167,6 @@ KSP_EXPORT const char *ksp_render_builtin_template(unsigned int kind, unsigned i
 	return NULL;
 }
 
-void rd_paper_size(unsigned int paper, double *w, double *h)
-{
-	if (paper == KSP_PAPER_LETTER) {
-		*w = 612.0;
-		*h = 792.0;
-	} else {
-		*w = 595.276;
-		*h = 841.890;
-	}
-}
 
 /* --- the document --- */
 

@@ -12,7 +12,6 @@
 
 #include "lib/libksp-private.h"
 #include "shared/strbuf.h"
-#include "lib/wot/wot-snap.h"
 
 #define KSP_APPLICATION_ID 0x4b535031 /* "KSP1" */
 #define KSP_SCHEMA_VERSION 2
@@ -26,8 +25,9 @@ struct ksp_store {
 	int txn_depth;
 	bool txn_failed;
 	bool rw;
-	struct ksp_wsnap *snap; /* the graph snapshot, once read (wot-snap.c) */
-	bool snap_wanted;       /* rebuild it at the outermost commit */
+	void *cache;                /* ksp_store_set_cache(): the graph snapshot */
+	void (*cache_free)(void *); /* and how to free it */
+	int (*after_commit)(struct ksp_store *store); /* ksp_store_after_commit() */
 };
 
 sqlite3 *ksp_store_db(struct ksp_store *store)
@@ -149,16 +149,17 @@ fail:
 	return r;
 }
 
-struct ksp_wsnap *ksp_store_snap(struct ksp_store *store)
+void *ksp_store_cache(struct ksp_store *store)
 {
-	return store->snap;
+	return store->cache;
 }
 
-void ksp_store_set_snap(struct ksp_store *store, struct ksp_wsnap *snap)
+void ksp_store_set_cache(struct ksp_store *store, void *cache, void (*free_fn)(void *cache))
 {
-	if (store->snap != snap)
-		ksp_wsnap_free(store->snap);
-	store->snap = snap;
+	if (store->cache != cache && store->cache && store->cache_free)
+		store->cache_free(store->cache);
+	store->cache = cache;
+	store->cache_free = free_fn;
 }
 
 /* ---- opening a store that cannot be written (ksp_store_open) ---------- */
@@ -396,7 +397,7 @@ KSP_EXPORT struct ksp_store *ksp_store_unref(struct ksp_store *store)
 		return NULL;
 	if (store->txn_depth > 0 && store->db)
 		ksp_store_exec(store, "ROLLBACK");
-	ksp_wsnap_free(store->snap);
+	ksp_store_set_cache(store, NULL, NULL);
 	if (store->db)
 		sqlite3_close_v2(store->db);
 	free(store->path);
@@ -457,18 +458,20 @@ KSP_EXPORT int ksp_store_commit(struct ksp_store *store)
 	r = ksp_store_exec(store, "COMMIT");
 	if (r < 0) {
 		ksp_store_exec(store, "ROLLBACK");
-		store->snap_wanted = false;
+		store->after_commit = NULL;
 		if (r == -ENOSPC)
 			ksp_set_error(store->ctx, "%s: disk full; nothing was written, free some space and run the command again", store->path);
 		else
 			ksp_set_error(store->ctx, "%s: cannot commit: %s; nothing was written", store->path, strerror(-r));
 		return r;
 	}
-	if (store->snap_wanted) {
+	if (store->after_commit) {
 		/* a load: the graph snapshot for trust queries now rather than
 		 * at the first query (a failure only costs that query time) */
-		store->snap_wanted = false;
-		if (ksp_wsnap_update(store) < 0) {
+		int (*fn)(struct ksp_store *store) = store->after_commit;
+
+		store->after_commit = NULL;
+		if (fn(store) < 0) {
 			INFO(store->ctx, "%s: the graph snapshot is not updated: %s", store->path,
 			     ksp_get_error(store->ctx) ? ksp_get_error(store->ctx) : "error");
 			ksp_clear_error(store->ctx);
@@ -477,9 +480,9 @@ KSP_EXPORT int ksp_store_commit(struct ksp_store *store)
 	return 0;
 }
 
-void ksp_store_want_snap(struct ksp_store *store)
+void ksp_store_after_commit(struct ksp_store *store, int (*fn)(struct ksp_store *store))
 {
-	store->snap_wanted = true;
+	store->after_commit = fn;
 }
 
 KSP_EXPORT int ksp_store_rollback(struct ksp_store *store)

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
+ * Why one file (over 1,000 lines): it follows GnuPG's validation loop step
+ * by step, so that it can be read side by side with trustdb.c; its parts
+ * share the level lists.
+ *
  * trust-gnupg.c: key validity the way GnuPG's trustdb computes it
  * ("gpg --check-trustdb" with --trust-model pgp, GnuPG 2.2: trustdb.c
  * validate_keys(), validate_key_list(), validate_one_keyblock() and

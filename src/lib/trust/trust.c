@@ -2,6 +2,10 @@
 /*
  * trust.c: is a key trusted by a core?  (DESIGN.md, "Trust")
  *
+ * Why one file (over 1,000 lines): the exploration, the max-flow and the
+ * exhaustive search share the per-query scratch over the snapshot and
+ * decide together (the flow bounds from above, the search proves).
+ *
  * A target t is trusted under a policy (max depth L, min paths K) when there
  * are K certification paths from core keys to t, each of at most L edges,
  * pairwise vertex-disjoint but for t (so each core key starts at most one

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
+ * Why one file (over 1,000 lines): the three stages of the load share the
+ * batch structures and hand them from thread to thread.
+ *
  * ksp wot load: the native reader into the store, in one transaction, with
  * every signature on a user ID (self-signatures and certifications) and
  * every key-level self-signature checked on worker threads (RSA by
@@ -41,6 +44,7 @@
 #include "lib/openpgp/ed25519-private.h"
 #include "lib/input-private.h"
 #include "lib/openpgp/pgp-verify.h"
+#include "lib/wot/wot-snap.h"
 #include "shared/util.h"
 
 /* A possible issuer: ~80 bytes, for every primary key of the input. */
@@ -1507,7 +1511,7 @@ out:
 		return r;
 	}
 	if (l.certs || l.keys)
-		ksp_store_want_snap(store);
+		ksp_wsnap_want(store);
 	r = ksp_store_commit(store);
 	if (r < 0)
 		return r;

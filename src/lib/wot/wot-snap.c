@@ -121,6 +121,12 @@ void ksp_wsnap_free(struct ksp_wsnap *s)
 	free(s);
 }
 
+/* the store frees its cache through this */
+static void wsnap_free_cache(void *s)
+{
+	ksp_wsnap_free(s);
+}
+
 int ksp_wsnap_new_query(struct ksp_wsnap *s)
 {
 	if (s->scratch_stamp == NULL) {
@@ -632,7 +638,7 @@ static int rebuild(struct ksp_store *store, const char *path, struct ksp_wsnap *
 int ksp_wsnap_get(struct ksp_store *store, struct ksp_wsnap **ret)
 {
 	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	struct ksp_wsnap *s = ksp_store_snap(store), *fresh = NULL;
+	struct ksp_wsnap *s = (struct ksp_wsnap *)ksp_store_cache(store), *fresh = NULL;
 	int64_t gen, nonce;
 	char *path;
 	int r;
@@ -659,7 +665,7 @@ int ksp_wsnap_get(struct ksp_store *store, struct ksp_wsnap **ret)
 				      strerror(-r));
 		return r;
 	}
-	ksp_store_set_snap(store, fresh);
+	ksp_store_set_cache(store, fresh, wsnap_free_cache);
 	*ret = fresh;
 	return 0;
 }
@@ -675,7 +681,7 @@ int ksp_wsnap_discard(struct ksp_store *store)
 {
 	char *path = snap_path(store);
 
-	ksp_store_set_snap(store, NULL);
+	ksp_store_set_cache(store, NULL, NULL);
 	if (path == NULL)
 		return -ENOMEM;
 	if (unlink(path) < 0 && errno != ENOENT) {
@@ -685,4 +691,9 @@ int ksp_wsnap_discard(struct ksp_store *store)
 	}
 	free(path);
 	return 0;
+}
+
+void ksp_wsnap_want(struct ksp_store *store)
+{
+	ksp_store_after_commit(store, ksp_wsnap_update);
 }

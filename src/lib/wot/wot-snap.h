@@ -81,6 +81,9 @@ int ksp_wsnap_new_query(struct ksp_wsnap *s);
 /* Bring the snapshot file up to date after a change (wot load, import).
  * Returns 0 or a negative errno. */
 int ksp_wsnap_update(struct ksp_store *store);
+/* A load changed the graph: ksp_wsnap_update() at the outermost commit
+ * (registered with the store, which does not know the snapshot). */
+void ksp_wsnap_want(struct ksp_store *store);
 /* Drop the cached snapshot and remove its file (found damaged). */
 int ksp_wsnap_discard(struct ksp_store *store);
 void ksp_wsnap_free(struct ksp_wsnap *s);
