@@ -137,6 +137,7 @@ tests/tools/%: tests/tools/%.o src/lib/libksp.a
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_TESTS)
 	$(Q)tests/check-symbols.sh src/lib/$(SONAME) src/lib/libksp.sym include/libksp.h
+	$(Q)tests/check-arrows.py
 	$(Q)tests/unit/run.sh $(UNIT_TESTS)
 	$(Q)LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/run.sh
 	$(Q)$(if $(strip $(CHECK_EXTRA)),$(MAKE) --no-print-directory $(CHECK_EXTRA),true)
