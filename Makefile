@@ -48,7 +48,10 @@ say = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
 SHARED_OBJS := $(patsubst %.c,%.o,$(wildcard src/shared/*.c))
-LIB_OBJS    := $(patsubst %.c,%.o,$(wildcard src/lib/*.c)) src/lib/schema.o $(SHARED_OBJS)
+# the library: the foundation in src/lib/, each subsystem in a folder of its
+# own (src/lib/openpgp/, store/, party/, render/, wot/, trust/, graph/...)
+LIB_SRCS    := $(filter-out src/lib/store/schema.c,$(wildcard src/lib/*.c src/lib/*/*.c))
+LIB_OBJS    := $(patsubst %.c,%.o,$(LIB_SRCS)) src/lib/store/schema.o $(SHARED_OBJS)
 LIB_OBJS    := $(sort $(LIB_OBJS))
 CLI_OBJS    := $(patsubst %.c,%.o,$(wildcard src/cli/*.c)) $(SHARED_OBJS)
 UNIT_TESTS  := $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
@@ -84,11 +87,11 @@ print-deb-pkgs:
 
 # The store schema is compiled in from its SQL text.
 SQL_TO_C = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/'
-src/lib/schema.c: src/lib/schema.sql src/lib/schema-2.sql
+src/lib/store/schema.c: src/lib/store/schema.sql src/lib/store/schema-2.sql
 	$(call say,GEN,$@)
 	$(Q){ echo '/* generated from schema.sql, schema-2.sql */'; echo '#include "lib/libksp-private.h"'; \
-	  echo 'const char ksp_schema_sql[] ='; $(SQL_TO_C) src/lib/schema.sql; echo ';'; \
-	  echo 'const char ksp_schema2_sql[] ='; $(SQL_TO_C) src/lib/schema-2.sql; echo ';'; } > $@
+	  echo 'const char ksp_schema_sql[] ='; $(SQL_TO_C) src/lib/store/schema.sql; echo ';'; \
+	  echo 'const char ksp_schema2_sql[] ='; $(SQL_TO_C) src/lib/store/schema-2.sql; echo ';'; } > $@
 
 src/lib/libksp.a: $(LIB_OBJS)
 	$(call say,AR,$@)
@@ -134,6 +137,7 @@ tests/tools/%: tests/tools/%.o src/lib/libksp.a
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_TESTS)
 	$(Q)tests/check-symbols.sh src/lib/$(SONAME) src/lib/libksp.sym include/libksp.h
+	$(Q)tests/check-arrows.py
 	$(Q)tests/unit/run.sh $(UNIT_TESTS)
 	$(Q)LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/run.sh
 	$(Q)$(if $(strip $(CHECK_EXTRA)),$(MAKE) --no-print-directory $(CHECK_EXTRA),true)
@@ -208,7 +212,7 @@ uninstall:
 	@$(ldconfig_step)
 
 clean:
-	rm -f src/*/*.o src/*/*.d src/lib/schema.c src/lib/libksp.a src/lib/libksp.so* ksp src/cli/ksp.installed \
+	rm -f src/*/*.o src/*/*.d src/lib/*/*.o src/lib/*/*.d src/lib/store/schema.c src/lib/libksp.a src/lib/libksp.so* ksp src/cli/ksp.installed \
 	  tests/*/*.o tests/*/*.d $(UNIT_TESTS) $(TOOLS)
 	rm -rf build-asan demo-out tests/cli/tmp tests/fault/obj tests/fault/ksp-fault tests/fault/tmp fuzz/obj fuzz/tmp
 	rm -f $(patsubst %.c,%,$(wildcard fuzz/fuzz-*.c))
@@ -218,7 +222,7 @@ clean:
 CHECK_EXTRA :=
 include $(sort $(wildcard mk/*.mk))
 
--include $(wildcard src/*/*.d tests/*/*.d)
+-include $(wildcard src/*/*.d src/lib/*/*.d tests/*/*.d)
 FORCE:
 .PHONY: FORCE all tests deps print-deb-pkgs check check-asan check-valgrind demo bench install uninstall clean
 .SECONDARY:

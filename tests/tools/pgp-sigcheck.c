@@ -20,7 +20,7 @@
 #include <gcrypt.h>
 
 #include "lib/libksp-private.h"
-#include "lib/pgp-verify.h"
+#include "lib/openpgp/pgp-verify.h"
 #include "shared/util.h"
 
 static struct ksp_pgp_key **keys;

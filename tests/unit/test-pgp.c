@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Unit tests for src/lib/pgp-packet.c and src/lib/pgp-armor.c: the native
+/* Unit tests for src/lib/openpgp/pgp-packet.c and src/lib/openpgp/pgp-armor.c: the native
  * OpenPGP keyring reader.  Checked against gpg (fingerprints of the
  * fixtures), and against the structural edge lists and key counts of
  * tests/data (Arch Linux keyring, Sequoia-WoT vectors). */
@@ -14,7 +14,7 @@
 #include <gcrypt.h>
 
 #include <libksp.h>
-#include "lib/pgp.h"
+#include "lib/openpgp/pgp.h"
 #include "shared/macro.h"
 #include "shared/util.h"
 #include "harness.h"

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "lib/wot-graph.h"
+#include "lib/wot/wot-graph.h"
 #include "shared/macro.h"
 #include "harness.h"
 
