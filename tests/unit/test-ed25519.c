@@ -25,7 +25,7 @@
 
 #include <gcrypt.h>
 
-#include "lib/ed25519.c"
+#include "lib/openpgp/ed25519.c"
 #include "harness.h"
 
 static uint64_t rng_state;
