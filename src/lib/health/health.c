@@ -199,14 +199,18 @@ static int run_one(struct hrun *run, struct ksp_store *store, struct hjob *j)
 	return r;
 }
 
+/* One read transaction around the queries: SQLite then takes its shared
+ * lock once, not once a statement (most of the time of a small query). */
 static void run_loop(struct hrun *run, struct ksp_store *store)
 {
+	bool txn = sqlite3_get_autocommit(ksp_store_db(store)) && ksp_store_exec(store, "BEGIN") == 0;
+
 	for (;;) {
 		size_t i = __atomic_fetch_add(&run->next, 1, __ATOMIC_RELAXED);
 		int r;
 
 		if (i >= run->n || __atomic_load_n(&run->err, __ATOMIC_RELAXED))
-			return;
+			break;
 		r = run_one(run, store, &run->jobs[i]);
 		if (r < 0) {
 			pthread_mutex_lock(&run->lock);
@@ -216,9 +220,11 @@ static void run_loop(struct hrun *run, struct ksp_store *store)
 				__atomic_store_n(&run->err, r, __ATOMIC_RELAXED);
 			}
 			pthread_mutex_unlock(&run->lock);
-			return;
+			break;
 		}
 	}
+	if (txn)
+		ksp_store_exec(store, "COMMIT");
 }
 
 struct hworker {
@@ -258,7 +264,7 @@ static int run_jobs(struct ksp_health *h, struct hjob *jobs, size_t n)
 	if (nt > 8)
 		nt = 8;
 	/* a thread opens its own store: only worth it for enough queries */
-	if (nt > 1 && n < 200)
+	if (nt > 1 && n < 2000)
 		nt = 1;
 	pthread_mutex_init(&run.lock, NULL);
 	for (unsigned t = 1; t < nt; t++) {
