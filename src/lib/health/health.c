@@ -710,6 +710,7 @@ struct cand {
 	size_t n_aff;
 	long gain;          /* last evaluated */
 	size_t evaluated;   /* the plan's size when evaluated */
+	int prio;           /* ties: 2 renews a certification, 1 a non-core signer */
 	bool taken;
 };
 
@@ -840,7 +841,8 @@ static int greedy(struct ksp_health *h, unsigned hz, struct cand *cs, size_t nc,
 		size_t best = SIZE_MAX;
 		for (size_t i = 0; i < nc; i++)
 			if (!cs[i].taken && (cs[i].s == cs[i].t) == extend && cs[i].gain > 0 &&
-			    (best == SIZE_MAX || cs[i].gain > cs[best].gain))
+			    (best == SIZE_MAX || cs[i].gain > cs[best].gain ||
+			     (cs[i].gain == cs[best].gain && cs[i].prio > cs[best].prio)))
 				best = i;
 		if (best == SIZE_MAX)
 			return 0;
@@ -978,6 +980,14 @@ static int repair(struct ksp_health *h)
 						goto out;
 				}
 		}
+	}
+	/* ties go to renewals (the signer certified the key before), then to
+	 * signers that are not core keys */
+	for (size_t c = 0; c < nc; c++) {
+		cs[c].prio = h->is_core[cs[c].s] ? 0 : 1;
+		for (uint32_t j = g->out_off[cs[c].s]; j < g->out_off[cs[c].s + 1] && cs[c].s != cs[c].t; j++)
+			if (g->edges[j].v == cs[c].t)
+				cs[c].prio = 2;
 	}
 	/* a certification on t may also repair the keys whose paths ran through t */
 	for (size_t c = 0; c < nc; c++)
