@@ -967,6 +967,11 @@ int ksp_health_get_carrier(const struct ksp_health *health, size_t i, const char
 size_t ksp_health_get_pair_count(const struct ksp_health *health);
 int ksp_health_get_pair(const struct ksp_health *health, size_t i, const char **a, const char **b,
 			unsigned int *keys);
+/* What the party did: of the keys trusted at @at, how many were not on the
+ * eve of the party (@party_time - 1: reached K since), and how many of
+ * those have a path through a certification between two participants made
+ * at or after @party_time (reached K thanks to the party). */
+int ksp_health_party_gain(struct ksp_health *health, int64_t party_time, size_t *reached, size_t *thanks);
 /* Trust queries asked (for benchmarks). */
 uint64_t ksp_health_get_queries(const struct ksp_health *health);
 /* The MD5, SHA-1 and RIPEMD-160 certifications of @signer valid at @at,

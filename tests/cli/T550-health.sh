@@ -188,6 +188,25 @@ expect_code 1 "repair at no-sha1: s1 and s2 fall" $KSP -d "$db" --json health $c
 expect_code 0 "nothing falls by +30d: exit 0" $KSP -d "$db" health --core-fpr "$(f c)" \
 	--core-fpr "$(f x)" --core-fpr "$(f t)" --at $at --repair-at +30d
 
+# --- party sheet --plan, party status --------------------------------------------
+expect_code 0 "party sheet --plan" $KSP -d "$db" party sheet --plan $core --at $at
+sed "$(awk -F'\t' '{printf "s/%s/%s/g;", $2, $1}' "$fx/keys.tsv")" "$w/out" >"$w/plan"
+[ "$(grep -A1 '^p1 ' "$w/plan" | tail -1)" = "  check p5: 3 keys to K" ] && ok || bad "plan: p1's best check: $(cat "$w/plan")"
+[ "$(grep -A1 '^p4 ' "$w/plan" | tail -1)" = "  check p1: 1 key to K" ] && ok || bad "plan: p4's best check: $(cat "$w/plan")"
+expect_code 2 "party slips --plan" $KSP -d "$db" party slips --plan
+expect_code 2 "party sheet: trust options without --plan" $KSP -d "$db" party sheet $core
+# a party on day 0, before every certification (made on day 1): the 14
+# keys trusted now all reached K since; only p2's path (c -> p1 -> p2) uses
+# a certification between two participants
+expect_code 0 "party init (day 0)" $KSP -d "$w/p0.db" party init --name Day0 --date 2024-01-01
+expect_code 0 "party add (day 0)" $KSP -d "$w/p0.db" party add "$fx/party.gpg"
+expect_code 0 "wot load (day 0)" $KSP -d "$w/p0.db" wot load "$fx/health.gpg"
+expect_code 0 "party status with a core" $KSP -d "$w/p0.db" party status --core-fpr "$(f c)" --at $at
+expect_grep "$w/out" "^Trust: 14 keys reached K = 1 path from the core since 2024-01-01, 1 of them through the party's" \
+	"party status: keys that reached K"
+expect_code 0 "party status with a core, after the party" $KSP -d "$db" party status $core --at $at
+expect_grep "$w/out" "^Trust: 0 keys reached K" "party status: nothing since the later party"
+
 # --- errors -------------------------------------------------------------------------
 expect_code 2 "no core" $KSP -d "$db" health --at $at
 expect_grep "$w/err" "no core keys given" "no core: the message"

@@ -1584,3 +1584,79 @@ KSP_EXPORT int ksp_health_get_weak(const struct ksp_health *h, size_t i, const c
 		*carries = h->weak[i].carries;
 	return 0;
 }
+
+/* ---- what the party did ----------------------------------------------------------- */
+
+KSP_EXPORT int ksp_health_party_gain(struct ksp_health *h, int64_t party_time, size_t *ret_reached,
+				     size_t *ret_thanks)
+{
+	const struct ksp_wsnap *g;
+	struct hjob *jobs;
+	uint8_t *part = NULL;
+	size_t nj = 0, reached = 0, thanks = 0;
+	sqlite3 *db;
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	if (h == NULL)
+		return -EINVAL;
+	g = h->g;
+	jobs = calloc(h->n_keys ? h->n_keys : 1, sizeof(*jobs));
+	part = calloc(g->n ? g->n : 1, 1);
+	if (jobs == NULL || part == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	db = ksp_store_db(h->store);
+	rc = sqlite3_prepare_v2(db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id", -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		r = ksp_errno_from_sqlite(h->ctx, db, rc, "participants");
+		goto out;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		uint32_t v = vertex_of_fpr(h, (const char *)sqlite3_column_text(st, 0));
+		if (v != UINT32_MAX)
+			part[v] = 1;
+	}
+	sqlite3_finalize(st);
+	/* the keys trusted now: were they on the eve of the party? */
+	for (size_t i = 0; i < h->n_keys; i++)
+		if (!(h->keys[i].below & 1))
+			jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = h->pol[0], .at = party_time - 1 };
+	r = run_jobs(h, jobs, nj);
+	if (r < 0)
+		goto out;
+	for (size_t j = 0; j < nj; j++) {
+		const uint32_t *w = h->keys[h->key_of[jobs[j].vx]].wit;
+		bool via = false;
+		size_t o = 1;
+		if (jobs[j].trusted)
+			continue;
+		reached++;
+		/* its paths now use a certification between participants made
+		 * at or after the party */
+		for (uint32_t p = 0; w && p < w[0] && !via; p++) {
+			uint32_t len = w[o++];
+			for (uint32_t q = 0; q + 1 < len && !via; q++) {
+				uint32_t a = w[o + q], b = w[o + q + 1];
+				if (a >= g->n || b >= g->n || !part[a] || !part[b])
+					continue;
+				for (uint32_t e = g->out_off[a]; e < g->out_off[a + 1] && !via; e++)
+					via = g->edges[e].v == b && g->edges[e].created >= party_time &&
+					      ksp_wsnap_edge_counts(g, &g->edges[e], h->at[0], h->rule.sha1,
+								    min_created(h, h->at[0]));
+			}
+			o += len;
+		}
+		thanks += via;
+	}
+	if (ret_reached)
+		*ret_reached = reached;
+	if (ret_thanks)
+		*ret_thanks = thanks;
+	r = 0;
+out:
+	free(jobs);
+	free(part);
+	return r;
+}
