@@ -242,8 +242,9 @@ static void print_table(struct ksp_store *store, const struct ksp_health *h, con
 
 	ksp_health_get_horizon(h, 0, &at);
 	format_date(at, date, sizeof(date));
-	printf("Trust health of %zu keys (K = %d disjoint paths of at most %d hops from the core) at %s\n\n", nk,
-	       ksp_trust_policy_get_min_paths(pol), ksp_trust_policy_get_max_depth(pol), date);
+	printf("Trust health of %zu keys (K = %d disjoint path%s of at most %d hop%s from the core) at %s\n\n", nk,
+	       ksp_trust_policy_get_min_paths(pol), ksp_trust_policy_get_min_paths(pol) == 1 ? "" : "s",
+	       ksp_trust_policy_get_max_depth(pol), ksp_trust_policy_get_max_depth(pol) == 1 ? "" : "s", date);
 	printf("  horizon  date        below K\n");
 	for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++) {
 		const char *label = ksp_health_get_horizon(h, hz, &at);

@@ -614,7 +614,7 @@ static int spof(struct ksp_health *h)
 	struct ksp_trust_policy *pol = ksp_trust_policy_copy(h->pol[0]);
 	struct ksp_trust_whatif wi = { .lost = lost };
 	struct hjob *jobs = NULL;
-	uint64_t work = 0, budget = 20000 + 4 * (uint64_t)h->n_keys;
+	uint64_t work = 0, budget = 20000 + (uint64_t)h->n_keys / 10;
 	int r = -ENOMEM;
 
 	if (carry == NULL || lost == NULL || pol == NULL)
