@@ -19,15 +19,13 @@ export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LC_ALL=C
 cache=${KSP_BENCH_CACHE:-$top/bench/cache}
 results=${KSP_BENCH_HEALTH_RESULTS:-$top/bench/results-health.md}
-for t in "$ksp" "$gen" sqlite3 python3; do
+for t in "$ksp" "$gen" sqlite3 python3 /usr/bin/time; do
 	command -v "$t" >/dev/null || { echo "bench/health.sh: $t missing (make; apt-get install sqlite3 python3)" >&2; exit 2; }
 done
 w=$(mktemp -d "${TMPDIR:-/tmp}/ksp-bench-health.XXXXXX")
 trap 'rm -rf "$w"' EXIT
 trap 'rm -rf "$w"; exit 130' INT TERM
 mkdir -p "$cache"
-now() { date +%s.%N; }
-sec() { echo "$1 $2" | awk '{ printf "%.2f", $2 - $1 }'; }
 
 rows=()
 # run NAME DB AT CORE-FILE KS: the report at each K of KS, timed
@@ -38,10 +36,9 @@ run() {
 	line="$line | $keys"
 	for k in 1 2; do
 		case " $ks " in *" $k "*) ;; *) line="$line | - | -"; continue ;; esac
-		t0=$(now)
-		"$ksp" -d "$db" --json health --core "$corefile" --min-paths $k --at "$at" >"$w/out.json" 2>"$w/err"
+		/usr/bin/time -f "%e %U %S" -o "$w/time" \
+			"$ksp" -d "$db" --json health --core "$corefile" --min-paths $k --at "$at" >"$w/out.json" 2>"$w/err"
 		local rc=$?
-		t1=$(now)
 		if [ $rc -gt 1 ]; then
 			echo "bench/health.sh: $name K=$k failed: $(cat "$w/err")" >&2
 			line="$line | failed | -"
@@ -50,7 +47,7 @@ run() {
 		local b q
 		b=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" / ".join(str(len(h["below"])) for h in d["horizons"]))' "$w/out.json")
 		q=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["queries"])' "$w/out.json")
-		line="$line | $(sec "$t0" "$t1") s ($q queries) | $b"
+		line="$line | $(awk '{ printf "%.2f s wall, %.2f s CPU", $1, $2 + $3 }' "$w/time") ($q queries) | $b"
 	done
 	rows+=("$line |")
 	echo "$line |" >&2
@@ -104,8 +101,9 @@ table() {
 	echo
 	echo "$(date -u +%Y-%m-%d), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
 	echo "load average at the end $(cut -d' ' -f1-3 /proc/loadavg). The full report (\`ksp health --json\`: 5"
-	echo "horizons, repair plan for +90d, single points of failure, carriers), wall clock of one process,"
-	echo "L = 5; below K: now / +30d / +90d / +365d / no-sha1. Produced by bench/health.sh."
+	echo "horizons, repair plan for +90d, single points of failure, carriers) in one process: wall clock"
+	echo "and CPU (user + sys, all threads); L = 5; below K: now / +30d / +90d / +365d / no-sha1."
+	echo "Produced by bench/health.sh; the notes below the table are by hand."
 	echo
 	echo "| keyring | keys | K=1 report | K=1 below K | K=2 report | K=2 below K |"
 	echo "|---|---:|---:|---|---:|---|"
