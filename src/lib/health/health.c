@@ -31,6 +31,7 @@
 
 #define DAY 86400
 #define SPOF_TOP 10
+#define SPOF_BATCH 16
 #define MAX_SIGNERS 6
 
 static const char *const horizon_labels[KSP_HEALTH_HORIZONS] = { "now", "+30d", "+90d", "+365d", "no-sha1" };
@@ -610,16 +611,24 @@ static int spof(struct ksp_health *h)
 {
 	const struct ksp_wsnap *g = h->g;
 	unsigned *carry = calloc(g->n ? g->n : 1, sizeof(*carry));
-	uint8_t *lost = calloc(g->n ? g->n : 1, 1);
-	struct ksp_trust_policy *pol = ksp_trust_policy_copy(h->pol[0]);
-	struct ksp_trust_whatif wi = { .lost = lost };
+	uint8_t *lost[SPOF_BATCH] = { 0 };
+	struct ksp_trust_policy *pols[SPOF_BATCH] = { 0 };
+	struct ksp_trust_whatif wis[SPOF_BATCH];
 	struct hjob *jobs = NULL;
+	uint32_t *owner = NULL;
 	uint64_t work = 0, budget = 20000 + (uint64_t)h->n_keys / 10;
 	int r = -ENOMEM;
 
-	if (carry == NULL || lost == NULL || pol == NULL)
+	if (carry == NULL)
 		goto out;
-	ksp_trust_policy_set_whatif(pol, &wi);
+	for (size_t b = 0; b < SPOF_BATCH; b++) {
+		lost[b] = calloc(g->n ? g->n : 1, 1);
+		pols[b] = ksp_trust_policy_copy(h->pol[0]);
+		if (lost[b] == NULL || pols[b] == NULL)
+			goto out;
+		wis[b] = (struct ksp_trust_whatif){ .lost = lost[b] };
+		ksp_trust_policy_set_whatif(pols[b], &wis[b]);
+	}
 	/* carriers: on how many keys' paths (witnesses now) each key lies */
 	for (size_t i = 0; i < h->n_keys; i++) {
 		const uint32_t *w = h->keys[i].wit;
@@ -645,14 +654,15 @@ static int spof(struct ksp_health *h)
 	 * keys whose witness goes through it (others keep their paths), so
 	 * its carries bound its cuts; stop when no later key can enter the top */
 	h->spof = calloc(h->n_carrier ? h->n_carrier : 1, sizeof(*h->spof));
-	jobs = calloc(h->n_keys ? h->n_keys : 1, sizeof(*jobs));
-	if (h->spof == NULL || jobs == NULL)
+	if (h->spof == NULL)
 		goto out;
 	h->spof_exact = true;
-	for (size_t c = 0; c < h->n_carrier; c++) {
-		uint32_t x = h->carrier[c].vx;
-		size_t nj = 0;
-		unsigned cuts = 0;
+	/* SPOF_BATCH candidates at a time, so that the threads share their
+	 * queries (a few more candidates than needed may be asked: their
+	 * counts are exact too) */
+	for (size_t c = 0; c < h->n_carrier;) {
+		size_t nb = 0, nj = 0, need = 0;
+		unsigned kth = 0;
 		if (h->n_spof >= SPOF_TOP) {
 			unsigned *best = malloc(h->n_spof * sizeof(*best));
 			if (best == NULL)
@@ -660,7 +670,6 @@ static int spof(struct ksp_health *h)
 			for (size_t i = 0; i < h->n_spof; i++)
 				best[i] = h->spof[i].cuts;
 			/* the SPOF_TOP-th largest */
-			unsigned kth = 0;
 			for (size_t i = 0; i < SPOF_TOP; i++) {
 				size_t m = i;
 				for (size_t j2 = i + 1; j2 < h->n_spof; j2++)
@@ -672,33 +681,63 @@ static int spof(struct ksp_health *h)
 				kth = best[i];
 			}
 			free(best);
-			if (h->carrier[c].carries <= kth)
+		}
+		while (c + nb < h->n_carrier && nb < SPOF_BATCH) {
+			unsigned cr = h->carrier[c + nb].carries;
+			if (h->n_spof >= SPOF_TOP && cr <= kth)
 				break;
+			if (work + need + cr > budget) {
+				h->spof_exact = false;
+				break;
+			}
+			need += cr;
+			nb++;
 		}
-		if (work + h->carrier[c].carries > budget) {
-			h->spof_exact = false;
+		if (nb == 0)
 			break;
+		void *nn = realloc(jobs, (need ? need : 1) * sizeof(*jobs));
+		void *no = realloc(owner, (need ? need : 1) * sizeof(*owner));
+		if (nn)
+			jobs = nn;
+		if (no)
+			owner = no;
+		if (nn == NULL || no == NULL)
+			goto out;
+		for (size_t b = 0; b < nb; b++) {
+			uint32_t x = h->carrier[c + b].vx;
+			memset(lost[b], 0, g->n ? g->n : 1);
+			lost[b][x] = 1;
+			for (size_t i = 0; i < h->n_keys && nj < need; i++)
+				if (!(h->keys[i].below & 1) && h->keys[i].vx != x && in_witness(h->keys[i].wit, x, false)) {
+					owner[nj] = (uint32_t)b;
+					jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = pols[b], .at = h->at[0] };
+				}
 		}
-		for (size_t i = 0; i < h->n_keys; i++)
-			if (!(h->keys[i].below & 1) && h->keys[i].vx != x && in_witness(h->keys[i].wit, x, false))
-				jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = pol, .at = h->at[0] };
-		lost[x] = 1;
 		r = run_jobs(h, jobs, nj);
-		lost[x] = 0;
 		if (r < 0)
 			goto out;
 		work += nj;
-		for (size_t j = 0; j < nj; j++)
-			cuts += !jobs[j].trusted;
-		h->spof[h->n_spof++] = (struct hspof){ .vx = x, .cuts = cuts, .carries = h->carrier[c].carries };
+		for (size_t b = 0; b < nb; b++) {
+			unsigned cuts = 0;
+			for (size_t j = 0; j < nj; j++)
+				cuts += owner[j] == b && !jobs[j].trusted;
+			h->spof[h->n_spof++] = (struct hspof){ .vx = h->carrier[c + b].vx, .cuts = cuts,
+							       .carries = h->carrier[c + b].carries };
+		}
+		c += nb;
+		if (!h->spof_exact)
+			break;
 	}
 	qsort(h->spof, h->n_spof, sizeof(*h->spof), cmp_spof);
 	r = 0;
 out:
 	free(jobs);
+	free(owner);
 	free(carry);
-	free(lost);
-	ksp_trust_policy_free(pol);
+	for (size_t b = 0; b < SPOF_BATCH; b++) {
+		free(lost[b]);
+		ksp_trust_policy_free(pols[b]);
+	}
 	return r;
 }
 
