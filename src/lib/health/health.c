@@ -265,7 +265,7 @@ static int run_jobs(struct ksp_health *h, struct hjob *jobs, size_t n)
 	if (nt > 8)
 		nt = 8;
 	/* a thread opens its own store: only worth it for enough queries */
-	if (nt > 1 && n < 2000)
+	if (nt > 1 && n < 500)
 		nt = 1;
 	pthread_mutex_init(&run.lock, NULL);
 	for (unsigned t = 1; t < nt; t++) {
