@@ -886,6 +886,114 @@ int ksp_graph_render(const struct ksp_graph *graph, const char *format, const ch
 int ksp_graph_render_file(const struct ksp_graph *graph, const char *format, const char *layout,
 			  const char *path);
 
+/* ------------------------------------------------------------------ */
+/* Trust health (src/lib/health/): who loses their paths to the core   */
+
+/* The horizons: the reference time, +30, +90 and +365 days (keys and
+ * certifications that expire by then dropped), and the reference time
+ * with MD5, SHA-1 and RIPEMD-160 certifications dropped. */
+enum ksp_health_horizon {
+	KSP_HEALTH_NOW = 0,
+	KSP_HEALTH_30D = 1,
+	KSP_HEALTH_90D = 2,
+	KSP_HEALTH_365D = 3,
+	KSP_HEALTH_NO_SHA1 = 4,
+	KSP_HEALTH_HORIZONS = 5,
+};
+
+enum ksp_health_flags {
+	KSP_HEALTH_NO_REPAIR = 1 << 0, /* no repair plan */
+	KSP_HEALTH_NO_SPOF = 1 << 1,   /* no single points of failure */
+	KSP_HEALTH_PARTY = 1 << 2,     /* rank the pairs of the store's party participants */
+};
+
+/* What no longer holds on a key's paths at a horizon. */
+enum ksp_health_break {
+	KSP_HEALTH_KEY_EXPIRES = 1,  /* signer: the key; when: its expiry */
+	KSP_HEALTH_KEY_REVOKED = 2,
+	KSP_HEALTH_CERT_EXPIRES = 3, /* signer certified signee; when: its expiry */
+	KSP_HEALTH_CERT_WEAK = 4,    /* MD5, SHA-1 or RIPEMD-160; when: made */
+	KSP_HEALTH_CERT_REVOKED = 5,
+	KSP_HEALTH_UID_REVOKED = 6,  /* the certified user ID is revoked */
+	KSP_HEALTH_CERT_TOO_OLD = 7, /* older than the policy's max_cert_age */
+};
+
+/**
+ * ksp_health_new:
+ * The trust health of every key of @store that is not a core key of
+ * @policy, at @at and at each horizon, every verdict by ksp_trust_check()
+ * (a key trusted at @at whose K paths all still hold at a horizon keeps
+ * them; every other key is evaluated again), with the repair plan for the
+ * keys that fall below K by @repair_horizon (KSP_HEALTH_30D...), the
+ * single points of failure and, with KSP_HEALTH_PARTY, the ranked pairs of
+ * party participants.  Uses ksp_get_threads() threads, each with its own
+ * handle on the store's file.
+ * Returns 0; -EINVAL (no core keys, bad horizon), -ENOMEM, or the trust
+ * engine's errors (message set).
+ */
+struct ksp_health;
+int ksp_health_new(struct ksp_store *store, const struct ksp_trust_policy *policy, int64_t at,
+		   unsigned int repair_horizon, unsigned int flags, struct ksp_health **ret);
+struct ksp_health *ksp_health_free(struct ksp_health *health);
+/* The label ("now", "+30d", "+90d", "+365d", "no-sha1") and time. */
+const char *ksp_health_get_horizon(const struct ksp_health *health, unsigned int horizon, int64_t *at);
+/* The keys evaluated (every key of the store but the core keys). */
+size_t ksp_health_get_key_count(const struct ksp_health *health);
+const char *ksp_health_get_key(const struct ksp_health *health, size_t key);
+/* Disjoint paths found at the horizon (at most K). */
+int ksp_health_get_paths(const struct ksp_health *health, size_t key, unsigned int horizon);
+/* Below K at the horizon: exactly ksp_trust_check()'s "not trusted". */
+bool ksp_health_is_below(const struct ksp_health *health, size_t key, unsigned int horizon);
+size_t ksp_health_get_below_count(const struct ksp_health *health, unsigned int horizon);
+/* The engine's message for a key below K (NULL otherwise). */
+const char *ksp_health_get_message(const struct ksp_health *health, size_t key, unsigned int horizon);
+/* For a key trusted at @at and below K at the horizon: what broke on its
+ * paths (path: 0-based number of the path found at @at). */
+size_t ksp_health_get_break_count(const struct ksp_health *health, size_t key, unsigned int horizon);
+int ksp_health_get_break(const struct ksp_health *health, size_t key, unsigned int horizon, size_t i, int *kind,
+			 const char **signer, const char **signee, int64_t *when, int *path);
+/* The repair plan: new certifications (signer certifies target), in the
+ * greedy order, each with the keys it brings back to K; the keys that
+ * fall and no candidate repairs; the expiring keys whose owners only need
+ * to extend the expiry, with the keys each extension repairs alone. */
+size_t ksp_health_get_repair_count(const struct ksp_health *health);
+int ksp_health_get_repair(const struct ksp_health *health, size_t i, const char **signer, const char **target,
+			  unsigned int *repairs);
+size_t ksp_health_get_unrepaired_count(const struct ksp_health *health);
+size_t ksp_health_get_extend_count(const struct ksp_health *health);
+int ksp_health_get_extend(const struct ksp_health *health, size_t i, const char **fpr, int64_t *expires,
+			  unsigned int *repairs);
+/* Single points of failure, most cuts first: the keys whose loss puts
+ * @cuts keys below K at @at (@carries: on how many keys' paths it lies);
+ * exact for the top 10 unless ksp_health_spof_is_exact() says the work
+ * budget ran out.  Carriers: non-core keys by the paths they carry. */
+size_t ksp_health_get_spof_count(const struct ksp_health *health);
+int ksp_health_get_spof(const struct ksp_health *health, size_t i, const char **fpr, unsigned int *cuts,
+			unsigned int *carries);
+bool ksp_health_spof_is_exact(const struct ksp_health *health);
+size_t ksp_health_get_carrier_count(const struct ksp_health *health);
+int ksp_health_get_carrier(const struct ksp_health *health, size_t i, const char **fpr, unsigned int *paths);
+/* KSP_HEALTH_PARTY: pairs of participants that certify each other, by the
+ * keys below K at @at that it brings to K, most first. */
+size_t ksp_health_get_pair_count(const struct ksp_health *health);
+int ksp_health_get_pair(const struct ksp_health *health, size_t i, const char **a, const char **b,
+			unsigned int *keys);
+/* What the party did: of the keys trusted at @at, how many were not on the
+ * eve of the party (@party_time - 1: reached K since), and how many of
+ * those have a path through a certification between two participants made
+ * at or after @party_time (reached K thanks to the party). */
+int ksp_health_party_gain(struct ksp_health *health, int64_t party_time, size_t *reached, size_t *thanks);
+/* Trust queries asked (for benchmarks). */
+uint64_t ksp_health_get_queries(const struct ksp_health *health);
+/* The MD5, SHA-1 and RIPEMD-160 certifications of @signer valid at @at,
+ * most core paths carried first (0: a modern certification of the same
+ * key carries them, or none does); the user ID is hostile raw bytes.
+ * Returns 0, -ENOENT (signer not in the store), -ENOMEM. */
+int ksp_health_list_weak(struct ksp_health *health, const char *signer);
+size_t ksp_health_get_weak_count(const struct ksp_health *health);
+int ksp_health_get_weak(const struct ksp_health *health, size_t i, const char **target, const char **uid,
+			size_t *uid_len, int64_t *created, int *hash_algo, unsigned int *carries);
+
 #ifdef __cplusplus
 }
 #endif

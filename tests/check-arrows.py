@@ -16,6 +16,7 @@ ALLOWED = {
     'render': {'party', 'store'},
     'trust': {'openpgp', 'party', 'store', 'wot'},
     'graph': {'store', 'trust', 'wot'},
+    'health': {'party', 'store', 'trust', 'wot'},
 }
 top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(top)

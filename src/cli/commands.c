@@ -5,6 +5,7 @@ extern const struct ksp_cmd ksp_cmd_help;
 extern const struct ksp_cmd ksp_cmd_party;
 extern const struct ksp_cmd ksp_cmd_wot;
 extern const struct ksp_cmd ksp_cmd_trust;
+extern const struct ksp_cmd ksp_cmd_health;
 extern const struct ksp_cmd ksp_cmd_verify;
 extern const struct ksp_cmd ksp_cmd_graph;
 extern const struct ksp_cmd ksp_cmd_import;
@@ -13,6 +14,7 @@ const struct ksp_cmd *const ksp_commands[] = {
 	&ksp_cmd_party,
 	&ksp_cmd_wot,
 	&ksp_cmd_trust,
+	&ksp_cmd_health,
 	&ksp_cmd_verify,
 	&ksp_cmd_graph,
 	&ksp_cmd_import,

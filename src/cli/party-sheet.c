@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/party.h"
+#include "cli/party-plan.h"
 
 static int parse_format(const char *s)
 {
@@ -110,6 +111,8 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		{ "print-template", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "strict", no_argument, NULL, 'S' },
+		{ "plan", no_argument, NULL, 'L' },
+		CLI_TRUST_LONGOPTS,
 		{},
 	};
 	const struct ksp_cmd *cmd = kind == KSP_RENDER_SHEET ? &ksp_cmd_party_sheet : &ksp_cmd_party_slips;
@@ -122,6 +125,8 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 	unsigned int flags = 0, paper = KSP_PAPER_A4, count = 0;
 	int c, r, format = -1, status = KSP_EXIT_OK;
 	struct glyph_report gr = { .cli = cli };
+	struct cli_trust_opts to = { 0 };
+	bool plan = false;
 
 	while ((c = cli_getopt(cli, argc, argv, "f:o:", opts)) != -1) {
 		switch (c) {
@@ -188,9 +193,37 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 			flags |= KSP_RENDER_STRICT_FONTS;
 			gr.strict = true;
 			break;
+		case 'L':
+			plan = kind == KSP_RENDER_SHEET;
+			if (plan)
+				break;
+			/* fall through */
 		default:
-			return cli_usage_error(cli, cmd, full, "bad option");
+			/* --plan's trust options (ksp health) */
+			if (kind == KSP_RENDER_SHEET && to.policy == NULL && cli_trust_opts_init(cli, &to))
+				return KSP_EXIT_ERROR;
+			r = kind == KSP_RENDER_SHEET ? cli_trust_opt(cli, &to, cmd, full, c, optarg) : 0;
+			if (r == 0)
+				r = cli_usage_error(cli, cmd, full, "bad option");
+			if (r != 1) {
+				cli_trust_opts_done(&to);
+				return KSP_EXIT_ERROR;
+			}
 		}
+	}
+	if (plan || to.policy) {
+		if (!plan || optind < argc) {
+			cli_trust_opts_done(&to);
+			return cli_usage_error(cli, cmd, full, plan ? "unexpected argument" : "the trust options go with --plan");
+		}
+		if (to.policy == NULL && cli_trust_opts_init(cli, &to))
+			return KSP_EXIT_ERROR;
+		r = cli_open_party(cli, false, &store, &party);
+		status = r ? r : cli_party_plan(cli, store, &to);
+		cli_trust_opts_done(&to);
+		ksp_party_unref(party);
+		ksp_store_unref(store);
+		return status;
 	}
 	if (optind < argc)
 		return cli_usage_error(cli, cmd, full, "unexpected argument '%s'", argv[optind]);
@@ -291,7 +324,9 @@ static int run_slips(struct ksp_cli *cli, int argc, char *argv[])
 const struct ksp_cmd ksp_cmd_party_sheet = {
 	.name = "sheet",
 	.run = run_sheet,
-	.usage = "[--format txt|html|pdf] [--for FPR|N] [--template FILE] [--paper a4|letter] [--draft] [--strict] [-o OUT [--json]]",
+	.usage = "[--format txt|html|pdf] [--for FPR|N] [--template FILE] [--paper a4|letter] [--draft] [--strict]\n"
+		 "       [-o OUT [--json]]\n"
+		 "   or: ksp party sheet --plan --core-fpr FPR... [trust options]",
 	.help = "print the verification sheet of the frozen list",
 	.details = "The sheet shows the party, the list version and its digests (with room to write\n"
 		   "the announced ones), then every participant with boxes to tick per key and per\n"
@@ -306,7 +341,10 @@ const struct ksp_cmd ksp_cmd_party_sheet = {
 		   "      --draft           sheet of an open list, marked DRAFT, without digests\n"
 		   "      --strict          PDF: a character no installed font draws is an error\n"
 		   "                        (default: a warning naming the participant and script)\n"
-		   "  -o, --output FILE     write FILE (atomically) instead of standard output\n",
+		   "  -o, --output FILE     write FILE (atomically) instead of standard output\n"
+		   "      --plan            instead of the sheet: each participant's most valuable\n"
+		   "                        checks, by the keys they bring to K paths from a core\n"
+		   "                        given with the options of 'ksp trust' (ksp-health(1))\n",
 	.group = KSP_GROUP_ORGANIZER,
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/party.h"
+#include "cli/party-plan.h"
 #include "shared/util.h"
 
 #define WIDTH 80
@@ -225,14 +226,17 @@ static int run(struct ksp_cli *cli, int argc, char *argv[]);
 const struct ksp_cmd ksp_cmd_party_status = {
 	.name = "status",
 	.run = run,
-	.usage = "[--missing] [--for N|FPR] [--json]",
+	.usage = "[--missing] [--for N|FPR] [--json] [trust options: --core-fpr FPR...]",
 	.help = "who has certified whom since the party",
 	.details = "For each participant, who has certified each of its user IDs with an\n"
 		   "e-mail address (verified certifications in the store: import them with\n"
 		   "'ksp import'), then a matrix of signers and keys and the total.\n\n"
 		   "Options:\n"
 		   "  --missing     per signer, the user IDs not certified yet (for reminders)\n"
-		   "  --for N|FPR   only this participant: as key, and as signer\n",
+		   "  --for N|FPR   only this participant: as key, and as signer\n"
+		   "  with a core (the options of 'ksp trust': --core-fpr FPR, --min-paths K...):\n"
+		   "                how many keys reached K paths since the party, and through\n"
+		   "                the party's certifications\n",
 	.group = KSP_GROUP_ORGANIZER,
 };
 
@@ -241,6 +245,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	static const struct option opts[] = {
 		{ "missing", no_argument, NULL, 'm' },
 		{ "for", required_argument, NULL, 'f' },
+		CLI_TRUST_LONGOPTS,
 		{},
 	};
 	struct ksp_store *store = NULL;
@@ -251,20 +256,35 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	size_t only = 0, n;
 	int c, r, status = KSP_EXIT_OK;
 	int *buf = NULL;
+	struct cli_trust_opts to = { 0 };
 
 	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		if (c == 'm')
 			missing = true;
 		else if (c == 'f')
 			for_arg = optarg;
-		else
-			return cli_usage_error(cli, &ksp_cmd_party_status, "party status", "bad option");
+		else {
+			/* a core: the trust line (ksp health) */
+			if (to.policy == NULL && cli_trust_opts_init(cli, &to))
+				return KSP_EXIT_ERROR;
+			r = cli_trust_opt(cli, &to, &ksp_cmd_party_status, "party status", c, optarg);
+			if (r == 0)
+				cli_usage_error(cli, &ksp_cmd_party_status, "party status", "bad option");
+			if (r != 1) {
+				cli_trust_opts_done(&to);
+				return KSP_EXIT_ERROR;
+			}
+		}
 	}
-	if (optind < argc)
+	if (optind < argc) {
+		cli_trust_opts_done(&to);
 		return cli_usage_error(cli, &ksp_cmd_party_status, "party status", "unexpected argument '%s'", argv[optind]);
+	}
 	r = cli_open_party(cli, false, &store, &party);
-	if (r)
+	if (r) {
+		cli_trust_opts_done(&to);
 		return r;
+	}
 	r = ksp_party_status_new(party, 0, &st);
 	if (r < 0) {
 		status = cli_fail(cli, r, "%s: cannot compute the status", cli->db_path);
@@ -306,6 +326,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	free(name);
 	printf("Certifications: %llu of %llu (%.1f%%)\n", (unsigned long long)done, (unsigned long long)total,
 	       total ? 100.0 * (double)done / (double)total : 100.0);
+	if (to.core_given && (status = cli_party_health(cli, store, &to, ksp_party_get_date(party))) != KSP_EXIT_OK)
+		goto out;
 	if (missing) {
 		if (print_missing(st, only, one) == 0)
 			printf("\nNothing is missing.\n");
@@ -342,5 +364,6 @@ out:
 	ksp_party_status_free(st);
 	ksp_party_unref(party);
 	ksp_store_unref(store);
+	cli_trust_opts_done(&to);
 	return status;
 }

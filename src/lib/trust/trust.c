@@ -41,6 +41,7 @@
 
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"
+#include "lib/trust/whatif.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
@@ -59,6 +60,7 @@ struct ksp_trust_policy {
 	bool sha1;          /* SHA-1 (and MD5, RIPEMD-160) certifications count */
 	unsigned min_bits;  /* RSA, DSA, ElGamal signer keys below it do not count */
 	int64_t max_age;    /* seconds, 0 = any age */
+	const struct ksp_trust_whatif *whatif; /* health report's questions (whatif.h) */
 };
 
 KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy **ret)
@@ -171,6 +173,48 @@ KSP_EXPORT int ksp_trust_policy_get_max_depth(const struct ksp_trust_policy *p)
 KSP_EXPORT int ksp_trust_policy_get_min_paths(const struct ksp_trust_policy *p)
 {
 	return p ? p->min_paths : -EINVAL;
+}
+
+/* ---- what-if questions (health report, whatif.h) ------------------------- */
+
+void ksp_trust_policy_get_rule(const struct ksp_trust_policy *p, struct ksp_trust_rule *rule)
+{
+	*rule = (struct ksp_trust_rule){
+		.max_depth = p->max_depth,
+		.min_paths = p->min_paths,
+		.per_uid = p->per_uid,
+		.sha1 = p->sha1,
+		.core_party = p->core_party,
+		.min_bits = p->min_bits,
+		.max_age = p->max_age,
+		.core = (const char(*)[65])p->core,
+		.n_core = p->n_core,
+	};
+}
+
+struct ksp_trust_policy *ksp_trust_policy_copy(const struct ksp_trust_policy *p)
+{
+	struct ksp_trust_policy *c = malloc(sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	*c = *p;
+	c->core = NULL;
+	c->cap_core = p->n_core;
+	if (p->n_core) {
+		c->core = malloc(p->n_core * sizeof(*c->core));
+		if (c->core == NULL) {
+			free(c);
+			return NULL;
+		}
+		memcpy(c->core, p->core, p->n_core * sizeof(*c->core));
+	}
+	return c;
+}
+
+void ksp_trust_policy_set_whatif(struct ksp_trust_policy *p, const struct ksp_trust_whatif *w)
+{
+	p->whatif = w;
 }
 
 static char *trim(char *s)
@@ -451,11 +495,14 @@ static int check_node(struct explore *e, uint32_t i)
 		uint32_t algo = k->algo;
 		bool fixed_size = algo == 1 || algo == 2 || algo == 3 || algo == 16 || algo == 17 || algo == 20;
 
+		const struct ksp_trust_whatif *wi = e->pol->whatif;
+		bool extended = wi && wi->extended && wi->extended[nd->key_id];
+
 		if (k->created > e->at)
 			nd->why = KEY_FUTURE;
-		else if (k->revoked <= e->at)
+		else if (k->revoked <= e->at || (wi && wi->lost && wi->lost[nd->key_id]))
 			nd->why = KEY_REVOKED;
-		else if (k->expires <= e->at)
+		else if (k->expires <= e->at && !extended)
 			nd->why = KEY_EXPIRED;
 		else if (e->pol->min_bits && fixed_size && k->bits < e->pol->min_bits)
 			nd->why = KEY_WEAK;
@@ -478,6 +525,49 @@ static int add_edge(struct explore *e, uint32_t u, uint32_t v, int64_t uid_id, i
 	}
 	e->edges[e->m++] = (struct tedge){ .u = u, .v = v, .uid_id = uid_id, .created = created };
 	return 1;
+}
+
+/* The what-if certifications (whatif.h) at vertex @x, as expand() takes
+ * the snapshot's. */
+static int expand_added(struct explore *e, uint32_t x, bool forward, uint32_t d, uint32_t **next, size_t *n_next,
+			size_t *cap_next)
+{
+	const struct ksp_trust_whatif *wi = e->pol->whatif;
+	uint32_t vx = (uint32_t)e->nodes[x].key_id;
+	int r;
+
+	for (size_t j = 0; j < wi->n_added; j++) {
+		const struct ksp_trust_added *a = &wi->added[j];
+		uint32_t y, other;
+
+		if ((forward ? a->u : a->v) != vx || a->u >= e->g->n || a->v >= e->g->n || a->u == a->v)
+			continue;
+		other = forward ? a->v : a->u;
+		y = node_of(e, other, true);
+		if (y == UINT32_MAX)
+			return e->n >= MAX_EXPLORE ? -E2BIG : -ENOMEM;
+		if (check_node(e, y) == 0)
+			continue;
+		if (forward ? e->nodes[y].bexp : e->nodes[y].fexp)
+			continue;
+		r = forward ? add_edge(e, x, y, a->uid_id, e->at) : add_edge(e, y, x, a->uid_id, e->at);
+		if (r < 0)
+			return r;
+		uint32_t *dep = forward ? &e->nodes[y].df : &e->nodes[y].db;
+		if (*dep == UINT32_MAX) {
+			*dep = d + 1;
+			if (*n_next == *cap_next) {
+				size_t nc = *cap_next ? 2 * *cap_next : 256;
+				void *nn = realloc(*next, nc * sizeof(**next));
+				if (nn == NULL)
+					return -ENOMEM;
+				*next = nn;
+				*cap_next = nc;
+			}
+			(*next)[(*n_next)++] = y;
+		}
+	}
+	return 0;
 }
 
 /* Expand one vertex: forward (certifications it made) or backward. New
@@ -535,6 +625,8 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 			(*next)[(*n_next)++] = y;
 		}
 	}
+	if (e->pol->whatif && e->pol->whatif->n_added)
+		return expand_added(e, x, forward, d, next, n_next, cap_next);
 	return 0;
 }
 

@@ -1,0 +1,1701 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * health.c: trust health (ksp health): who loses their paths to the core
+ * at which horizon and why, the fewest new certifications that repair it,
+ * the keys everyone depends on, the party pairs that help most, and the
+ * weak certifications a signer should renew.
+ *
+ * Every verdict comes from the trust engine (ksp_trust_check(), trust.c,
+ * on the graph snapshot), asked directly or with a what-if (whatif.h:
+ * keys lost, expiries extended, certifications added).  The one shortcut:
+ * a key trusted now keeps its verdict at a later horizon when the K
+ * disjoint paths the engine found now (its witness) are all still there at
+ * that horizon, key by key and hop by hop (the definition of trust, checked
+ * on the engine's own proof); every other key is asked again.
+ *
+ * Queries run on ksp_get_threads() threads, each with its own store handle
+ * (a store is not thread-safe); thread 0 uses the caller's.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "lib/libksp-private.h"
+#include "lib/wot/wot-snap.h"
+#include "lib/trust/whatif.h"
+#include "shared/util.h"
+
+#define DAY 86400
+#define SPOF_TOP 10
+#define SPOF_BATCH 16
+#define MAX_SIGNERS 6
+
+static const char *const horizon_labels[KSP_HEALTH_HORIZONS] = { "now", "+30d", "+90d", "+365d", "no-sha1" };
+static const int64_t horizon_days[KSP_HEALTH_HORIZONS] = { 0, 30, 90, 365, 0 };
+
+struct hbreak {
+	int kind;
+	uint32_t a, b; /* key (a), or certification a -> b */
+	int64_t when;
+	int path;
+};
+
+struct hkey {
+	uint32_t vx;
+	int8_t paths[KSP_HEALTH_HORIZONS];
+	uint8_t below;       /* bit per horizon */
+	char *msg[KSP_HEALTH_HORIZONS];
+	uint32_t *wit;       /* witness now: [n_paths, len, v..., len, v...] */
+	struct hbreak *br[KSP_HEALTH_HORIZONS];
+	uint32_t n_br[KSP_HEALTH_HORIZONS];
+};
+
+struct hrepair {
+	uint32_t a, b;
+	unsigned n;
+	int64_t when;
+};
+
+struct hspof {
+	uint32_t vx;
+	unsigned cuts, carries;
+};
+
+struct hweak {
+	uint32_t v;
+	int64_t uid_id, created;
+	char *uid;
+	size_t uid_len;
+	int hash;
+	unsigned carries;
+};
+
+struct ksp_health {
+	struct ksp_ctx *ctx;
+	struct ksp_store *store;
+	struct ksp_wsnap *g;
+	struct ksp_trust_rule rule;
+	struct ksp_trust_policy *pol[KSP_HEALTH_HORIZONS]; /* no-sha1: its own copy */
+	int64_t at[KSP_HEALTH_HORIZONS];
+	unsigned repair_horizon;
+	char (*fpr)[65];     /* per vertex */
+	uint32_t *by_fpr;    /* vertices sorted by fingerprint */
+	uint8_t *is_core;
+	uint32_t *core;
+	size_t n_core;
+	struct hkey *keys;
+	size_t n_keys;
+	uint32_t *key_of;    /* vertex -> index into keys, UINT32_MAX */
+	size_t n_below[KSP_HEALTH_HORIZONS];
+	struct hrepair *repair, *extend;
+	size_t n_repair, n_extend, n_unrepaired;
+	struct hspof *spof, *carrier;
+	size_t n_spof, n_carrier;
+	bool spof_exact;
+	struct hrepair *pairs; /* a, b participants, n keys brought to K */
+	size_t n_pairs;
+	struct hweak *weak;
+	size_t n_weak;
+	uint64_t queries;
+};
+
+/* ---- engine queries on threads ------------------------------------------- */
+
+struct hjob {
+	uint32_t vx;
+	const struct ksp_trust_policy *pol;
+	int64_t at;
+	bool want_paths, want_msg;
+	/* out */
+	bool trusted;
+	int found;
+	char *msg;
+	uint32_t *wit;
+};
+
+struct hrun {
+	struct ksp_health *h;
+	struct hjob *jobs;
+	size_t n;
+	size_t next; /* atomic */
+	int err;     /* atomic: first error */
+	char errmsg[512];
+	pthread_mutex_t lock;
+};
+
+static int cmp_fpr_vx(const void *a, const void *b, void *arg)
+{
+	char(*fpr)[65] = arg;
+	return strcmp(fpr[*(const uint32_t *)a], fpr[*(const uint32_t *)b]);
+}
+
+static uint32_t vertex_of_fpr(const struct ksp_health *h, const char *fpr)
+{
+	size_t lo = 0, hi = h->g->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(h->fpr[h->by_fpr[mid]], fpr);
+		if (c == 0)
+			return h->by_fpr[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return UINT32_MAX;
+}
+
+/* The result's paths as vertex lists: [n_paths, len, v..., ...]. */
+static int result_witness(const struct ksp_health *h, const struct ksp_trust_result *res, uint32_t **ret)
+{
+	size_t np = ksp_trust_result_get_path_count(res), len = 1, o = 0;
+	uint32_t *w;
+
+	for (size_t p = 0; p < np; p++)
+		len += 2 + ksp_trust_result_get_path_length(res, p);
+	w = malloc(len * sizeof(*w));
+	if (w == NULL)
+		return -ENOMEM;
+	w[o++] = (uint32_t)np;
+	for (size_t p = 0; p < np; p++) {
+		size_t nh = ksp_trust_result_get_path_length(res, p);
+		w[o++] = (uint32_t)(nh + 1);
+		for (size_t i = 0; i < nh; i++) {
+			const char *signer, *signee;
+			ksp_trust_result_get_hop(res, p, i, &signer, &signee, NULL, NULL, NULL);
+			if (i == 0)
+				w[o++] = vertex_of_fpr(h, signer);
+			w[o++] = vertex_of_fpr(h, signee);
+		}
+		if (nh == 0)
+			w[o++] = UINT32_MAX;
+	}
+	*ret = w;
+	return 0;
+}
+
+static int run_one(struct hrun *run, struct ksp_store *store, struct hjob *j)
+{
+	struct ksp_trust_result *res = NULL;
+	int r;
+
+	r = ksp_trust_check(store, j->pol, run->h->fpr[j->vx], j->at, &res);
+	if (r < 0)
+		return r;
+	j->trusted = ksp_trust_result_is_trusted(res);
+	j->found = ksp_trust_result_get_paths_found(res);
+	if (j->want_msg && !j->trusted) {
+		j->msg = strdup(ksp_trust_result_get_message(res));
+		if (j->msg == NULL)
+			r = -ENOMEM;
+	}
+	if (r == 0 && j->want_paths && j->trusted)
+		r = result_witness(run->h, res, &j->wit);
+	ksp_trust_result_free(res);
+	return r;
+}
+
+/* One read transaction around the queries: SQLite then takes its shared
+ * lock once, not once a statement (most of the time of a small query). */
+static void run_loop(struct hrun *run, struct ksp_store *store)
+{
+	bool txn = sqlite3_get_autocommit(ksp_store_db(store)) && ksp_store_exec(store, "BEGIN") == 0;
+
+	for (;;) {
+		size_t i = __atomic_fetch_add(&run->next, 1, __ATOMIC_RELAXED);
+		int r;
+
+		if (i >= run->n || __atomic_load_n(&run->err, __ATOMIC_RELAXED))
+			break;
+		r = run_one(run, store, &run->jobs[i]);
+		if (r < 0) {
+			pthread_mutex_lock(&run->lock);
+			if (run->err == 0) {
+				const char *m = ksp_get_error(ksp_store_get_ctx(store));
+				snprintf(run->errmsg, sizeof(run->errmsg), "%s", m ? m : "");
+				__atomic_store_n(&run->err, r, __ATOMIC_RELAXED);
+			}
+			pthread_mutex_unlock(&run->lock);
+			break;
+		}
+	}
+	if (txn)
+		ksp_store_exec(store, "COMMIT");
+}
+
+struct hworker {
+	struct hrun *run;
+	int r;
+};
+
+static void *worker_main(void *arg)
+{
+	struct hworker *w = arg;
+	struct ksp_ctx *ctx = NULL;
+	struct ksp_store *store = NULL;
+	int r;
+
+	r = ksp_new(&ctx);
+	if (r == 0)
+		r = ksp_store_open(ctx, ksp_store_get_path(w->run->h->store), 0, &store);
+	if (r == 0)
+		run_loop(w->run, store);
+	w->r = r;
+	ksp_store_unref(store);
+	ksp_unref(ctx);
+	return NULL;
+}
+
+static int run_jobs(struct ksp_health *h, struct hjob *jobs, size_t n)
+{
+	struct hrun run = { .h = h, .jobs = jobs, .n = n };
+	unsigned nt = ksp_get_threads(h->ctx);
+	pthread_t tids[8];
+	struct hworker ws[8];
+	unsigned started = 0;
+
+	if (n == 0)
+		return 0;
+	h->queries += n;
+	if (nt > 8)
+		nt = 8;
+	/* a thread opens its own store: only worth it for enough queries */
+	if (nt > 1 && n < 500)
+		nt = 1;
+	pthread_mutex_init(&run.lock, NULL);
+	for (unsigned t = 1; t < nt; t++) {
+		ws[t] = (struct hworker){ .run = &run };
+		if (pthread_create(&tids[t], NULL, worker_main, &ws[t]) != 0)
+			break;
+		started++;
+	}
+	run_loop(&run, h->store);
+	for (unsigned t = 1; t <= started; t++)
+		pthread_join(tids[t], NULL);
+	pthread_mutex_destroy(&run.lock);
+	if (run.err) {
+		if (run.errmsg[0])
+			ksp_set_error(h->ctx, "%s", run.errmsg);
+		return run.err;
+	}
+	/* a worker that could not open its store left its share to the others */
+	return 0;
+}
+
+static void jobs_free(struct hjob *jobs, size_t n)
+{
+	if (jobs == NULL)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(jobs[i].msg);
+		free(jobs[i].wit);
+	}
+	free(jobs);
+}
+
+/* ---- the witness at a later horizon --------------------------------------- */
+
+static bool node_ok(const struct ksp_health *h, uint32_t v, int64_t at)
+{
+	const struct ksp_wsnap_node *k;
+
+	if (v >= h->g->n)
+		return false;
+	k = &h->g->nodes[v];
+	return k->created <= at && k->revoked > at && k->expires > at;
+}
+
+static int64_t min_created(const struct ksp_health *h, int64_t at)
+{
+	return h->rule.max_age ? at - h->rule.max_age : INT64_MIN;
+}
+
+/* Does a certification a -> b count at horizon hz (on user ID uidx, or any
+ * when uidx is UINT32_MAX)? */
+static bool hop_ok(const struct ksp_health *h, uint32_t a, uint32_t b, unsigned hz, uint32_t uidx)
+{
+	const struct ksp_wsnap *g = h->g;
+	bool sha1 = hz == KSP_HEALTH_NO_SHA1 ? false : h->rule.sha1;
+
+	if (a >= g->n)
+		return false;
+	for (uint32_t j = g->out_off[a]; j < g->out_off[a + 1]; j++) {
+		const struct ksp_wsnap_edge *e = &g->edges[j];
+		if (e->v == b && (uidx == UINT32_MAX || e->uidx == uidx) &&
+		    ksp_wsnap_edge_counts(g, e, h->at[hz], sha1, min_created(h, h->at[hz])))
+			return true;
+	}
+	return false;
+}
+
+static bool witness_holds(const struct ksp_health *h, const uint32_t *w, unsigned hz)
+{
+	size_t o = 1;
+	uint32_t np = w[0], t = UINT32_MAX;
+
+	if (np < (uint32_t)h->rule.min_paths)
+		return false;
+	for (uint32_t p = 0; p < np; p++) {
+		uint32_t len = w[o++];
+		const uint32_t *v = &w[o];
+		if (len < 2)
+			return false;
+		for (uint32_t i = 0; i < len; i++)
+			if (!node_ok(h, v[i], h->at[hz]))
+				return false;
+		for (uint32_t i = 0; i + 1 < len; i++)
+			if (!hop_ok(h, v[i], v[i + 1], hz, UINT32_MAX))
+				return false;
+		t = v[len - 1];
+		o += len;
+	}
+	if (h->rule.per_uid) {
+		/* the last hops on one user ID: one of the first path's */
+		const struct ksp_wsnap *g = h->g;
+		const uint32_t *first = &w[2];
+		uint32_t a = first[w[1] - 2];
+		for (uint32_t j = g->out_off[a]; j < g->out_off[a + 1]; j++) {
+			const struct ksp_wsnap_edge *e = &g->edges[j];
+			bool all = e->v == t;
+			o = 1;
+			for (uint32_t p = 0; p < np && all; p++) {
+				uint32_t len = w[o++];
+				all = hop_ok(h, w[o + len - 2], t, hz, e->uidx);
+				o += len;
+			}
+			if (all)
+				return true;
+		}
+		return false;
+	}
+	return true;
+}
+
+static int add_break(struct hkey *k, unsigned hz, int kind, uint32_t a, uint32_t b, int64_t when, int path)
+{
+	for (uint32_t i = 0; i < k->n_br[hz]; i++)
+		if (k->br[hz][i].kind == kind && k->br[hz][i].a == a && k->br[hz][i].b == b) {
+			return 0;
+		}
+	void *n = realloc(k->br[hz], (k->n_br[hz] + 1) * sizeof(*k->br[hz]));
+	if (n == NULL)
+		return -ENOMEM;
+	k->br[hz] = n;
+	k->br[hz][k->n_br[hz]++] = (struct hbreak){ .kind = kind, .a = a, .b = b, .when = when, .path = path };
+	return 0;
+}
+
+/* What on the witness no longer holds at horizon hz. */
+static int find_breaks(struct ksp_health *h, struct hkey *k, unsigned hz)
+{
+	const struct ksp_wsnap *g = h->g;
+	const uint32_t *w = k->wit;
+	int64_t at = h->at[hz], now = h->at[0];
+	bool sha1 = hz == KSP_HEALTH_NO_SHA1 ? false : h->rule.sha1;
+	size_t o = 1;
+	int r;
+
+	for (uint32_t p = 0; p < w[0]; p++) {
+		uint32_t len = w[o++];
+		const uint32_t *v = &w[o];
+		for (uint32_t i = 0; i < len; i++) {
+			const struct ksp_wsnap_node *n = &g->nodes[v[i]];
+			if (n->revoked <= at)
+				r = add_break(k, hz, KSP_HEALTH_KEY_REVOKED, v[i], v[i], n->revoked, (int)p);
+			else if (n->expires <= at)
+				r = add_break(k, hz, KSP_HEALTH_KEY_EXPIRES, v[i], v[i], n->expires, (int)p);
+			else
+				r = 0;
+			if (r < 0)
+				return r;
+		}
+		for (uint32_t i = 0; i + 1 < len; i++) {
+			const struct ksp_wsnap_edge *best = NULL;
+			uint32_t a = v[i], b = v[i + 1];
+			if (hop_ok(h, a, b, hz, UINT32_MAX))
+				continue;
+			/* the certification that carried the hop now, the last to lapse */
+			for (uint32_t j = g->out_off[a]; j < g->out_off[a + 1]; j++) {
+				const struct ksp_wsnap_edge *e = &g->edges[j];
+				if (e->v == b && ksp_wsnap_edge_counts(g, e, now, h->rule.sha1, min_created(h, now)) &&
+				    (best == NULL || e->expires > best->expires))
+					best = e;
+			}
+			if (best == NULL)
+				continue;
+			if (!sha1 && (best->flags & KSP_WSNAP_WEAK_HASH))
+				r = add_break(k, hz, KSP_HEALTH_CERT_WEAK, a, b, best->created, (int)p);
+			else if (best->revoked <= at)
+				r = add_break(k, hz, KSP_HEALTH_CERT_REVOKED, a, b, best->revoked, (int)p);
+			else if (g->uids[best->uidx].revoked <= at)
+				r = add_break(k, hz, KSP_HEALTH_UID_REVOKED, a, b, g->uids[best->uidx].revoked, (int)p);
+			else if (best->expires <= at)
+				r = add_break(k, hz, KSP_HEALTH_CERT_EXPIRES, a, b, best->expires, (int)p);
+			else
+				r = add_break(k, hz, KSP_HEALTH_CERT_TOO_OLD, a, b, best->created + h->rule.max_age,
+					      (int)p);
+			if (r < 0)
+				return r;
+		}
+		o += len;
+	}
+	return 0;
+}
+
+static bool in_witness(const uint32_t *w, uint32_t x, bool count_last)
+{
+	size_t o = 1;
+
+	if (w == NULL)
+		return false;
+	for (uint32_t p = 0; p < w[0]; p++) {
+		uint32_t len = w[o++];
+		for (uint32_t i = 0; i + (count_last ? 0 : 1) < len; i++)
+			if (w[o + i] == x)
+				return true;
+		o += len;
+	}
+	return false;
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+
+static int load_fprs(struct ksp_health *h)
+{
+	sqlite3 *db = ksp_store_db(h->store);
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	h->fpr = calloc(h->g->n ? h->g->n : 1, sizeof(*h->fpr));
+	h->by_fpr = malloc((h->g->n ? h->g->n : 1) * sizeof(*h->by_fpr));
+	if (h->fpr == NULL || h->by_fpr == NULL)
+		return -ENOMEM;
+	rc = sqlite3_prepare_v2(db, "SELECT id, fpr FROM keys", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(h->ctx, db, rc, "keys");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint32_t v = ksp_wsnap_vertex(h->g, sqlite3_column_int64(st, 0));
+		const char *f = (const char *)sqlite3_column_text(st, 1);
+		if (v != UINT32_MAX && f)
+			snprintf(h->fpr[v], 65, "%s", f);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return ksp_errno_from_sqlite(h->ctx, db, rc, "keys");
+	for (uint32_t v = 0; v < h->g->n; v++)
+		h->by_fpr[v] = v;
+	qsort_r(h->by_fpr, h->g->n, sizeof(*h->by_fpr), cmp_fpr_vx, h->fpr);
+	return 0;
+}
+
+static int add_core(struct ksp_health *h, const char *fpr)
+{
+	char norm[65];
+	uint32_t v;
+
+	if (fpr_normalize(fpr, norm) < 0)
+		return 0;
+	v = vertex_of_fpr(h, norm);
+	if (v == UINT32_MAX || h->is_core[v])
+		return 0;
+	h->is_core[v] = 1;
+	h->core[h->n_core++] = v;
+	return 0;
+}
+
+static int load_core(struct ksp_health *h)
+{
+	h->is_core = calloc(h->g->n ? h->g->n : 1, 1);
+	h->core = malloc((h->g->n ? h->g->n : 1) * sizeof(*h->core));
+	if (h->is_core == NULL || h->core == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->rule.n_core; i++)
+		add_core(h, h->rule.core[i]);
+	if (h->rule.core_party) {
+		sqlite3 *db = ksp_store_db(h->store);
+		sqlite3_stmt *st = NULL;
+		int rc = sqlite3_prepare_v2(db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id", -1,
+					    &st, NULL);
+		if (rc != SQLITE_OK)
+			return ksp_errno_from_sqlite(h->ctx, db, rc, "participants");
+		while (sqlite3_step(st) == SQLITE_ROW)
+			add_core(h, (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
+	return 0;
+}
+
+/* ---- the horizons ----------------------------------------------------------- */
+
+static int horizons(struct ksp_health *h)
+{
+	struct hjob *jobs;
+	size_t nj = 0;
+	int K = h->rule.min_paths, r;
+
+	jobs = calloc(h->n_keys ? h->n_keys : 1, sizeof(*jobs));
+	if (jobs == NULL)
+		return -ENOMEM;
+	for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++) {
+		nj = 0;
+		for (size_t i = 0; i < h->n_keys; i++) {
+			struct hkey *k = &h->keys[i];
+			if (hz > 0 && k->wit && witness_holds(h, k->wit, hz)) {
+				k->paths[hz] = (int8_t)K;
+				continue;
+			}
+			jobs[nj++] = (struct hjob){ .vx = k->vx, .pol = h->pol[hz], .at = h->at[hz],
+						    .want_paths = hz == 0, .want_msg = true };
+		}
+		r = run_jobs(h, jobs, nj);
+		if (r < 0)
+			goto out;
+		for (size_t j = 0; j < nj; j++) {
+			struct hkey *k = &h->keys[h->key_of[jobs[j].vx]];
+			k->paths[hz] = (int8_t)(jobs[j].found > K ? K : jobs[j].found);
+			if (!jobs[j].trusted) {
+				k->below |= 1u << hz;
+				h->n_below[hz]++;
+				k->msg[hz] = jobs[j].msg;
+				jobs[j].msg = NULL;
+				if (hz > 0 && k->wit) {
+					r = find_breaks(h, k, hz);
+					if (r < 0)
+						goto out;
+				}
+			}
+			if (hz == 0) {
+				k->wit = jobs[j].wit;
+				jobs[j].wit = NULL;
+			}
+		}
+		for (size_t j = 0; j < nj; j++) {
+			free(jobs[j].msg);
+			free(jobs[j].wit);
+			jobs[j].msg = NULL;
+			jobs[j].wit = NULL;
+		}
+	}
+	r = 0;
+out:
+	jobs_free(jobs, nj);
+	return r;
+}
+
+/* ---- single points of failure ------------------------------------------------- */
+
+static int cmp_spof(const void *a, const void *b)
+{
+	const struct hspof *x = a, *y = b;
+	if (x->cuts != y->cuts)
+		return x->cuts < y->cuts ? 1 : -1;
+	if (x->carries != y->carries)
+		return x->carries < y->carries ? 1 : -1;
+	return x->vx < y->vx ? -1 : x->vx > y->vx;
+}
+
+static int cmp_carry(const void *a, const void *b)
+{
+	const struct hspof *x = a, *y = b;
+	if (x->carries != y->carries)
+		return x->carries < y->carries ? 1 : -1;
+	return x->vx < y->vx ? -1 : x->vx > y->vx;
+}
+
+static int spof(struct ksp_health *h)
+{
+	const struct ksp_wsnap *g = h->g;
+	unsigned *carry = calloc(g->n ? g->n : 1, sizeof(*carry));
+	uint8_t *lost[SPOF_BATCH] = { 0 };
+	struct ksp_trust_policy *pols[SPOF_BATCH] = { 0 };
+	struct ksp_trust_whatif wis[SPOF_BATCH];
+	struct hjob *jobs = NULL;
+	uint32_t *owner = NULL;
+	uint64_t work = 0, budget = 20000 + (uint64_t)h->n_keys / 10;
+	int r = -ENOMEM;
+
+	if (carry == NULL)
+		goto out;
+	for (size_t b = 0; b < SPOF_BATCH; b++) {
+		lost[b] = calloc(g->n ? g->n : 1, 1);
+		pols[b] = ksp_trust_policy_copy(h->pol[0]);
+		if (lost[b] == NULL || pols[b] == NULL)
+			goto out;
+		wis[b] = (struct ksp_trust_whatif){ .lost = lost[b] };
+		ksp_trust_policy_set_whatif(pols[b], &wis[b]);
+	}
+	/* carriers: on how many keys' paths (witnesses now) each key lies */
+	for (size_t i = 0; i < h->n_keys; i++) {
+		const uint32_t *w = h->keys[i].wit;
+		size_t o = 1;
+		if (w == NULL)
+			continue;
+		for (uint32_t p = 0; p < w[0]; p++) {
+			uint32_t len = w[o++];
+			for (uint32_t j = 0; j + 1 < len; j++)
+				if (w[o + j] < g->n && !h->is_core[w[o + j]])
+					carry[w[o + j]]++;
+			o += len;
+		}
+	}
+	h->carrier = malloc((g->n ? g->n : 1) * sizeof(*h->carrier));
+	if (h->carrier == NULL)
+		goto out;
+	for (uint32_t v = 0; v < g->n; v++)
+		if (carry[v])
+			h->carrier[h->n_carrier++] = (struct hspof){ .vx = v, .carries = carry[v] };
+	qsort(h->carrier, h->n_carrier, sizeof(*h->carrier), cmp_carry);
+	/* exact cuts by the engine, best first: a key's loss can only cut the
+	 * keys whose witness goes through it (others keep their paths), so
+	 * its carries bound its cuts; stop when no later key can enter the top */
+	h->spof = calloc(h->n_carrier ? h->n_carrier : 1, sizeof(*h->spof));
+	if (h->spof == NULL)
+		goto out;
+	h->spof_exact = true;
+	/* SPOF_BATCH candidates at a time, so that the threads share their
+	 * queries (a few more candidates than needed may be asked: their
+	 * counts are exact too) */
+	for (size_t c = 0; c < h->n_carrier;) {
+		size_t nb = 0, nj = 0, need = 0;
+		unsigned kth = 0;
+		if (h->n_spof >= SPOF_TOP) {
+			unsigned *best = malloc(h->n_spof * sizeof(*best));
+			if (best == NULL)
+				goto out;
+			for (size_t i = 0; i < h->n_spof; i++)
+				best[i] = h->spof[i].cuts;
+			/* the SPOF_TOP-th largest */
+			for (size_t i = 0; i < SPOF_TOP; i++) {
+				size_t m = i;
+				for (size_t j2 = i + 1; j2 < h->n_spof; j2++)
+					if (best[j2] > best[m])
+						m = j2;
+				unsigned t = best[i];
+				best[i] = best[m];
+				best[m] = t;
+				kth = best[i];
+			}
+			free(best);
+		}
+		while (c + nb < h->n_carrier && nb < SPOF_BATCH) {
+			unsigned cr = h->carrier[c + nb].carries;
+			if (h->n_spof >= SPOF_TOP && cr <= kth)
+				break;
+			if (work + need + cr > budget) {
+				h->spof_exact = false;
+				break;
+			}
+			need += cr;
+			nb++;
+		}
+		if (nb == 0)
+			break;
+		void *nn = realloc(jobs, (need ? need : 1) * sizeof(*jobs));
+		void *no = realloc(owner, (need ? need : 1) * sizeof(*owner));
+		if (nn)
+			jobs = nn;
+		if (no)
+			owner = no;
+		if (nn == NULL || no == NULL)
+			goto out;
+		for (size_t b = 0; b < nb; b++) {
+			uint32_t x = h->carrier[c + b].vx;
+			memset(lost[b], 0, g->n ? g->n : 1);
+			lost[b][x] = 1;
+			for (size_t i = 0; i < h->n_keys && nj < need; i++)
+				if (!(h->keys[i].below & 1) && h->keys[i].vx != x && in_witness(h->keys[i].wit, x, false)) {
+					owner[nj] = (uint32_t)b;
+					jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = pols[b], .at = h->at[0] };
+				}
+		}
+		r = run_jobs(h, jobs, nj);
+		if (r < 0)
+			goto out;
+		work += nj;
+		for (size_t b = 0; b < nb; b++) {
+			unsigned cuts = 0;
+			for (size_t j = 0; j < nj; j++)
+				cuts += owner[j] == b && !jobs[j].trusted;
+			h->spof[h->n_spof++] = (struct hspof){ .vx = h->carrier[c + b].vx, .cuts = cuts,
+							       .carries = h->carrier[c + b].carries };
+		}
+		c += nb;
+		if (!h->spof_exact)
+			break;
+	}
+	qsort(h->spof, h->n_spof, sizeof(*h->spof), cmp_spof);
+	r = 0;
+out:
+	free(jobs);
+	free(owner);
+	free(carry);
+	for (size_t b = 0; b < SPOF_BATCH; b++) {
+		free(lost[b]);
+		ksp_trust_policy_free(pols[b]);
+	}
+	return r;
+}
+
+/* ---- the repair plan ---------------------------------------------------------- */
+
+struct cand {
+	uint32_t s, t;      /* s certifies t; s == t: t extends its expiry */
+	uint32_t *aff;      /* keys (indexes) it may repair */
+	size_t n_aff;
+	long gain;          /* last evaluated */
+	size_t evaluated;   /* the plan's size when evaluated */
+	int prio;           /* ties: 2 renews a certification, 1 a non-core signer */
+	bool taken;
+};
+
+/* The user IDs of v, for a what-if certification on each (per-uid rule);
+ * one entry uid_id 0 otherwise. */
+static int added_for(const struct ksp_health *h, uint32_t s, uint32_t t, struct ksp_trust_added **list, size_t *n)
+{
+	const struct ksp_wsnap *g = h->g;
+	int64_t seen[16];
+	size_t ns = 0;
+
+	if (h->rule.per_uid)
+		for (uint32_t j = g->in_off[t]; j < g->in_off[t + 1] && ns < 16; j++) {
+			int64_t u = g->uids[g->edges[g->in_eid[j]].uidx].uid_id;
+			bool dup = false;
+			for (size_t i = 0; i < ns; i++)
+				dup |= seen[i] == u;
+			if (!dup)
+				seen[ns++] = u;
+		}
+	if (ns == 0)
+		seen[ns++] = 0;
+	void *nl = realloc(*list, (*n + ns) * sizeof(**list));
+	if (nl == NULL)
+		return -ENOMEM;
+	*list = nl;
+	for (size_t i = 0; i < ns; i++)
+		(*list)[(*n)++] = (struct ksp_trust_added){ .u = s, .v = t, .uid_id = seen[i] };
+	return 0;
+}
+
+/* Evaluate candidate c on top of the plan (added, extended): how many of
+ * its keys not yet repaired reach K (*gain), and their paths found. */
+static int evaluate_cand(struct ksp_health *h, unsigned hz, struct cand *c, const struct ksp_trust_added *added,
+			 size_t n_added, uint8_t *extended, const uint8_t *done, const int *found, long *gain)
+{
+	struct ksp_trust_policy *pol = ksp_trust_policy_copy(h->pol[hz]);
+	struct ksp_trust_added *all = NULL;
+	size_t n_all = n_added;
+	struct hjob *jobs = NULL;
+	struct ksp_trust_whatif wi = { .extended = extended };
+	size_t nj = 0;
+	long fixed = 0, more = 0;
+	int r = -ENOMEM;
+
+	if (pol == NULL)
+		goto out;
+	all = malloc((n_added + 1) * sizeof(*all));
+	jobs = calloc(c->n_aff ? c->n_aff : 1, sizeof(*jobs));
+	if (all == NULL || jobs == NULL)
+		goto out;
+	if (n_added)
+		memcpy(all, added, n_added * sizeof(*all));
+	if (c->s != c->t) {
+		r = added_for(h, c->s, c->t, &all, &n_all);
+		if (r < 0)
+			goto out;
+	} else {
+		extended[c->t] = 1;
+	}
+	wi.added = all;
+	wi.n_added = n_all;
+	ksp_trust_policy_set_whatif(pol, &wi);
+	for (size_t i = 0; i < c->n_aff; i++)
+		if (!done[c->aff[i]])
+			jobs[nj++] = (struct hjob){ .vx = h->keys[c->aff[i]].vx, .pol = pol, .at = h->at[hz] };
+	r = run_jobs(h, jobs, nj);
+	if (c->s == c->t)
+		extended[c->t] = 0;
+	if (r < 0)
+		goto out;
+	for (size_t j = 0; j < nj; j++) {
+		uint32_t ki = h->key_of[jobs[j].vx];
+		if (jobs[j].trusted)
+			fixed++;
+		else if (jobs[j].found > found[ki])
+			more += jobs[j].found - found[ki];
+	}
+	/* keys brought to K first, paths gained second (K > 1) */
+	*gain = fixed * 1024 + more;
+	r = 0;
+out:
+	free(all);
+	free(jobs);
+	ksp_trust_policy_free(pol);
+	return r;
+}
+
+static int cand_add(struct cand **cs, size_t *n, size_t *cap, uint32_t s, uint32_t t)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*cs)[i].s == s && (*cs)[i].t == t)
+			return (int)i;
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 64;
+		void *nn = realloc(*cs, nc * sizeof(**cs));
+		if (nn == NULL)
+			return -ENOMEM;
+		*cs = nn;
+		*cap = nc;
+	}
+	(*cs)[*n] = (struct cand){ .s = s, .t = t, .evaluated = SIZE_MAX };
+	return (int)(*n)++;
+}
+
+static int aff_add(struct cand *c, uint32_t ki)
+{
+	for (size_t i = 0; i < c->n_aff; i++)
+		if (c->aff[i] == ki)
+			return 0;
+	void *n = realloc(c->aff, (c->n_aff + 1) * sizeof(*c->aff));
+	if (n == NULL)
+		return -ENOMEM;
+	c->aff = n;
+	c->aff[c->n_aff++] = ki;
+	return 0;
+}
+
+/* Greedy over the candidates (lazy: a gain only falls as the plan grows, so
+ * a candidate whose fresh gain still beats every stale one is the best). */
+static int greedy(struct ksp_health *h, unsigned hz, struct cand *cs, size_t nc, bool extend, uint8_t *extended,
+		  struct ksp_trust_added **added, size_t *n_added, uint8_t *done, int *found,
+		  struct hrepair **out, size_t *n_out)
+{
+	int r;
+
+	for (;;) {
+		size_t best = SIZE_MAX;
+		for (size_t i = 0; i < nc; i++)
+			if (!cs[i].taken && (cs[i].s == cs[i].t) == extend && cs[i].gain > 0 &&
+			    (best == SIZE_MAX || cs[i].gain > cs[best].gain ||
+			     (cs[i].gain == cs[best].gain && cs[i].prio > cs[best].prio)))
+				best = i;
+		if (best == SIZE_MAX)
+			return 0;
+		struct cand *c = &cs[best];
+		if (c->evaluated != *n_out) {
+			long g;
+			r = evaluate_cand(h, hz, c, *added, *n_added, extended, done, found, &g);
+			if (r < 0)
+				return r;
+			c->gain = g;
+			c->evaluated = *n_out;
+			continue;
+		}
+		/* take it: mark the keys it brings to K */
+		c->taken = true;
+		{
+			struct ksp_trust_policy *pol = ksp_trust_policy_copy(h->pol[hz]);
+			struct ksp_trust_whatif wi = { .extended = extended };
+			struct hjob *jobs = calloc(c->n_aff ? c->n_aff : 1, sizeof(*jobs));
+			size_t nj = 0;
+			unsigned fixed = 0;
+			if (pol == NULL || jobs == NULL) {
+				ksp_trust_policy_free(pol);
+				free(jobs);
+				return -ENOMEM;
+			}
+			if (c->s != c->t)
+				r = added_for(h, c->s, c->t, added, n_added);
+			else {
+				extended[c->t] = 1;
+				r = 0;
+			}
+			wi.added = *added;
+			wi.n_added = *n_added;
+			ksp_trust_policy_set_whatif(pol, &wi);
+			for (size_t i = 0; r == 0 && i < c->n_aff; i++)
+				if (!done[c->aff[i]])
+					jobs[nj++] = (struct hjob){ .vx = h->keys[c->aff[i]].vx, .pol = pol, .at = h->at[hz] };
+			if (r == 0)
+				r = run_jobs(h, jobs, nj);
+			for (size_t j = 0; r == 0 && j < nj; j++) {
+				uint32_t ki = h->key_of[jobs[j].vx];
+				if (jobs[j].trusted) {
+					done[ki] = 1;
+					fixed++;
+				}
+				if (jobs[j].found > found[ki])
+					found[ki] = jobs[j].found;
+			}
+			free(jobs);
+			ksp_trust_policy_free(pol);
+			if (r < 0)
+				return r;
+			void *nn = realloc(*out, (*n_out + 1) * sizeof(**out));
+			if (nn == NULL)
+				return -ENOMEM;
+			*out = nn;
+			(*out)[(*n_out)++] = (struct hrepair){ .a = c->s, .b = c->t, .n = fixed,
+							       .when = h->g->nodes[c->t].expires };
+		}
+	}
+}
+
+static int repair(struct ksp_health *h)
+{
+	unsigned hz = h->repair_horizon;
+	const struct ksp_wsnap *g = h->g;
+	struct cand *cs = NULL;
+	size_t nc = 0, cap = 0;
+	uint8_t *extended = calloc(g->n ? g->n : 1, 1), *done = calloc(h->n_keys ? h->n_keys : 1, 1);
+	int *found = calloc(h->n_keys ? h->n_keys : 1, sizeof(*found));
+	struct ksp_trust_added *added = NULL;
+	size_t n_added = 0;
+	int r = -ENOMEM, K = h->rule.min_paths;
+
+	if (extended == NULL || done == NULL || found == NULL)
+		goto out;
+	for (size_t i = 0; i < h->n_keys; i++) {
+		struct hkey *k = &h->keys[i];
+		found[i] = k->paths[hz];
+		/* the keys that fall: trusted now, not at the horizon */
+		if ((k->below & 1) || !(k->below & (1u << hz))) {
+			done[i] = 1;
+			continue;
+		}
+		/* expiring keys on its paths (or itself): their owners extend */
+		for (uint32_t b = 0; b < k->n_br[hz]; b++)
+			if (k->br[hz][b].kind == KSP_HEALTH_KEY_EXPIRES) {
+				int ci = cand_add(&cs, &nc, &cap, k->br[hz][b].a, k->br[hz][b].a);
+				if (ci < 0 || aff_add(&cs[ci], (uint32_t)i) < 0)
+					goto out;
+			}
+		if (!node_ok(h, k->vx, h->at[hz]))
+			continue; /* only its owner can help it: extend */
+		/* new certifications: on the key itself or on a key of its
+		 * paths past the break, by a core key or a key before it */
+		{
+			const uint32_t *w = k->wit;
+			size_t o = 1;
+			uint32_t signers[MAX_SIGNERS], ns = 0, targets[16], nt = 0;
+			for (size_t c = 0; c < h->n_core && ns < (uint32_t)K + 1 && ns < MAX_SIGNERS; c++)
+				if (node_ok(h, h->core[c], h->at[hz]))
+					signers[ns++] = h->core[c];
+			targets[nt++] = k->vx;
+			for (uint32_t p = 0; w && p < w[0]; p++) {
+				uint32_t len = w[o++];
+				const uint32_t *v = &w[o];
+				/* the last good key before the first break (the
+				 * signer of a lapsed or weak certification renews
+				 * it), and the keys after the last break */
+				uint32_t first_bad = len, last_bad = 0, signer = UINT32_MAX;
+				for (uint32_t j = 0; j < len; j++) {
+					bool key_bad = !node_ok(h, v[j], h->at[hz]);
+					bool hop_bad = !key_bad && j + 1 < len && !hop_ok(h, v[j], v[j + 1], hz, UINT32_MAX);
+					if ((key_bad || hop_bad) && first_bad == len) {
+						first_bad = j;
+						signer = hop_bad ? v[j] : j > 0 ? v[j - 1] : UINT32_MAX;
+					}
+					if (key_bad || hop_bad)
+						last_bad = key_bad ? j : j + 1;
+				}
+				if (signer != UINT32_MAX && ns < MAX_SIGNERS && !h->is_core[signer])
+					signers[ns++] = signer;
+				for (uint32_t j = last_bad; first_bad < len && j + 1 < len && nt < 16; j++)
+					if (node_ok(h, v[j], h->at[hz]) && v[j] != k->vx)
+						targets[nt++] = v[j];
+				o += len;
+			}
+			for (uint32_t t = 0; t < nt; t++)
+				for (uint32_t s = 0; s < ns; s++) {
+					if (signers[s] == targets[t])
+						continue;
+					int ci = cand_add(&cs, &nc, &cap, signers[s], targets[t]);
+					if (ci < 0 || aff_add(&cs[ci], (uint32_t)i) < 0)
+						goto out;
+				}
+		}
+	}
+	/* ties go to renewals (the signer certified the key before), then to
+	 * signers that are not core keys */
+	for (size_t c = 0; c < nc; c++) {
+		cs[c].prio = h->is_core[cs[c].s] ? 0 : 1;
+		for (uint32_t j = g->out_off[cs[c].s]; j < g->out_off[cs[c].s + 1] && cs[c].s != cs[c].t; j++)
+			if (g->edges[j].v == cs[c].t)
+				cs[c].prio = 2;
+	}
+	/* a certification on t may also repair the keys whose paths ran through t */
+	for (size_t c = 0; c < nc; c++)
+		if (cs[c].s != cs[c].t)
+			for (size_t i = 0; i < h->n_keys; i++)
+				if (!done[i] && h->keys[i].vx != cs[c].t && in_witness(h->keys[i].wit, cs[c].t, false) &&
+				    aff_add(&cs[c], (uint32_t)i) < 0)
+					goto out;
+	/* the extensions first, each alone (the owners' part) */
+	{
+		uint8_t *done2 = malloc(h->n_keys ? h->n_keys : 1);
+		if (done2 == NULL)
+			goto out;
+		memcpy(done2, done, h->n_keys);
+		for (size_t c = 0; c < nc; c++) {
+			long gain;
+			if (cs[c].s != cs[c].t)
+				continue;
+			r = evaluate_cand(h, hz, &cs[c], NULL, 0, extended, done2, found, &gain);
+			if (r < 0) {
+				free(done2);
+				goto out;
+			}
+			void *nn = realloc(h->extend, (h->n_extend + 1) * sizeof(*h->extend));
+			if (nn == NULL) {
+				free(done2);
+				r = -ENOMEM;
+				goto out;
+			}
+			h->extend = nn;
+			h->extend[h->n_extend++] = (struct hrepair){ .a = cs[c].t, .b = cs[c].t, .n = (unsigned)(gain / 1024),
+								     .when = g->nodes[cs[c].t].expires };
+		}
+		free(done2);
+	}
+	/* then the new certifications for the keys that can be certified,
+	 * greedy set cover (the expiries as they are) */
+	for (size_t c = 0; c < nc; c++) {
+		if (cs[c].s == cs[c].t)
+			continue;
+		r = evaluate_cand(h, hz, &cs[c], NULL, 0, extended, done, found, &cs[c].gain);
+		if (r < 0)
+			goto out;
+		cs[c].evaluated = 0;
+	}
+	r = greedy(h, hz, cs, nc, false, extended, &added, &n_added, done, found, &h->repair, &h->n_repair);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < h->n_keys; i++)
+		if (!done[i] && node_ok(h, h->keys[i].vx, h->at[hz]))
+			h->n_unrepaired++;
+	/* the extensions, most repairs first */
+	for (size_t i = 1; i < h->n_extend; i++)
+		for (size_t j = i; j > 0 && h->extend[j].n > h->extend[j - 1].n; j--) {
+			struct hrepair t = h->extend[j];
+			h->extend[j] = h->extend[j - 1];
+			h->extend[j - 1] = t;
+		}
+	r = 0;
+out:
+	for (size_t c = 0; c < nc; c++)
+		free(cs[c].aff);
+	free(cs);
+	free(extended);
+	free(done);
+	free(found);
+	free(added);
+	return r;
+}
+
+/* ---- the party's pairs ------------------------------------------------------------ */
+
+static int party_pairs(struct ksp_health *h)
+{
+	const struct ksp_wsnap *g = h->g;
+	sqlite3 *db = ksp_store_db(h->store);
+	sqlite3_stmt *st = NULL;
+	uint32_t *part = NULL, np = 0, *dist = NULL, *queue = NULL;
+	struct hjob *jobs = NULL;
+	int rc, r = -ENOMEM;
+	uint32_t L = (uint32_t)h->rule.max_depth;
+
+	part = malloc((g->n ? g->n : 1) * sizeof(*part));
+	dist = malloc((g->n ? g->n : 1) * sizeof(*dist));
+	queue = malloc((g->n ? g->n : 1) * sizeof(*queue));
+	jobs = calloc(h->n_keys ? h->n_keys : 1, sizeof(*jobs));
+	if (part == NULL || dist == NULL || queue == NULL || jobs == NULL)
+		goto out;
+	rc = sqlite3_prepare_v2(db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		r = ksp_errno_from_sqlite(h->ctx, db, rc, "participants");
+		goto out;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		uint32_t v = vertex_of_fpr(h, (const char *)sqlite3_column_text(st, 0));
+		if (v != UINT32_MAX && node_ok(h, v, h->at[0]))
+			part[np++] = v;
+	}
+	sqlite3_finalize(st);
+	for (uint32_t a = 0; a < np; a++)
+		for (uint32_t b = a + 1; b < np; b++) {
+			struct ksp_trust_added add[32];
+			struct ksp_trust_added *list = NULL;
+			size_t nl = 0, nj = 0;
+			unsigned fixed = 0;
+			r = added_for(h, part[a], part[b], &list, &nl);
+			if (r == 0)
+				r = added_for(h, part[b], part[a], &list, &nl);
+			if (r < 0) {
+				free(list);
+				goto out;
+			}
+			if (nl > 32)
+				nl = 32;
+			memcpy(add, list, nl * sizeof(*add));
+			free(list);
+			struct ksp_trust_whatif wi = { .added = add, .n_added = nl };
+			struct ksp_trust_policy *pol = ksp_trust_policy_copy(h->pol[0]);
+			if (pol == NULL) {
+				r = -ENOMEM;
+				goto out;
+			}
+			ksp_trust_policy_set_whatif(pol, &wi);
+			/* the keys below K now within L - 1 certifications of a or b
+			 * (only those can gain a path through the new ones) */
+			for (uint32_t v = 0; v < g->n; v++)
+				dist[v] = UINT32_MAX;
+			uint32_t hd = 0, tl = 0;
+			dist[part[a]] = dist[part[b]] = 0;
+			queue[tl++] = part[a];
+			queue[tl++] = part[b];
+			while (hd < tl) {
+				uint32_t u = queue[hd++];
+				if (dist[u] + 1 >= L)
+					continue;
+				for (uint32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++)
+					if (dist[g->edges[j].v] == UINT32_MAX) {
+						dist[g->edges[j].v] = dist[u] + 1;
+						queue[tl++] = g->edges[j].v;
+					}
+			}
+			for (size_t i = 0; i < h->n_keys; i++)
+				if ((h->keys[i].below & 1) && dist[h->keys[i].vx] != UINT32_MAX &&
+				    node_ok(h, h->keys[i].vx, h->at[0]))
+					jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = pol, .at = h->at[0] };
+			r = run_jobs(h, jobs, nj);
+			ksp_trust_policy_free(pol);
+			if (r < 0)
+				goto out;
+			for (size_t j = 0; j < nj; j++)
+				fixed += jobs[j].trusted;
+			void *nn = realloc(h->pairs, (h->n_pairs + 1) * sizeof(*h->pairs));
+			if (nn == NULL) {
+				r = -ENOMEM;
+				goto out;
+			}
+			h->pairs = nn;
+			h->pairs[h->n_pairs++] = (struct hrepair){ .a = part[a], .b = part[b], .n = fixed };
+		}
+	/* most keys first; stable for equal counts (participant order) */
+	for (size_t i = 1; i < h->n_pairs; i++)
+		for (size_t j = i; j > 0 && h->pairs[j].n > h->pairs[j - 1].n; j--) {
+			struct hrepair t = h->pairs[j];
+			h->pairs[j] = h->pairs[j - 1];
+			h->pairs[j - 1] = t;
+		}
+	r = 0;
+out:
+	free(part);
+	free(dist);
+	free(queue);
+	free(jobs);
+	return r;
+}
+
+/* ---- public ------------------------------------------------------------------------ */
+
+KSP_EXPORT struct ksp_health *ksp_health_free(struct ksp_health *h)
+{
+	if (h == NULL)
+		return NULL;
+	for (size_t i = 0; i < h->n_keys; i++) {
+		for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++) {
+			free(h->keys[i].msg[hz]);
+			free(h->keys[i].br[hz]);
+		}
+		free(h->keys[i].wit);
+	}
+	for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++)
+		if (hz == 0 || h->pol[hz] != h->pol[0])
+			ksp_trust_policy_free(h->pol[hz]);
+	free(h->keys);
+	free(h->key_of);
+	free(h->fpr);
+	free(h->by_fpr);
+	free(h->is_core);
+	free(h->core);
+	free(h->repair);
+	free(h->extend);
+	free(h->spof);
+	free(h->carrier);
+	free(h->pairs);
+	for (size_t i = 0; i < h->n_weak; i++)
+		free(h->weak[i].uid);
+	free(h->weak);
+	ksp_store_unref(h->store);
+	free(h);
+	return NULL;
+}
+
+KSP_EXPORT int ksp_health_new(struct ksp_store *store, const struct ksp_trust_policy *policy, int64_t at,
+			      unsigned int repair_horizon, unsigned int flags, struct ksp_health **ret)
+{
+	struct ksp_health *h;
+	int r;
+
+	if (store == NULL || policy == NULL || ret == NULL || repair_horizon >= KSP_HEALTH_HORIZONS ||
+	    repair_horizon == KSP_HEALTH_NOW)
+		return -EINVAL;
+	h = calloc(1, sizeof(*h));
+	if (h == NULL)
+		return -ENOMEM;
+	h->ctx = ksp_store_get_ctx(store);
+	h->store = ksp_store_ref(store);
+	h->repair_horizon = repair_horizon;
+	ksp_clear_error(h->ctx);
+	ksp_trust_policy_get_rule(policy, &h->rule);
+	r = -ENOMEM;
+	for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++) {
+		h->at[hz] = at + horizon_days[hz] * DAY;
+		if (hz == 0 || hz == KSP_HEALTH_NO_SHA1) {
+			h->pol[hz] = ksp_trust_policy_copy(policy);
+			if (h->pol[hz] == NULL)
+				goto fail;
+		} else {
+			h->pol[hz] = h->pol[0];
+		}
+	}
+	ksp_trust_policy_set_sha1(h->pol[KSP_HEALTH_NO_SHA1], false);
+	r = ksp_wsnap_get(store, &h->g);
+	if (r < 0)
+		goto fail;
+	r = load_fprs(h);
+	if (r == 0)
+		r = load_core(h);
+	if (r < 0)
+		goto fail;
+	if (h->n_core == 0 && h->rule.n_core == 0 && !h->rule.core_party) {
+		ksp_set_error(h->ctx, "no core keys given: name them (--core-fpr, --core FILE, --core-party or 'core =' in a policy)");
+		r = -EINVAL;
+		goto fail;
+	}
+	h->keys = calloc(h->g->n ? h->g->n : 1, sizeof(*h->keys));
+	h->key_of = malloc((h->g->n ? h->g->n : 1) * sizeof(*h->key_of));
+	if (h->keys == NULL || h->key_of == NULL) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (uint32_t v = 0; v < h->g->n; v++) {
+		h->key_of[v] = UINT32_MAX;
+		if (h->is_core[v])
+			continue;
+		h->key_of[v] = (uint32_t)h->n_keys;
+		h->keys[h->n_keys++].vx = v;
+	}
+	ksp_progress(h->ctx, "health: horizons", 0, KSP_HEALTH_HORIZONS);
+	r = horizons(h);
+	if (r == 0 && !(flags & KSP_HEALTH_NO_SPOF)) {
+		ksp_progress(h->ctx, "health: single points of failure", 0, 0);
+		r = spof(h);
+	}
+	if (r == 0 && !(flags & KSP_HEALTH_NO_REPAIR)) {
+		ksp_progress(h->ctx, "health: repair plan", 0, 0);
+		r = repair(h);
+	}
+	if (r == 0 && (flags & KSP_HEALTH_PARTY)) {
+		ksp_progress(h->ctx, "health: party pairs", 0, 0);
+		r = party_pairs(h);
+	}
+	if (r < 0)
+		goto fail;
+	*ret = h;
+	return 0;
+fail:
+	if (!ksp_get_error(h->ctx))
+		ksp_set_error(h->ctx, "%s: cannot compute the trust health: %s", ksp_store_get_path(store),
+			      strerror(-r));
+	ksp_health_free(h);
+	return r;
+}
+
+KSP_EXPORT const char *ksp_health_get_horizon(const struct ksp_health *h, unsigned int horizon, int64_t *at)
+{
+	if (h == NULL || horizon >= KSP_HEALTH_HORIZONS)
+		return NULL;
+	if (at)
+		*at = h->at[horizon];
+	return horizon_labels[horizon];
+}
+
+KSP_EXPORT size_t ksp_health_get_key_count(const struct ksp_health *h)
+{
+	return h ? h->n_keys : 0;
+}
+
+KSP_EXPORT const char *ksp_health_get_key(const struct ksp_health *h, size_t key)
+{
+	return h && key < h->n_keys ? h->fpr[h->keys[key].vx] : NULL;
+}
+
+KSP_EXPORT int ksp_health_get_paths(const struct ksp_health *h, size_t key, unsigned int horizon)
+{
+	if (h == NULL || key >= h->n_keys || horizon >= KSP_HEALTH_HORIZONS)
+		return -EINVAL;
+	return h->keys[key].paths[horizon];
+}
+
+KSP_EXPORT bool ksp_health_is_below(const struct ksp_health *h, size_t key, unsigned int horizon)
+{
+	return h && key < h->n_keys && horizon < KSP_HEALTH_HORIZONS && (h->keys[key].below & (1u << horizon));
+}
+
+KSP_EXPORT size_t ksp_health_get_below_count(const struct ksp_health *h, unsigned int horizon)
+{
+	return h && horizon < KSP_HEALTH_HORIZONS ? h->n_below[horizon] : 0;
+}
+
+KSP_EXPORT const char *ksp_health_get_message(const struct ksp_health *h, size_t key, unsigned int horizon)
+{
+	if (h == NULL || key >= h->n_keys || horizon >= KSP_HEALTH_HORIZONS)
+		return NULL;
+	return h->keys[key].msg[horizon];
+}
+
+KSP_EXPORT size_t ksp_health_get_break_count(const struct ksp_health *h, size_t key, unsigned int horizon)
+{
+	if (h == NULL || key >= h->n_keys || horizon >= KSP_HEALTH_HORIZONS)
+		return 0;
+	return h->keys[key].n_br[horizon];
+}
+
+KSP_EXPORT int ksp_health_get_break(const struct ksp_health *h, size_t key, unsigned int horizon, size_t i,
+				    int *kind, const char **signer, const char **signee, int64_t *when, int *path)
+{
+	const struct hbreak *b;
+
+	if (h == NULL || key >= h->n_keys || horizon >= KSP_HEALTH_HORIZONS || i >= h->keys[key].n_br[horizon])
+		return -EINVAL;
+	b = &h->keys[key].br[horizon][i];
+	if (kind)
+		*kind = b->kind;
+	if (signer)
+		*signer = h->fpr[b->a];
+	if (signee)
+		*signee = h->fpr[b->b];
+	if (when)
+		*when = b->when;
+	if (path)
+		*path = b->path;
+	return 0;
+}
+
+KSP_EXPORT size_t ksp_health_get_repair_count(const struct ksp_health *h)
+{
+	return h ? h->n_repair : 0;
+}
+
+KSP_EXPORT int ksp_health_get_repair(const struct ksp_health *h, size_t i, const char **signer, const char **target,
+				     unsigned int *repairs)
+{
+	if (h == NULL || i >= h->n_repair)
+		return -EINVAL;
+	if (signer)
+		*signer = h->fpr[h->repair[i].a];
+	if (target)
+		*target = h->fpr[h->repair[i].b];
+	if (repairs)
+		*repairs = h->repair[i].n;
+	return 0;
+}
+
+KSP_EXPORT size_t ksp_health_get_unrepaired_count(const struct ksp_health *h)
+{
+	return h ? h->n_unrepaired : 0;
+}
+
+KSP_EXPORT size_t ksp_health_get_extend_count(const struct ksp_health *h)
+{
+	return h ? h->n_extend : 0;
+}
+
+KSP_EXPORT int ksp_health_get_extend(const struct ksp_health *h, size_t i, const char **fpr, int64_t *expires,
+				     unsigned int *repairs)
+{
+	if (h == NULL || i >= h->n_extend)
+		return -EINVAL;
+	if (fpr)
+		*fpr = h->fpr[h->extend[i].a];
+	if (expires)
+		*expires = h->extend[i].when;
+	if (repairs)
+		*repairs = h->extend[i].n;
+	return 0;
+}
+
+KSP_EXPORT size_t ksp_health_get_spof_count(const struct ksp_health *h)
+{
+	return h ? h->n_spof : 0;
+}
+
+KSP_EXPORT int ksp_health_get_spof(const struct ksp_health *h, size_t i, const char **fpr, unsigned int *cuts,
+				   unsigned int *carries)
+{
+	if (h == NULL || i >= h->n_spof)
+		return -EINVAL;
+	if (fpr)
+		*fpr = h->fpr[h->spof[i].vx];
+	if (cuts)
+		*cuts = h->spof[i].cuts;
+	if (carries)
+		*carries = h->spof[i].carries;
+	return 0;
+}
+
+KSP_EXPORT bool ksp_health_spof_is_exact(const struct ksp_health *h)
+{
+	return h && h->spof_exact;
+}
+
+KSP_EXPORT size_t ksp_health_get_carrier_count(const struct ksp_health *h)
+{
+	return h ? h->n_carrier : 0;
+}
+
+KSP_EXPORT int ksp_health_get_carrier(const struct ksp_health *h, size_t i, const char **fpr, unsigned int *paths)
+{
+	if (h == NULL || i >= h->n_carrier)
+		return -EINVAL;
+	if (fpr)
+		*fpr = h->fpr[h->carrier[i].vx];
+	if (paths)
+		*paths = h->carrier[i].carries;
+	return 0;
+}
+
+KSP_EXPORT size_t ksp_health_get_pair_count(const struct ksp_health *h)
+{
+	return h ? h->n_pairs : 0;
+}
+
+KSP_EXPORT int ksp_health_get_pair(const struct ksp_health *h, size_t i, const char **a, const char **b,
+				   unsigned int *keys)
+{
+	if (h == NULL || i >= h->n_pairs)
+		return -EINVAL;
+	if (a)
+		*a = h->fpr[h->pairs[i].a];
+	if (b)
+		*b = h->fpr[h->pairs[i].b];
+	if (keys)
+		*keys = h->pairs[i].n;
+	return 0;
+}
+
+KSP_EXPORT uint64_t ksp_health_get_queries(const struct ksp_health *h)
+{
+	return h ? h->queries : 0;
+}
+
+/* ---- weak certifications of one signer ------------------------------------------- */
+
+static int cmp_weak(const void *a, const void *b)
+{
+	const struct hweak *x = a, *y = b;
+	if (x->carries != y->carries)
+		return x->carries < y->carries ? 1 : -1;
+	return x->v < y->v ? -1 : x->v > y->v;
+}
+
+KSP_EXPORT int ksp_health_list_weak(struct ksp_health *h, const char *signer)
+{
+	const struct ksp_wsnap *g;
+	char norm[65];
+	uint32_t s;
+	sqlite3 *db;
+	sqlite3_stmt *st = NULL, *uq = NULL;
+	int rc;
+
+	if (h == NULL || signer == NULL)
+		return -EINVAL;
+	g = h->g;
+	if (fpr_normalize(signer, norm) < 0 || (s = vertex_of_fpr(h, norm)) == UINT32_MAX) {
+		ksp_set_error(h->ctx, "signer '%.80s' is not a key of the store (give its full fingerprint)", signer);
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < h->n_weak; i++)
+		free(h->weak[i].uid);
+	free(h->weak);
+	h->weak = NULL;
+	h->n_weak = 0;
+	db = ksp_store_db(h->store);
+	rc = sqlite3_prepare_v2(db,
+				"SELECT c.hash_algo FROM certs c WHERE c.uid_id = ? AND c.issuer_fpr = ? AND c.created = ? "
+				"ORDER BY c.hash_algo LIMIT 1",
+				-1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "SELECT uid FROM uids WHERE id = ?", -1, &uq, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return ksp_errno_from_sqlite(h->ctx, db, rc, "certs");
+	}
+	for (uint32_t j = g->out_off[s]; j < g->out_off[s + 1]; j++) {
+		const struct ksp_wsnap_edge *e = &g->edges[j];
+		unsigned carries = 0;
+		bool strong = false;
+		if (!(e->flags & KSP_WSNAP_WEAK_HASH) ||
+		    !ksp_wsnap_edge_counts(g, e, h->at[0], true, min_created(h, h->at[0])))
+			continue;
+		/* a modern certification on the same key already carries it */
+		for (uint32_t k = g->out_off[s]; k < g->out_off[s + 1]; k++)
+			strong |= g->edges[k].v == e->v && !(g->edges[k].flags & KSP_WSNAP_WEAK_HASH) &&
+				  ksp_wsnap_edge_counts(g, &g->edges[k], h->at[0], true, min_created(h, h->at[0]));
+		/* the witnesses that use the hop s -> v */
+		for (size_t i = 0; i < h->n_keys && !strong; i++) {
+			const uint32_t *w = h->keys[i].wit;
+			size_t o = 1;
+			for (uint32_t p = 0; w && p < w[0]; p++) {
+				uint32_t len = w[o++];
+				for (uint32_t q = 0; q + 1 < len; q++)
+					carries += w[o + q] == s && w[o + q + 1] == e->v;
+				o += len;
+			}
+		}
+		void *nn = realloc(h->weak, (h->n_weak + 1) * sizeof(*h->weak));
+		if (nn == NULL) {
+			sqlite3_finalize(st);
+			sqlite3_finalize(uq);
+			return -ENOMEM;
+		}
+		h->weak = nn;
+		struct hweak *wk = &h->weak[h->n_weak++];
+		*wk = (struct hweak){ .v = e->v, .uid_id = g->uids[e->uidx].uid_id, .created = e->created,
+				      .carries = strong ? 0 : carries };
+		sqlite3_bind_int64(st, 1, wk->uid_id);
+		sqlite3_bind_text(st, 2, h->fpr[s], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, e->created);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			wk->hash = sqlite3_column_int(st, 0);
+		sqlite3_reset(st);
+		sqlite3_bind_int64(uq, 1, wk->uid_id);
+		if (sqlite3_step(uq) == SQLITE_ROW) {
+			size_t len = (size_t)sqlite3_column_bytes(uq, 0);
+			wk->uid = malloc(len + 1);
+			if (wk->uid == NULL) {
+				sqlite3_finalize(st);
+				sqlite3_finalize(uq);
+				return -ENOMEM;
+			}
+			if (len)
+				memcpy(wk->uid, sqlite3_column_blob(uq, 0), len);
+			wk->uid[len] = '\0';
+			wk->uid_len = len;
+		}
+		sqlite3_reset(uq);
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(uq);
+	qsort(h->weak, h->n_weak, sizeof(*h->weak), cmp_weak);
+	return 0;
+}
+
+KSP_EXPORT size_t ksp_health_get_weak_count(const struct ksp_health *h)
+{
+	return h ? h->n_weak : 0;
+}
+
+KSP_EXPORT int ksp_health_get_weak(const struct ksp_health *h, size_t i, const char **target, const char **uid,
+				   size_t *uid_len, int64_t *created, int *hash_algo, unsigned int *carries)
+{
+	if (h == NULL || i >= h->n_weak)
+		return -EINVAL;
+	if (target)
+		*target = h->fpr[h->weak[i].v];
+	if (uid)
+		*uid = h->weak[i].uid;
+	if (uid_len)
+		*uid_len = h->weak[i].uid_len;
+	if (created)
+		*created = h->weak[i].created;
+	if (hash_algo)
+		*hash_algo = h->weak[i].hash;
+	if (carries)
+		*carries = h->weak[i].carries;
+	return 0;
+}
+
+/* ---- what the party did ----------------------------------------------------------- */
+
+KSP_EXPORT int ksp_health_party_gain(struct ksp_health *h, int64_t party_time, size_t *ret_reached,
+				     size_t *ret_thanks)
+{
+	const struct ksp_wsnap *g;
+	struct hjob *jobs;
+	uint8_t *part = NULL;
+	size_t nj = 0, reached = 0, thanks = 0;
+	sqlite3 *db;
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	if (h == NULL)
+		return -EINVAL;
+	g = h->g;
+	jobs = calloc(h->n_keys ? h->n_keys : 1, sizeof(*jobs));
+	part = calloc(g->n ? g->n : 1, 1);
+	if (jobs == NULL || part == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	db = ksp_store_db(h->store);
+	rc = sqlite3_prepare_v2(db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id", -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		r = ksp_errno_from_sqlite(h->ctx, db, rc, "participants");
+		goto out;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		uint32_t v = vertex_of_fpr(h, (const char *)sqlite3_column_text(st, 0));
+		if (v != UINT32_MAX)
+			part[v] = 1;
+	}
+	sqlite3_finalize(st);
+	/* the keys trusted now: were they on the eve of the party? */
+	for (size_t i = 0; i < h->n_keys; i++)
+		if (!(h->keys[i].below & 1))
+			jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = h->pol[0], .at = party_time - 1 };
+	r = run_jobs(h, jobs, nj);
+	if (r < 0)
+		goto out;
+	for (size_t j = 0; j < nj; j++) {
+		const uint32_t *w = h->keys[h->key_of[jobs[j].vx]].wit;
+		bool via = false;
+		size_t o = 1;
+		if (jobs[j].trusted)
+			continue;
+		reached++;
+		/* its paths now use a certification between participants made
+		 * at or after the party */
+		for (uint32_t p = 0; w && p < w[0] && !via; p++) {
+			uint32_t len = w[o++];
+			for (uint32_t q = 0; q + 1 < len && !via; q++) {
+				uint32_t a = w[o + q], b = w[o + q + 1];
+				if (a >= g->n || b >= g->n || !part[a] || !part[b])
+					continue;
+				for (uint32_t e = g->out_off[a]; e < g->out_off[a + 1] && !via; e++)
+					via = g->edges[e].v == b && g->edges[e].created >= party_time &&
+					      ksp_wsnap_edge_counts(g, &g->edges[e], h->at[0], h->rule.sha1,
+								    min_created(h, h->at[0]));
+			}
+			o += len;
+		}
+		thanks += via;
+	}
+	if (ret_reached)
+		*ret_reached = reached;
+	if (ret_thanks)
+		*ret_thanks = thanks;
+	r = 0;
+out:
+	free(jobs);
+	free(part);
+	return r;
+}

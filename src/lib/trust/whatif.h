@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * whatif.h: "what if" questions to the trust engine (trust.c), for the
+ * health report (src/lib/health/): the same ksp_trust_check() on the same
+ * graph snapshot, with some keys lost (not vertices), some keys' expiry
+ * extended, and some certifications added.  Internal to libksp.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ksp_trust_policy;
+
+/* A certification that does not exist (yet): signer u certifies the user
+ * ID uid_id (uids.id; 0 = none in particular) of v; snapshot vertices. */
+struct ksp_trust_added {
+	uint32_t u, v;
+	int64_t uid_id;
+};
+
+struct ksp_trust_whatif {
+	const uint8_t *lost;     /* per snapshot vertex, or NULL: 1 = no vertex */
+	const uint8_t *extended; /* per snapshot vertex, or NULL: 1 = never expires */
+	const struct ksp_trust_added *added;
+	size_t n_added;
+};
+
+/* The rule of a policy, read-only (core: n_core fingerprints). */
+struct ksp_trust_rule {
+	int max_depth, min_paths;
+	bool per_uid, sha1, core_party;
+	unsigned min_bits;
+	int64_t max_age;
+	const char (*core)[65];
+	size_t n_core;
+};
+
+void ksp_trust_policy_get_rule(const struct ksp_trust_policy *p, struct ksp_trust_rule *rule);
+/* A copy of @p (its own core list); NULL on ENOMEM. */
+struct ksp_trust_policy *ksp_trust_policy_copy(const struct ksp_trust_policy *p);
+/* Queries with this policy answer the question @w (owned by the caller,
+ * NULL: none). */
+void ksp_trust_policy_set_whatif(struct ksp_trust_policy *p, const struct ksp_trust_whatif *w);
