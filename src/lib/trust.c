@@ -9,6 +9,10 @@
  * verified, exportable, unexpired, unrevoked certifications on unrevoked
  * user IDs, made by a key that was valid when it signed, between keys that
  * are valid (created, not revoked, not expired) at the reference time.
+ * Revocations (ksp-trust(1)): a hard key revocation (compromised, no
+ * reason) removes the key at every date; a soft one (retired, superseded)
+ * makes it no target from its date on, while it still introduces with the
+ * certifications it made before (the snapshot keeps only those).
  *
  * The graph is explored from the store on demand, never loaded whole:
  * bidirectional breadth-first layers (forward from the core over
@@ -431,6 +435,7 @@ enum {
 	KEY_EXPIRED = 3,
 	KEY_FUTURE = 4,
 	KEY_WEAK = 5,
+	KEY_SOFT_REVOKED = 6, /* retired or superseded before the reference time */
 };
 
 /* Is node @i a vertex at the reference time?  Sets state; returns 1/0. */
@@ -449,8 +454,10 @@ static int check_node(struct explore *e, uint32_t i)
 
 		if (k->created > e->at)
 			nd->why = KEY_FUTURE;
-		else if (k->revoked <= e->at)
+		else if (k->flags & KSP_WSNAP_HARD_REVOKED)
 			nd->why = KEY_REVOKED;
+		else if (k->revoked <= e->at)
+			nd->why = KEY_SOFT_REVOKED; /* a vertex, not a target */
 		else if (k->expires <= e->at)
 			nd->why = KEY_EXPIRED;
 		else if (e->pol->min_bits && fixed_size && k->bits < e->pol->min_bits)
@@ -458,7 +465,7 @@ static int check_node(struct explore *e, uint32_t i)
 		else
 			nd->why = KEY_OK;
 	}
-	nd->state = nd->why == KEY_OK ? 1 : 2;
+	nd->state = nd->why == KEY_OK || nd->why == KEY_SOFT_REVOKED ? 1 : 2;
 	return nd->state == 1;
 }
 
@@ -1355,6 +1362,7 @@ static const char *key_reason(int why)
 	switch (why) {
 	case KEY_UNKNOWN: return "not in the store";
 	case KEY_REVOKED: return "revoked";
+	case KEY_SOFT_REVOKED: return "revoked";
 	case KEY_EXPIRED: return "expired";
 	case KEY_FUTURE: return "created after the reference time";
 	case KEY_WEAK: return "weaker than the policy's minimum key size";
@@ -1500,13 +1508,18 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	r = check_node(&e, target);
 	if (r < 0)
 		goto out;
-	if (r == 0) {
+	if (r == 0 || e.nodes[target].why == KEY_SOFT_REVOKED) {
 		int why = e.nodes[target].why;
-		res->reason = why == KEY_REVOKED ? KSP_TRUST_TARGET_REVOKED
+		res->reason = why == KEY_REVOKED || why == KEY_SOFT_REVOKED ? KSP_TRUST_TARGET_REVOKED
 			    : why == KEY_EXPIRED ? KSP_TRUST_TARGET_EXPIRED
 						 : KSP_TRUST_TARGET_INVALID;
-		snprintf(res->message, sizeof(res->message), "not trusted: key %s is %s at the reference time", tfpr,
-			 key_reason(why));
+		if (why == KEY_REVOKED)
+			snprintf(res->message, sizeof(res->message),
+				 "not trusted: key %s is revoked (key compromised or no reason given: at every date)",
+				 tfpr);
+		else
+			snprintf(res->message, sizeof(res->message), "not trusted: key %s is %s at the reference time%s",
+				 tfpr, key_reason(why), why == KEY_SOFT_REVOKED ? " (retired or superseded)" : "");
 		r = 0;
 		goto out;
 	}
