@@ -657,6 +657,20 @@ enum ksp_trust_reason {
 struct ksp_trust_result;
 int ksp_trust_check(struct ksp_store *store, const struct ksp_trust_policy *policy, const char *target_fpr,
 		    int64_t at, struct ksp_trust_result **ret);
+/* The binding question: is @target_fpr trusted for the user ID @uid
+ * (@uid_len bytes, exactly) or, with @uid NULL, for its user ID(s) with the
+ * e-mail address @email (ASCII letters in either case)?  The last
+ * certification of every path must then be on that user ID (on one of
+ * them: the best), as with ksp_trust_policy_set_per_uid().  A missing or
+ * revoked user ID gives a "not trusted" result (target unknown / revoked). */
+int ksp_trust_check_binding(struct ksp_store *store, const struct ksp_trust_policy *policy, const char *target_fpr,
+			    const void *uid, size_t uid_len, const char *email, int64_t at,
+			    struct ksp_trust_result **ret);
+/* The keys of the store that claim a user ID: exactly @uid (@uid_len
+ * bytes), or, with @uid NULL, one with the address @email.  Sets *fprs to
+ * *n fingerprints in order (free() it; NULL when none). */
+int ksp_trust_find_binding(struct ksp_store *store, const void *uid, size_t uid_len, const char *email,
+			   char (**fprs)[65], size_t *n);
 struct ksp_trust_result *ksp_trust_result_free(struct ksp_trust_result *result);
 bool ksp_trust_result_is_trusted(const struct ksp_trust_result *result);
 int ksp_trust_result_get_reason(const struct ksp_trust_result *result);

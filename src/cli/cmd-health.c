@@ -382,7 +382,7 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 	status = cli_trust_opts_init(cli, &to);
 	if (status)
 		return status;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 'R': {
 			unsigned i;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli/ksp.h"
+#include "cli/trust-opts.h"
 #include "shared/util.h"
 
 static int run_trust(struct ksp_cli *cli, int argc, char *argv[]);
@@ -17,7 +18,8 @@ const struct ksp_cmd ksp_cmd_trust = {
 	.name = "trust",
 	.run = run_trust,
 	.usage = "[--policy FILE] [--core FILE | --core-fpr FPR... | --core-party] [--max-depth L]\n"
-		 "       [--min-paths K] [--per-uid] [--no-sha1] [--at DATE] [--json] (FPR | --batch FILE)\n"
+		 "       [--min-paths K] [--per-uid] [--no-sha1] [--at DATE] [--json]\n"
+		 "       (FPR | --batch FILE | --email ADDR [FPR] | --uid UID [FPR])\n"
 		 "   or: ksp trust --model gnupg --ownertrust FILE [--marginals-needed N]\n"
 		 "       [--completes-needed N] [--max-cert-depth N] [--min-cert-level N]\n"
 		 "       [--no-sha1] [--at DATE] [--json] (FPR | --batch FILE)",
@@ -43,6 +45,7 @@ const struct ksp_cmd ksp_cmd_trust = {
 		   "  --min-key-bits N  RSA/DSA/ElGamal signers below N bits do not count\n"
 		   "  --max-cert-age A  certifications older than A (90d, 2y, seconds) do not count\n"
 		   "  --at DATE         reference time (default: now)\n"
+		   CLI_TRUST_BINDING_HELP
 		   "  --batch FILE      one fingerprint per line; one verdict line each; exit 0\n"
 		   "                    when all are trusted\n"
 		   "  -q, --quiet       the verdict line only\n\n"
@@ -131,102 +134,80 @@ static void print_result(struct ksp_cli *cli, const struct ksp_trust_result *res
 	}
 }
 
+/* --email / --uid without a fingerprint: every key that claims it, each
+ * with its verdict.  Exit 0 when one of them is trusted. */
+static int run_lookup(struct ksp_cli *cli, struct ksp_store *store, const struct cli_trust_opts *to, bool brief)
+{
+	char (*fprs)[65] = NULL;
+	size_t n = 0;
+	unsigned yes = 0;
+	int r, status = KSP_EXIT_OK;
+
+	r = cli_trust_find(store, to, &fprs, &n);
+	if (r < 0)
+		return cli_fail(cli, r, "%s: cannot look the %s up", cli->db_path, to->email ? "address" : "user ID");
+	if (cli->json) {
+		printf("{\"format_version\":1,\"%s\":", to->email ? "email" : "uid");
+		cli_json_str(stdout, to->email ? to->email : to->uid, strlen(to->email ? to->email : to->uid));
+		printf(",\"results\":[\n");
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ksp_trust_result *res = NULL;
+
+		r = cli_trust_check(store, to, fprs[i], &res);
+		if (r < 0) {
+			status = cli_fail(cli, r, "%s: cannot evaluate trust", cli->db_path);
+			break;
+		}
+		print_result(cli, res, fprs[i], to->policy, brief, i == 0);
+		yes += ksp_trust_result_is_trusted(res);
+		ksp_trust_result_free(res);
+	}
+	if (cli->json && status == KSP_EXIT_OK)
+		printf("%s],\"keys\":%zu,\"trusted\":%u}\n", n ? "\n" : "", n, yes);
+	else if (status == KSP_EXIT_OK && n == 0) {
+		char *e = cli_escape(to->email ? to->email : to->uid, strlen(to->email ? to->email : to->uid),
+				     KSP_ESCAPE_TERMINAL);
+		printf("no key in the store has %s \"%s\"\n", to->email ? "a user ID with the address" : "the user ID",
+		       e ? e : "?");
+		free(e);
+	} else if (status == KSP_EXIT_OK && !cli->quiet)
+		printf("%u of %zu key%s trusted\n", yes, n, n == 1 ? "" : "s");
+	free(fprs);
+	if (status == KSP_EXIT_OK && yes == 0)
+		status = KSP_EXIT_NEGATIVE;
+	return status;
+}
+
 static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 {
+	enum { O_BATCH = 0x100, O_MODEL };
 	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, 'P' },
-		{ "core", required_argument, NULL, 'c' },
-		{ "core-fpr", required_argument, NULL, 'f' },
-		{ "core-party", no_argument, NULL, 'p' },
-		{ "max-depth", required_argument, NULL, 'L' },
-		{ "min-paths", required_argument, NULL, 'K' },
-		{ "per-uid", no_argument, NULL, 'u' },
-		{ "no-sha1", no_argument, NULL, 's' },
-		{ "min-key-bits", required_argument, NULL, 'b' },
-		{ "max-cert-age", required_argument, NULL, 'a' },
-		{ "at", required_argument, NULL, 't' },
-		{ "batch", required_argument, NULL, 'B' },
+		CLI_TRUST_LONGOPTS,
+		CLI_TRUST_BINDING_LONGOPTS,
+		{ "batch", required_argument, NULL, O_BATCH },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "model", required_argument, NULL, 'M' },
+		{ "model", required_argument, NULL, O_MODEL },
 		{},
 	};
-	struct ksp_trust_policy *pol = NULL;
+	struct cli_trust_opts to;
 	struct ksp_store *store = NULL;
 	const char *batch = NULL;
-	int64_t at = (int64_t)time(NULL);
 	bool brief = cli->quiet;
 	int c, r, status = KSP_EXIT_OK;
 
-	r = ksp_trust_policy_new(cli->ctx, &pol);
-	if (r < 0)
-		return cli_fail(cli, r, "cannot make a policy");
+	status = cli_trust_opts_init(cli, &to);
+	if (status)
+		return status;
 	while ((c = cli_getopt(cli, argc, argv, "q", opts)) != -1) {
-		char *end;
-		long n;
-
 		switch (c) {
-		case 'P':
-			r = ksp_trust_policy_load(pol, optarg);
-			break;
-		case 'c':
-			r = ksp_trust_policy_add_core_file(pol, optarg);
-			break;
-		case 'f':
-			r = ksp_trust_policy_add_core(pol, optarg);
-			break;
-		case 'p':
-			ksp_trust_policy_set_core_party(pol, true);
-			break;
-		case 'L':
-		case 'K':
-			n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > (c == 'L' ? 1000 : 64)) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--%s takes a number from 1 to %d",
-							 c == 'L' ? "max-depth" : "min-paths", c == 'L' ? 1000 : 64);
-				goto out;
-			}
-			r = c == 'L' ? ksp_trust_policy_set_max_depth(pol, (int)n) : ksp_trust_policy_set_min_paths(pol, (int)n);
-			break;
-		case 'u':
-			ksp_trust_policy_set_per_uid(pol, true);
-			break;
-		case 's':
-			ksp_trust_policy_set_sha1(pol, false);
-			break;
-		case 'b':
-			n = strtol(optarg, &end, 10);
-			if (*end || n < 0 || n > 65536) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--min-key-bits takes a number of bits");
-				goto out;
-			}
-			ksp_trust_policy_set_min_bits(pol, (unsigned)n);
-			break;
-		case 'a': {
-			long long v = strtoll(optarg, &end, 10);
-			int64_t mul = 1;
-			if (end == optarg || v < 0 || (*end && end[1]) ||
-			    (*end && !strchr("hdwy", *end))) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--max-cert-age takes 90d, 2y, 12w, 36h or seconds");
-				goto out;
-			}
-			mul = *end == 'h' ? 3600 : *end == 'd' ? 86400 : *end == 'w' ? 7 * 86400 : *end == 'y' ? 365 * 86400 : 1;
-			ksp_trust_policy_set_max_age(pol, (int64_t)v * mul);
-			break;
-		}
-		case 't':
-			if (parse_date(optarg, &at) < 0) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
-							 "--at takes YYYY-MM-DD[THH:MM:SS[Z]] or @EPOCH, not '%s'", optarg);
-				goto out;
-			}
-			break;
-		case 'B':
+		case O_BATCH:
 			batch = optarg;
 			break;
 		case 'q':
 			brief = true;
 			break;
-		case 'M':
+		case O_MODEL:
 			if (strcmp(optarg, "gnupg") == 0) {
 				optind = 0; /* parse everything again, the gnupg way */
 				status = run_trust_gnupg(cli, argc, argv);
@@ -239,16 +220,28 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 			}
 			break;
 		default:
-			status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "bad option");
-			goto out;
-		}
-		if (r < 0) {
-			status = cli_fail(cli, r, "bad policy");
-			goto out;
+			r = cli_trust_opt(cli, &to, &ksp_cmd_trust, "trust", c, optarg);
+			if (r < 0) {
+				status = KSP_EXIT_ERROR;
+				goto out;
+			}
+			if (r == 0) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "bad option");
+				goto out;
+			}
+			break;
 		}
 	}
-	if ((batch == NULL) == (optind >= argc) || (batch == NULL && optind + 1 != argc)) {
+	if ((to.email || to.uid) && batch) {
+		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--email and --uid ask about one key (or all that claim it), not --batch");
+		goto out;
+	}
+	if (!(to.email || to.uid) && ((batch == NULL) == (optind >= argc) || (batch == NULL && optind + 1 != argc))) {
 		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "give one fingerprint, or --batch FILE");
+		goto out;
+	}
+	if ((to.email || to.uid) && optind + 1 < argc) {
+		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "give at most one fingerprint with --email or --uid");
 		goto out;
 	}
 	r = cli_open_store(cli, 0, &store);
@@ -256,7 +249,9 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 		status = r;
 		goto out;
 	}
-	if (batch == NULL) {
+	if ((to.email || to.uid) && optind >= argc) {
+		status = run_lookup(cli, store, &to, brief);
+	} else if (batch == NULL) {
 		struct ksp_trust_result *res = NULL;
 		char fpr[65];
 
@@ -266,12 +261,12 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 			status = KSP_EXIT_ERROR;
 			goto out;
 		}
-		r = ksp_trust_check(store, pol, fpr, at, &res);
+		r = cli_trust_check(store, &to, fpr, &res);
 		if (r < 0) {
 			status = cli_fail(cli, r, "%s: cannot evaluate trust", cli->db_path);
 			goto out;
 		}
-		print_result(cli, res, fpr, pol, brief, true);
+		print_result(cli, res, fpr, to.policy, brief, true);
 		if (cli->json)
 			printf("\n");
 		status = ksp_trust_result_is_trusted(res) ? KSP_EXIT_OK : KSP_EXIT_NEGATIVE;
@@ -307,12 +302,12 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 				status = KSP_EXIT_ERROR;
 				break;
 			}
-			r = ksp_trust_check(store, pol, fpr, at, &res);
+			r = ksp_trust_check(store, to.policy, fpr, to.at, &res);
 			if (r < 0) {
 				status = cli_fail(cli, r, "%s:%u: cannot evaluate trust", batch, lineno);
 				break;
 			}
-			print_result(cli, res, fpr, pol, true, n == 0);
+			print_result(cli, res, fpr, to.policy, true, n == 0);
 			n++;
 			yes += ksp_trust_result_is_trusted(res);
 			ksp_trust_result_free(res);
@@ -327,7 +322,7 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 	}
 out:
 	ksp_store_unref(store);
-	ksp_trust_policy_free(pol);
+	cli_trust_opts_done(&to);
 	return status;
 }
 

@@ -27,7 +27,8 @@ const struct ksp_cmd ksp_cmd_verify = {
 	.name = "verify",
 	.run = run_verify,
 	.usage = CLI_TRUST_USAGE "\n"
-		 "       [--json] [-q] (SIGFILE [DATAFILE] | --git-tag TAG | --git-commit REV) [--repo DIR]",
+		 "       [--email ADDR | --uid UID] [--json] [-q]\n"
+		 "       (SIGFILE [DATAFILE] | --git-tag TAG | --git-commit REV) [--repo DIR]",
 	.help = "verify a signature or git tag/commit and the signer's trust",
 	.details = "Verifies the signature with gpgme against the keys of the store only (in a\n"
 		   "private temporary GnuPG home; the signing key may be a subkey), then\n"
@@ -43,7 +44,10 @@ const struct ksp_cmd ksp_cmd_verify = {
 		   "  --git-tag TAG     verify the signed tag TAG (git cat-file tag TAG)\n"
 		   "  --git-commit REV  verify the signed commit REV (its gpgsig header)\n"
 		   "  --repo DIR        the git repository (default: the current directory)\n"
-		   "  -q, --quiet       the verdict line only\n" CLI_TRUST_HELP,
+		   "  -q, --quiet       the verdict line only\n" CLI_TRUST_HELP
+		   "  --email ADDR      the signer must be trusted for its user ID with address\n"
+		   "                    ADDR (the paths' last certifications on it)\n"
+		   "  --uid UID         the same for the user ID UID, exactly\n",
 	.group = KSP_GROUP_ADMIN,
 };
 
@@ -413,6 +417,7 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		CLI_TRUST_LONGOPTS,
+		CLI_TRUST_BINDING_LONGOPTS,
 		{ "git-tag", required_argument, NULL, OPT_GIT_TAG },
 		{ "git-commit", required_argument, NULL, OPT_GIT_COMMIT },
 		{ "repo", required_argument, NULL, OPT_REPO },
@@ -546,7 +551,7 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 		goto out;
 	}
 	if (ksp_verify_result_is_good(vr)) {
-		r = ksp_trust_check(store, to.policy, ksp_verify_result_get_signer(vr), to.at, &tr);
+		r = cli_trust_check(store, &to, ksp_verify_result_get_signer(vr), &tr);
 		if (r < 0) {
 			status = cli_fail(cli, r, "%s: cannot evaluate trust", cli->db_path);
 			goto out;

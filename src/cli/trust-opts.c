@@ -107,6 +107,25 @@ int cli_trust_opt(struct ksp_cli *cli, struct cli_trust_opts *to, const struct k
 		ksp_trust_policy_set_max_age(pol, (int64_t)v * mul);
 		break;
 	}
+	case CLI_TRUST_OPT_EMAIL:
+	case CLI_TRUST_OPT_UID:
+		if (to->email || to->uid) {
+			cli_usage_error(cli, cmd, fullname, "give one --email or --uid");
+			return -1;
+		}
+		if (c == CLI_TRUST_OPT_EMAIL && (arg[0] == '\0' || strchr(arg, '@') == NULL || strchr(arg, '@') == arg)) {
+			cli_usage_error(cli, cmd, fullname, "--email takes an address NAME@DOMAIN");
+			return -1;
+		}
+		if (c == CLI_TRUST_OPT_UID && arg[0] == '\0') {
+			cli_usage_error(cli, cmd, fullname, "--uid takes a user ID, as it is on the key");
+			return -1;
+		}
+		if (c == CLI_TRUST_OPT_EMAIL)
+			to->email = arg;
+		else
+			to->uid = arg;
+		break;
 	case CLI_TRUST_OPT_AT:
 		if (parse_date(arg, &to->at) < 0) {
 			cli_usage_error(cli, cmd, fullname, "--at takes YYYY-MM-DD[THH:MM:SS[Z]] or @EPOCH, not '%s'", arg);
@@ -121,6 +140,20 @@ int cli_trust_opt(struct ksp_cli *cli, struct cli_trust_opts *to, const struct k
 		return -1;
 	}
 	return 1;
+}
+
+int cli_trust_check(struct ksp_store *store, const struct cli_trust_opts *to, const char *fpr,
+		    struct ksp_trust_result **res)
+{
+	if (to->email || to->uid)
+		return ksp_trust_check_binding(store, to->policy, fpr, to->uid, to->uid ? strlen(to->uid) : 0, to->email,
+					       to->at, res);
+	return ksp_trust_check(store, to->policy, fpr, to->at, res);
+}
+
+int cli_trust_find(struct ksp_store *store, const struct cli_trust_opts *to, char (**fprs)[65], size_t *n)
+{
+	return ksp_trust_find_binding(store, to->uid, to->uid ? strlen(to->uid) : 0, to->email, fprs, n);
 }
 
 void cli_trust_print_paths(const struct ksp_trust_result *res, int indent)

@@ -33,6 +33,8 @@ enum {
 	CLI_TRUST_OPT_MIN_KEY_BITS,
 	CLI_TRUST_OPT_MAX_CERT_AGE,
 	CLI_TRUST_OPT_AT,
+	CLI_TRUST_OPT_EMAIL,
+	CLI_TRUST_OPT_UID,
 };
 
 #define CLI_TRUST_LONGOPTS                                                          \
@@ -47,6 +49,19 @@ enum {
 	{ "min-key-bits", required_argument, NULL, CLI_TRUST_OPT_MIN_KEY_BITS },    \
 	{ "max-cert-age", required_argument, NULL, CLI_TRUST_OPT_MAX_CERT_AGE },    \
 	{ "at", required_argument, NULL, CLI_TRUST_OPT_AT }
+
+/* The binding question (ksp trust; for commands that can ask it): the
+ * paths' last certifications on this user ID or e-mail address. */
+#define CLI_TRUST_BINDING_LONGOPTS                                    \
+	{ "email", required_argument, NULL, CLI_TRUST_OPT_EMAIL },    \
+	{ "uid", required_argument, NULL, CLI_TRUST_OPT_UID }
+
+#define CLI_TRUST_BINDING_HELP                                                               \
+	"  --email ADDR      the binding of the key and its user ID with address ADDR:\n"      \
+	"                    the paths' last certifications on that user ID; without\n"       \
+	"                    FPR, every key that claims ADDR, each with its verdict\n"        \
+	"                    (exit 0 when one of them is trusted)\n"                          \
+	"  --uid UID         the same for the user ID UID, exactly\n"
 
 #define CLI_TRUST_USAGE                                                                     \
 	"[--policy FILE] [--core FILE | --core-fpr FPR... | --core-party] [--max-depth L]\n" \
@@ -71,6 +86,7 @@ struct cli_trust_opts {
 	struct ksp_trust_policy *policy;
 	int64_t at;      /* reference time, default now */
 	bool core_given; /* a core option or a policy file was given */
+	const char *email, *uid; /* the binding question, or NULL */
 };
 
 /* Makes the policy (defaults) and sets the time to now.  Returns 0, or an
@@ -82,6 +98,13 @@ void cli_trust_opts_done(struct cli_trust_opts *to);
  * usage error for @cmd / @fullname, or the library's message). */
 int cli_trust_opt(struct ksp_cli *cli, struct cli_trust_opts *to, const struct ksp_cmd *cmd,
 		  const char *fullname, int c, const char *arg);
+
+/* ksp_trust_check(), or ksp_trust_check_binding() when --email or --uid
+ * was given. */
+int cli_trust_check(struct ksp_store *store, const struct cli_trust_opts *to, const char *fpr,
+		    struct ksp_trust_result **res);
+/* The keys that claim the --email or --uid of @to (free() *fprs). */
+int cli_trust_find(struct ksp_store *store, const struct cli_trust_opts *to, char (**fprs)[65], size_t *n);
 
 /* The paths of @res on stdout, indented by @indent spaces: "path N (H
  * hops):" then each hop (signer, "certified SIGNEE on DATE", user ID). */

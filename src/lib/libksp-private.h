@@ -55,6 +55,19 @@ int ksp_errno_from_gpgme(struct ksp_ctx *ctx, unsigned int err, const char *what
 /* escape.c */
 size_t ksp_utf8_decode(const uint8_t *s, size_t len, uint32_t *cp);
 
+/* Key revocations (RFC 9580 5.2.3.31, as Sequoia reads them): "key
+ * retired" (3), "key superseded" (1) and "user ID no longer valid" (32)
+ * are soft: the key is revoked from the revocation's date on, and what it
+ * certified before stays valid.  Any other reason, or none (0), is hard:
+ * the key may have been compromised, so it is revoked at every date and
+ * nothing it ever signed counts. */
+static inline bool ksp_revocation_is_soft(int reason)
+{
+	return reason == 1 || reason == 3 || reason == 32;
+}
+/* SQL over keys.revoked/revoked_reason: "hard revocation" */
+#define KSP_SQL_HARD_REVOKED(rev, reason) "(" rev " != 0 AND coalesce(" reason ", 0) NOT IN (1, 3, 32))"
+
 /* store.c */
 struct sqlite3 *ksp_store_db(struct ksp_store *store);
 const char *ksp_store_path_internal(const struct ksp_store *store);

@@ -101,6 +101,11 @@ expect_code 0 "json" $KSP --json $V "$w/file.txt.asc" "$w/file.txt"
 expect_eq "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["status"], d["good_signature"], d["trusted"], d["signer"], d["signing_key"], d["subkey"], d["mode"], d["trust"]["paths"][0][0]["signer"], d["uid"])' "$w/out")" \
 	"good True True $P2 $S_MAIN True detached $P1 P2 INSECURE <p2@example.org>" "json fields"
 
+# the binding question: is the signer trusted for this address?
+expect_code 0 "--email of the signer" $KSP $V --email P2@Example.org "$w/file.txt.asc" "$w/file.txt"
+expect_code 1 "--email the signer does not have" $KSP $V --email p3@example.org "$w/file.txt.asc" "$w/file.txt"
+expect_grep "$w/out" "has no user ID with that address" "--email: why not trusted"
+
 # --- detached by the primary key, binary
 G -u "$P2!" -o "$w/file.txt.sig" --detach-sign "$w/file.txt"
 expect_code 0 "detached by the primary key" $KSP $V "$w/file.txt.sig" "$w/file.txt"

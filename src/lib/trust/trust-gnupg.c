@@ -85,6 +85,7 @@ struct gnode {
 	char fpr[65];
 	uint8_t state;     /* GK_* */
 	bool loaded, uids_loaded;
+	int64_t soft_revoked; /* a soft revocation's date: it certifies nothing after; 0 none */
 	uint8_t ownertrust;
 	bool used, full_trust, stored;
 	uint8_t validity;
@@ -99,7 +100,11 @@ struct gnode {
 	char *regex;       /* borrowed from a parsed signature: copied */
 };
 
-enum { GK_OK = 1, GK_EXPIRED, GK_REVOKED, GK_INVALID, GK_UNKNOWN };
+/* GK_SOFT_REVOKED: retired or superseded at the reference time: its own
+ * validity is "revoked", but it is still validated, so that as an
+ * introducer the certifications it made before the revocation count
+ * (GnuPG drops them: there a revoked key introduces nothing). */
+enum { GK_OK = 1, GK_EXPIRED, GK_REVOKED, GK_INVALID, GK_UNKNOWN, GK_SOFT_REVOKED };
 
 struct kitem {
 	uint32_t node;
@@ -435,9 +440,16 @@ static int64_t node_of(struct ksp_trust_gnupg *g, int64_t id)
 		int64_t created = sqlite3_column_int64(g->st_key, 1), expires = sqlite3_column_int64(g->st_key, 2),
 			revoked = sqlite3_column_int64(g->st_key, 3);
 		int selfsig_ok = sqlite3_column_int(g->st_key, 4);
+		bool hard = sqlite3_column_int(g->st_key, 5) != 0;
 		snprintf(nd->fpr, sizeof(nd->fpr), "%s", (const char *)sqlite3_column_text(g->st_key, 0));
-		if (revoked && revoked <= g->at)
+		if (revoked && !hard)
+			nd->soft_revoked = revoked;
+		/* a hard revocation (compromised, no reason) at every date */
+		if (hard)
 			nd->state = GK_REVOKED;
+		else if (revoked && revoked <= g->at)
+			nd->state = (expires && expires <= g->at) || created > g->at || !selfsig_ok ? GK_REVOKED
+												    : GK_SOFT_REVOKED;
 		else if (expires && expires <= g->at)
 			nd->state = GK_EXPIRED;
 		else if (created > g->at || !selfsig_ok)
@@ -669,6 +681,9 @@ static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kit
 				continue;
 			if (created < ik_created) /* "public key is newer than the signature" */
 				continue;
+			/* made after its issuer's soft revocation */
+			if (g->nodes[is].soft_revoked && created >= g->nodes[is].soft_revoked)
+				continue;
 			if (!g->sha1 && (hash == 1 || hash == 2 || hash == 3))
 				continue;
 			if (nc == cap) {
@@ -803,7 +818,8 @@ static int prepare(struct ksp_trust_gnupg *g)
 	sqlite3 *db = ksp_store_db(g->store);
 	int rc;
 
-	if ((rc = sqlite3_prepare_v2(db, "SELECT fpr, created, expires, revoked, selfsig_ok FROM keys WHERE id = ?", -1,
+	if ((rc = sqlite3_prepare_v2(db, "SELECT fpr, created, expires, revoked, selfsig_ok, "
+				     KSP_SQL_HARD_REVOKED("revoked", "revoked_reason") " FROM keys WHERE id = ?", -1,
 				     &g->st_key, NULL)) != SQLITE_OK ||
 	    (rc = sqlite3_prepare_v2(db,
 				     "SELECT id, uid, selfsig > 0 AND (revoked = 0 OR revoked > ?2) "
@@ -888,7 +904,7 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 			goto out;
 		}
 		nd = &g->nodes[ni];
-		if (nd->used)
+		if (nd->used || nd->state == GK_REVOKED) /* a hard-revoked root is none */
 			continue;
 		nd->used = nd->stored = nd->full_trust = true;
 		nd->validity = KSP_GNUPG_ULTIMATE;
@@ -1077,7 +1093,7 @@ KSP_EXPORT int ksp_trust_gnupg_get_validity(struct ksp_trust_gnupg *g, const cha
 	if (i < 0)
 		return (int)i;
 	nd = &g->nodes[i];
-	if (nd->state == GK_REVOKED)
+	if (nd->state == GK_REVOKED || nd->state == GK_SOFT_REVOKED)
 		return KSP_GNUPG_REVOKED;
 	if (nd->state == GK_EXPIRED)
 		return KSP_GNUPG_EXPIRED;

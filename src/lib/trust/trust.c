@@ -13,6 +13,10 @@
  * verified, exportable, unexpired, unrevoked certifications on unrevoked
  * user IDs, made by a key that was valid when it signed, between keys that
  * are valid (created, not revoked, not expired) at the reference time.
+ * Revocations (ksp-trust(1)): a hard key revocation (compromised, no
+ * reason) removes the key at every date; a soft one (retired, superseded)
+ * makes it no target from its date on, while it still introduces with the
+ * certifications it made before (the snapshot keeps only those).
  *
  * The graph is explored from the store on demand, never loaded whole:
  * bidirectional breadth-first layers (forward from the core over
@@ -443,6 +447,10 @@ struct explore {
 	uint32_t n, cap;
 	struct tedge *edges;
 	size_t m, cap_e;
+	/* a binding question: the paths' last certifications on one of these
+	 * user IDs (uids.id) of the target */
+	const int64_t *only_uids;
+	size_t n_only;
 };
 
 /* The node of snapshot vertex @vx, created if new; UINT32_MAX on error.
@@ -479,6 +487,7 @@ enum {
 	KEY_EXPIRED = 3,
 	KEY_FUTURE = 4,
 	KEY_WEAK = 5,
+	KEY_SOFT_REVOKED = 6, /* retired or superseded before the reference time */
 };
 
 /* Is node @i a vertex at the reference time?  Sets state; returns 1/0. */
@@ -500,8 +509,10 @@ static int check_node(struct explore *e, uint32_t i)
 
 		if (k->created > e->at)
 			nd->why = KEY_FUTURE;
-		else if (k->revoked <= e->at || (wi && wi->lost && wi->lost[nd->key_id]))
+		else if ((k->flags & KSP_WSNAP_HARD_REVOKED) || (wi && wi->lost && wi->lost[nd->key_id]))
 			nd->why = KEY_REVOKED;
+		else if (k->revoked <= e->at)
+			nd->why = KEY_SOFT_REVOKED; /* a vertex, not a target */
 		else if (k->expires <= e->at && !extended)
 			nd->why = KEY_EXPIRED;
 		else if (e->pol->min_bits && fixed_size && k->bits < e->pol->min_bits)
@@ -509,7 +520,7 @@ static int check_node(struct explore *e, uint32_t i)
 		else
 			nd->why = KEY_OK;
 	}
-	nd->state = nd->why == KEY_OK ? 1 : 2;
+	nd->state = nd->why == KEY_OK || nd->why == KEY_SOFT_REVOKED ? 1 : 2;
 	return nd->state == 1;
 }
 
@@ -1361,7 +1372,7 @@ static int evaluate(struct explore *e, uint32_t target, const uint32_t *cores, u
 	int r;
 
 	/* solve: key-level, or per user ID of the target */
-	if (!e->pol->per_uid) {
+	if (!e->pol->per_uid && e->n_only == 0) {
 		r = solve(e, target, cores, n_cores, 0, L, final, res);
 		if (r < 0)
 			return r;
@@ -1371,7 +1382,11 @@ static int evaluate(struct explore *e, uint32_t target, const uint32_t *cores, u
 		size_t n_uids = 0;
 		for (size_t i = 0; i < e->m; i++)
 			if (e->edges[i].v == target) {
-				bool seen = false;
+				bool seen = false, wanted = e->n_only == 0;
+				for (size_t j = 0; j < e->n_only; j++)
+					wanted |= e->only_uids[j] == e->edges[i].uid_id;
+				if (!wanted)
+					continue;
 				for (size_t j = 0; j < n_uids; j++)
 					seen |= uids[j] == e->edges[i].uid_id;
 				if (!seen) {
@@ -1410,10 +1425,10 @@ static int evaluate(struct explore *e, uint32_t target, const uint32_t *cores, u
 				res->n_paths = tmp.n_paths;
 				res->found = tmp.found;
 				res->search_exhausted = tmp.search_exhausted;
-				free(res->uid);
-				res->uid = NULL;
 				if (tmp.n_paths && tmp.paths[0].n) {
 					const struct thop *last = &tmp.paths[0].hops[tmp.paths[0].n - 1];
+					free(res->uid);
+					res->uid = NULL;
 					if (last->uid) {
 						res->uid = malloc(last->uid_len + 1);
 						if (res->uid) {
@@ -1451,6 +1466,7 @@ static const char *key_reason(int why)
 	switch (why) {
 	case KEY_UNKNOWN: return "not in the store";
 	case KEY_REVOKED: return "revoked";
+	case KEY_SOFT_REVOKED: return "revoked";
 	case KEY_EXPIRED: return "expired";
 	case KEY_FUTURE: return "created after the reference time";
 	case KEY_WEAK: return "weaker than the policy's minimum key size";
@@ -1475,9 +1491,52 @@ static int core_from_party(struct explore *e, struct ksp_trust_policy *extra)
 	return r;
 }
 
-static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *pol, const char *target_fpr,
-		       int64_t at, struct ksp_trust_result **ret)
+/* The address of a user ID: inside its last <...>, else the whole of it
+ * when it looks like one; NULL if none.  Sets *len. */
+static const char *uid_address(const char *uid, size_t n, size_t *len)
 {
+	const char *lt = NULL, *gt;
+
+	for (size_t i = 0; i < n; i++)
+		if (uid[i] == '<')
+			lt = uid + i;
+	if (lt && (gt = memchr(lt, '>', n - (size_t)(lt - uid))) && memchr(lt, '@', (size_t)(gt - lt))) {
+		*len = (size_t)(gt - lt - 1);
+		return lt + 1;
+	}
+	if (n && memchr(uid, '@', n) && !memchr(uid, ' ', n) && !memchr(uid, '<', n)) {
+		*len = n;
+		return uid;
+	}
+	return NULL;
+}
+
+/* Does user ID @uid (@n bytes) carry address @email?  ASCII letters match
+ * in either case; other bytes exactly. */
+static bool uid_has_email(const void *uid, size_t n, const char *email)
+{
+	size_t len = 0, el = strlen(email);
+	const char *a = uid_address((const char *)uid, n, &len);
+
+	return a && len == el && strncasecmp(a, email, el) == 0 && !memchr(a, '\0', len);
+}
+
+/* Does user ID @u (@n bytes) answer the binding question (@uid exactly, or
+ * the address @email)? */
+static bool uid_matches(const void *u, size_t n, const void *uid, size_t uid_len, const char *email)
+{
+	if (email)
+		return uid_has_email(u, n, email);
+	return n == uid_len && (n == 0 || memcmp(u, uid, n) == 0);
+}
+
+static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *pol, const char *target_fpr,
+		       const void *want_uid, size_t want_uid_len, const char *want_email, int64_t at,
+		       struct ksp_trust_result **ret)
+{
+	int64_t *only = NULL;
+	size_t n_only = 0;
+	bool binding = want_uid != NULL || want_email != NULL;
 	struct ksp_ctx *ctx;
 	struct explore e = { 0 };
 	struct ksp_trust_result *res = NULL;
@@ -1596,13 +1655,69 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	r = check_node(&e, target);
 	if (r < 0)
 		goto out;
-	if (r == 0) {
+	if (binding && r == 1 && e.nodes[target].why != KEY_SOFT_REVOKED) {
+		/* the user IDs of the question: present, not revoked */
+		sqlite3_stmt *st = NULL;
+		size_t n_match = 0;
+		rc = sqlite3_prepare_v2(e.db, "SELECT id, uid, revoked FROM uids WHERE key_id = ? AND is_attr = 0 ORDER BY idx, id",
+					-1, &st, NULL);
+		if (rc != SQLITE_OK) {
+			r = ksp_errno_from_sqlite(ctx, e.db, rc, "uids");
+			goto out;
+		}
+		sqlite3_bind_int64(st, 1, tid);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			const void *u = sqlite3_column_blob(st, 1);
+			size_t n = (size_t)sqlite3_column_bytes(st, 1);
+			int64_t rev = sqlite3_column_int64(st, 2);
+			if (!uid_matches(u, n, want_uid, want_uid_len, want_email))
+				continue;
+			if (n_match++ == 0 && res->uid == NULL && (res->uid = malloc(n + 1))) {
+				if (n)
+					memcpy(res->uid, u, n);
+				res->uid[n] = '\0';
+				res->uid_len = n;
+			}
+			if (rev != 0 && rev <= at)
+				continue;
+			void *nn = realloc(only, (n_only + 1) * sizeof(*only));
+			if (nn == NULL) {
+				sqlite3_finalize(st);
+				r = -ENOMEM;
+				goto out;
+			}
+			only = nn;
+			only[n_only++] = sqlite3_column_int64(st, 0);
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE) {
+			r = ksp_errno_from_sqlite(ctx, e.db, rc, "uids");
+			goto out;
+		}
+		if (n_only == 0) {
+			res->reason = n_match ? KSP_TRUST_TARGET_REVOKED : KSP_TRUST_TARGET_UNKNOWN;
+			snprintf(res->message, sizeof(res->message), "not trusted: key %s has %s", tfpr,
+				 n_match ? (want_email ? "no unrevoked user ID with that address at the reference time"
+						       : "that user ID revoked at the reference time")
+					 : (want_email ? "no user ID with that address" : "no such user ID"));
+			r = 0;
+			goto out;
+		}
+		e.only_uids = only;
+		e.n_only = n_only;
+	}
+	if (r == 0 || e.nodes[target].why == KEY_SOFT_REVOKED) {
 		int why = e.nodes[target].why;
-		res->reason = why == KEY_REVOKED ? KSP_TRUST_TARGET_REVOKED
+		res->reason = why == KEY_REVOKED || why == KEY_SOFT_REVOKED ? KSP_TRUST_TARGET_REVOKED
 			    : why == KEY_EXPIRED ? KSP_TRUST_TARGET_EXPIRED
 						 : KSP_TRUST_TARGET_INVALID;
-		snprintf(res->message, sizeof(res->message), "not trusted: key %s is %s at the reference time", tfpr,
-			 key_reason(why));
+		if (why == KEY_REVOKED)
+			snprintf(res->message, sizeof(res->message),
+				 "not trusted: key %s is revoked (key compromised or no reason given: at every date)",
+				 tfpr);
+		else
+			snprintf(res->message, sizeof(res->message), "not trusted: key %s is %s at the reference time%s",
+				 tfpr, key_reason(why), why == KEY_SOFT_REVOKED ? " (retired or superseded)" : "");
 		r = 0;
 		goto out;
 	}
@@ -1720,7 +1835,7 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		res->reason = KSP_TRUST_TRUSTED;
 		snprintf(res->message, sizeof(res->message), "trusted: %d vertex-disjoint path%s of at most %d hop%s from the core%s",
 			 res->found, res->found == 1 ? "" : "s", pol->max_depth, pol->max_depth == 1 ? "" : "s",
-			 pol->per_uid ? " to one user ID" : "");
+			 pol->per_uid || binding ? " to one user ID" : "");
 	} else if (res->found == 0) {
 		res->reason = res->search_exhausted ? KSP_TRUST_UNDECIDED : KSP_TRUST_NO_PATH;
 		snprintf(res->message, sizeof(res->message), "not trusted: %s", res->search_exhausted
@@ -1730,7 +1845,7 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 			snprintf(res->message, sizeof(res->message),
 				 "not trusted: no certification path of at most %d hop%s from the %u usable core key%s%s",
 				 pol->max_depth, pol->max_depth == 1 ? "" : "s", n_cores, n_cores == 1 ? "" : "s",
-				 pol->per_uid ? " to any one user ID" : "");
+				 pol->per_uid || binding ? " to any one user ID" : "");
 	} else {
 		char note[160] = "";
 		res->reason = res->search_exhausted ? KSP_TRUST_UNDECIDED : KSP_TRUST_TOO_FEW_PATHS;
@@ -1742,10 +1857,11 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		snprintf(res->message, sizeof(res->message),
 			 "not trusted: only %d vertex-disjoint path%s of at most %d hop%s, %d needed%s%s", res->found,
 			 res->found == 1 ? "" : "s", pol->max_depth, pol->max_depth == 1 ? "" : "s", pol->min_paths,
-			 pol->per_uid ? " on one user ID" : "", note);
+			 pol->per_uid || binding ? " on one user ID" : "", note);
 	}
 	r = 0;
 out:
+	free(only);
 	free(cores);
 	free(fr);
 	free(nx);
@@ -1768,17 +1884,97 @@ out:
 	return 0;
 }
 
-KSP_EXPORT int ksp_trust_check(struct ksp_store *store, const struct ksp_trust_policy *pol, const char *target_fpr,
-			       int64_t at, struct ksp_trust_result **ret)
+static int trust_check_retry(struct ksp_store *store, const struct ksp_trust_policy *pol, const char *target_fpr,
+			     const void *uid, size_t uid_len, const char *email, int64_t at, struct ksp_trust_result **ret)
 {
-	int r = trust_check(store, pol, target_fpr, at, ret);
+	int r = trust_check(store, pol, target_fpr, uid, uid_len, email, at, ret);
 
 	/* a damaged snapshot file: drop it, build it again, once */
 	if (r == -EBADMSG) {
 		WARN(ksp_store_get_ctx(store), "%s-wot: the graph snapshot is damaged; rebuilding it",
 		     ksp_store_get_path(store));
 		if (ksp_wsnap_discard(store) == 0)
-			r = trust_check(store, pol, target_fpr, at, ret);
+			r = trust_check(store, pol, target_fpr, uid, uid_len, email, at, ret);
 	}
 	return r;
+}
+
+KSP_EXPORT int ksp_trust_check(struct ksp_store *store, const struct ksp_trust_policy *pol, const char *target_fpr,
+			       int64_t at, struct ksp_trust_result **ret)
+{
+	return trust_check_retry(store, pol, target_fpr, NULL, 0, NULL, at, ret);
+}
+
+KSP_EXPORT int ksp_trust_check_binding(struct ksp_store *store, const struct ksp_trust_policy *pol,
+				       const char *target_fpr, const void *uid, size_t uid_len, const char *email,
+				       int64_t at, struct ksp_trust_result **ret)
+{
+	if ((uid == NULL) == (email == NULL))
+		return -EINVAL;
+	if (email && (*email == '\0' || strchr(email, '@') == NULL)) {
+		if (store)
+			ksp_set_error(ksp_store_get_ctx(store), "'%.80s' is not an e-mail address (NAME@DOMAIN)", email);
+		return -EINVAL;
+	}
+	return trust_check_retry(store, pol, target_fpr, uid, uid_len, email, at, ret);
+}
+
+KSP_EXPORT int ksp_trust_find_binding(struct ksp_store *store, const void *uid, size_t uid_len, const char *email,
+				      char (**ret_fprs)[65], size_t *ret_n)
+{
+	struct ksp_ctx *ctx;
+	sqlite3 *db;
+	sqlite3_stmt *st = NULL;
+	char (*fprs)[65] = NULL;
+	size_t n = 0;
+	int rc, r = 0;
+
+	if (store == NULL || ret_fprs == NULL || ret_n == NULL || (uid == NULL) == (email == NULL))
+		return -EINVAL;
+	ctx = ksp_store_get_ctx(store);
+	db = ksp_store_db(store);
+	if (email && (*email == '\0' || strchr(email, '@') == NULL)) {
+		ksp_set_error(ctx, "'%.80s' is not an e-mail address (NAME@DOMAIN)", email);
+		return -EINVAL;
+	}
+	/* a scan of the user IDs (no index on the address); the address test
+	 * proper is uid_has_email() */
+	rc = sqlite3_prepare_v2(db,
+				email ? "SELECT k.fpr, u.uid FROM uids u JOIN keys k ON k.id = u.key_id WHERE u.is_attr = 0 "
+					"AND instr(lower(CAST(u.uid AS TEXT)), lower(?1)) > 0 ORDER BY k.fpr"
+				      : "SELECT k.fpr, u.uid FROM uids u JOIN keys k ON k.id = u.key_id WHERE u.is_attr = 0 "
+					"AND u.uid = ?1 ORDER BY k.fpr",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(ctx, db, rc, "uids");
+	if (email)
+		sqlite3_bind_text(st, 1, email, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_blob(st, 1, uid_len ? uid : "", (int)uid_len, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *f = (const char *)sqlite3_column_text(st, 0);
+		const void *u = sqlite3_column_blob(st, 1);
+		size_t ul = (size_t)sqlite3_column_bytes(st, 1);
+		if (f == NULL || !uid_matches(u, ul, uid, uid_len, email) || (n && strcmp(fprs[n - 1], f) == 0))
+			continue;
+		if (n % 16 == 0) {
+			void *nn = realloc(fprs, (n + 16) * sizeof(*fprs));
+			if (nn == NULL) {
+				r = -ENOMEM;
+				break;
+			}
+			fprs = nn;
+		}
+		snprintf(fprs[n++], sizeof(fprs[0]), "%s", f);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = ksp_errno_from_sqlite(ctx, db, rc, "uids");
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(fprs);
+		return r;
+	}
+	*ret_fprs = fprs;
+	*ret_n = n;
+	return 0;
 }

@@ -341,7 +341,8 @@ static const char *reason_name(int code)
 }
 
 /* Was the (sub)key revoked for the signature made at @when?  A revocation
- * counts unless it is soft (superseded, retired) and newer than @when.
+ * counts unless it is soft (ksp_revocation_is_soft(): superseded, retired,
+ * user ID no longer valid) and newer than @when.
  * @sigs are the key's revocation candidates as read (gpg has checked that
  * one of them is a valid revocation).  Returns true and a description. */
 static bool revoked_at(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *sigs, size_t n, uint8_t type,
@@ -358,7 +359,7 @@ static bool revoked_at(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *si
 			continue;
 		any = true;
 		code = s->has_revocation_reason ? s->revocation_code : 0;
-		if ((code == 1 || code == 3) && (int64_t)s->created > when)
+		if (ksp_revocation_is_soft(code) && (int64_t)s->created > when)
 			continue;
 		format_datetime(s->created, date, sizeof(date));
 		snprintf(why, whylen, "%s, %s", reason_name(code), date);

@@ -791,6 +791,13 @@ static bool counts(struct loader *l, int res)
 	return !l->verify || res == KSP_VERIFY_GOOD;
 }
 
+/* The upsert of keys (?9 revoked, ?11 reason): a hard revocation outranks
+ * a soft one, then the earliest wins (as store_one() picks within a key). */
+#define KEEP_NEW_REVOCATION                                                                             \
+	"(?9 != 0 AND (revoked = 0 OR (" KSP_SQL_HARD_REVOKED("?9", "?11") " AND NOT "                  \
+	KSP_SQL_HARD_REVOKED("revoked", "revoked_reason") ") OR ((" KSP_SQL_HARD_REVOKED("?9", "?11")   \
+	") = (" KSP_SQL_HARD_REVOKED("revoked", "revoked_reason") ") AND ?9 < revoked)))"
+
 static int store_one(struct loader *l, const struct batch *b, const struct ksp_pgp_key *k, const uint8_t *raw,
 		     size_t raw_len, const char *source, size_t *cursor)
 {
@@ -836,9 +843,13 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 		if (!key_sig_wanted(k, s) || !counts(l, res[q]))
 			continue;
 		if (s->type == 0x20) {
-			if (revoked == 0 || s->created < revoked) {
+			/* a hard revocation outranks a soft one (ksp_revocation_is_soft()),
+			 * then the earliest counts */
+			int code = s->has_revocation_reason ? s->revocation_code : 0;
+			bool hard = !ksp_revocation_is_soft(code), was_hard = revoked && !ksp_revocation_is_soft(revoked_reason);
+			if (revoked == 0 || (hard && !was_hard) || (hard == was_hard && s->created < revoked)) {
 				revoked = s->created ? s->created : 1;
-				revoked_reason = s->has_revocation_reason ? s->revocation_code : 0;
+				revoked_reason = code;
 			}
 		} else if (!have_newest || s->created >= newest) {
 			selfsig_ok = true;
@@ -1369,8 +1380,8 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		      "INSERT INTO keys(fpr, keyid, version, algo, bits, curve, created, expires, revoked, source, "
 		      "revoked_reason, selfsig_ok, selfsig_hash, keydata) "
 		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT(fpr) DO UPDATE SET "
-		      "expires = ?8, revoked = CASE WHEN revoked = 0 OR (?9 != 0 AND ?9 < revoked) THEN ?9 ELSE revoked END, "
-		      "revoked_reason = CASE WHEN revoked = 0 OR (?9 != 0 AND ?9 < revoked) THEN ?11 ELSE revoked_reason END, "
+		      "expires = ?8, revoked = CASE WHEN " KEEP_NEW_REVOCATION " THEN ?9 ELSE revoked END, "
+		      "revoked_reason = CASE WHEN " KEEP_NEW_REVOCATION " THEN ?11 ELSE revoked_reason END, "
 		      "selfsig_ok = max(selfsig_ok, ?12), selfsig_hash = coalesce(?13, selfsig_hash), "
 		      "keydata = CASE WHEN keydata IS NULL OR length(?14) >= length(keydata) THEN ?14 ELSE keydata END, "
 		      "source = ?10")) < 0 ||

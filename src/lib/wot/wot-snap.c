@@ -23,7 +23,7 @@
 #include "lib/wot/wot-snap.h"
 
 #define SNAP_MAGIC "KSPWOT1\n"
-#define SNAP_VERSION 1u
+#define SNAP_VERSION 2u /* 2: key flags (hard revocation) */
 #define SNAP_ENDIAN 0x01020304u
 
 struct snap_header {
@@ -37,7 +37,7 @@ struct snap_header {
 };
 
 _Static_assert(sizeof(struct snap_header) == 64, "header is 64 bytes");
-_Static_assert(sizeof(struct ksp_wsnap_node) == 40, "node is 40 bytes");
+_Static_assert(sizeof(struct ksp_wsnap_node) == 48, "node is 48 bytes");
 _Static_assert(sizeof(struct ksp_wsnap_edge) == 40, "edge is 40 bytes");
 
 static size_t align8(size_t x)
@@ -82,7 +82,9 @@ static int attach(struct ksp_wsnap *s, void *mem, size_t len)
 	struct layout l;
 	uint8_t *p = mem;
 
-	if (len < sizeof(*h) || memcmp(h->magic, SNAP_MAGIC, 8) != 0 || h->version != SNAP_VERSION ||
+	if (len >= sizeof(*h) && memcmp(h->magic, SNAP_MAGIC, 8) == 0 && h->version != SNAP_VERSION)
+		return -ESTALE; /* another ksp's format: rebuilt quietly */
+	if (len < sizeof(*h) || memcmp(h->magic, SNAP_MAGIC, 8) != 0 ||
 	    h->endian != SNAP_ENDIAN || h->len != len)
 		return -EBADMSG;
 	if (layout_of(h->n, h->n_uids, h->m, &l) < 0 || l.len != len)
@@ -336,7 +338,8 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	int rc, r = -ENOMEM;
 
 	/* keys, in id order */
-	rc = sqlite3_prepare_v2(db, "SELECT id, fpr, created, expires, revoked, algo, bits FROM keys ORDER BY id", -1,
+	rc = sqlite3_prepare_v2(db, "SELECT id, fpr, created, expires, revoked, algo, bits, " KSP_SQL_HARD_REVOKED("revoked", "revoked_reason")
+				" FROM keys ORDER BY id", -1,
 				&st, NULL);
 	if (rc != SQLITE_OK)
 		goto sql_fail;
@@ -350,6 +353,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 			.revoked = never0(sqlite3_column_int64(st, 4)),
 			.algo = (uint32_t)sqlite3_column_int(st, 5),
 			.bits = (uint32_t)sqlite3_column_int(st, 6),
+			.flags = sqlite3_column_int(st, 7) ? KSP_WSNAP_HARD_REVOKED : 0,
 		};
 		if (n % 1024 == 0) {
 			void *p = realloc(fm.fpr, (n + 1024) * sizeof(*fm.fpr));
@@ -467,8 +471,11 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 				rev = c->created;
 				continue;
 			}
-			/* made inside the signer's own validity */
-			if (c->created < sk->created || c->created >= sk->expires)
+			/* made inside the signer's own validity: before its
+			 * expiry and its (soft) revocation; a hard-revoked
+			 * signer's certifications never count */
+			if (c->created < sk->created || c->created >= sk->expires || c->created >= sk->revoked ||
+			    (sk->flags & KSP_WSNAP_HARD_REVOKED))
 				continue;
 			tmp[m++] = (struct ksp_wsnap_edge){
 				.u = c->signer,

@@ -14,12 +14,14 @@
  * (kept in memory only when the directory is not writable).
  *
  * Included in a snapshot (the rules of wot.h, minus the reference time):
- *  - every key; times 0 ("never") are stored as KSP_WSNAP_NEVER;
+ *  - every key; times 0 ("never") are stored as KSP_WSNAP_NEVER; a hard
+ *    key revocation is flagged (the key is no vertex at any date);
  *  - every user ID that is not a user attribute;
  *  - each certification 0x10-0x13 with verified = 1 and exportable = 1, by
  *    a key of the store (issuer_fpr) on another key, made inside the
  *    signer's own validity (created >= signer's creation and before its
- *    expiry); its revoked time is the earliest verified 0x30 by the same
+ *    expiry and its soft revocation; none at all by a hard-revoked
+ *    signer); its revoked time is the earliest verified 0x30 by the same
  *    issuer on the same user ID created at or after it.
  * Internal to libksp.
  */
@@ -33,11 +35,23 @@ struct ksp_store;
 
 #define KSP_WSNAP_NEVER INT64_MAX
 
+#define KSP_WSNAP_HARD_REVOKED 1u /* revoked at every date (ksp_revocation_is_soft()) */
+
 struct ksp_wsnap_node {
 	int64_t key_id;   /* keys.id; nodes are in keys.id order */
 	int64_t created, expires, revoked;
 	uint32_t algo, bits;
+	uint32_t flags;   /* KSP_WSNAP_HARD_REVOKED */
+	uint32_t reserved;
 };
+
+/* Is the key revoked at @at?  A hard revocation at every date, a soft one
+ * from its date on.  (A soft-revoked key still introduces with what it
+ * certified before: the snapshot keeps only those certifications.) */
+static inline bool ksp_wsnap_key_revoked(const struct ksp_wsnap_node *k, int64_t at)
+{
+	return (k->flags & KSP_WSNAP_HARD_REVOKED) || k->revoked <= at;
+}
 
 struct ksp_wsnap_uid {
 	int64_t uid_id;   /* uids.id */
