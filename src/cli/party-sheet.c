@@ -106,13 +106,24 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		{ "template", required_argument, NULL, 't' },
 		{ "paper", required_argument, NULL, 'p' },
 		{ "draft", no_argument, NULL, 'D' },
-		{ "qr", no_argument, NULL, 'Q' },
-		{ "count", required_argument, NULL, 'n' },
 		{ "print-template", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "plan", no_argument, NULL, 'L' },
 		CLI_TRUST_LONGOPTS,
+		{},
+	};
+	/* slips: no --draft, no --plan and its trust options; the sheet: no --qr, --count */
+	static const struct option slips_opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "for", required_argument, NULL, 'F' },
+		{ "template", required_argument, NULL, 't' },
+		{ "paper", required_argument, NULL, 'p' },
+		{ "qr", no_argument, NULL, 'Q' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "print-template", required_argument, NULL, 'P' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "strict", no_argument, NULL, 'S' },
 		{},
 	};
 	const struct ksp_cmd *cmd = kind == KSP_RENDER_SHEET ? &ksp_cmd_party_sheet : &ksp_cmd_party_slips;
@@ -128,7 +139,7 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 	struct cli_trust_opts to = { 0 };
 	bool plan = false;
 
-	while ((c = cli_getopt(cli, argc, argv, "f:o:", opts)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "f:o:", kind == KSP_RENDER_SHEET ? opts : slips_opts)) != -1) {
 		switch (c) {
 		case 'f':
 			format = parse_format(optarg);
@@ -326,7 +337,7 @@ const struct ksp_cmd ksp_cmd_party_sheet = {
 	.run = run_sheet,
 	.usage = "[--format txt|html|pdf] [--for FPR|N] [--template FILE] [--paper a4|letter] [--draft] [--strict]\n"
 		 "       [-o OUT [--json]]\n"
-		 "   or: ksp party sheet --plan --core-fpr FPR... [trust options]",
+		 "   or: ksp party sheet --plan " CLI_TRUST_USAGE,
 	.help = "print the verification sheet of the frozen list",
 	.details = "The sheet shows the party, the list version and its digests (with room to write\n"
 		   "the announced ones), then every participant with boxes to tick per key and per\n"

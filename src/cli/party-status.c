@@ -226,7 +226,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[]);
 const struct ksp_cmd ksp_cmd_party_status = {
 	.name = "status",
 	.run = run,
-	.usage = "[--missing] [--for N|FPR] [--json] [trust options: --core-fpr FPR...]",
+	.usage = "[--missing] [--for N|FPR] [--json]\n"
+		 "   or: ksp party status [--missing] [--for N|FPR] [--json] " CLI_TRUST_USAGE,
 	.help = "who has certified whom since the party",
 	.details = "For each participant, who has certified each of its user IDs with an\n"
 		   "e-mail address (verified certifications in the store: import them with\n"

@@ -65,7 +65,8 @@ enum {
 
 #define CLI_TRUST_USAGE                                                                     \
 	"[--policy FILE] [--core FILE | --core-fpr FPR... | --core-party] [--max-depth L]\n" \
-	"       [--min-paths K] [--per-uid] [--no-sha1] [--at DATE]"
+	"       [--min-paths K] [--per-uid] [--no-sha1] [--min-key-bits N] [--max-cert-age A]\n" \
+	"       [--at DATE]"
 
 #define CLI_TRUST_HELP                                                                       \
 	"  --policy FILE     read the rule from FILE (key = value; see ksp-trust(1));\n"        \
