@@ -622,10 +622,15 @@ void ksp_trust_policy_set_sha1(struct ksp_trust_policy *policy, bool counts);
 void ksp_trust_policy_set_min_bits(struct ksp_trust_policy *policy, unsigned int bits);
 /* Certifications older than @seconds at the reference time do not count. */
 void ksp_trust_policy_set_max_age(struct ksp_trust_policy *policy, int64_t seconds);
+/* Which verdict a signature's verifier (ksp-gpg) reports for an old
+ * signature: the signer's trust now (false, the default) or when it signed
+ * (true).  Both are computed; this chooses the one that counts.  Since: 2 */
+void ksp_trust_policy_set_at_signature(struct ksp_trust_policy *policy, bool on);
+bool ksp_trust_policy_get_at_signature(const struct ksp_trust_policy *policy);
 /* Reads a policy file: "key = value" lines, '#' comments; keys: core
  * (repeatable), core_file, core_party, max_depth, min_paths, per_uid, sha1,
- * min_key_bits, max_cert_age (90d, 2y, 12w, 36h or seconds).  Errors name
- * FILE:LINE. */
+ * min_key_bits, max_cert_age (90d, 2y, 12w, 36h or seconds), trust_at (now
+ * or signature).  Errors name FILE:LINE. */
 int ksp_trust_policy_load(struct ksp_trust_policy *policy, const char *path);
 
 enum ksp_trust_reason {
