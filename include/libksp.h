@@ -702,6 +702,17 @@ enum ksp_signature_status {
  */
 int ksp_verify_detached(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
 			size_t datalen, const char *source, struct ksp_verify_result **ret);
+/* As ksp_verify_detached(), with libksp's own verifier (the one 'wot
+ * load' uses: libgcrypt, no gpg process, no temporary GnuPG home), for one
+ * v3, v4 or v6 signature over a document (class 0x00 or 0x01): tens of
+ * times faster.  The key's validity when it signed comes from the store
+ * ('wot load': self-signature, expiry, revocation) and, for a subkey, from
+ * its verified binding and back-signature.  Anything else (a signed
+ * message, an algorithm libksp does not verify, input that is no
+ * signature) is handed to ksp_verify_detached(), so the verdicts and
+ * errors are the same.  Returns as ksp_verify_detached().  Since: 2 */
+int ksp_verify_detached_native(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
+			       size_t datalen, const char *source, struct ksp_verify_result **ret);
 /* As ksp_verify_detached(), for a cleartext-signed (gpg --clearsign) or
  * signed (gpg --sign) message; -ENODATA when @msg is a detached signature
  * (give the data: ksp_verify_detached()). */

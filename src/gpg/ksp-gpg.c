@@ -665,8 +665,8 @@ static int run_verify(struct opts *o)
 
 	/* the signature */
 	if (in.detached)
-		r = ksp_verify_detached(store, in.sig, in.siglen, in.data ? in.data : (const uint8_t *)"", in.datalen,
-					in.label, &vr);
+		r = ksp_verify_detached_native(store, in.sig, in.siglen, in.data ? in.data : (const uint8_t *)"", in.datalen,
+					       in.label, &vr);
 	else
 		r = ksp_verify_inline(store, in.sig, in.siglen, in.label, &vr);
 	if (r < 0) {

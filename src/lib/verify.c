@@ -33,22 +33,10 @@
 #include "lib/import-private.h"
 #include "lib/mime.h"
 #include "lib/pgp.h"
+#include "lib/verify-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
-struct ksp_verify_result {
-	int status;
-	char message[600];
-	char issuer[65];      /* as the signature names it: fingerprint or key ID */
-	char signer[65];      /* primary key of the store */
-	char signing_key[65]; /* the (sub)key gpg says signed */
-	bool subkey;
-	int64_t created;
-	unsigned int summary;
-	int validity;
-	char *uid;
-	size_t uid_len;
-};
 
 /* ---- what the signature says about itself ---------------------------------- */
 

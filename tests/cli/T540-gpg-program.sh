@@ -190,6 +190,17 @@ for t in alice bob mallory erin rex stranger tampered; do
 	expect_eq "$(vs "$w/kst")" "$(vs "$w/gst")" "VALIDSIG beside gpg's (t-$t)"
 done
 
+# ---- libksp's own verifier (ksp-gpg) says what the gpgme one (ksp verify) says -----------
+for t in alice bob mallory erin rex stranger tampered; do
+	"$KSP" verify --core-fpr "$CORE" -q --git-tag "t-$t" --repo "$r" >"$w/kv" 2>&1
+	gitr cat-file tag "t-$t" >"$w/tag"
+	n=$(grep -n '^-----BEGIN PGP SIGNATURE-----$' "$w/tag" | cut -d: -f1)
+	head -n $((n - 1)) "$w/tag" >"$w/payload"; tail -n +"$n" "$w/tag" >"$w/sig"
+	$KG --status-fd=1 --verify "$w/sig" "$w/payload" >/dev/null 2>"$w/kn"
+	expect_eq "$(sed -n "s/^ksp-gpg: $(echo "$w/sig" | sed 's/[.\/]/\\&/g'): //p" "$w/kn")" \
+		"$(head -n 1 "$w/kv" | sed -e "s/^tag t-$t: //" -e 's/; \(not \)\{0,1\}trusted: .*//')" "native verdict as gpgme's (t-$t)"
+done
+
 # ---- the verdict when signed, and now (policy trust_at) --------------------------------
 gitr cat-file tag t-erin >"$w/tag"
 n=$(grep -n '^-----BEGIN PGP SIGNATURE-----$' "$w/tag" | cut -d: -f1)
