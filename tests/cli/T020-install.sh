@@ -11,7 +11,7 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
 make -s -C "$top" install DESTDIR="$w/root" PREFIX=/usr >/dev/null 2>"$w/err" && ok || { bad "make install"; cat "$w/err" >&2; }
-for f in usr/bin/ksp usr/include/libksp.h usr/lib/libksp.so.1 usr/lib/libksp.so usr/lib/pkgconfig/libksp.pc \
+for f in usr/bin/ksp usr/bin/ksp-gpg usr/share/man/man1/ksp-gpg.1 usr/include/libksp.h usr/lib/libksp.so.1 usr/lib/libksp.so usr/lib/pkgconfig/libksp.pc \
 	usr/share/man/man1/ksp.1 usr/share/man/man3/libksp.3 usr/share/bash-completion/completions/ksp; do
 	[ -e "$w/root/$f" ] && ok || bad "not installed: $f"
 done
@@ -48,6 +48,9 @@ else
 	bad "cannot build against the installed library"; cat "$w/err" >&2
 fi
 LD_LIBRARY_PATH="$w/root/usr/lib" "$w/root/usr/bin/ksp" --version | grep -q '^ksp ' && ok || bad "installed ksp"
+LD_LIBRARY_PATH="$w/root/usr/lib" "$w/root/usr/bin/ksp-gpg" --ksp-gpg-version | grep -q '^ksp-gpg ' && ok || bad "installed ksp-gpg"
+# the installed ksp-gpg does not carry the build tree's RUNPATH
+readelf -d "$w/root/usr/bin/ksp-gpg" 2>/dev/null | grep -q 'ORIGIN' && bad "installed ksp-gpg has \$ORIGIN in its RUNPATH" || ok
 make -s -C "$top" uninstall DESTDIR="$w/root" PREFIX=/usr >/dev/null 2>&1
 [ -z "$(find "$w/root" -type f)" ] && ok || bad "left after uninstall: $(find "$w/root" -type f)"
 
