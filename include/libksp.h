@@ -742,6 +742,10 @@ bool ksp_verify_result_is_subkey(const struct ksp_verify_result *result);
 int64_t ksp_verify_result_get_created(const struct ksp_verify_result *result);
 /* The signer's primary user ID from the store (raw bytes, hostile), or NULL. */
 const char *ksp_verify_result_get_uid(const struct ksp_verify_result *result, size_t *len);
+/* The signed text of a message verified with ksp_verify_inline() (what
+ * gpg --verify --output writes; hostile bytes), NUL-terminated, or NULL
+ * for a detached signature.  Since: 2 */
+const void *ksp_verify_result_get_plaintext(const struct ksp_verify_result *result, size_t *len);
 /* What gpgme said: gpgme_sigsum_t bits and the gpgme_validity_t of the
  * signature (no trust in the private home: never "valid"). */
 unsigned int ksp_verify_result_get_gpgme_summary(const struct ksp_verify_result *result);

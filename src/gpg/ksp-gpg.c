@@ -676,6 +676,23 @@ static int run_verify(struct opts *o)
 		goto out;
 	}
 	vst = ksp_verify_result_get_status(vr);
+	if (o->output && !in.detached) {
+		size_t plen = 0;
+		const void *plain = ksp_verify_result_get_plaintext(vr, &plen);
+		int fd = strcmp(o->output, "-") == 0 ? STDOUT_FILENO
+						     : open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		r = fd < 0 ? -errno : plain ? write_all(fd, plain, plen) : 0;
+		if (fd > STDOUT_FILENO && close(fd) < 0 && r == 0)
+			r = -errno;
+		if (r < 0) {
+			char *e = term_escape(o->output, strlen(o->output));
+			status_errsig(&out, &si, 4);
+			err("%s: cannot write the signed text: %s", e ? e : "?", strerror(-r));
+			free(e);
+			goto out;
+		}
+	}
 	{
 		const char *signer = ksp_verify_result_get_signer(vr);
 		const char *signing = ksp_verify_result_get_signing_key(vr);

@@ -18,4 +18,6 @@ struct ksp_verify_result {
 	int validity;
 	char *uid;
 	size_t uid_len;
+	char *plaintext; /* a signed message's text (ksp_verify_inline), or NULL */
+	size_t plaintext_len;
 };

@@ -283,6 +283,13 @@ expect_grep "$w/err" "^\[GNUPG:\] TRUST_FULLY 0 pgp$" "patatt's options: TRUST_F
 GNUPGHOME="$w/g" G -u "$ALICE" -o "$w/clear.asc" --clearsign "$w/other.txt"
 expect_code 0 "a cleartext-signed message on stdin" sh -c "$KG --status-fd=2 --verify <'$w/clear.asc'"
 expect_grep "$w/err" "^\[GNUPG:\] GOODSIG ${ALICE:24} " "cleartext on stdin: GOODSIG"
+# patatt: a signed (compressed) message on stdin, the text on stdout, status on fd 2
+printf 'patatt-style signed text\n' >"$w/pt.txt"
+GNUPGHOME="$w/g" G -u "$ALICE" -o "$w/pt.gpg" --sign "$w/pt.txt"
+expect_code 0 "patatt: signed message, --output -" sh -c "$KG --batch --no-auto-key-retrieve --no-auto-check-trustdb --homedir '$w/k' --no-default-keyring --keyring '$w/k/x.kbx' --verify --output - --status-fd=2 <'$w/pt.gpg'"
+expect_eq "$(cat "$w/out")" "patatt-style signed text" "patatt: the signed text on stdout"
+expect_grep "$w/err" "^\[GNUPG:\] VALIDSIG $ALICE .* $ALICE$" "patatt: VALIDSIG"
+expect_grep "$w/err" "^\[GNUPG:\] TRUST_FULLY 0 pgp$" "patatt: TRUST_FULLY"
 
 # ---- not a verification: the real gpg, unchanged ----------------------------------------
 GNUPGHOME="$w/g" gpg --batch --with-colons --list-keys "$ALICE" >"$w/real" 2>/dev/null
