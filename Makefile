@@ -54,11 +54,12 @@ LIB_SRCS    := $(filter-out src/lib/store/schema.c,$(wildcard src/lib/*.c src/li
 LIB_OBJS    := $(patsubst %.c,%.o,$(LIB_SRCS)) src/lib/store/schema.o $(SHARED_OBJS)
 LIB_OBJS    := $(sort $(LIB_OBJS))
 CLI_OBJS    := $(patsubst %.c,%.o,$(wildcard src/cli/*.c)) $(SHARED_OBJS)
+GPG_OBJS    := $(patsubst %.c,%.o,$(wildcard src/gpg/*.c)) $(SHARED_OBJS)
 UNIT_TESTS  := $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
 TOOLS       := $(patsubst %.c,%,$(wildcard tests/tools/*.c))
 SONAME      := libksp.so.$(SOVER)
 
-all: src/lib/libksp.a src/lib/$(SONAME) ksp $(TOOLS)
+all: src/lib/libksp.a src/lib/$(SONAME) ksp ksp-gpg $(TOOLS)
 
 tests: all $(UNIT_TESTS)
 
@@ -114,6 +115,12 @@ ksp: $(CLI_OBJS) src/lib/$(SONAME)
 	$(Q)$(CC) $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(CLI_OBJS) -Lsrc/lib -lksp $(DEP_LIBS) \
 	  -Wl,-rpath,'$$ORIGIN/src/lib'
 
+# ksp-gpg, the gpg.program for git (src/gpg), is linked the same way.
+ksp-gpg: $(GPG_OBJS) src/lib/$(SONAME)
+	$(call say,CCLD,$@)
+	$(Q)$(CC) $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(GPG_OBJS) -Lsrc/lib -lksp $(DEP_LIBS) \
+	  -Wl,-rpath,'$$ORIGIN/src/lib'
+
 # The installed ksp is linked again without the build tree's RUNPATH; when
 # LIBDIR is not one the dynamic linker searches by default, it gets LIBDIR as
 # its RUNPATH instead (so PREFIX=/opt/ksp works without LD_LIBRARY_PATH).
@@ -125,6 +132,16 @@ INSTALL_RPATH   = $(if $(filter $(SYSTEM_LIBDIRS),$(LIBDIR)),,-Wl,-rpath,$(LIBDI
 src/cli/ksp.installed: $(CLI_OBJS) src/lib/$(SONAME) FORCE
 	$(call say,CCLD,$@)
 	$(Q)$(CC) $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(CLI_OBJS) -Lsrc/lib -lksp $(DEP_LIBS) $(INSTALL_RPATH)
+# The same program with libksp linked in (only the objects it uses, so 9
+# shared libraries instead of the 53 libksp.so.1 brings): git starts it once
+# per signature, and the dynamic loader's work is most of a verification.
+# Built for bench/git.sh (make bench), which times both; not installed.
+src/gpg/ksp-gpg-static: $(GPG_OBJS) src/lib/libksp.a
+	$(call say,CCLD,$@)
+	$(Q)$(CC) $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(GPG_OBJS) src/lib/libksp.a $(DEP_LIBS)
+src/gpg/ksp-gpg.installed: $(GPG_OBJS) src/lib/$(SONAME) FORCE
+	$(call say,CCLD,$@)
+	$(Q)$(CC) $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(GPG_OBJS) -Lsrc/lib -lksp $(DEP_LIBS) $(INSTALL_RPATH)
 
 tests/unit/test-%: tests/unit/test-%.o tests/unit/harness.o src/lib/libksp.a
 	$(call say,CCLD,$@)
@@ -170,10 +187,10 @@ demo: deps
 	$(Q)LD_LIBRARY_PATH=$(CURDIR)/src/lib ./tests/demo.sh
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all src/gpg/ksp-gpg-static
 	$(Q)LD_LIBRARY_PATH=$(CURDIR)/src/lib ./bench/run.sh
 
-install: all src/cli/ksp.installed
+install: all src/cli/ksp.installed src/gpg/ksp-gpg.installed
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 0755 src/lib/$(SONAME) $(DESTDIR)$(LIBDIR)/
@@ -182,6 +199,7 @@ install: all src/cli/ksp.installed
 	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' -e 's|@includedir@|$(INCDIR)|' \
 	  -e 's|@VERSION@|$(VERSION)|' src/lib/libksp.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc
 	install -m 0755 src/cli/ksp.installed $(DESTDIR)$(BINDIR)/ksp
+	install -m 0755 src/gpg/ksp-gpg.installed $(DESTDIR)$(BINDIR)/ksp-gpg
 	install -d $(DESTDIR)$(DATADIR)/templates
 	install -m 0644 templates/*.txt templates/*.html $(DESTDIR)$(DATADIR)/templates/
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
@@ -202,7 +220,7 @@ endef
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so \
-	  $(DESTDIR)$(INCDIR)/libksp.h $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc $(DESTDIR)$(BINDIR)/ksp \
+	  $(DESTDIR)$(INCDIR)/libksp.h $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc $(DESTDIR)$(BINDIR)/ksp $(DESTDIR)$(BINDIR)/ksp-gpg \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ksp
 	rm -rf $(DESTDIR)$(DATADIR)/templates
 	for m in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$(basename $$m); done; true
@@ -213,6 +231,7 @@ uninstall:
 
 clean:
 	rm -f src/*/*.o src/*/*.d src/lib/*/*.o src/lib/*/*.d src/lib/store/schema.c src/lib/libksp.a src/lib/libksp.so* ksp src/cli/ksp.installed \
+	  ksp-gpg src/gpg/ksp-gpg.installed src/gpg/ksp-gpg-static \
 	  tests/*/*.o tests/*/*.d $(UNIT_TESTS) $(TOOLS)
 	rm -rf build-asan demo-out tests/cli/tmp tests/fault/obj tests/fault/ksp-fault tests/fault/tmp fuzz/obj fuzz/tmp
 	rm -f $(patsubst %.c,%,$(wildcard fuzz/fuzz-*.c))

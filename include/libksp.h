@@ -633,10 +633,15 @@ void ksp_trust_policy_set_sha1(struct ksp_trust_policy *policy, bool counts);
 void ksp_trust_policy_set_min_bits(struct ksp_trust_policy *policy, unsigned int bits);
 /* Certifications older than @seconds at the reference time do not count. */
 void ksp_trust_policy_set_max_age(struct ksp_trust_policy *policy, int64_t seconds);
+/* Which verdict a signature's verifier (ksp-gpg) reports for an old
+ * signature: the signer's trust now (false, the default) or when it signed
+ * (true).  Both are computed; this chooses the one that counts.  Since: 2 */
+void ksp_trust_policy_set_at_signature(struct ksp_trust_policy *policy, bool on);
+bool ksp_trust_policy_get_at_signature(const struct ksp_trust_policy *policy);
 /* Reads a policy file: "key = value" lines, '#' comments; keys: core
  * (repeatable), core_file, core_party, max_depth, min_paths, per_uid, sha1,
- * min_key_bits, max_cert_age (90d, 2y, 12w, 36h or seconds).  Errors name
- * FILE:LINE. */
+ * min_key_bits, max_cert_age (90d, 2y, 12w, 36h or seconds), trust_at (now
+ * or signature).  Errors name FILE:LINE. */
 int ksp_trust_policy_load(struct ksp_trust_policy *policy, const char *path);
 
 enum ksp_trust_reason {
@@ -722,6 +727,17 @@ enum ksp_signature_status {
  */
 int ksp_verify_detached(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
 			size_t datalen, const char *source, struct ksp_verify_result **ret);
+/* As ksp_verify_detached(), with libksp's own verifier (the one 'wot
+ * load' uses: libgcrypt, no gpg process, no temporary GnuPG home), for one
+ * v3, v4 or v6 signature over a document (class 0x00 or 0x01): tens of
+ * times faster.  The key's validity when it signed comes from the store
+ * ('wot load': self-signature, expiry, revocation) and, for a subkey, from
+ * its verified binding and back-signature.  Anything else (a signed
+ * message, an algorithm libksp does not verify, input that is no
+ * signature) is handed to ksp_verify_detached(), so the verdicts and
+ * errors are the same.  Returns as ksp_verify_detached().  Since: 2 */
+int ksp_verify_detached_native(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
+			       size_t datalen, const char *source, struct ksp_verify_result **ret);
 /* As ksp_verify_detached(), for a cleartext-signed (gpg --clearsign) or
  * signed (gpg --sign) message; -ENODATA when @msg is a detached signature
  * (give the data: ksp_verify_detached()). */
@@ -751,6 +767,10 @@ bool ksp_verify_result_is_subkey(const struct ksp_verify_result *result);
 int64_t ksp_verify_result_get_created(const struct ksp_verify_result *result);
 /* The signer's primary user ID from the store (raw bytes, hostile), or NULL. */
 const char *ksp_verify_result_get_uid(const struct ksp_verify_result *result, size_t *len);
+/* The signed text of a message verified with ksp_verify_inline() (what
+ * gpg --verify --output writes; hostile bytes), NUL-terminated, or NULL
+ * for a detached signature.  Since: 2 */
+const void *ksp_verify_result_get_plaintext(const struct ksp_verify_result *result, size_t *len);
 /* What gpgme said: gpgme_sigsum_t bits and the gpgme_validity_t of the
  * signature (no trust in the private home: never "valid"). */
 unsigned int ksp_verify_result_get_gpgme_summary(const struct ksp_verify_result *result);

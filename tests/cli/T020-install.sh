@@ -11,7 +11,7 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
 make -s -C "$top" install DESTDIR="$w/root" PREFIX=/usr >/dev/null 2>"$w/err" && ok || { bad "make install"; cat "$w/err" >&2; }
-for f in usr/bin/ksp usr/include/libksp.h usr/lib/libksp.so.1 usr/lib/libksp.so usr/lib/pkgconfig/libksp.pc \
+for f in usr/bin/ksp usr/bin/ksp-gpg usr/share/man/man1/ksp-gpg.1 usr/include/libksp.h usr/lib/libksp.so.1 usr/lib/libksp.so usr/lib/pkgconfig/libksp.pc \
 	usr/share/man/man1/ksp.1 usr/share/man/man3/libksp.3 usr/share/bash-completion/completions/ksp; do
 	[ -e "$w/root/$f" ] && ok || bad "not installed: $f"
 done
@@ -51,6 +51,9 @@ LD_LIBRARY_PATH="$w/root/usr/lib" "$w/root/usr/bin/ksp" --version | grep -q '^ks
 # the installed ksp carries no build-tree RUNPATH; a DESTDIR runs no ldconfig
 readelf -d "$w/root/usr/bin/ksp" | grep -q 'RUNPATH\|RPATH' && bad "installed ksp has a RUNPATH: $(readelf -d "$w/root/usr/bin/ksp" | grep PATH)" || ok
 grep -q ldconfig "$w/err" && bad "ldconfig message for a DESTDIR install" || ok
+LD_LIBRARY_PATH="$w/root/usr/lib" "$w/root/usr/bin/ksp-gpg" --ksp-gpg-version | grep -q '^ksp-gpg ' && ok || bad "installed ksp-gpg"
+# the installed ksp-gpg does not carry the build tree's RUNPATH
+readelf -d "$w/root/usr/bin/ksp-gpg" 2>/dev/null | grep -q 'ORIGIN' && bad "installed ksp-gpg has \$ORIGIN in its RUNPATH" || ok
 make -s -C "$top" uninstall DESTDIR="$w/root" PREFIX=/usr >/dev/null 2>&1
 [ -z "$(find "$w/root" -type f -o -type l)" ] && ok || bad "left after uninstall: $(find "$w/root" -type f -o -type l)"
 [ ! -e "$w/root/usr/share/ksp" ] && [ ! -e "$w/root/usr/share/bash-completion" ] && ok || bad "ksp's own directories left after uninstall"

@@ -65,6 +65,7 @@ struct ksp_trust_policy {
 	unsigned min_bits;  /* RSA, DSA, ElGamal signer keys below it do not count */
 	int64_t max_age;    /* seconds, 0 = any age */
 	const struct ksp_trust_whatif *whatif; /* health report's questions (whatif.h) */
+	bool at_signature;  /* trust_at = signature: judge a signer when it signed (ksp-gpg) */
 };
 
 KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy **ret)
@@ -329,6 +330,17 @@ KSP_EXPORT int ksp_trust_policy_add_core_file(struct ksp_trust_policy *p, const 
 	return load_core_file(p, path, NULL, 0);
 }
 
+KSP_EXPORT void ksp_trust_policy_set_at_signature(struct ksp_trust_policy *p, bool on)
+{
+	if (p)
+		p->at_signature = on;
+}
+
+KSP_EXPORT bool ksp_trust_policy_get_at_signature(const struct ksp_trust_policy *p)
+{
+	return p && p->at_signature;
+}
+
 KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *path)
 {
 	uint8_t *data = NULL;
@@ -400,9 +412,14 @@ KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *pat
 				p->min_bits = (unsigned)b;
 		} else if (!strcmp(key, "max_cert_age")) {
 			r = parse_age(val, &p->max_age);
+		} else if (!strcmp(key, "trust_at")) {
+			if (!strcmp(val, "now") || !strcmp(val, "signature"))
+				p->at_signature = !strcmp(val, "signature");
+			else
+				r = -EINVAL;
 		} else {
 			ksp_set_error(p->ctx, "%s:%u: unknown key '%.40s' (core, core_file, core_party, max_depth, min_paths, "
-					      "per_uid, sha1, min_key_bits, max_cert_age)",
+					      "per_uid, sha1, min_key_bits, max_cert_age, trust_at)",
 				      path, lineno, key);
 			r = -EINVAL;
 			break;

@@ -33,22 +33,10 @@
 #include "lib/party/import-private.h"
 #include "lib/party/mime.h"
 #include "lib/openpgp/pgp.h"
+#include "lib/trust/verify-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
-struct ksp_verify_result {
-	int status;
-	char message[600];
-	char issuer[65];      /* as the signature names it: fingerprint or key ID */
-	char signer[65];      /* primary key of the store */
-	char signing_key[65]; /* the (sub)key gpg says signed */
-	bool subkey;
-	int64_t created;
-	unsigned int summary;
-	int validity;
-	char *uid;
-	size_t uid_len;
-};
 
 /* ---- what the signature says about itself ---------------------------------- */
 
@@ -461,6 +449,35 @@ static int probe_issuer(struct ksp_ctx *ctx, gpgme_ctx_t g, gpgme_data_t sd, gpg
 	return 0;
 }
 
+/* The signed text of a message (what gpg --output writes), for
+ * ksp_verify_result_get_plaintext(). */
+static int keep_plaintext(gpgme_data_t plain, struct ksp_verify_result *res)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1);
+	ssize_t k;
+
+	if (buf == NULL)
+		return -ENOMEM;
+	gpgme_data_seek(plain, 0, SEEK_SET);
+	while ((k = gpgme_data_read(plain, buf + n, cap - n)) > 0) {
+		n += (size_t)k;
+		if (n == cap) {
+			char *nb = cap > (256u << 20) ? NULL : realloc(buf, 2 * cap + 1);
+			if (nb == NULL) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	buf[n] = '\0';
+	res->plaintext = buf;
+	res->plaintext_len = n;
+	return 0;
+}
+
 static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, const void *data, size_t datalen,
 		     bool detached, const char *source, struct ksp_verify_result **ret)
 {
@@ -582,6 +599,11 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 	}
 
 	e = gpgme_op_verify(g, sd, dd, plain);
+	if (!e && plain) {
+		r = keep_plaintext(plain, res);
+		if (r < 0)
+			goto fail;
+	}
 	{
 		gpgme_verify_result_t vr = e ? NULL : gpgme_op_verify_result(g);
 		gpgme_signature_t s = vr ? vr->signatures : NULL;
@@ -898,6 +920,7 @@ KSP_EXPORT struct ksp_verify_result *ksp_verify_result_free(struct ksp_verify_re
 {
 	if (res) {
 		free(res->uid);
+		free(res->plaintext);
 		free(res);
 	}
 	return NULL;
@@ -950,6 +973,15 @@ KSP_EXPORT const char *ksp_verify_result_get_uid(const struct ksp_verify_result 
 	if (len)
 		*len = res->uid_len;
 	return res->uid;
+}
+
+KSP_EXPORT const void *ksp_verify_result_get_plaintext(const struct ksp_verify_result *res, size_t *len)
+{
+	if (res == NULL || res->plaintext == NULL)
+		return NULL;
+	if (len)
+		*len = res->plaintext_len;
+	return res->plaintext;
 }
 
 KSP_EXPORT unsigned int ksp_verify_result_get_gpgme_summary(const struct ksp_verify_result *res)

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# bench/git.sh: git log --show-signature over signed commits, with
+# gpg.program = gpg (a one-key keyring: gpg at its fastest) and with
+# gpg.program = ksp-gpg (a store of a synthetic web of trust, 10^5 keys by
+# default, and a trust policy); prints both times and the ratio, and writes
+# the table to bench/results-git.md.
+#
+# The signer is an Ed25519 key made here with gpg, certified by a core key
+# made here; both are loaded into the store beside the synthetic keys
+# (tests/tools/gen-wot, cached in bench/cache/ as bench/wot.sh does), and
+# the policy's core is that key.  The signed repository is cached too.
+#
+# Environment: KSP_BENCH_GIT_COMMITS (default 1000), KSP_BENCH_GIT_KEYS
+# (default 100000), KSP_BENCH_CACHE=DIR, KSP_BENCH_RESULTS=FILE (- = none);
+# KSP_BENCH_QUICK=1: 100 commits, 10^4 keys.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+ksp="$top/ksp"
+kspgpg="$top/ksp-gpg"
+kspgpg_static="$top/src/gpg/ksp-gpg-static" # make bench builds it; a row when present
+gen="$top/tests/tools/gen-wot"
+export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LC_ALL=C
+cache=${KSP_BENCH_CACHE:-$top/bench/cache}
+results=${KSP_BENCH_RESULTS:-$top/bench/results-git.md}
+if [ "${KSP_BENCH_QUICK:-0}" = 1 ]; then
+	commits=${KSP_BENCH_GIT_COMMITS:-100} keys=${KSP_BENCH_GIT_KEYS:-10000}
+else
+	commits=${KSP_BENCH_GIT_COMMITS:-1000} keys=${KSP_BENCH_GIT_KEYS:-100000}
+fi
+seed=bench
+degree=10
+
+for t in "$ksp" "$kspgpg" "$gen"; do
+	[ -x "$t" ] || { echo "bench/git.sh: $t is not built; run make" >&2; exit 2; }
+done
+for t in git gpg; do
+	command -v $t >/dev/null || { echo "bench/git.sh: $t is not installed" >&2; exit 2; }
+done
+w=$(mktemp -d "${TMPDIR:-/tmp}/ksp-bench-git.XXXXXX")
+cleanup() {
+	for h in "$w/sign" "$w/one"; do
+		[ -d "$h" ] && gpgconf --homedir "$h" --kill all >/dev/null 2>&1
+	done
+	rm -rf "$w"
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT TERM
+say() { echo "bench/git.sh: $*" >&2; }
+mkdir -p "$cache"
+
+# ---- the synthetic keyring (shared with bench/wot.sh) -----------------------------
+ring="$cache/wot-n$keys-s$seed-d$degree.gpg"
+if [ ! -s "$ring" ]; then
+	say "generating $keys keys into $ring (once)"
+	"$gen" --keys "$keys" --seed "$seed" --mean-degree "$degree" -o "$ring.part" 2>"$w/gen.log" &&
+		mv "$ring.part" "$ring" || { say "gen-wot failed: $(cat "$w/gen.log")"; exit 2; }
+fi
+
+# ---- the signed repository, its signer and core (cached) ----------------------------
+repo="$cache/git-c$commits"
+if [ ! -s "$repo/keys.gpg" ] || [ ! -d "$repo/r/.git" ]; then
+	say "making $commits signed commits in $repo (once)"
+	rm -rf "$repo"
+	mkdir -p "$repo"
+	mkdir -m 700 "$w/sign"
+	G() { gpg --homedir "$w/sign" --batch --quiet --no-tty --pinentry-mode loopback --passphrase '' "$@"; }
+	G --quick-gen-key 'Bench Core <core@example.org>' ed25519 cert,sign never 2>/dev/null
+	G --quick-gen-key 'Bench Signer <signer@example.org>' ed25519 cert,sign never 2>/dev/null
+	core=$(G --with-colons -k core@ | awk -F: '$1=="fpr"{print $10; exit}')
+	signer=$(G --with-colons -k signer@ | awk -F: '$1=="fpr"{print $10; exit}')
+	G -u "$core" --quick-sign-key "$signer" >/dev/null 2>&1
+	G --export "$core" "$signer" >"$repo/keys.gpg"
+	G --export "$signer" >"$repo/signer.gpg"
+	printf 'core = %s\n' "$core" >"$repo/policy"
+	git init -q -b main "$repo/r"
+	git -C "$repo/r" config user.name Bench
+	git -C "$repo/r" config user.email bench@example.org
+	for i in $(seq 1 "$commits"); do
+		echo "$i" >"$repo/r/f"
+		git -C "$repo/r" add f
+		GNUPGHOME="$w/sign" git -C "$repo/r" -c user.signingkey="$signer" commit -q -S -m "commit $i" ||
+			{ say "git commit -S failed"; rm -rf "$repo"; exit 2; }
+	done
+fi
+
+# ---- the store: the synthetic keys, the core and the signer ------------------------------
+say "loading $ring and the signer into a store"
+start=$(date +%s.%N)
+"$ksp" -d "$w/s.db" wot load "$ring" "$repo/keys.gpg" >"$w/load.out" 2>&1 || { say "wot load failed: $(cat "$w/load.out")"; exit 2; }
+load_s=$(echo "$(date +%s.%N) - $start" | bc)
+nkeys=$(sqlite3 "$w/s.db" 'SELECT count(*) FROM keys' 2>/dev/null || echo "?")
+# gpg: the signer's key alone
+mkdir -m 700 "$w/one"
+gpg --homedir "$w/one" --batch --quiet --import "$repo/signer.gpg" 2>/dev/null
+
+run() { # LABEL: seconds of git log --show-signature over the whole history
+	local start end
+	start=$(date +%s.%N)
+	git -C "$repo/r" log --show-signature --format=%H >"$w/$1.out" 2>&1 || { say "git log failed ($1)"; exit 2; }
+	end=$(date +%s.%N)
+	echo "$end - $start" | bc
+}
+say "git log --show-signature, gpg.program = gpg (one-key keyring)"
+git -C "$repo/r" config gpg.program gpg
+t_gpg=$(GNUPGHOME="$w/one" run gpg)
+say "git log --show-signature, gpg.program = ksp-gpg ($nkeys keys)"
+git -C "$repo/r" config gpg.program "$kspgpg"
+t_ksp=$(KSP_DB="$w/s.db" KSP_POLICY="$repo/policy" run ksp)
+t_static=
+if [ -x "$kspgpg_static" ]; then
+	say "git log --show-signature, gpg.program = ksp-gpg with libksp linked in ($nkeys keys)"
+	git -C "$repo/r" config gpg.program "$kspgpg_static"
+	t_static=$(KSP_DB="$w/s.db" KSP_POLICY="$repo/policy" run static)
+	good_static=$(grep -c '^ksp-gpg: TRUST_FULLY' "$w/static.out")
+	ratio_static=$(printf %.2f "$(echo "scale=3; $t_static / $t_gpg" | bc)")
+fi
+git -C "$repo/r" config --unset gpg.program
+good_gpg=$(grep -c '^gpg: Good signature' "$w/gpg.out")
+good_ksp=$(grep -c '^ksp-gpg: TRUST_FULLY' "$w/ksp.out")
+[ "$good_gpg" = "$commits" ] || say "gpg: $good_gpg good signatures of $commits"
+[ "$good_ksp" = "$commits" ] || say "ksp-gpg: $good_ksp trusted signatures of $commits"
+ratio=$(printf %.2f "$(echo "scale=3; $t_ksp / $t_gpg" | bc)")
+ms() { echo "scale=1; 1000 * $1 / $commits" | bc; }
+
+table() {
+	echo "| what | time | per commit | result |"
+	echo "|---|---|---|---|"
+	printf '| git log --show-signature, gpg.program = gpg, one-key keyring | %.2f s | %s ms | %s good signatures |\n' "$t_gpg" "$(ms "$t_gpg")" "$good_gpg"
+	printf '| git log --show-signature, gpg.program = ksp-gpg, %s-key store | %.2f s | %s ms | %s good, trusted by the core |\n' "$nkeys" "$t_ksp" "$(ms "$t_ksp")" "$good_ksp"
+	printf '| ratio ksp-gpg / gpg | %s | | |\n' "$ratio"
+	if [ -n "$t_static" ]; then
+		printf '| same, ksp-gpg with libksp linked in (src/gpg/ksp-gpg-static: 9 shared libraries, not 53) | %.2f s | %s ms | %s good, trusted by the core |\n' "$t_static" "$(ms "$t_static")" "$good_static"
+		printf '| ratio ksp-gpg (libksp linked in) / gpg | %s | | |\n' "$ratio_static"
+	fi
+	printf '| (store: ksp wot load of the %s keys, once) | %.1f s | | |\n' "$nkeys" "$load_s"
+}
+echo "git log --show-signature over $commits signed commits (Ed25519), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+table
+if [ "$results" != - ]; then
+	{
+		echo "# git log --show-signature: gpg.program = gpg and = ksp-gpg"
+		echo
+		echo "Made by bench/git.sh on $(date -u +%Y-%m-%d) at $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?'),"
+		echo "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end (other work was running),"
+		echo "$(git --version), $(gpg --version | head -n 1)."
+		echo
+		echo "$commits commits signed by one Ed25519 key.  gpg verifies against a keyring"
+		echo "holding that key alone; ksp-gpg against a store of $nkeys keys"
+		echo "(tests/tools/gen-wot --keys $keys --seed $seed --mean-degree $degree, plus the"
+		echo "signer and the core key that certified it) and judges the signer's trust"
+		echo "twice per commit (now and when signed: policy core = that key)."
+		echo
+		table
+	} >"$results"
+	say "table written to $results"
+fi

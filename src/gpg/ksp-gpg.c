@@ -1,0 +1,861 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ksp-gpg: a gpg.program for git (and b4, patatt) whose verdict on a
+ * signature is ksp's: the signature is checked against the keys of a ksp
+ * store, and the signer's trust is the store's policy (core, K, L, hash
+ * rules: 'ksp trust'), written as gpg's status lines (--status-fd):
+ *
+ *   NEWSIG, KEY_CONSIDERED, GOODSIG / BADSIG / EXPSIG / EXPKEYSIG /
+ *   REVKEYSIG / ERRSIG (+ NO_PUBKEY) / NODATA, VALIDSIG (tenth field: the
+ *   primary key's fingerprint), TRUST_FULLY when the rule holds,
+ *   TRUST_NEVER for a key the policy excludes (revoked, too weak),
+ *   TRUST_UNDEFINED otherwise.
+ *
+ * Human text (the verdict, both trust verdicts, the paths, the store and
+ * policy used) goes to stderr.  Exit status as gpg's: 0 a signature that
+ * verifies (whatever the trust), 1 a bad signature, 2 an error (no key,
+ * no store, no policy, no signature).
+ *
+ * Anything that is not a verification (--verify) is handed to the real gpg
+ * unchanged (execv), so git tag -s / commit -S keep working with the same
+ * gpg.program.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <libksp.h>
+
+#include "gpg/sig-info.h"
+#include "shared/macro.h"
+#include "shared/util.h"
+
+extern char **environ;
+
+#define PROG "ksp-gpg"
+
+enum { EXIT_GOOD = 0, EXIT_BAD = 1, EXIT_ERROR = 2 };
+
+/* ---- handing over to the real gpg ------------------------------------------ */
+
+static bool same_file(const char *a, const struct stat *self)
+{
+	struct stat st;
+
+	return stat(a, &st) == 0 && st.st_dev == self->st_dev && st.st_ino == self->st_ino;
+}
+
+/* The first executable @name on PATH that is not this program; NULL. */
+static char *find_on_path(const char *name, const struct stat *self)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (path == NULL || *path == '\0')
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		int k = snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", name);
+
+		if (k > 0 && (size_t)k < sizeof(buf) && access(buf, X_OK) == 0 && !same_file(buf, self))
+			return strdup(buf);
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return NULL;
+}
+
+static int exec_real_gpg(char **argv)
+{
+	const char *want = getenv("KSP_GPG_REAL");
+	struct stat self;
+	char *real = NULL;
+
+	if (stat("/proc/self/exe", &self) < 0)
+		memset(&self, 0, sizeof(self));
+	if (want && *want) {
+		if (strchr(want, '/')) {
+			if (same_file(want, &self)) {
+				fprintf(stderr, PROG ": KSP_GPG_REAL names ksp-gpg itself; set it to the real gpg (e.g. /usr/bin/gpg)\n");
+				return EXIT_ERROR;
+			}
+			real = strdup(want);
+		} else {
+			real = find_on_path(want, &self);
+		}
+	} else {
+		real = find_on_path("gpg", &self);
+		if (real == NULL)
+			real = find_on_path("gpg2", &self);
+	}
+	if (real == NULL) {
+		fprintf(stderr, PROG ": cannot find the real gpg on PATH (other than ksp-gpg) to run this; install gnupg or set KSP_GPG_REAL\n");
+		return EXIT_ERROR;
+	}
+	argv[0] = real;
+	execv(real, argv);
+	fprintf(stderr, PROG ": cannot run %s: %s; set KSP_GPG_REAL to the real gpg\n", real, strerror(errno));
+	free(real);
+	return EXIT_ERROR;
+}
+
+/* ---- the command line -------------------------------------------------------- */
+
+struct opts {
+	int status_fd;      /* -1: no status lines */
+	const char *output; /* --output FILE ("-" stdout) */
+	char **files;
+	size_t n_files;
+	bool quiet;
+};
+
+/* gpg options a verifying caller (git, b4, patatt, scripts) may give,
+ * accepted and ignored: ksp-gpg takes its keys from the store, its trust
+ * from the policy. */
+static const char *const ignored_flags[] = {
+	"batch", "no-batch", "no-tty", "yes", "no", "no-auto-key-retrieve", "auto-key-retrieve",
+	"no-auto-check-trustdb", "no-default-keyring", "no-greeting", "no-permission-warning",
+	"no-secmem-warning", "always-trust", "no-options", "with-colons", "with-fingerprint",
+	"fixed-list-mode", "utf8-strings", "no-verbose", "no-emit-version", "armor", "use-agent",
+	"no-use-agent", "exit-on-status-write-error", "enable-special-filenames",
+};
+static const char *const ignored_with_arg[] = {
+	"keyid-format", "homedir", "keyring", "trust-model", "logger-fd", "trustdb-name", "options",
+	"display-charset", "charset", "compliance", "weak-digest", "auto-key-locate", "keyserver",
+	"keyserver-options", "verify-options", "list-options", "pinentry-mode", "passphrase-fd",
+	"attribute-fd", "command-fd", "primary-keyring", "default-key", "local-user", "agent-program",
+	"dirmngr-program", "faked-system-time", "digest-algo",
+};
+
+static bool in_list(const char *const *list, size_t n, const char *name, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(list[i]) == len && memcmp(list[i], name, len) == 0)
+			return true;
+	return false;
+}
+
+static void print_escaped_arg(const char *what, const char *arg)
+{
+	char *e = NULL;
+
+	if (ksp_escape(arg, strlen(arg), KSP_ESCAPE_TERMINAL, &e) < 0)
+		e = NULL;
+	fprintf(stderr, PROG ": %s \"%s\"; ksp-gpg verifies with: --verify SIGFILE [DATAFILE|-] "
+			"[--status-fd N] [--output FILE] (see ksp-gpg(1))\n",
+		what, e ? e : "?");
+	free(e);
+}
+
+static bool parse_fd(const char *s, int *fd)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || errno || v < 0 || v > 1000000)
+		return false;
+	*fd = (int)v;
+	return true;
+}
+
+/* Returns 0, or EXIT_ERROR after a message. */
+static int parse_verify_args(int argc, char **argv, struct opts *o)
+{
+	bool dashdash = false;
+
+	memset(o, 0, sizeof(*o));
+	o->status_fd = -1;
+	o->files = calloc((size_t)argc, sizeof(char *));
+	if (o->files == NULL) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_ERROR;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *name, *eq, *val = NULL;
+		size_t nl;
+
+		if (dashdash || a[0] != '-' || a[1] == '\0') {
+			o->files[o->n_files++] = argv[i];
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			dashdash = true;
+			continue;
+		}
+		if (a[1] != '-') { /* short options */
+			if (strcmp(a, "-q") == 0) {
+				o->quiet = true;
+			} else if (strcmp(a, "-v") == 0 || strcmp(a, "-vv") == 0 || strcmp(a, "-a") == 0) {
+				;
+			} else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
+				o->output = argv[++i];
+			} else {
+				print_escaped_arg("invalid option", a);
+				return EXIT_ERROR;
+			}
+			continue;
+		}
+		name = a + 2;
+		eq = strchr(name, '=');
+		nl = eq ? (size_t)(eq - name) : strlen(name);
+		if (nl == 6 && memcmp(name, "verify", 6) == 0 && !eq)
+			continue;
+		if ((nl == 5 && memcmp(name, "quiet", 5) == 0) || (nl == 7 && memcmp(name, "verbose", 7) == 0)) {
+			if (eq) {
+				print_escaped_arg("invalid option", a);
+				return EXIT_ERROR;
+			}
+			if (name[0] == 'q')
+				o->quiet = true;
+			continue;
+		}
+		if (in_list(ignored_flags, ARRAY_SIZE(ignored_flags), name, nl)) {
+			if (eq) {
+				print_escaped_arg("option takes no argument:", a);
+				return EXIT_ERROR;
+			}
+			continue;
+		}
+		if (in_list(ignored_with_arg, ARRAY_SIZE(ignored_with_arg), name, nl) ||
+		    (nl == 9 && memcmp(name, "status-fd", 9) == 0) || (nl == 6 && memcmp(name, "output", 6) == 0)) {
+			if (eq) {
+				val = eq + 1;
+			} else if (i + 1 < argc) {
+				val = argv[++i];
+			} else {
+				print_escaped_arg("option needs an argument:", a);
+				return EXIT_ERROR;
+			}
+			if (nl == 9 && memcmp(name, "status-fd", 9) == 0) {
+				if (!parse_fd(val, &o->status_fd)) {
+					print_escaped_arg("--status-fd takes a file descriptor number, not", val);
+					return EXIT_ERROR;
+				}
+			} else if (nl == 6 && memcmp(name, "output", 6) == 0) {
+				o->output = val;
+			}
+			continue;
+		}
+		print_escaped_arg("invalid option", a);
+		return EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* ---- status lines ------------------------------------------------------------ */
+
+struct out {
+	int status_fd;
+	bool quiet;
+};
+
+static void status(const struct out *o, const char *fmt, ...) _printf_format_(2, 3);
+static void status(const struct out *o, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+	int n;
+
+	if (o->status_fd < 0)
+		return;
+	memcpy(line, "[GNUPG:] ", 9);
+	va_start(ap, fmt);
+	n = vsnprintf(line + 9, sizeof(line) - 10, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n = MIN((size_t)n + 9, sizeof(line) - 2);
+	line[n++] = '\n';
+	(void)write_all(o->status_fd, line, (size_t)n);
+}
+
+/* A user ID for a status line, as gpg writes it: bytes below 0x20, '%'
+ * and DEL as %XX (it is hostile: no newline may end the line early). */
+static char *status_uid(const char *uid, size_t len)
+{
+	char *out = malloc(3 * len + 1), *p = out;
+
+	if (out == NULL)
+		return NULL;
+	for (size_t i = 0; i < len && i < 512; i++) {
+		unsigned char c = (unsigned char)uid[i];
+		if (c < 0x20 || c == '%' || c == 0x7f)
+			p += sprintf(p, "%%%02X", c);
+		else
+			*p++ = (char)c;
+	}
+	*p = '\0';
+	return out;
+}
+
+static void say(const struct out *o, const char *fmt, ...) _printf_format_(2, 3);
+static void say(const struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->quiet)
+		return;
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* An error: one line, even with -q. */
+static void err(const char *fmt, ...) _printf_format_(1, 2);
+static void err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static char *term_escape(const char *s, size_t len)
+{
+	char *e = NULL;
+
+	if (s == NULL || ksp_escape(s, len, KSP_ESCAPE_TERMINAL, &e) < 0)
+		return NULL;
+	return e;
+}
+
+/* ERRSIG KEYID PKALGO HASHALGO CLASS TIME RC FPR (rc 9: no public key,
+ * 4: unknown algorithm or unusable key) */
+static void status_errsig(const struct out *o, const struct sig_info *si, int rc)
+{
+	status(o, "ERRSIG %s %d %d %02x %lld %d %s", si->keyid[0] ? si->keyid : "0000000000000000", si->pk_algo,
+	       si->hash_algo, si->type, (long long)si->created, rc, si->fpr[0] ? si->fpr : "-");
+}
+
+/* ---- where the store and the policy are ----------------------------------------- */
+
+struct setting {
+	char *path;       /* NULL: none */
+	const char *from; /* where it came from, for the human text */
+};
+
+/* Runs git with @args, stdin and stderr /dev/null; the first line of its
+ * stdout into *ret (malloc()ed) when it exits 0.  0, or 1 for no value. */
+static int git_value(const char *const *args, char **ret)
+{
+	const char *argv[8];
+	posix_spawn_file_actions_t fa;
+	int p[2], devnull, st;
+	size_t n = 0, len = 0;
+	char buf[PATH_MAX + 64];
+	pid_t pid;
+	ssize_t k;
+
+	*ret = NULL;
+	argv[n++] = "git";
+	for (; *args && n < ARRAY_SIZE(argv) - 1; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return 1;
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull < 0) {
+		close(p[0]);
+		close(p[1]);
+		return 1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, devnull, 0);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, devnull, 2);
+	st = posix_spawnp(&pid, "git", &fa, NULL, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	close(devnull);
+	if (st != 0) {
+		close(p[0]);
+		return 1;
+	}
+	while (len < sizeof(buf) - 1 && ((k = read(p[0], buf + len, sizeof(buf) - 1 - len)) > 0 || (k < 0 && errno == EINTR)))
+		if (k > 0)
+			len += (size_t)k;
+	close(p[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return 1;
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (buf[0] == '\0')
+		return 1;
+	*ret = strdup(buf);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* KSP_DB / KSP_POLICY, then git config ksp.db / ksp.policy (a relative
+ * path is relative to the top of the work tree: a repository can carry
+ * its own), then @def. */
+static int find_setting(const char *env, const char *key, const char *env_from, const char *git_from,
+			const char *def, const char *def_from, char **toplevel, struct setting *s)
+{
+	const char *e = getenv(env);
+	const char *cfg[] = { "config", "--get", key, NULL };
+	char *v = NULL;
+
+	s->path = NULL;
+	s->from = NULL;
+	if (e && *e) {
+		s->path = strdup(e);
+		s->from = env_from;
+		return s->path ? 0 : -ENOMEM;
+	}
+	if (git_value(cfg, &v) == 0 && v) {
+		s->from = git_from;
+		if (v[0] != '/' && !(v[0] == '~' && v[1] == '/')) {
+			const char *top[] = { "rev-parse", "--show-toplevel", NULL };
+			if (*toplevel == NULL && git_value(top, toplevel) != 0)
+				*toplevel = NULL;
+			if (*toplevel) {
+				char *full;
+				if (asprintf(&full, "%s/%s", *toplevel, v) < 0) {
+					free(v);
+					return -ENOMEM;
+				}
+				free(v);
+				v = full;
+			}
+		} else if (v[0] == '~') {
+			const char *home = getenv("HOME");
+			char *full;
+			if (home && asprintf(&full, "%s%s", home, v + 1) >= 0) {
+				free(v);
+				v = full;
+			}
+		}
+		s->path = v;
+		return 0;
+	}
+	if (def) {
+		s->path = strdup(def);
+		s->from = def_from;
+		return s->path ? 0 : -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- the verdict ------------------------------------------------------------------- */
+
+static const char *trust_word(const struct ksp_trust_result *tr)
+{
+	int reason;
+
+	if (tr == NULL)
+		return "UNDEFINED";
+	if (ksp_trust_result_is_trusted(tr))
+		return "FULLY";
+	reason = ksp_trust_result_get_reason(tr);
+	if (reason == KSP_TRUST_TARGET_REVOKED || reason == KSP_TRUST_TARGET_INVALID)
+		return "NEVER";
+	return "UNDEFINED";
+}
+
+static void say_paths(const struct out *o, const struct ksp_trust_result *tr)
+{
+	size_t np = ksp_trust_result_get_path_count(tr);
+
+	for (size_t i = 0; i < np; i++) {
+		size_t n = ksp_trust_result_get_path_length(tr, i);
+		say(o, "  path %zu (%zu hop%s):", i + 1, n, n == 1 ? "" : "s");
+		for (size_t h = 0; h < n; h++) {
+			const char *a = NULL, *b = NULL, *u = NULL;
+			int64_t created = 0;
+			size_t len = 0;
+			char date[32], *e;
+
+			if (ksp_trust_result_get_hop(tr, i, h, &a, &b, &created, &u, &len) < 0)
+				continue;
+			format_date(created, date, sizeof(date));
+			e = term_escape(u ? u : "", u ? len : 0);
+			say(o, "    %s", a);
+			say(o, "      certified %s on %s", b, date);
+			say(o, "      \"%s\"", e ? e : "?");
+			free(e);
+		}
+	}
+}
+
+struct verify_in {
+	uint8_t *sig, *data;
+	size_t siglen, datalen;
+	bool detached;
+	char *label;
+};
+
+static void verify_in_release(struct verify_in *in)
+{
+	free(in->sig);
+	free(in->data);
+	free(in->label);
+}
+
+/* SIGFILE without .sig / .asc / .sign, when that file exists (gpg's
+ * "assuming signed data in"); NULL. */
+static char *data_file_of(const char *sig)
+{
+	static const char *const ext[] = { ".sig", ".asc", ".sign" };
+	size_t n = strlen(sig);
+
+	for (size_t i = 0; i < ARRAY_SIZE(ext); i++) {
+		size_t el = strlen(ext[i]);
+		if (n > el && strcmp(sig + n - el, ext[i]) == 0) {
+			char *d = strndup(sig, n - el);
+			if (d && access(d, F_OK) == 0)
+				return d;
+			free(d);
+		}
+	}
+	return NULL;
+}
+
+static int read_input(const char *path, uint8_t **buf, size_t *len)
+{
+	int r = read_file_all(path, 0, buf, len);
+	char *e;
+
+	if (r < 0) {
+		e = term_escape(path, strlen(path));
+		err("%s: cannot read: %s", strcmp(path, "-") ? (e ? e : "?") : "standard input", strerror(-r));
+		free(e);
+	}
+	return r;
+}
+
+static int run_verify(struct opts *o)
+{
+	struct out out = { .status_fd = o->status_fd, .quiet = o->quiet };
+	struct ksp_ctx *ctx = NULL;
+	struct ksp_store *store = NULL;
+	struct ksp_trust_policy *pol = NULL;
+	struct ksp_verify_result *vr = NULL;
+	struct ksp_trust_result *tr_now = NULL, *tr_sig = NULL;
+	struct setting db = { 0 }, policy = { 0 };
+	struct verify_in in = { 0 };
+	struct sig_info si;
+	char *toplevel = NULL, *uid_status = NULL, *uid_term = NULL;
+	const char *sigpath = o->n_files ? o->files[0] : "-";
+	int status_code = EXIT_ERROR, r, vst;
+
+	/* the input */
+	if (o->n_files > 1 && strcmp(o->files[0], "-") == 0 && strcmp(o->files[1], "-") == 0) {
+		err("the signature and the signed data cannot both be standard input");
+		goto out;
+	}
+	if (read_input(sigpath, &in.sig, &in.siglen) < 0)
+		goto out;
+	in.label = strcmp(sigpath, "-") ? term_escape(sigpath, strlen(sigpath)) : strdup("standard input");
+	if (in.label == NULL) {
+		err("out of memory");
+		goto out;
+	}
+	for (size_t i = 1; i < o->n_files; i++) {
+		uint8_t *b;
+		size_t n;
+		if (read_input(o->files[i], &b, &n) < 0)
+			goto out;
+		if (in.data == NULL) {
+			in.data = b;
+			in.datalen = n;
+		} else { /* several data files: gpg hashes them one after the other */
+			uint8_t *m = realloc(in.data, in.datalen + n + 1);
+			if (m == NULL) {
+				free(b);
+				err("out of memory");
+				goto out;
+			}
+			memcpy(m + in.datalen, b, n);
+			in.data = m;
+			in.datalen += n;
+			free(b);
+		}
+		in.detached = true;
+	}
+	r = sig_info_read(in.sig, in.siglen, &si);
+	if (r == -ENOMEM) {
+		err("out of memory");
+		goto out;
+	}
+	if (r < 0 || (!si.found && !si.literal && !si.opaque && !si.cleartext)) {
+		status(&out, "NODATA %d", si.armored ? 3 : 1);
+		err("%s: no valid OpenPGP signature found%s; the signature could not be verified", in.label,
+		    si.armored ? " (damaged or cut-short armor)" : "");
+		goto out;
+	}
+	if (!in.detached && !si.literal && !si.cleartext && !si.opaque) {
+		char *d = o->n_files && strcmp(sigpath, "-") ? data_file_of(sigpath) : NULL;
+		if (d == NULL) {
+			status(&out, "NODATA 4");
+			err("%s: a detached signature, and no signed data given; run: ksp-gpg --verify %s FILE", in.label,
+			    in.label);
+			goto out;
+		}
+		r = read_input(d, &in.data, &in.datalen);
+		free(d);
+		if (r < 0)
+			goto out;
+		in.detached = true;
+	}
+	status(&out, "NEWSIG");
+
+	/* the store and the policy */
+	if (find_setting("KSP_DB", "ksp.db", "KSP_DB", "git config ksp.db", "ksp.db", "default ./ksp.db", &toplevel,
+			 &db) < 0 ||
+	    find_setting("KSP_POLICY", "ksp.policy", "KSP_POLICY", "git config ksp.policy", NULL, NULL, &toplevel,
+			 &policy) < 0) {
+		status_errsig(&out, &si, 4);
+		err("out of memory");
+		goto out;
+	}
+	r = ksp_new(&ctx);
+	if (r < 0) {
+		status_errsig(&out, &si, 4);
+		err("cannot make a ksp context: %s", strerror(-r));
+		goto out;
+	}
+	r = ksp_store_open(ctx, db.path, 0, &store);
+	if (r < 0) {
+		char *e = term_escape(db.path, strlen(db.path));
+		status_errsig(&out, &si, 9);
+		if (r == -ENOENT)
+			err("%s (%s): no ksp store there; set KSP_DB or 'git config ksp.db FILE' to the store the keys were loaded into (ksp wot load)",
+			    e ? e : "?", db.from);
+		else
+			err("%s (%s): cannot open the store: %s", e ? e : "?", db.from,
+			    ksp_get_error(ctx) ? ksp_get_error(ctx) : strerror(-r));
+		free(e);
+		goto out;
+	}
+	if (policy.path == NULL) {
+		status_errsig(&out, &si, 9);
+		err("no trust policy: set KSP_POLICY or 'git config ksp.policy FILE' to a policy file (core = FPR lines; see ksp-trust(1))");
+		goto out;
+	}
+	r = ksp_trust_policy_new(ctx, &pol);
+	if (r == 0)
+		r = ksp_trust_policy_load(pol, policy.path);
+	if (r < 0) {
+		status_errsig(&out, &si, 9);
+		if (ksp_get_error(ctx))
+			err("%s (%s)", ksp_get_error(ctx), policy.from);
+		else
+			err("%s (%s): cannot load the policy: %s", policy.path, policy.from, strerror(-r));
+		goto out;
+	}
+
+	/* the signature */
+	if (in.detached)
+		r = ksp_verify_detached_native(store, in.sig, in.siglen, in.data ? in.data : (const uint8_t *)"", in.datalen,
+					       in.label, &vr);
+	else
+		r = ksp_verify_inline(store, in.sig, in.siglen, in.label, &vr);
+	if (r < 0) {
+		const char *m = ksp_get_error(ctx);
+		status_errsig(&out, &si, r == -EOPNOTSUPP ? 4 : 9);
+		err("%s", m ? m : strerror(-r));
+		goto out;
+	}
+	vst = ksp_verify_result_get_status(vr);
+	if (o->output && !in.detached) {
+		size_t plen = 0;
+		const void *plain = ksp_verify_result_get_plaintext(vr, &plen);
+		int fd = strcmp(o->output, "-") == 0 ? STDOUT_FILENO
+						     : open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		r = fd < 0 ? -errno : plain ? write_all(fd, plain, plen) : 0;
+		if (fd > STDOUT_FILENO && close(fd) < 0 && r == 0)
+			r = -errno;
+		if (r < 0) {
+			char *e = term_escape(o->output, strlen(o->output));
+			status_errsig(&out, &si, 4);
+			err("%s: cannot write the signed text: %s", e ? e : "?", strerror(-r));
+			free(e);
+			goto out;
+		}
+	}
+	{
+		const char *signer = ksp_verify_result_get_signer(vr);
+		const char *signing = ksp_verify_result_get_signing_key(vr);
+		const char *issuer = ksp_verify_result_get_issuer(vr);
+		const char *uid;
+		size_t ulen = 0;
+		char *fetched = NULL;
+		char keyid[17] = "", date[32], dnow[32], day[32];
+		bool good;
+		unsigned summary = ksp_verify_result_get_gpgme_summary(vr);
+		int64_t created = ksp_verify_result_get_created(vr), now = (int64_t)time(NULL);
+		bool at_sig = ksp_trust_policy_get_at_signature(pol);
+		const char *sigword;
+
+		if (created == 0)
+			created = si.created;
+		if (signing)
+			sig_info_keyid_of(signing, keyid);
+		else if (si.keyid[0])
+			snprintf(keyid, sizeof(keyid), "%s", si.keyid);
+		else if (issuer)
+			sig_info_keyid_of(issuer, keyid);
+		uid = ksp_verify_result_get_uid(vr, &ulen);
+		if (uid == NULL && signer && ksp_store_get_key_uid(store, signer, &fetched, &ulen) == 0)
+			uid = fetched;
+		if (uid == NULL && issuer && strlen(issuer) >= 40 &&
+		    ksp_store_get_key_uid(store, issuer, &fetched, &ulen) == 0)
+			uid = fetched;
+		uid_status = status_uid(uid ? uid : "[?]", uid ? ulen : 3);
+		uid_term = uid ? term_escape(uid, ulen) : NULL;
+		free(fetched);
+		if (uid_status == NULL || (uid && uid_term == NULL)) {
+			err("out of memory");
+			goto out;
+		}
+		if (signer)
+			status(&out, "KEY_CONSIDERED %s 0", signer);
+		format_datetime(now, dnow, sizeof(dnow));
+		format_datetime(created, date, sizeof(date));
+		good = vst == KSP_SIGNATURE_GOOD || vst == KSP_SIGNATURE_KEY_REVOKED || vst == KSP_SIGNATURE_KEY_EXPIRED ||
+		       vst == KSP_SIGNATURE_EXPIRED;
+		/* both verdicts, before the status: the key's state now is
+		 * also what gpg says in EXPKEYSIG / REVKEYSIG */
+		if (signer && good) {
+			r = ksp_trust_check(store, pol, signer, now, &tr_now);
+			if (r == 0 && created > 0)
+				r = ksp_trust_check(store, pol, signer, created, &tr_sig);
+			if (r < 0) {
+				const char *m = ksp_get_error(ctx);
+				status_errsig(&out, &si, 9);
+				err("%s: cannot evaluate trust: %s (policy %s from %s)", db.path, m ? m : strerror(-r),
+				    policy.path, policy.from);
+				goto out;
+			}
+		}
+
+		switch (vst) {
+		case KSP_SIGNATURE_GOOD:
+		case KSP_SIGNATURE_KEY_REVOKED:
+		case KSP_SIGNATURE_KEY_EXPIRED:
+		case KSP_SIGNATURE_EXPIRED: {
+			/* the mathematics is right: gpg's word for the key's state now */
+			int now_reason = tr_now ? ksp_trust_result_get_reason(tr_now) : -1;
+
+			if (vst == KSP_SIGNATURE_KEY_REVOKED || now_reason == KSP_TRUST_TARGET_REVOKED || (summary & 0x0010))
+				sigword = "REVKEYSIG";
+			else if (vst == KSP_SIGNATURE_KEY_EXPIRED || now_reason == KSP_TRUST_TARGET_EXPIRED ||
+				 (summary & 0x0080))
+				sigword = "EXPKEYSIG";
+			else if (vst == KSP_SIGNATURE_EXPIRED)
+				sigword = "EXPSIG";
+			else
+				sigword = "GOODSIG";
+			status(&out, "%s %s %s", sigword, keyid, uid_status);
+			format_date(created, day, sizeof(day));
+			status(&out, "VALIDSIG %s %s %lld %lld %d 0 %d %d %02x %s", signing ? signing : signer, day,
+			       (long long)created, (long long)si.expires, si.version ? si.version : 4, si.pk_algo,
+			       si.hash_algo, si.type, signer);
+			status_code = EXIT_GOOD;
+			break;
+		}
+		case KSP_SIGNATURE_BAD:
+			status(&out, "BADSIG %s %s", keyid[0] ? keyid : "0000000000000000", uid_status);
+			status_code = EXIT_BAD;
+			break;
+		case KSP_SIGNATURE_KEY_UNKNOWN:
+			status_errsig(&out, &si, 9);
+			status(&out, "NO_PUBKEY %s", keyid[0] ? keyid : "0000000000000000");
+			status_code = EXIT_ERROR;
+			break;
+		default: /* unusable key, anything else */
+			status_errsig(&out, &si, 4);
+			status_code = EXIT_ERROR;
+			break;
+		}
+
+		/* the human text: ksp's verdict, then the trust */
+		say(&out, "%s: %s", in.label, ksp_verify_result_get_message(vr));
+		if (signer) {
+			say(&out, "signer: %s%s%s%s", signer, uid_term ? " \"" : "", uid_term ? uid_term : "",
+			    uid_term ? "\"" : "");
+			if (ksp_verify_result_is_subkey(vr) && signing)
+				say(&out, "signing key: %s (subkey)", signing);
+		}
+		if (tr_now) {
+			const struct ksp_trust_result *counts = at_sig && tr_sig ? tr_sig : tr_now;
+			const struct ksp_trust_result *other = counts == tr_now ? tr_sig : tr_now;
+
+			say(&out, "%s (%s): %s", counts == tr_now ? "trust now" : "trust when signed",
+			    counts == tr_now ? dnow : date, ksp_trust_result_get_message(counts));
+			say_paths(&out, counts);
+			if (other)
+				say(&out, "%s (%s): %s", other == tr_now ? "trust now" : "trust when signed",
+				    other == tr_now ? dnow : date, ksp_trust_result_get_message(other));
+			say(&out, "TRUST_%s from the trust %s (policy: trust_at = %s)", trust_word(counts),
+			    counts == tr_now ? "now" : "when signed", at_sig ? "signature" : "now");
+			status(&out, "TRUST_%s 0 pgp", trust_word(counts));
+		}
+		say(&out, "store: %s (%s); policy: %s (%s)", db.path, db.from, policy.path, policy.from);
+	}
+out:
+	ksp_trust_result_free(tr_now);
+	ksp_trust_result_free(tr_sig);
+	ksp_verify_result_free(vr);
+	ksp_trust_policy_free(pol);
+	ksp_store_unref(store);
+	ksp_unref(ctx);
+	verify_in_release(&in);
+	free(uid_status);
+	free(uid_term);
+	free(toplevel);
+	free(db.path);
+	free(policy.path);
+	return status_code;
+}
+
+static bool is_verify(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return false;
+		if (strcmp(argv[i], "--verify") == 0)
+			return true;
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	int r;
+
+	if (argc == 2 && strcmp(argv[1], "--ksp-gpg-version") == 0) {
+		printf("ksp-gpg (ksp) %s\n", VERSION);
+		return 0;
+	}
+	if (!is_verify(argc, argv))
+		return exec_real_gpg(argv);
+	r = parse_verify_args(argc, argv, &o);
+	if (r == 0)
+		r = run_verify(&o);
+	free(o.files);
+	if (fflush(stderr) != 0 && r == 0)
+		r = EXIT_ERROR;
+	return r;
+}

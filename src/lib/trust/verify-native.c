@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * verify-native.c: a detached signature over a document (class 0x00 or
+ * 0x01), verified with libksp's own verifier -- the one 'wot load' uses
+ * (pgp-verify.c: libgcrypt, Ed25519 of its own) -- without a gpg process:
+ * what a gpg.program called once per commit needs (ksp-gpg).
+ *
+ * The issuer is looked up in the store as a primary key (fingerprint or
+ * key ID), then as a subkey (the stored keys whose data holds the key ID's
+ * bytes).  The key's validity is judged as gpg would for a signature made
+ * at its creation time:
+ *  - primary key: the store's verdicts from 'wot load' (a verified
+ *    self-signature, expiry, a verified revocation with its reason); its
+ *    newest verified user ID self-signature must allow signing when it
+ *    has key flags;
+ *  - signing subkey: its newest binding signature that verifies, with the
+ *    signing flag and a primary key binding (back-signature, 0x19) made by
+ *    the subkey; its expiry from that binding; its verified revocations;
+ *  - a revocation for "superseded" or "retired" made after the signature
+ *    lets it stand (RFC 9580 5.2.3.31), any other one does not.
+ * What it does not do itself (signed messages, v5 document signatures, an
+ * algorithm pgp-verify.c lacks, several signatures, input that is no
+ * signature) goes to ksp_verify_detached() (gpgme), so the verdicts and
+ * messages are the same.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gcrypt.h>
+#include <sqlite3.h>
+
+#include "lib/libksp-private.h"
+#include "lib/party/import-private.h"
+#include "lib/openpgp/pgp-verify.h"
+#include "lib/openpgp/pgp.h"
+#include "lib/trust/verify-private.h"
+#include "shared/util.h"
+
+#define NATIVE_FALLBACK 1 /* not for this verifier: use gpgme */
+
+static void set_msg(struct ksp_verify_result *res, int status, const char *fmt, ...) _printf_format_(3, 4);
+static void set_msg(struct ksp_verify_result *res, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	res->status = status;
+	va_start(ap, fmt);
+	vsnprintf(res->message, sizeof(res->message), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- subpackets the parser does not keep ------------------------------------ */
+
+/* The first subpacket of @type in the area, or NULL. */
+static const uint8_t *find_subpacket(const uint8_t *p, size_t n, int type, size_t *len)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t l, hl;
+
+		if (p[i] < 192) {
+			l = p[i];
+			hl = 1;
+		} else if (p[i] < 255) {
+			if (i + 1 >= n)
+				return NULL;
+			l = ((size_t)(p[i] - 192) << 8) + p[i + 1] + 192;
+			hl = 2;
+		} else {
+			if (i + 5 > n)
+				return NULL;
+			l = (size_t)p[i + 1] << 24 | (size_t)p[i + 2] << 16 | (size_t)p[i + 3] << 8 | p[i + 4];
+			hl = 5;
+		}
+		if (l == 0 || l > n - i - hl)
+			return NULL;
+		if ((p[i + hl] & 0x7f) == type) {
+			*len = l - 1;
+			return p + i + hl + 1;
+		}
+		i += hl + l;
+	}
+	return NULL;
+}
+
+/* Key flags (27) of a signature: -1 when it has none. */
+static int key_flags(const struct ksp_pgp_sig *s)
+{
+	size_t n = 0;
+	const uint8_t *f = find_subpacket(s->body + s->hashed_off, s->hashed_len, 27, &n);
+
+	return f && n >= 1 ? f[0] : -1;
+}
+
+/* ---- the key ------------------------------------------------------------------ */
+
+struct stored {
+	int64_t id;
+	char fpr[65];
+	int64_t expires, revoked;
+	int revoked_reason;
+	bool selfsig_ok;
+	struct ksp_pgp_key *key;
+	const struct ksp_pgp_pubkey *signing; /* primary or one of its subkeys */
+};
+
+static bool pk_is(const struct ksp_pgp_pubkey *pk, const char *fpr, const char *keyid)
+{
+	char hex[65], kid[17];
+
+	if (fpr[0]) {
+		ksp_pgp_fpr_hex(pk, hex);
+		return strcmp(hex, fpr) == 0;
+	}
+	hex_encode(pk->keyid, 8, kid);
+	return strcmp(kid, keyid) == 0;
+}
+
+/* Stored keys holding the issuer: 1 and *st filled (the next call with
+ * *row goes on from there), 0 none left, <0 error. */
+static int next_key(struct ksp_store *store, sqlite3_stmt *q, const char *fpr, const char *keyid, bool sub,
+		    struct stored *st)
+{
+	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
+	int rc;
+
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const uint8_t *b = sqlite3_column_blob(q, 2);
+		size_t n = (size_t)sqlite3_column_bytes(q, 2);
+		const char *rowfpr = (const char *)sqlite3_column_text(q, 1);
+		struct ksp_pgp_reader *rd = NULL;
+		struct ksp_pgp_key *k = NULL;
+		int r;
+
+		if (b == NULL || n == 0 || rowfpr == NULL)
+			continue;
+		r = ksp_pgp_reader_new(ctx, b, n, rowfpr, &rd);
+		if (r < 0)
+			return r;
+		while ((r = ksp_pgp_reader_next(rd, &k)) > 0) {
+			char hex[65];
+			const struct ksp_pgp_pubkey *hit = NULL;
+
+			ksp_pgp_fpr_hex(&k->primary, hex);
+			if (strcmp(hex, rowfpr) == 0) {
+				if (!sub && pk_is(&k->primary, fpr, keyid))
+					hit = &k->primary;
+				for (size_t i = 0; sub && !hit && i < k->n_subkeys; i++)
+					if (pk_is(&k->subkeys[i], fpr, keyid))
+						hit = &k->subkeys[i];
+			}
+			if (hit) {
+				st->id = sqlite3_column_int64(q, 0);
+				snprintf(st->fpr, sizeof(st->fpr), "%s", rowfpr);
+				st->expires = sqlite3_column_int64(q, 3);
+				st->revoked = sqlite3_column_int64(q, 4);
+				st->revoked_reason = sqlite3_column_type(q, 5) == SQLITE_NULL ? 0 : sqlite3_column_int(q, 5);
+				st->selfsig_ok = sqlite3_column_int(q, 6) != 0;
+				st->key = k;
+				st->signing = hit;
+				ksp_pgp_reader_free(rd);
+				return 1;
+			}
+			ksp_pgp_key_free(k);
+			k = NULL;
+		}
+		ksp_pgp_reader_free(rd);
+		if (r < 0)
+			return r;
+	}
+	if (rc != SQLITE_DONE)
+		return ksp_errno_from_sqlite(ctx, ksp_store_db(store), rc, "find the signing key");
+	return 0;
+}
+
+static const char *reason_name(int code)
+{
+	switch (code) {
+	case 0:
+		return "no reason given";
+	case 1:
+		return "superseded";
+	case 2:
+		return "key compromised";
+	case 3:
+		return "retired";
+	case 32:
+		return "user ID no longer valid";
+	default:
+		return "unknown reason";
+	}
+}
+
+/* Does a revocation made at @rtime with @code count for a signature made
+ * at @when? */
+static bool revocation_counts(int code, int64_t rtime, int64_t when)
+{
+	return !((code == 1 || code == 3) && rtime > when);
+}
+
+/* The newest verified binding of subkey @sk (signing flag, back-signature
+ * by the subkey), or NULL; *why says what was missing. */
+static const struct ksp_pgp_sig *good_binding(const struct ksp_pgp_key *k, const struct ksp_pgp_pubkey *sk,
+					      const char **why)
+{
+	const struct ksp_pgp_sig *best = NULL;
+
+	*why = "no valid binding signature";
+	for (size_t i = 0; i < sk->n_sigs; i++) {
+		const struct ksp_pgp_sig *s = &sk->sigs[i];
+		const uint8_t *emb;
+		size_t elen = 0;
+		struct ksp_pgp_sig back;
+		int flags, v;
+
+		if (s->type != 0x18 || (best && s->created <= best->created))
+			continue;
+		if (ksp_pgp_verify_key_sig(&k->primary, &k->primary, sk, s) != KSP_VERIFY_GOOD)
+			continue;
+		flags = key_flags(s);
+		if (flags >= 0 && !(flags & 0x02)) {
+			*why = "not a signing key";
+			continue;
+		}
+		emb = find_subpacket(s->body + s->hashed_off, s->hashed_len, 32, &elen);
+		if (emb == NULL)
+			emb = find_subpacket(s->body + s->unhashed_off, s->unhashed_len, 32, &elen);
+		if (emb == NULL || ksp_pgp_parse_sig(emb, elen, &back) != 0) {
+			*why = "no primary key binding (back-signature) by the signing subkey";
+			continue;
+		}
+		v = back.type == 0x19 ? ksp_pgp_verify_key_sig(sk, &k->primary, sk, &back) : KSP_VERIFY_BAD;
+		ksp_pgp_sig_done(&back);
+		if (v != KSP_VERIFY_GOOD) {
+			*why = "no valid primary key binding (back-signature) by the signing subkey";
+			continue;
+		}
+		best = s;
+	}
+	return best;
+}
+
+/* May the primary key sign?  Its newest verified user ID self-signature's
+ * key flags (none: yes). */
+static bool primary_may_sign(const struct ksp_pgp_key *k)
+{
+	const struct ksp_pgp_sig *best = NULL;
+	const struct ksp_pgp_uid *best_uid = NULL;
+
+	for (size_t u = 0; u < k->n_uids; u++)
+		for (size_t i = 0; i < k->uids[u].n_sigs; i++) {
+			const struct ksp_pgp_sig *s = &k->uids[u].sigs[i];
+			if (s->type < 0x10 || s->type > 0x13 || !ksp_pgp_sig_is_self(k, s) ||
+			    (best && s->created <= best->created))
+				continue;
+			if (ksp_pgp_verify_uid_sig(&k->primary, &k->primary, &k->uids[u], s) != KSP_VERIFY_GOOD)
+				continue;
+			best = s;
+			best_uid = &k->uids[u];
+		}
+	(void)best_uid;
+	if (best == NULL)
+		return true; /* the store's selfsig_ok said a self-signature verified */
+	return key_flags(best) < 0 || (key_flags(best) & 0x02);
+}
+
+/* ---- the document's digest -------------------------------------------------------- */
+
+static int doc_digest(const struct ksp_pgp_sig *s, const uint8_t *data, size_t len, uint8_t *out, size_t *out_len)
+{
+	int gh = ksp_pgp_hash_to_gcry(s->hash_algo);
+	gcry_md_hd_t md;
+
+	if (gh == 0 || gcry_md_test_algo(gh))
+		return NATIVE_FALLBACK;
+	if (gcry_md_open(&md, gh, 0) != 0)
+		return -ENOMEM;
+	if (s->version == 6 && s->salt_len)
+		gcry_md_write(md, s->body + s->salt_off, s->salt_len);
+	if (s->type == 0x00) {
+		gcry_md_write(md, data, len);
+	} else { /* 0x01: text, line ends as CR LF */
+		size_t start = 0;
+		for (size_t i = 0; i < len; i++) {
+			if (data[i] == '\n') {
+				size_t end = i > start && data[i - 1] == '\r' ? i - 1 : i;
+				gcry_md_write(md, data + start, end - start);
+				gcry_md_write(md, "\r\n", 2);
+				start = i + 1;
+			}
+		}
+		gcry_md_write(md, data + start, len - start);
+	}
+	if (s->version == 3) {
+		gcry_md_write(md, s->body + s->hashed_off, s->hashed_len);
+	} else {
+		size_t n = s->hashed_prefix_len;
+		uint8_t t[6] = { s->version, 0xff, (uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n };
+		gcry_md_write(md, s->body, n);
+		gcry_md_write(md, t, 6);
+	}
+	*out_len = gcry_md_get_algo_dlen(gh);
+	memcpy(out, gcry_md_read(md, gh), *out_len);
+	gcry_md_close(md);
+	return 0;
+}
+
+/* ---- the verdict -------------------------------------------------------------------- */
+
+/* 0 and *ret, NATIVE_FALLBACK, or <0. */
+static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, const uint8_t *data, size_t datalen,
+		  struct ksp_verify_result **ret)
+{
+	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
+	sqlite3 *db = ksp_store_db(store);
+	struct ksp_verify_result *res = NULL;
+	struct ksp_pgp_sig s;
+	struct ksp_pgp_packet pkt;
+	struct stored st = { 0 };
+	sqlite3_stmt *q = NULL;
+	uint8_t *dec = NULL, dg[64], kidb[8];
+	const uint8_t *b = sig;
+	size_t blen = siglen, pos = 0, consumed, dl = 0;
+	char fpr[65] = "", keyid[17] = "", d1[32], d2[32];
+	bool have_sig = false, found = false, any = false;
+	int r, pass;
+
+	/* exactly one signature packet, nothing else */
+	if (ksp_armor_detect(sig, siglen)) {
+		if (ksp_armor_decode(sig, siglen, &dec, &blen, &consumed) < 0)
+			return NATIVE_FALLBACK;
+		b = dec;
+	}
+	while (pos < blen) {
+		r = ksp_pgp_packet_next(b, blen, &pos, &pkt);
+		if (r < 0 || pkt.tag != KSP_PGP_TAG_SIGNATURE || have_sig || pkt.joined) {
+			if (r == 0)
+				free(pkt.joined);
+			if (have_sig)
+				ksp_pgp_sig_done(&s);
+			free(dec);
+			return r == -ENOMEM ? r : NATIVE_FALLBACK;
+		}
+		if (ksp_pgp_parse_sig(pkt.body, pkt.body_len, &s) != 0) {
+			free(dec);
+			return NATIVE_FALLBACK;
+		}
+		have_sig = true;
+	}
+	if (!have_sig) {
+		free(dec);
+		return NATIVE_FALLBACK;
+	}
+	r = NATIVE_FALLBACK;
+	if ((s.type != 0x00 && s.type != 0x01) || s.version == 5 || s.unknown_critical)
+		goto out;
+	if (s.issuer_fpr_version && (s.issuer_fpr_len == 20 || s.issuer_fpr_len == 32))
+		hex_encode(s.issuer_fpr, s.issuer_fpr_len, fpr);
+	if (s.has_issuer)
+		hex_encode(s.issuer, 8, keyid);
+	else if (fpr[0])
+		memcpy(keyid, s.issuer_fpr_len == 20 ? fpr + 24 : fpr, 16);
+	if (fpr[0] == '\0' && keyid[0] == '\0')
+		goto out;
+	r = doc_digest(&s, data, datalen, dg, &dl);
+	if (r != 0)
+		goto out;
+
+	res = calloc(1, sizeof(*res));
+	if (res == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	snprintf(res->issuer, sizeof(res->issuer), "%s", fpr[0] ? fpr : keyid);
+	res->created = s.created;
+	format_datetime(s.created, d1, sizeof(d1));
+	if (hex_decode(keyid, kidb, sizeof(kidb)) != 8)
+		memset(kidb, 0, sizeof(kidb));
+
+	/* 0: a primary key by fingerprint or key ID; 1: a subkey, in the
+	 * keys whose data holds the key ID's bytes */
+	for (pass = 0; pass < 2 && !found; pass++) {
+		const char *sql = pass == 0 ? (fpr[0] ? "SELECT id, fpr, keydata, expires, revoked, revoked_reason, selfsig_ok FROM keys WHERE fpr = ?1"
+						      : "SELECT id, fpr, keydata, expires, revoked, revoked_reason, selfsig_ok FROM keys WHERE keyid = ?1")
+					    : "SELECT id, fpr, keydata, expires, revoked, revoked_reason, selfsig_ok FROM keys WHERE instr(keydata, ?1) > 0";
+		int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
+
+		if (rc != SQLITE_OK) {
+			r = ksp_errno_from_sqlite(ctx, db, rc, "find the signing key");
+			goto out;
+		}
+		if (pass == 0)
+			sqlite3_bind_text(q, 1, fpr[0] ? fpr : keyid, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_blob(q, 1, kidb, 8, SQLITE_STATIC);
+		while (!found && (r = next_key(store, q, fpr, keyid, pass == 1, &st)) > 0) {
+			struct ksp_pgp_vkey *vk = NULL;
+			int v;
+
+			any = true;
+			if ((s.version == 6) != (st.signing->version == 6)) {
+				v = KSP_VERIFY_BAD;
+			} else if (dg[0] != s.left16[0] || dg[1] != s.left16[1]) {
+				v = KSP_VERIFY_BAD;
+			} else {
+				v = ksp_pgp_vkey_new(st.signing, &vk);
+				if (v == 0)
+					v = ksp_pgp_vkey_verify(vk, &s, dg, dl);
+				ksp_pgp_vkey_free(vk);
+			}
+			if (v < 0) {
+				r = v;
+				goto out;
+			}
+			if (v == KSP_VERIFY_GOOD) {
+				found = true;
+				break;
+			}
+			ksp_pgp_key_free(st.key);
+			st.key = NULL;
+			if (v != KSP_VERIFY_BAD) { /* an algorithm pgp-verify.c lacks */
+				r = NATIVE_FALLBACK;
+				goto out;
+			}
+		}
+		sqlite3_finalize(q);
+		q = NULL;
+		if (r < 0)
+			goto out;
+		if (any && !found)
+			break; /* the issuer's key, and the signature does not match it */
+	}
+	r = 0;
+	if (!any) {
+		set_msg(res, KSP_SIGNATURE_KEY_UNKNOWN,
+			"signed by %s %s, which is not in the store %s; get the signer's key and load it with 'ksp wot load FILE'",
+			fpr[0] ? "key" : "key ID", fpr[0] ? fpr : keyid, ksp_store_get_path(store));
+		goto done;
+	}
+	if (!found) {
+		set_msg(res, KSP_SIGNATURE_BAD,
+			"bad signature: the data or the signature was changed after it was signed (issuer %s)",
+			fpr[0] ? fpr : keyid);
+		goto done;
+	}
+
+	/* mathematically good: whose, and was the key valid when it signed? */
+	snprintf(res->signer, sizeof(res->signer), "%s", st.fpr);
+	ksp_pgp_fpr_hex(st.signing, res->signing_key);
+	res->subkey = st.signing != &st.key->primary;
+	{
+		char *u = NULL;
+		size_t ul = 0;
+		if (ksp_store_get_key_uid(store, st.fpr, &u, &ul) == 0) {
+			res->uid = u;
+			res->uid_len = ul;
+		}
+	}
+	if (!st.selfsig_ok) {
+		set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+			"signed by %s, but the store's key %s has no valid self-signature", res->issuer, st.fpr);
+		goto done;
+	}
+	if (st.revoked > 0 && revocation_counts(st.revoked_reason, st.revoked, s.created)) {
+		format_datetime(st.revoked, d2, sizeof(d2));
+		set_msg(res, KSP_SIGNATURE_KEY_REVOKED, "signed on %s by %s, a revoked key (%s, %s)", d1, st.fpr,
+			reason_name(st.revoked_reason), d2);
+		goto done;
+	}
+	if ((int64_t)s.created < (int64_t)st.key->primary.created) {
+		format_datetime(st.key->primary.created, d2, sizeof(d2));
+		set_msg(res, KSP_SIGNATURE_KEY_EXPIRED, "signed on %s by %s, which was only made on %s", d1, st.fpr, d2);
+		goto done;
+	}
+	if (st.expires > 0 && (int64_t)s.created >= st.expires) {
+		format_datetime(st.expires, d2, sizeof(d2));
+		set_msg(res, KSP_SIGNATURE_KEY_EXPIRED, "signed on %s by %s, which had expired on %s", d1, st.fpr, d2);
+		goto done;
+	}
+	if (res->subkey) {
+		const struct ksp_pgp_pubkey *sk = st.signing;
+		const char *why;
+		const struct ksp_pgp_sig *bind = good_binding(st.key, sk, &why);
+
+		if (bind == NULL) {
+			set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signed by subkey %s of %s, which has %s", res->signing_key,
+				st.fpr, why);
+			goto done;
+		}
+		for (size_t i = 0; i < sk->n_sigs; i++) {
+			const struct ksp_pgp_sig *rv = &sk->sigs[i];
+			int code = rv->has_revocation_reason ? rv->revocation_code : 0;
+			if (rv->type != 0x28 || !revocation_counts(code, rv->created, s.created) ||
+			    ksp_pgp_verify_key_sig(&st.key->primary, &st.key->primary, sk, rv) != KSP_VERIFY_GOOD)
+				continue;
+			format_datetime(rv->created, d2, sizeof(d2));
+			set_msg(res, KSP_SIGNATURE_KEY_REVOKED, "signed on %s by subkey %s of %s, a revoked subkey (%s, %s)",
+				d1, res->signing_key, st.fpr, reason_name(code), d2);
+			goto done;
+		}
+		if ((int64_t)s.created < (int64_t)sk->created) {
+			format_datetime(sk->created, d2, sizeof(d2));
+			set_msg(res, KSP_SIGNATURE_KEY_EXPIRED, "signed on %s by subkey %s, which was only made on %s", d1,
+				res->signing_key, d2);
+			goto done;
+		}
+		if (bind->has_key_expires && bind->key_expires &&
+		    (int64_t)s.created >= (int64_t)sk->created + bind->key_expires) {
+			format_datetime((int64_t)sk->created + bind->key_expires, d2, sizeof(d2));
+			set_msg(res, KSP_SIGNATURE_KEY_EXPIRED, "signed on %s by subkey %s, which had expired on %s", d1,
+				res->signing_key, d2);
+			goto done;
+		}
+	} else if (!primary_may_sign(st.key)) {
+		set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signed by %s, which is not a signing key", st.fpr);
+		goto done;
+	}
+	if (s.expires && (int64_t)s.created + s.expires <= (int64_t)time(NULL)) {
+		format_datetime((int64_t)s.created + s.expires, d2, sizeof(d2));
+		set_msg(res, KSP_SIGNATURE_EXPIRED, "the signature by %s expired on %s", st.fpr, d2);
+		goto done;
+	}
+	if (res->subkey)
+		set_msg(res, KSP_SIGNATURE_GOOD, "good signature by %s (subkey %s), made %s", st.fpr, res->signing_key, d1);
+	else
+		set_msg(res, KSP_SIGNATURE_GOOD, "good signature by %s, made %s", st.fpr, d1);
+done:
+	*ret = res;
+	res = NULL;
+	r = 0;
+out:
+	if (q)
+		sqlite3_finalize(q);
+	ksp_pgp_key_free(st.key);
+	ksp_verify_result_free(res);
+	ksp_pgp_sig_done(&s);
+	free(dec);
+	return r;
+}
+
+KSP_EXPORT int ksp_verify_detached_native(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
+					  size_t datalen, const char *source, struct ksp_verify_result **ret)
+{
+	int r;
+
+	if (store == NULL || sig == NULL || ret == NULL || (data == NULL && datalen))
+		return -EINVAL;
+	ksp_clear_error(ksp_store_get_ctx(store));
+	r = native(store, sig, siglen, data ? data : "", datalen, ret);
+	if (r == NATIVE_FALLBACK)
+		return ksp_verify_detached(store, sig, siglen, data, datalen, source, ret);
+	return r;
+}
