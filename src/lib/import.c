@@ -16,6 +16,7 @@
 #include <gpgme.h>
 #include <sqlite3.h>
 
+#include "lib/gpgme-run.h"
 #include "lib/import-private.h"
 #include "lib/mime.h"
 #include "lib/pgp-verify.h"
@@ -499,7 +500,7 @@ static int decrypt(struct importer *im, const uint8_t *p, size_t len)
 		r = -ENOMEM;
 		goto out;
 	}
-	e = gpgme_op_decrypt(im->ug, in, out);
+	e = ksp_gpgme_decrypt(im->ug, in, out);
 	if (e) {
 		const char *h = ksp_get_gnupg_home(im->ctx);
 		if (sink.too_big)

@@ -12,6 +12,7 @@
 #include <gpgme.h>
 #include <sqlite3.h>
 
+#include "lib/gpgme-run.h"
 #include "lib/libksp-private.h"
 #include "lib/pgp.h"
 #include "lib/party-private.h"
@@ -600,12 +601,16 @@ static int add_data(struct ksp_party *party, const void *data, size_t len, const
 		r = ksp_errno_from_gpgme(party->ctx, e, "data");
 		goto out;
 	}
-	e = gpgme_op_import(g, in);
+	e = ksp_gpgme_import(g, in);
 	res = e ? NULL : gpgme_op_import_result(g);
 	if (res == NULL) {
 		r = ksp_errno_from_gpgme(party->ctx, e ? e : GPG_ERR_GENERAL, "import");
-		ksp_set_error(party->ctx, "%s: gpg could not read this file: %s; give a file holding OpenPGP public keys",
-			      source, gpgme_strerror(e));
+		if (gpgme_err_code(e) == GPG_ERR_EPIPE)
+			ksp_set_error(party->ctx, "%s: gpg could not read this file: it stopped reading at an error, with input left unread; give a file holding OpenPGP public keys",
+				      source);
+		else
+			ksp_set_error(party->ctx, "%s: gpg could not read this file: %s; give a file holding OpenPGP public keys",
+				      source, gpgme_strerror(e));
 		if (r == -ENOMEM)
 			goto out;
 		r = -EBADMSG;

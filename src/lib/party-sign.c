@@ -28,6 +28,7 @@
 #include <gpgme.h>
 #include <sqlite3.h>
 
+#include "lib/gpgme-run.h"
 #include "lib/import-private.h"
 #include "lib/mime.h"
 #include "shared/util.h"
@@ -629,7 +630,7 @@ static int import_into_temp(struct signer *s, const void *data, size_t len)
 	e = gpgme_data_new_from_mem(&d, data, len, 0);
 	if (e)
 		return -ENOMEM;
-	e = gpgme_op_import(s->g, d);
+	e = ksp_gpgme_import(s->g, d);
 	gpgme_data_release(d);
 	res = e ? NULL : gpgme_op_import_result(s->g);
 	if (res == NULL || res->imported + res->unchanged == 0)
