@@ -332,6 +332,7 @@ int main(int argc, char *argv[])
 	int c, r;
 
 	setlocale(LC_CTYPE, "");
+	cli_safe_stderr(); /* no file name reaches the terminal raw */
 	/* gpgme forks gpg: a child that exits through stdio (as under
 	 * valgrind) must not print our buffered output a second time */
 	pthread_atfork(NULL, NULL, purge_stdout);
@@ -397,6 +398,7 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "ksp: cannot initialize: %s\n", strerror(-r));
 		return KSP_EXIT_ERROR;
 	}
+	cli_signals_install(cli.ctx); /* temporary GnuPG homes gone on ^C too */
 	if (getenv("KSP_LOG") == NULL) {
 		ksp_set_log_fn(cli.ctx, log_cli, NULL);
 		ksp_set_log_priority(cli.ctx, cli.verbose >= 2 ? LOG_DEBUG : cli.verbose ? LOG_INFO : cli.quiet ? LOG_CRIT : LOG_WARNING);

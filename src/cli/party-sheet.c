@@ -2,11 +2,13 @@
 /* ksp party sheet / ksp party slips: verification sheets and fingerprint
  * slips in text, HTML and PDF (the rendering is in libksp). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "cli/party.h"
 
 static int parse_format(const char *s)
@@ -34,6 +36,22 @@ static int format_from_name(const char *path)
 	if (strcasecmp(dot, ".txt") == 0)
 		return KSP_FORMAT_TXT;
 	return -1;
+}
+
+/* -o /dev/tty and the like: a character device that is a terminal */
+static bool is_terminal(const char *path)
+{
+	struct stat st;
+	bool tty = false;
+
+	if (stat(path, &st) == 0 && S_ISCHR(st.st_mode)) {
+		int fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0) {
+			tty = isatty(fd);
+			close(fd);
+		}
+	}
+	return tty;
 }
 
 static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int kind)
@@ -135,7 +153,7 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		format = kind == KSP_RENDER_SHEET ? KSP_FORMAT_TXT : KSP_FORMAT_PDF;
 	if (format == KSP_FORMAT_PDF && tmpl)
 		return cli_usage_error(cli, cmd, full, "--template is for txt and html; the PDF is drawn by ksp itself");
-	if (format == KSP_FORMAT_PDF && out == NULL && isatty(1)) {
+	if (format == KSP_FORMAT_PDF && (out == NULL ? isatty(1) : is_terminal(out))) {
 		cli_err(cli, "will not write a PDF to a terminal; give -o FILE.pdf or redirect the output");
 		return KSP_EXIT_ERROR;
 	}
