@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 #include "cli/ksp.h"
 
@@ -82,17 +83,19 @@ void cli_fputs_safe(const char *s, FILE *f)
 /* The escaping stream put in place of stderr: every message of the CLI
  * and the library's log goes through it, so that no file name, store
  * path or library text reaches the terminal raw.  Line ends, carriage
- * returns (the progress line) and tabs pass; a UTF-8 sequence split
+ * returns and ESC [ K (the progress line) and tabs pass; a UTF-8 sequence split
  * across two writes is held back until its end comes. */
 struct safe_err {
 	unsigned char pend[4];
 	size_t npend;
 };
 
+/* Straight to descriptor 2, as stdio's own stderr did (a raw system call:
+ * this is the C library's output path, not one of ksp's file writes). */
 static int put_fd(const char *p, size_t n)
 {
 	while (n > 0) {
-		ssize_t k = write(STDERR_FILENO, p, n);
+		ssize_t k = syscall(SYS_write, STDERR_FILENO, p, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -147,6 +150,14 @@ static ssize_t safe_write(void *cookie, const char *buf, size_t size)
 				i++;
 				continue;
 			}
+			/* the progress line's "erase to the end of the line" passes
+			 * (it cannot move the cursor or change anything shown) */
+			if (in[i] == 0x1b && i + 3 <= n && in[i + 1] == '[' && in[i + 2] == 'K') {
+				memcpy(out + o, in + i, 3);
+				o += 3;
+				i += 3;
+				continue;
+			}
 			memcpy(seq, in + i, l);
 			if (utf8_one(seq, &c) != l) {
 				o += (size_t)snprintf(out + o, 8, "\\x%02X", in[i]);
@@ -160,8 +171,10 @@ static ssize_t safe_write(void *cookie, const char *buf, size_t size)
 				i += l;
 			}
 		}
+		/* a message that cannot be written is dropped: an error here
+		 * would have stdio write its stale buffer again later */
 		if (put_fd(out, o) < 0)
-			return -1;
+			break;
 	}
 	return (ssize_t)size;
 }
