@@ -71,6 +71,12 @@ void ksp_set_progress_fn(struct ksp_ctx *ctx,
 
 /* Where private temporary GnuPG homes are made (default $TMPDIR or /tmp). */
 int ksp_set_tmpdir(struct ksp_ctx *ctx, const char *dir);
+/* For a handler of SIGINT, SIGTERM, SIGHUP that then ends the process
+ * (re-raising the signal): stop the gpg-agent of every private GnuPG home
+ * this context's operations have open and remove the home, and remove
+ * their temporary files (staged outbox files, a snapshot being written).
+ * Async-signal-safe; the context must not be used afterwards. */
+void ksp_cleanup_after_signal(struct ksp_ctx *ctx);
 
 /* ------------------------------------------------------------------ */
 /* The store: one SQLite file                                          */

@@ -31,12 +31,13 @@ check-fault: all tests/fault/ksp-fault
 check-fault-full: all tests/fault/ksp-fault
 	$(Q)FAULT_STRIDE=1 tests/fault/sweep.sh
 
-# everything for docs/reliability.md: full sweep, fuzzing, T700, then the report
+# everything for docs/reliability.md: full sweep, fuzzing, T700, T710, then the report
 reliability: all tests/fault/ksp-fault
 	$(Q)$(MAKE) --no-print-directory fuzz-build
 	-$(Q)FAULT_STRIDE=1 tests/fault/sweep.sh
 	-$(Q)FUZZ_TIME=$(FUZZ_TIME) FUZZ_BUDGET=$(FUZZ_BUDGET) fuzz/run.sh
 	-$(Q)LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/T700-reliability.sh >/dev/null
+	-$(Q)LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/T710-reliability2.sh >/dev/null
 	$(Q)tests/fault/report.sh
 
 clean-fault:

@@ -493,6 +493,7 @@ static int ksp_main(struct ksp_cli *cli_, int argc, char *argv[])
 	int c, r;
 
 	setlocale(LC_CTYPE, "");
+	cli_safe_stderr(); /* no file name reaches the terminal raw */
 	/* gpgme forks gpg: a child that exits through stdio (as under
 	 * valgrind) must not print our buffered output a second time */
 	pthread_atfork(NULL, NULL, purge_stdout);
@@ -571,6 +572,7 @@ static int ksp_main(struct ksp_cli *cli_, int argc, char *argv[])
 		fprintf(stderr, "ksp: cannot initialize: %s\n", strerror(-r));
 		return KSP_EXIT_ERROR;
 	}
+	cli_signals_install(cli.ctx); /* temporary GnuPG homes gone on ^C too */
 	if (getenv("KSP_LOG") == NULL)
 		ksp_set_log_fn(cli.ctx, log_cli, NULL);
 	if (getenv("GNUPGHOME") && (r = ksp_set_gnupg_home(cli.ctx, getenv("GNUPGHOME"))) < 0) {
@@ -609,8 +611,9 @@ static int ksp_main(struct ksp_cli *cli_, int argc, char *argv[])
 /*
  * --json: an error is also a JSON object on standard output, so that
  * scripts never parse prose.  Every error line ksp prints on stderr starts
- * "ksp: " (warnings "ksp: warning: "); stderr is passed through a stream
- * that remembers the last such line, and main() turns it into
+ * "ksp: " (warnings "ksp: warning: "); the escaping stderr stream
+ * (safe-print.c) shows every line to cli_stderr_seen(), which remembers
+ * the last such line, and main() turns it into
  * {"error": "...", "file": "..."|null, "exit": 2} when the command failed.
  * "file" is the file the message begins with, when that is one the
  * command was given (an argument, or the store).
@@ -620,19 +623,8 @@ static size_t line_len;
 static char line_buf[1024];
 static bool line_overflow;
 
-static ssize_t err_write(void *cookie, const char *buf, size_t size)
+void cli_stderr_seen(const char *buf, size_t size)
 {
-	size_t done = 0;
-
-	while (done < size) {
-		ssize_t n = write(STDERR_FILENO, buf + done, size - done);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break; /* stderr gone: nothing more to do */
-		}
-		done += (size_t)n;
-	}
 	for (size_t i = 0; i < size; i++) {
 		if (buf[i] != '\n') {
 			if (line_len + 1 < sizeof(line_buf))
@@ -649,18 +641,6 @@ static ssize_t err_write(void *cookie, const char *buf, size_t size)
 		line_len = 0;
 		line_overflow = false;
 	}
-	return (ssize_t)size;
-}
-
-static void capture_stderr(void)
-{
-	static const cookie_io_functions_t io = { .write = err_write };
-	FILE *f = fopencookie(NULL, "w", io);
-
-	if (f == NULL)
-		return; /* the plain stderr then: only the JSON error is lost */
-	setvbuf(f, NULL, _IOLBF, 0);
-	stderr = f;
 }
 
 /*
@@ -768,7 +748,6 @@ int main(int argc, char *argv[])
 	char **args = calloc((size_t)argc + 1, sizeof(*args));
 	int r;
 
-	capture_stderr();
 	/* getopt permutes argv; json_error() looks at what was given */
 	if (args)
 		memcpy(args, argv, (size_t)argc * sizeof(*args));

@@ -70,6 +70,9 @@ int cli_usage_error(struct ksp_cli *cli, const struct ksp_cmd *cmd, const char *
  * value is reported here, in one line naming it, and returned as '?'
  * (the command then returns cli_usage_error(), which adds nothing). */
 int cli_getopt(struct ksp_cli *cli, int argc, char *argv[], const char *optstring, const struct option *longopts);
+/* Every byte written to stderr (safe-print.c): the last error line is kept
+ * for --json's error object. */
+void cli_stderr_seen(const char *buf, size_t size);
 /* Run a group command (dispatches to subcmds). */
 int cli_run_group(struct ksp_cli *cli, const struct ksp_cmd *group, int argc, char *argv[]);
 const struct ksp_cmd *cli_find(const struct ksp_cmd *const *table, const char *name);
@@ -94,3 +97,16 @@ void cli_json_str(FILE *out, const void *s, size_t len);
 int cli_output_failed(void);
 /* Print "ksp: cannot format the output: ERROR; WHAT..." and return 2. */
 int cli_output_fail(struct ksp_cli *cli, const char *fmt, ...) _printf_format_(2, 3);
+
+/* Write a message to @f with control characters, bidi and invisible
+ * formatting characters and invalid UTF-8 escaped (\xNN, \u{NNNN}); used
+ * for every "ksp: " message, which may name files given on the command
+ * line. */
+void cli_fputs_safe(const char *s, FILE *f);
+/* Put an escaping stream in place of stderr (at the start of main): all
+ * messages, the CLI's and the library's log, go out as cli_fputs_safe()
+ * writes them (line ends, carriage returns and tabs pass). */
+void cli_safe_stderr(void);
+/* SIGINT, SIGTERM, SIGHUP: ksp_cleanup_after_signal(ctx), then the signal
+ * re-raised (signals.c). */
+void cli_signals_install(struct ksp_ctx *ctx);

@@ -40,6 +40,8 @@ static int write_out(struct ksp_cli *cli, struct ksp_party *party, int version, 
 	if (strcmp(path, "-") == 0) {
 		r = write_all(1, text, len);
 	} else {
+		/* a regular file is replaced atomically, a device or FIFO
+		 * written to in place (atomic_file_begin) */
 		r = atomic_file_begin(&af, path, 0644);
 		if (r == 0)
 			r = atomic_file_end(&af, write_all(af.fd, text, len));
@@ -47,7 +49,7 @@ static int write_out(struct ksp_cli *cli, struct ksp_party *party, int version, 
 	free(text);
 	if (r < 0) {
 		fprintf(stderr, "ksp: %s: cannot write the list: %s; the list is frozen in the store, run 'ksp party digest' or retry with another -o\n",
-			path, strerror(-r));
+			path, output_strerror(r));
 		return KSP_EXIT_ERROR;
 	}
 	return KSP_EXIT_OK;
@@ -59,6 +61,7 @@ static int write_out(struct ksp_cli *cli, struct ksp_party *party, int version, 
 struct prepared_out {
 	struct staged_file sf;
 	bool to_stdout;
+	const char *direct; /* a device or FIFO, written to after the commit */
 	char *text;
 	size_t len;
 };
@@ -75,13 +78,21 @@ static int prepare_out(struct ksp_cli *cli, struct ksp_party *party, int version
 		po->to_stdout = true; /* written after the commit */
 		return KSP_EXIT_OK;
 	}
-	r = staged_file_write(&po->sf, path, 0644, po->text, po->len);
+	r = output_kind(path);
+	if (r == OUTPUT_DIRECT) {
+		/* a device or FIFO: nothing to take back, written after the commit */
+		po->to_stdout = true;
+		po->direct = path;
+		return KSP_EXIT_OK;
+	}
+	if (r == OUTPUT_ATOMIC)
+		r = staged_file_write(&po->sf, path, 0644, po->text, po->len);
 	if (r == 0)
 		r = staged_file_place(&po->sf);
 	if (r < 0) {
 		staged_file_undo(&po->sf);
 		fprintf(stderr, "ksp: %s: cannot write the list: %s; nothing was changed, the list is still open\n",
-			path, strerror(-r));
+			path, output_strerror(r));
 		return KSP_EXIT_ERROR;
 	}
 	return KSP_EXIT_OK;
@@ -154,10 +165,17 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	status = KSP_EXIT_OK;
 	if (po.to_stdout) {
 		fflush(stdout);
-		r = write_all(STDOUT_FILENO, po.text, po.len);
+		if (po.direct) {
+			struct atomic_file af;
+			r = atomic_file_begin(&af, po.direct, 0644);
+			if (r == 0)
+				r = atomic_file_end(&af, write_all(af.fd, po.text, po.len));
+		} else {
+			r = write_all(STDOUT_FILENO, po.text, po.len);
+		}
 		if (r < 0) {
-			fprintf(stderr, "ksp: standard output: cannot write the list: %s; the list IS closed as version %d, print it with 'ksp party digest -o -'\n",
-				strerror(-r), version);
+			fprintf(stderr, "ksp: %s: cannot write the list: %s; the list IS closed as version %d, print it with 'ksp party digest -o -'\n",
+				po.direct ? po.direct : "standard output", output_strerror(r), version);
 			status = KSP_EXIT_ERROR;
 		}
 	}

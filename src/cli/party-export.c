@@ -77,7 +77,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			r = atomic_file_end(&af, write_all(af.fd, data, len));
 	}
 	if (r < 0) {
-		cli_err(cli, "%s: cannot write: %s; choose another -o FILE", out, strerror(-r));
+		cli_err(cli, "%s: cannot write: %s; choose another -o FILE", out, output_strerror(r));
 		status = KSP_EXIT_ERROR;
 		goto done;
 	}

@@ -2,11 +2,13 @@
 /* ksp party sheet / ksp party slips: verification sheets and fingerprint
  * slips in text, HTML and PDF (the rendering is in libksp). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "cli/party.h"
 #include "cli/party-plan.h"
 
@@ -96,6 +98,22 @@ static void glyph_gap(void *data, int number, const char *fpr, const char *scrip
 		fprintf(stderr, "ksp: %s%s: %u %s character(s) of the party's name or place have no font; "
 			"they would print as empty boxes: install one, e.g. apt-get install %s\n",
 			g->strict ? "" : "warning: ", g->out, missing, script, font_package(script));
+}
+
+/* -o /dev/tty and the like: a character device that is a terminal */
+static bool is_terminal(const char *path)
+{
+	struct stat st;
+	bool tty = false;
+
+	if (stat(path, &st) == 0 && S_ISCHR(st.st_mode)) {
+		int fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0) {
+			tty = isatty(fd);
+			close(fd);
+		}
+	}
+	return tty;
 }
 
 static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int kind)
@@ -249,7 +267,7 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 	if (cli->json && out == NULL)
 		return cli_usage_error(cli, cmd, full,
 				       "--json reports on the file written: give -o FILE (the %s itself is not JSON)", what);
-	if (format == KSP_FORMAT_PDF && out == NULL && isatty(1)) {
+	if (format == KSP_FORMAT_PDF && (out == NULL ? isatty(1) : is_terminal(out))) {
 		cli_err(cli, "will not write a PDF to a terminal; give -o FILE.pdf or redirect the output");
 		return KSP_EXIT_ERROR;
 	}

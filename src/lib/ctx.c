@@ -10,6 +10,7 @@
 #include <gcrypt.h>
 #include <gpgme.h>
 
+#include "lib/cleanup.h"
 #include "lib/libksp-private.h"
 
 struct ksp_ctx {
@@ -26,7 +27,13 @@ struct ksp_ctx {
 	unsigned threads; /* 0: one per online CPU, at most 8 */
 	void (*progress_fn)(void *data, const char *what, uint64_t done, uint64_t total);
 	void *progress_data;
+	struct ksp_cleanup cleanup; /* for ksp_cleanup_after_signal() */
 };
+
+struct ksp_cleanup *ksp_ctx_cleanup(struct ksp_ctx *ctx)
+{
+	return &ctx->cleanup;
+}
 
 _printf_format_(6, 0) static void log_stderr(void *data, int priority, const char *file,
 					     int line, const char *fn, const char *format,
@@ -103,6 +110,7 @@ KSP_EXPORT struct ksp_ctx *ksp_unref(struct ksp_ctx *ctx)
 		return NULL;
 	if (--ctx->refcount > 0)
 		return NULL;
+	ksp_cleanup_free(&ctx->cleanup);
 	free(ctx->gnupg_home);
 	free(ctx->tmpdir);
 	free(ctx);

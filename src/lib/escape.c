@@ -45,13 +45,18 @@ size_t ksp_utf8_decode(const uint8_t *s, size_t len, uint32_t *cp)
 	return n;
 }
 
-/* Code points that must never reach an output raw: controls, and the
- * invisible formatting characters that reorder or hide text. */
+/* Code points that must never reach an output raw: controls, line and
+ * paragraph separators (U+2028/2029 end a line in JavaScript and some
+ * terminals), and the invisible formatting characters that reorder or hide
+ * text: soft hyphen, bidi marks and overrides, zero-width space, word
+ * joiner and invisible operators, BOM, interlinear annotation, and the tag
+ * characters (U+E0000..U+E007F, invisible ASCII look-alikes). */
 static bool dangerous(uint32_t c)
 {
-	return c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0x061c || c == 0x200b ||
-	       (c >= 0x200e && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) ||
-	       (c >= 0x2066 && c <= 0x2069) || c == 0xfeff || (c >= 0xfff9 && c <= 0xfffb);
+	return c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0xad || c == 0x061c || c == 0x200b ||
+	       (c >= 0x200e && c <= 0x200f) || c == 0x2028 || c == 0x2029 || (c >= 0x202a && c <= 0x202e) ||
+	       (c >= 0x2060 && c <= 0x2064) || (c >= 0x2066 && c <= 0x2069) || c == 0xfeff ||
+	       (c >= 0xfff9 && c <= 0xfffb) || (c >= 0xe0000 && c <= 0xe007f);
 }
 
 KSP_EXPORT int ksp_escape(const void *text, size_t len, unsigned int format, char **ret)
@@ -101,8 +106,10 @@ KSP_EXPORT int ksp_escape(const void *text, size_t len, unsigned int format, cha
 				strbuf_addf(&sb, "\\u%04x", (unsigned)c);
 				break;
 			case KSP_ESCAPE_HTML:
-				/* visible, inert text: an entity would still reorder */
-				strbuf_addf(&sb, "<span class=\"esc\">[U+%04X]</span>", (unsigned)c);
+				/* visible, inert text: an entity would still reorder.
+				 * No quote in it: inside a double- or single-quoted
+				 * attribute value of a template it stays text */
+				strbuf_addf(&sb, "<kbd>[U+%04X]</kbd>", (unsigned)c);
 				break;
 			}
 			i += n;

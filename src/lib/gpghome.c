@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "lib/cleanup.h"
 #include "lib/libksp-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
@@ -18,7 +19,12 @@
 struct ksp_gpghome {
 	struct ksp_ctx *ctx;
 	char *path;
+	int cleanup; /* slot for ksp_cleanup_after_signal(), -1 none */
 };
+
+/* A file in each home naming the process that made it: a home whose
+ * process is gone (killed outright, SIGKILL) is swept by the next one. */
+#define OWNER_FILE "ksp-owner.pid"
 
 /* Remove what is in the directory @dfd (closed here).  Best effort: it goes
  * on past an entry it cannot remove and returns the first error. */
@@ -94,15 +100,102 @@ int ksp_rm_rf(const char *path)
 	return r;
 }
 
+/* Ask a gpg-agent that may have been started in @path to go. */
+static void stop_agent(const char *path)
+{
+	struct strbuf sb;
+	bool agent;
+
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%s/S.gpg-agent", path);
+	agent = strbuf_ok(&sb) && access(sb.buf, F_OK) == 0;
+	strbuf_release(&sb);
+	/* where /run/user/UID exists, gpg puts the sockets there */
+	if (!agent) {
+		char run[64];
+		snprintf(run, sizeof(run), "/run/user/%u/gnupg", (unsigned)getuid());
+		agent = access(run, F_OK) == 0;
+	}
+	if (!agent)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (devnull >= 0) {
+			dup2(devnull, 0);
+			dup2(devnull, 1);
+			dup2(devnull, 2);
+		}
+		execlp("gpgconf", "gpgconf", "--homedir", path, "--kill", "all", (char *)NULL);
+		_exit(127);
+	} else if (pid > 0) {
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+}
+
+/* The homes in @dir that an earlier ksp of this user left behind when it
+ * was killed outright: ours (OWNER_FILE), and the process named there
+ * gone.  Their agent is stopped and they are removed; best effort, and
+ * silent (a home in use is never touched: its process is alive). */
+static void sweep_stale(struct ksp_ctx *ctx, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		char buf[32];
+		long pid;
+		ssize_t n;
+		int fd, hd;
+
+		if (strncmp(de->d_name, "ksp-gnupg.", 10) != 0)
+			continue;
+		hd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (hd < 0)
+			continue;
+		if (fstat(hd, &st) < 0 || st.st_uid != getuid() ||
+		    (fd = openat(hd, OWNER_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			close(hd);
+			continue;
+		}
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		close(hd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		pid = strtol(buf, NULL, 10);
+		if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		struct strbuf sb;
+		strbuf_init(&sb);
+		strbuf_addf(&sb, "%s/%s", dir, de->d_name);
+		if (strbuf_ok(&sb)) {
+			stop_agent(sb.buf);
+			if (ksp_rm_rf(sb.buf) == 0)
+				INFO(ctx, "%s: removed a private GnuPG home left by ksp process %ld\n", sb.buf, pid);
+		}
+		strbuf_release(&sb);
+	}
+	closedir(d);
+}
+
 int ksp_gpghome_new(struct ksp_ctx *ctx, struct ksp_gpghome **ret)
 {
 	struct ksp_gpghome *h;
 	struct strbuf sb;
 	int fd, r;
 
+	sweep_stale(ctx, ksp_get_tmpdir(ctx));
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
 		return -ENOMEM;
+	h->cleanup = -1;
 	strbuf_init(&sb);
 	strbuf_addf(&sb, "%s/ksp-gnupg.XXXXXX", ksp_get_tmpdir(ctx));
 	h->path = strbuf_steal(&sb);
@@ -120,6 +213,22 @@ int ksp_gpghome_new(struct ksp_ctx *ctx, struct ksp_gpghome **ret)
 	}
 	chmod(h->path, 0700);
 	h->ctx = ksp_ref(ctx);
+	/* removed, its agent stopped, if a signal ends the process */
+	h->cleanup = ksp_cleanup_add(ctx, KSP_CLEANUP_HOME, h->path);
+	/* the owner, for the sweep of a home left by a process killed
+	 * outright; without it (no space?) the home is just never swept */
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%s/" OWNER_FILE, h->path);
+	if (strbuf_ok(&sb)) {
+		fd = open(sb.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			char pid[24];
+			int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+			(void)write_all(fd, pid, (size_t)n);
+			close(fd);
+		}
+	}
+	strbuf_release(&sb);
 	/* Keep gpg from ever reaching the network or a keyserver: without
 	 * this file gpg's defaults (auto-key-locate wkd) would, so a home
 	 * without it is not used. */
@@ -162,38 +271,10 @@ struct ksp_gpghome *ksp_gpghome_free(struct ksp_gpghome *home)
 	if (home == NULL)
 		return NULL;
 	/* Ask a gpg-agent that may have been started in this home to go. */
-	if (access(home->path, F_OK) == 0) {
-		struct strbuf sb;
-		strbuf_init(&sb);
-		strbuf_addf(&sb, "%s/S.gpg-agent", home->path);
-		bool agent = strbuf_ok(&sb) && access(sb.buf, F_OK) == 0;
-		/* where /run/user/UID exists, gpg puts the sockets there */
-		if (!agent) {
-			char run[64];
-			snprintf(run, sizeof(run), "/run/user/%u/gnupg", (unsigned)getuid());
-			agent = access(run, F_OK) == 0;
-		}
-		if (agent) {
-			pid_t pid = fork();
-			if (pid == 0) {
-				int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-				if (devnull >= 0) {
-					dup2(devnull, 0);
-					dup2(devnull, 1);
-					dup2(devnull, 2);
-				}
-				execlp("gpgconf", "gpgconf", "--homedir", home->path, "--kill", "all",
-				       (char *)NULL);
-				_exit(127);
-			} else if (pid > 0) {
-				int st;
-				while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-					;
-			}
-		}
-		strbuf_release(&sb);
-	}
+	if (access(home->path, F_OK) == 0)
+		stop_agent(home->path);
 	int r = ksp_rm_rf(home->path);
+	ksp_cleanup_del(home->ctx, home->cleanup);
 	if (r < 0)
 		WARN(home->ctx, "%s: cannot remove this temporary GnuPG home: %s; remove it with rm -rf\n",
 		     home->path, strerror(-r));

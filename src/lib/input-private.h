@@ -16,6 +16,10 @@ struct ksp_input {
 	size_t page;
 };
 
+/* A keyring from a pipe or device is read into memory, at most this much
+ * (docs/ksp-wot.1): beyond it, -EFBIG and a message asking for a file. */
+#define KSP_INPUT_MAX_STREAM ((size_t)256 << 20)
+
 /* 0, or a negative errno with ksp_get_error() set (naming @source). */
 int ksp_input_open(struct ksp_ctx *ctx, int fd, const char *source, struct ksp_input *in);
 /* Nothing in the mapping before @upto is needed by this pass any more:

@@ -50,7 +50,14 @@ int ksp_input_open(struct ksp_ctx *ctx, int fd, const char *source, struct ksp_i
 			return 0;
 		}
 	}
-	r = read_fd_all(fd, 0, &in->buf, &in->len);
+	/* a pipe, a device (/dev/zero never ends): into memory, so at most
+	 * KSP_INPUT_MAX_STREAM bytes of it */
+	r = read_fd_all(fd, KSP_INPUT_MAX_STREAM, &in->buf, &in->len);
+	if (r == -EFBIG) {
+		ksp_set_error(ctx, "%s: more than %u MiB from a pipe or device; give the keyring as a regular file (read in place, with no limit)",
+			      source, (unsigned)(KSP_INPUT_MAX_STREAM >> 20));
+		return r;
+	}
 	if (r < 0) {
 		ksp_set_error(ctx, "%s: cannot read: %s; check the file", source, strerror(-r));
 		return r;

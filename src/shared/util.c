@@ -29,6 +29,9 @@ int read_fd_all(int fd, size_t max_size, uint8_t **ret, size_t *ret_len)
 	for (;;) {
 		if (len + 1 >= size) {
 			size_t ns = size ? size * 2 : hint;
+			/* never more than the limit and the byte that exceeds it */
+			if (max_size && ns > max_size + 2)
+				ns = max_size + 2;
 			if (max_size && len > max_size) {
 				free(buf);
 				return -EFBIG;
@@ -101,11 +104,66 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: a descriptor we
+ * were given, whatever it is open on (a regular file the shell made is not
+ * ours to replace) */
+static bool is_fd_path(const char *path)
+{
+	static const char *const pre[] = { "/dev/fd/", "/proc/self/fd/" };
+
+	if (strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0)
+		return true;
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t n = strlen(pre[i]);
+		if (strncmp(path, pre[i], n) == 0 && path[n] && strspn(path + n, "0123456789") == strlen(path + n))
+			return true;
+	}
+	return false;
+}
+
+int output_kind(const char *path)
+{
+	struct stat st;
+
+	if (strcmp(path, "-") == 0)
+		return OUTPUT_DIRECT;
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? OUTPUT_ATOMIC : -errno;
+	if (S_ISREG(st.st_mode))
+		return is_fd_path(path) ? OUTPUT_DIRECT : OUTPUT_ATOMIC;
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+		return OUTPUT_DIRECT;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	return -ENOTSUP;
+}
+
+const char *output_strerror(int r)
+{
+	if (r == -EISDIR)
+		return "is a directory";
+	if (r == -ENOTSUP)
+		return "not a regular file, character device or FIFO";
+	return strerror(r < 0 ? -r : r);
+}
+
 int atomic_file_begin(struct atomic_file *af, const char *path, mode_t mode)
 {
 	struct strbuf sb;
+	int kind;
 
 	af->fd = -1;
+	af->path = af->tmp = NULL;
+	kind = output_kind(path);
+	if (kind < 0)
+		return kind;
+	if (kind == OUTPUT_DIRECT) {
+		/* written in place: no O_CREAT (it exists), no O_TRUNC (a
+		 * descriptor the shell opened with >> keeps its place) */
+		af->fd = strcmp(path, "-") == 0 ? fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)
+						: open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+		return af->fd < 0 ? -errno : 0;
+	}
 	af->path = strdup(path);
 	strbuf_init(&sb);
 	strbuf_addf(&sb, "%s.tmp.XXXXXX", path);
@@ -134,6 +192,13 @@ int atomic_file_end(struct atomic_file *af, int r)
 {
 	if (af->fd < 0)
 		return r;
+	if (af->tmp == NULL) {
+		/* written in place */
+		if (close(af->fd) < 0 && r >= 0)
+			r = -errno;
+		af->fd = -1;
+		return r;
+	}
 	if (r >= 0 && fsync(af->fd) < 0 && errno != EINVAL)
 		r = -errno;
 	if (close(af->fd) < 0 && r >= 0)
@@ -155,6 +220,11 @@ int staged_file_write(struct staged_file *sf, const char *path, mode_t mode, con
 	int r;
 
 	*sf = (struct staged_file){ 0 };
+	r = output_kind(path);
+	if (r == OUTPUT_DIRECT)
+		r = -ENOTSUP;
+	if (r < 0)
+		return r;
 	r = atomic_file_begin(&af, path, mode);
 	if (r < 0)
 		return r;

@@ -12,6 +12,16 @@ int read_fd_all(int fd, size_t max_size, uint8_t **ret, size_t *ret_len);
 /* write() loop; returns 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 
+/* What an output path names: OUTPUT_ATOMIC (a regular file or a new name:
+ * replaced atomically through a temporary file beside it), OUTPUT_DIRECT
+ * (a character device such as /dev/null or a terminal, a FIFO, or
+ * /dev/stdout, /dev/stderr, /dev/fd/N: written to directly, never replaced),
+ * or -EISDIR (a directory) / -ENOTSUP (anything else: a socket, a block
+ * device); output_strerror() says which in words. */
+enum { OUTPUT_ATOMIC = 0, OUTPUT_DIRECT = 1 };
+int output_kind(const char *path);
+const char *output_strerror(int r);
+
 /* Atomic output: open a temporary file beside path (O_CLOEXEC, 0644 unless
  * mode given), write, then atomic_file_end renames it into place on r >= 0
  * or unlinks it otherwise.  Returns r, or the first error. */
@@ -20,6 +30,8 @@ struct atomic_file {
 	char *tmp;
 	int fd;
 };
+/* A path output_kind() calls OUTPUT_DIRECT is opened and written in place
+ * (tmp NULL); a directory or other kind is refused (-EISDIR, -ENOTSUP). */
 int atomic_file_begin(struct atomic_file *af, const char *path, mode_t mode);
 int atomic_file_end(struct atomic_file *af, int r);
 
@@ -36,6 +48,8 @@ struct staged_file {
 	char *old;      /* the previous file at path, while placed */
 	bool placed;
 };
+/* Only a regular file or a new name is staged: anything else at path is
+ * refused (-EISDIR, -ENOTSUP) and left alone. */
 int staged_file_write(struct staged_file *sf, const char *path, mode_t mode, const void *data, size_t len);
 int staged_file_place(struct staged_file *sf);
 void staged_file_done(struct staged_file *sf);

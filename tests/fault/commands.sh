@@ -8,6 +8,11 @@
 #                             run SHELL, where `ksp ARGS` is the normal ksp
 #                             on this store; $FX is tests/keyrings, $SK is
 #                             tests/data
+#                             ../shared/keyrings
+#   cmdfail NAME SETUP ARGS...
+#                             a command that must fail: every run, with or
+#                             without a failure injected, exits 2 with one
+#                             line and leaves all as it was
 #   cmd NAME SETUP OUTPUT ARGS...
 #                             run `ksp-fault -d STORE ARGS...` on a fresh copy
 #                             of SETUP in an empty directory; OUTPUT is the
@@ -38,11 +43,15 @@ setup signedby imported 'g=$(mktemp -d) && gpg --homedir "$g" --batch --quiet --
 	r=$?; gpgconf --homedir "$g" --kill all; rm -rf "$g"; exit $r'
 # p1's secret key in a GnuPG home of its own (gh), for party sign --as p1
 setup signer closed 'mkdir -m 700 gh && gpg --homedir gh --batch --quiet --import "$FX/party/p1-secret.asc"; r=$?; gpgconf --homedir gh --kill all; exit $r'
+# gpg stops reading: 2,500 BEGIN lines, gpg exits with 90 KB of its input
+# unread (gpgme used to poll for ever at 100% CPU); the home must go too
+setup gpgstops init 'for i in $(seq 2500); do echo "-----BEGIN PGP PUBLIC KEY BLOCK-----"; done >begin.asc'
 setup wot    -     'ksp wot load "$FX/several.gpg"; [ ! -r "$SK/sequoia-wot/simple.pgp" ] || ksp wot load "$SK/sequoia-wot/simple.pgp"'
 
 #   name                 setup   output    ksp arguments
 cmd "party init"         -       -         party init --name "New party" --date 2027-02-01
 cmd "party add"          init    -         party add "$FX/party/p1-public.asc" "$FX/party/p2-public.asc"
+cmdfail "party add (gpg stops reading)" gpgstops party add begin.asc
 cmd "party add --json"   added   -         --json party add "$FX/party/p4-public.asc"
 cmd "party remove"       added   -         party remove 2
 cmd "party list"         added   -         party list

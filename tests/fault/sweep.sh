@@ -99,10 +99,14 @@ participant() { # SETUP N: the fingerprint of participant N in that setup's stor
 }
 cmd() { # NAME SETUP OUTPUT ARGS...
 	local i=${#C_NAME[@]} q
-	C_NAME[$i]=$1 C_SETUP[$i]=$2 C_OUT[$i]=$3
+	C_NAME[$i]=$1 C_SETUP[$i]=$2 C_OUT[$i]=$3 C_FAIL[$i]=""
 	shift 3
 	printf -v q '%q ' "$@"
 	C_ARGS[$i]=$q
+}
+cmdfail() { # NAME SETUP ARGS...: a command that must fail, failure injected or not
+	cmd "$1" "$2" - "${@:3}"
+	C_FAIL[$((${#C_NAME[@]} - 1))]=1
 }
 . "$top/tests/fault/commands.sh"
 
@@ -184,7 +188,7 @@ check_run() {
 	[ -n "$(ls -A "$r/tmp")" ] && prob "left in TMPDIR: $(ls -A "$r/tmp" | tr '\n' ' ')"
 	[ -e "$r/gnupg-unused" ] && prob "GNUPGHOME was created"
 	[ "$(integrity "$r/dir/s.db")" = ok ] || prob "integrity_check: $(integrity "$r/dir/s.db")"
-	if [ "$injected" = 1 ] && [ "$rc" = 2 ]; then
+	if { [ "$injected" = 1 ] || [ -n "${C_FAIL[$i]}" ]; } && [ "$rc" = 2 ]; then
 		outcome=failed
 		[ "$(wc -l <"$r/stderr")" = 1 ] && grep -q '^ksp: ' "$r/stderr" ||
 			prob "stderr is not one 'ksp: ' line: $(head -c 300 "$r/stderr" | tr '\n' '|')"
@@ -251,7 +255,8 @@ sweep_cmd() {
 	echo "$rc" >"$ref/rc"
 	rowcounts "$ref/dir/s.db" >"$ref/rows"
 	listing "$ref/dir" >"$ref/files"
-	if { [ "$rc" != 0 ] && [ "$rc" != 1 ]; } || grep -qE 'Sanitizer|runtime error:' "$ref/stderr"; then
+	if { [ "$rc" != 0 ] && [ "$rc" != 1 ] && ! { [ -n "${C_FAIL[$i]}" ] && [ "$rc" = 2 ]; }; } ||
+		grep -qE 'Sanitizer|runtime error:' "$ref/stderr"; then
 		{
 			echo "== $name: the reference run failed (exit $rc)"
 			sed 's/^/   stderr| /' "$ref/stderr" | head -n 40

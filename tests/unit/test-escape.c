@@ -60,11 +60,11 @@ static bool is_dangerous(uint32_t c)
 	       (c >= 0x2066 && c <= 0x2069) || c == 0xfeff;
 }
 
-/* Remove the escaper's own markup for HTML ("<span class="esc">...</span>")
+/* Remove the escaper's own markup for HTML ("<kbd>...</kbd>")
  * so that what remains must contain no '<' at all. */
 static void strip_html_markup(char *s)
 {
-	static const char open[] = "<span class=\"esc\">", close[] = "</span>";
+	static const char open[] = "<kbd>", close[] = "</kbd>";
 	char *r = s, *w = s;
 
 	while (*r) {
@@ -304,7 +304,7 @@ static int test_bidi(void)
 	/* "Bob <bob@example.org>" that displays as something else */
 	TS_ASSERT(EXPECT_ALL("Bob \xe2\x80\xae" "gro.elpmaxe@bob", "Bob \\u{202E}gro.elpmaxe@bob",
 			     "Bob \\u202egro.elpmaxe@bob",
-			     "Bob <span class=\"esc\">[U+202E]</span>gro.elpmaxe@bob",
+			     "Bob <kbd>[U+202E]</kbd>gro.elpmaxe@bob",
 			     "Bob \\u{202E}gro.elpmaxe@bob") == 0);
 	/* the other overrides, isolates, marks and invisible characters */
 	TS_ASSERT(EXPECT_ALL("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad\xe2\x81\xa6\xe2\x81\xa7"
@@ -315,6 +315,39 @@ static int test_bidi(void)
 	return 0;
 }
 DEFINE_TEST(test_bidi, "RTL override U+202E and other bidi/invisible characters are escaped");
+
+static int test_invisible(void)
+{
+	/* line and paragraph separators, soft hyphen, word joiner, an
+	 * invisible operator, and tag characters ("TAG" in U+E0054 ...) */
+	TS_ASSERT(EXPECT_ALL("a\xe2\x80\xa8" "b\xe2\x80\xa9" "c\xc2\xad" "d\xe2\x81\xa0" "e\xe2\x81\xa2"
+			     "f\xf3\xa0\x81\x94\xf3\xa0\x81\x81\xf3\xa0\x81\x87\xf3\xa0\x81\xbf",
+			     "a\\u{2028}b\\u{2029}c\\u{00AD}d\\u{2060}e\\u{2062}f\\u{E0054}\\u{E0041}\\u{E0047}\\u{E007F}",
+			     "a\\u2028b\\u2029c\\u00add\\u2060e\\u2062f\\ue0054\\ue0041\\ue0047\\ue007f",
+			     NULL, NULL) == 0);
+	/* still text: a tag character just past the block, a combining mark */
+	TS_ASSERT(EXPECT_ALL("\xf3\xa0\x82\x80 e\xcc\x81", "\xf3\xa0\x82\x80 e\xcc\x81", NULL, NULL, NULL) == 0);
+	return 0;
+}
+DEFINE_TEST(test_invisible, "U+2028/2029, soft hyphen, word joiner, tag characters are escaped");
+
+static int test_attribute(void)
+{
+	/* an escaped value inside a quoted attribute of a custom template
+	 * (title="..." or title='...') cannot close it: no quote at all in
+	 * the HTML escape of a user ID, whatever it holds, the escaper's own
+	 * markup included */
+	static const char in[] = "x\" onmouseover=\"alert(1)\" y=' \xe2\x80\xae z \x1b[1m";
+	char *h = esc(in, sizeof(in) - 1, KSP_ESCAPE_HTML);
+
+	TS_ASSERT(h != NULL);
+	TS_ASSERT(strchr(h, '"') == NULL);
+	TS_ASSERT(strchr(h, '\'') == NULL);
+	TS_ASSERT(strstr(h, "&quot;") != NULL && strstr(h, "&#39;") != NULL);
+	free(h);
+	return 0;
+}
+DEFINE_TEST(test_attribute, "the HTML escape never holds a quote (safe in quoted attributes)");
 
 static int test_script(void)
 {

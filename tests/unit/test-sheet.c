@@ -149,7 +149,7 @@ static int test_draft_builtin(void)
 			    "Participants: 0\n") == 0);
 	s = render(&f, KSP_RENDER_SHEET, KSP_FORMAT_HTML, NULL, &r);
 	TS_ASSERT_INT_EQ(r, 0);
-	TS_ASSERT(strstr(s, "<title>Evil <span class=\"esc\">[U+001B]</span>[2J &lt;b&gt;&amp;co: verification sheet</title>") != NULL);
+	TS_ASSERT(strstr(s, "<title>Evil <kbd>[U+001B]</kbd>[2J &lt;b&gt;&amp;co: verification sheet</title>") != NULL);
 	TS_ASSERT(strstr(s, "No digests: the list is not frozen yet.") != NULL);
 	TS_ASSERT(strstr(s, "\x1b") == NULL);
 	teardown(&f);

@@ -497,21 +497,33 @@ static int test_staged_file(void)
 	TS_ASSERT(file_is(pa, "newer a"));
 	TS_ASSERT_INT_EQ(count_entries(tmpdir), 1);
 
-	/* a path that cannot take the file (a directory): place fails and
-	 * leaves the directory; undo removes the temporary */
+	/* a path that cannot take the file (a directory): refused before
+	 * anything is written, the directory left as it is */
 	TS_ASSERT(mkdir(pc, 0700) == 0);
 	TS_ASSERT(write_file(pb, "x", 1) == 0 && rename(pb, pc) < 0); /* sanity: rename onto a dir fails */
 	unlink(pb);
 	snprintf(pb, sizeof(pb), "%s/c/x", tmpdir);
 	TS_ASSERT_INT_EQ(write_file(pb, "x", 1), 0);
-	TS_ASSERT_INT_EQ(staged_file_write(&c, pc, 0644, "c", 1), 0);
-	TS_ASSERT(staged_file_place(&c) < 0);
+	TS_ASSERT_INT_EQ(staged_file_write(&c, pc, 0644, "c", 1), -EISDIR);
 	staged_file_undo(&c);
 	TS_ASSERT_INT_EQ(stat(pc, &st), 0);
 	TS_ASSERT(S_ISDIR(st.st_mode));
 	TS_ASSERT_INT_EQ(count_entries(tmpdir), 2);
 	unlink(pb);
 	rmdir(pc);
+
+	/* a FIFO (or device) in the outbox is never replaced: refused */
+	TS_ASSERT(mkfifo(pc, 0600) == 0);
+	TS_ASSERT_INT_EQ(output_kind(pc), OUTPUT_DIRECT);
+	TS_ASSERT_INT_EQ(staged_file_write(&c, pc, 0644, "c", 1), -ENOTSUP);
+	TS_ASSERT_INT_EQ(lstat(pc, &st), 0);
+	TS_ASSERT(S_ISFIFO(st.st_mode));
+	TS_ASSERT_INT_EQ(count_entries(tmpdir), 2);
+	unlink(pc);
+	TS_ASSERT_INT_EQ(output_kind("/dev/null"), OUTPUT_DIRECT);
+	TS_ASSERT_INT_EQ(output_kind("-"), OUTPUT_DIRECT);
+	TS_ASSERT_INT_EQ(output_kind(tmpdir), -EISDIR);
+	TS_ASSERT_INT_EQ(output_kind(pa), OUTPUT_ATOMIC);
 
 	/* a missing directory: write fails, nothing to undo */
 	snprintf(pc, sizeof(pc), "%s/no/such", tmpdir);

@@ -272,7 +272,7 @@ static int render(const struct ksp_graph *g, const char *format, const char *lay
 			r = atomic_file_end(&af, write_all(af.fd, out_data, out_len));
 		if (r < 0)
 			ksp_set_error(ctx, "%s: cannot write: %s; check the directory exists and is writable", path,
-				      strerror(-r));
+				      output_strerror(r));
 	} else {
 		r = write_all(fd, out_data, out_len);
 		if (r < 0)

@@ -153,6 +153,10 @@ int ksp_armor_decode(const uint8_t *in, size_t len, uint8_t **ret, size_t *ret_l
 				p = h;
 				break;
 			}
+			/* a BEGIN line ends this block: scanning on would make a
+			 * run of unterminated blocks quadratic */
+			if (he - h >= BEGIN_LEN && memcmp(in + h, begin_marker, BEGIN_LEN) == 0)
+				return -EBADMSG;
 			if (!memchr(in + h, ':', he - h)) {
 				/* not a header: data starts here */
 				if (any_header)
@@ -176,6 +180,10 @@ int ksp_armor_decode(const uint8_t *in, size_t len, uint8_t **ret, size_t *ret_l
 			s++;
 		if (e - s >= END_LEN && memcmp(in + s, end_marker, END_LEN) == 0)
 			break;
+		/* another BEGIN line before this block's END: unterminated
+		 * (and not scanned past, so that a file of them is linear) */
+		if (e - s >= BEGIN_LEN && memcmp(in + s, begin_marker, BEGIN_LEN) == 0)
+			return -EBADMSG;
 		if (s < e && in[s] == '=') {
 			/* checksum line: '=' and 4 base64 characters */
 			size_t t = s + 1, k = 0;

@@ -20,6 +20,7 @@
 #include "lib/party/mime.h"
 #include "lib/openpgp/pgp-verify.h"
 #include "lib/wot/wot-snap.h"
+#include "lib/gpgme-run.h"
 #include "shared/util.h"
 
 /* certs.verified, and what ksp_pgp_verify_uid_sig() returns (the contract
@@ -500,7 +501,7 @@ static int decrypt(struct importer *im, const uint8_t *p, size_t len)
 		r = -ENOMEM;
 		goto out;
 	}
-	e = gpgme_op_decrypt(im->ug, in, out);
+	e = ksp_gpgme_decrypt(im->ug, in, out);
 	if (e) {
 		const char *h = ksp_get_gnupg_home(im->ctx);
 		if (sink.too_big)

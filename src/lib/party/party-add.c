@@ -12,6 +12,7 @@
 #include <gpgme.h>
 #include <sqlite3.h>
 
+#include "lib/gpgme-run.h"
 #include "lib/libksp-private.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/party/party-private.h"
@@ -546,6 +547,100 @@ static int precheck(struct ksp_ctx *ctx, const uint8_t *p, size_t len, const cha
 	return -EBADMSG;
 }
 
+/* Limits per key of party add (docs/ksp-party.1): far above real keys (the
+ * most in the Debian keyring: some dozens of user IDs, a few thousand
+ * signatures), far below what floods a sheet or a store. */
+#define KSP_PARTY_MAX_UIDS 256
+#define KSP_PARTY_MAX_SIGS 20000
+
+/* What gpg is never given: secret key material (a secret key or subkey
+ * packet, even inside a "public key" file), and keys over the limits of
+ * user IDs and signatures (a key made to flood the list, the sheet and
+ * every later check).  The packets are read natively, armor decoded. */
+struct limit_scan {
+	int keys;
+	int uids, sigs;  /* of the current key */
+	bool secret;
+	int over_key;    /* number of the first key over a limit, 0 none */
+	int over_uids, over_sigs;
+};
+
+static int limit_fn(void *data, int tag, const uint8_t *hdr, const uint8_t *b, size_t n)
+{
+	struct limit_scan *ls = data;
+
+	(void)hdr;
+	(void)b;
+	(void)n;
+	switch (tag) {
+	case KSP_PGP_TAG_PUBLIC_KEY:
+		ls->keys++;
+		ls->uids = ls->sigs = 0;
+		break;
+	case 5: case 7: /* secret key, secret subkey */
+		ls->secret = true;
+		break;
+	case 13: case 17:
+		ls->uids++;
+		break;
+	case 2:
+		ls->sigs++;
+		break;
+	}
+	if (!ls->over_key && (ls->uids > KSP_PARTY_MAX_UIDS || ls->sigs > KSP_PARTY_MAX_SIGS)) {
+		ls->over_key = ls->keys ? ls->keys : 1;
+		ls->over_uids = ls->uids;
+		ls->over_sigs = ls->sigs;
+	}
+	return 0;
+}
+
+static int check_limits(struct ksp_ctx *ctx, const uint8_t *p, size_t len, const char *source)
+{
+	struct limit_scan ls = { 0 };
+
+	if (ksp_armor_detect(p, len)) {
+		size_t pos = 0;
+		while (pos < len) {
+			uint8_t *blk = NULL;
+			size_t blen = 0, used = 0;
+			int r = ksp_armor_decode(p + pos, len - pos, &blk, &blen, &used);
+			if (r == -ENOMEM)
+				return r;
+			if (r == -ENODATA)
+				break;
+			if (r < 0) {
+				/* a damaged block: past its BEGIN line (gpg judges it) */
+				const uint8_t *b = memmem(p + pos, len - pos, "-----BEGIN PGP ", 15);
+				if (b == NULL)
+					break;
+				pos = (size_t)(b - p) + 1;
+				continue;
+			}
+			walk_packets(blk, blen, limit_fn, &ls);
+			free(blk);
+			pos += used;
+		}
+	} else {
+		walk_packets(p, len, limit_fn, &ls);
+	}
+	if (ls.secret) {
+		ksp_set_error(ctx, "%s: holds SECRET key material; refused and not stored. Export only the public key: gpg --export --armor FPR",
+			      source);
+		return -EKEYREJECTED;
+	}
+	if (ls.over_key) {
+		if (ls.over_uids > KSP_PARTY_MAX_UIDS)
+			ksp_set_error(ctx, "%s: key %d has more than %d user IDs; refused (ask the owner to export only the user IDs to be certified)",
+				      source, ls.over_key, KSP_PARTY_MAX_UIDS);
+		else
+			ksp_set_error(ctx, "%s: key %d has more than %d signatures; refused (ask the owner for 'gpg --export-options export-minimal --export FPR')",
+				      source, ls.over_key, KSP_PARTY_MAX_SIGS);
+		return -E2BIG;
+	}
+	return 0;
+}
+
 static int export_mem(struct ksp_ctx *ctx, gpgme_ctx_t g, const char **patterns,
 		      gpgme_export_mode_t mode, char **ret, size_t *ret_len)
 {
@@ -587,6 +682,8 @@ static int add_data(struct ksp_party *party, const void *data, size_t len, const
 		return -EBADMSG;
 	}
 	r = precheck(party->ctx, data, len, source);
+	if (r == 0)
+		r = check_limits(party->ctx, data, len, source);
 	if (r < 0)
 		return r;
 	r = ksp_gpghome_new(party->ctx, &home);
@@ -600,12 +697,16 @@ static int add_data(struct ksp_party *party, const void *data, size_t len, const
 		r = ksp_errno_from_gpgme(party->ctx, e, "data");
 		goto out;
 	}
-	e = gpgme_op_import(g, in);
+	e = ksp_gpgme_import(g, in);
 	res = e ? NULL : gpgme_op_import_result(g);
 	if (res == NULL) {
 		r = ksp_errno_from_gpgme(party->ctx, e ? e : GPG_ERR_GENERAL, "import");
-		ksp_set_error(party->ctx, "%s: gpg could not read this file: %s; give a file holding OpenPGP public keys",
-			      source, gpgme_strerror(e));
+		if (gpgme_err_code(e) == GPG_ERR_EPIPE)
+			ksp_set_error(party->ctx, "%s: gpg could not read this file: it stopped reading at an error, with input left unread; give a file holding OpenPGP public keys",
+				      source);
+		else
+			ksp_set_error(party->ctx, "%s: gpg could not read this file: %s; give a file holding OpenPGP public keys",
+				      source, gpgme_strerror(e));
 		if (r == -ENOMEM)
 			goto out;
 		r = -EBADMSG;

@@ -34,6 +34,8 @@
 
 #include "lib/party/import-private.h"
 #include "lib/party/mime.h"
+#include "lib/cleanup.h"
+#include "lib/gpgme-run.h"
 #include "shared/util.h"
 
 struct ksp_sign_result {
@@ -118,6 +120,7 @@ struct signer {
 	/* the outbox files of this run, put into place just before the
 	 * commit (all or none: a failure leaves the outbox as it was) */
 	struct staged_file *staged;
+	int *staged_slot; /* ksp_cleanup_add() of each: removed on a signal */
 	size_t n_staged, cap_staged;
 };
 
@@ -273,14 +276,19 @@ static int stage_file(struct signer *s, const char *path, const void *data, size
 		if (v == NULL)
 			return -ENOMEM;
 		s->staged = v;
+		int *slots = realloc(s->staged_slot, cap * sizeof(*slots));
+		if (slots == NULL)
+			return -ENOMEM;
+		s->staged_slot = slots;
 		s->cap_staged = cap;
 	}
 	r = staged_file_write(&s->staged[s->n_staged], path, 0600, data, len);
 	if (r < 0) {
 		ksp_set_error(s->ctx, "%s: cannot write: %s; nothing was signed, check the outbox directory and run again",
-			      path, strerror(-r));
+			      path, output_strerror(r));
 		return r;
 	}
+	s->staged_slot[s->n_staged] = ksp_cleanup_add(s->ctx, KSP_CLEANUP_FILE, s->staged[s->n_staged].tmp);
 	s->n_staged++;
 	return 0;
 }
@@ -633,7 +641,7 @@ static int import_into_temp(struct signer *s, const void *data, size_t len)
 	e = gpgme_data_new_from_mem(&d, data, len, 0);
 	if (e)
 		return -ENOMEM;
-	e = gpgme_op_import(s->g, d);
+	e = ksp_gpgme_import(s->g, d);
 	gpgme_data_release(d);
 	res = e ? NULL : gpgme_op_import_result(s->g);
 	if (res == NULL || res->imported + res->unchanged == 0)
@@ -1062,16 +1070,21 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 	r = ksp_store_commit(party->store);
 	if (r < 0)
 		goto out;
-	for (size_t i = 0; i < s.n_staged; i++)
+	for (size_t i = 0; i < s.n_staged; i++) {
 		staged_file_done(&s.staged[i]);
+		ksp_cleanup_del(s.ctx, s.staged_slot[i]);
+	}
 	s.n_staged = 0;
 	r = s.n_signed;
 out:
 	if (in_txn)
 		ksp_store_rollback(party->store);
-	for (size_t i = 0; i < s.n_staged; i++)
+	for (size_t i = 0; i < s.n_staged; i++) {
 		staged_file_undo(&s.staged[i]);
+		ksp_cleanup_del(s.ctx, s.staged_slot[i]);
+	}
 	free(s.staged);
+	free(s.staged_slot);
 	free(tv);
 	if (s.g)
 		gpgme_release(s.g);

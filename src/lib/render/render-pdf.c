@@ -51,9 +51,45 @@ static cairo_status_t write_cb(void *closure, const unsigned char *data, unsigne
 	return strbuf_ok(sb) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
+/* At most this many combining marks drawn on one base character: a user
+ * ID with hundreds stacks them as high as the page and draws over the
+ * fingerprints and digests around it. */
+#define MAX_MARKS 3
+
+/* @text (valid UTF-8) with the combining marks past MAX_MARKS on a base
+ * character left out; NULL when out of memory. */
+static char *cap_marks(const char *text)
+{
+	size_t n = strlen(text), o = 0;
+	char *out = malloc(n + 1);
+	unsigned marks = 0;
+
+	if (out == NULL)
+		return NULL;
+	for (const char *c = text; *c;) {
+		const char *next = g_utf8_next_char(c);
+		gunichar u = g_utf8_get_char_validated(c, next - c);
+
+		if (u != (gunichar)-1 && u != (gunichar)-2 && g_unichar_ismark(u)) {
+			if (++marks > MAX_MARKS) {
+				c = next;
+				continue;
+			}
+		} else {
+			marks = 0;
+		}
+		memcpy(out + o, c, (size_t)(next - c));
+		o += (size_t)(next - c);
+		c = next;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 static PangoLayout *mk(struct pdf *p, const PangoFontDescription *fd, const char *text, double width)
 {
 	PangoLayout *l = pango_layout_new(p->pc);
+	char *capped = cap_marks(text);
 
 	pango_layout_set_font_description(l, fd);
 	pango_layout_set_auto_dir(l, FALSE); /* RTL user IDs stay left-aligned */
@@ -61,7 +97,8 @@ static PangoLayout *mk(struct pdf *p, const PangoFontDescription *fd, const char
 		pango_layout_set_width(l, (int)(width * PANGO_SCALE));
 		pango_layout_set_wrap(l, PANGO_WRAP_WORD_CHAR);
 	}
-	pango_layout_set_text(l, text, -1);
+	pango_layout_set_text(l, capped ? capped : "?", -1);
+	free(capped);
 	return l;
 }
 

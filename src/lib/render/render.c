@@ -472,7 +472,7 @@ KSP_EXPORT int ksp_party_render_file(struct ksp_party *party, unsigned int kind,
 	strbuf_release(&sb);
 	if (r < 0) {
 		ksp_set_error(party->ctx, "%s: cannot write: %s; check the directory exists and is writable",
-			      path, strerror(-r));
+			      path, output_strerror(r));
 		return r;
 	}
 	return pages;

@@ -14,7 +14,7 @@
 #include "shared/strbuf.h"
 
 #define KSP_APPLICATION_ID 0x4b535031 /* "KSP1" */
-#define KSP_SCHEMA_VERSION 2
+#define KSP_SCHEMA_VERSION 3
 
 struct ksp_store {
 	int refcount;
@@ -99,8 +99,122 @@ static int pragma_int(struct ksp_store *store, const char *sql, int *ret)
 	return 0;
 }
 
+/* A store is input from whoever made it (participants are told to use the
+ * organizer's): its schema is run by SQLite when it is opened, so no SQL
+ * of its own is trusted.  Defensive mode (no writable_schema, no
+ * corrupting pragmas), no functions or virtual tables of the schema run
+ * with side effects (trusted_schema off), no extensions. */
+static void harden(sqlite3 *db)
+{
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+}
+
+/* The schema of sqlite_master as ksp makes it: the same statements run on
+ * an empty in-memory database, one "type name tbl_name sql" row each,
+ * sorted.  SQLite's statistics tables (ANALYZE) are left out. */
+static const char schema_rows_sql[] =
+	"SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master "
+	"WHERE name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\' ORDER BY type, name";
+
+static int schema_rows(sqlite3 *db, struct strbuf *sb, char *first_bad, size_t size)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	(void)first_bad;
+	(void)size;
+	rc = sqlite3_prepare_v2(db, schema_rows_sql, -1, &st, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int i = 0; i < 4; i++) {
+			const unsigned char *t = sqlite3_column_text(st, i);
+			strbuf_addstr(sb, t ? (const char *)t : "");
+			strbuf_addch(sb, i < 3 ? '\t' : '\0');
+		}
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return rc == SQLITE_NOMEM ? -ENOMEM : -EBADMSG;
+	return strbuf_ok(sb) ? 0 : -ENOMEM;
+}
+
+/* The name of the first schema entry where @have and @want differ. */
+static void first_difference(const struct strbuf *have, const struct strbuf *want, char *buf, size_t size)
+{
+	size_t i = 0, j = 0;
+
+	while (i < have->len && j < want->len) {
+		size_t a = strlen(have->buf + i), b = strlen(want->buf + j);
+		if (a != b || memcmp(have->buf + i, want->buf + j, a) != 0)
+			break;
+		i += a + 1;
+		j += b + 1;
+	}
+	const struct strbuf *sb = i < have->len ? have : want;
+	const char *row = sb->buf + (sb == have ? i : j);
+	const char *name = strchr(row, '\t');
+	size_t n = 0;
+
+	if (name) {
+		name++;
+		while (name[n] && name[n] != '\t')
+			n++;
+	}
+	/* a name from the store: only printable ASCII of it is shown */
+	size_t o = 0;
+	for (size_t k = 0; name && k < n && o + 2 < size && k < 64; k++)
+		buf[o++] = name[k] > 0x20 && name[k] < 0x7f ? name[k] : '?';
+	buf[o] = '\0';
+	if (o == 0)
+		snprintf(buf, size, "?");
+}
+
+/* Is the store's schema exactly ksp's (schema version KSP_SCHEMA_VERSION)?
+ * An edited schema (PRAGMA writable_schema, an extra trigger or view, a
+ * changed index or column) is refused: 0, or -EBADMSG with the error set. */
+static int check_schema(struct ksp_store *store)
+{
+	sqlite3 *mem = NULL;
+	struct strbuf have, want;
+	char what[80];
+	int r;
+
+	strbuf_init(&have);
+	strbuf_init(&want);
+	if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) != SQLITE_OK) {
+		sqlite3_close_v2(mem);
+		return -ENOMEM;
+	}
+	r = sqlite3_exec(mem, ksp_schema_sql, NULL, NULL, NULL) == SQLITE_OK &&
+			    sqlite3_exec(mem, ksp_schema2_sql, NULL, NULL, NULL) == SQLITE_OK &&
+			    sqlite3_exec(mem, ksp_schema3_sql, NULL, NULL, NULL) == SQLITE_OK
+		    ? 0
+		    : -ENOMEM;
+	if (r == 0)
+		r = schema_rows(mem, &want, NULL, 0);
+	sqlite3_close_v2(mem);
+	if (r == 0) {
+		r = schema_rows(store->db, &have, NULL, 0);
+		if (r == -EBADMSG)
+			ksp_set_error(store->ctx, "%s: cannot read the store's schema: %s; it is damaged or was edited, use a store made by ksp",
+				      store->path, sqlite3_errmsg(store->db));
+	}
+	if (r == 0 && (have.len != want.len || memcmp(have.buf, want.buf, have.len) != 0)) {
+		first_difference(&have, &want, what, sizeof(what));
+		ksp_set_error(store->ctx, "%s: the store's schema is not ksp's (it differs at '%s'): it was edited or made by another program, and is refused; use a store made by ksp",
+			      store->path, what);
+		r = -EBADMSG;
+	}
+	strbuf_release(&have);
+	strbuf_release(&want);
+	return r;
+}
+
 /* Migrate from schema @from to KSP_SCHEMA_VERSION: version 1 is the base
- * schema, version 2 adds the graph snapshot's state.  Two processes may
+ * schema, version 2 adds the graph snapshot's state, version 3 a fresh
+ * nonce with every change to it.  Two processes may
  * create one store at once: the second finds the work done once it holds
  * the write lock. */
 static int migrate(struct ksp_store *store, int from)
@@ -131,6 +245,11 @@ static int migrate(struct ksp_store *store, int from)
 	}
 	if (from < 2) {
 		r = ksp_store_exec(store, ksp_schema2_sql);
+		if (r < 0)
+			goto fail;
+	}
+	if (from < 3) {
+		r = ksp_store_exec(store, ksp_schema3_sql);
 		if (r < 0)
 			goto fail;
 	}
@@ -269,6 +388,7 @@ KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned in
 		ksp_set_error(ctx, "%s: cannot open store: %s", path, sqlite3_errstr(rc));
 		goto fail;
 	}
+	harden(store->db);
 	sqlite3_busy_timeout(store->db, 3000);
 	sqlite3_extended_result_codes(store->db, 1);
 	r = pragma_int(store, "PRAGMA application_id", &appid);
@@ -276,8 +396,10 @@ KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned in
 		/* WAL: reading needs the -shm index, which a read-only
 		 * directory or file system keeps us from making */
 		rc = open_immutable(path, &store->db);
-		if (rc == SQLITE_OK)
+		if (rc == SQLITE_OK) {
+			harden(store->db);
 			r = pragma_int(store, "PRAGMA application_id", &appid);
+		}
 	}
 	if (r < 0 && r != -EBADMSG && r != -EBUSY && r != -ENOMEM) {
 		int why = unwritable_why(path);
@@ -375,6 +497,9 @@ KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned in
 			goto fail;
 		}
 	}
+	r = check_schema(store);
+	if (r < 0)
+		goto fail;
 	*ret = store;
 	return 0;
 fail:

@@ -124,7 +124,7 @@ struct loader {
 
 	int64_t old_cache; /* PRAGMA cache_size before the load, 0: unchanged */
 	bool triggers_off;  /* the graph_* triggers, see triggers_pause() */
-	char *index_sql[2]; /* indexes dropped for the load, see indexes_drop() */
+	const char *index_sql[2]; /* indexes dropped for the load, see indexes_drop() */
 	int64_t changes0;   /* sqlite3_total_changes64() when they were paused */
 };
 
@@ -1191,7 +1191,8 @@ static int triggers_catch_up(struct loader *l)
 	triggers_resume(l);
 	if (n <= 0)
 		return 0;
-	rc = sqlite3_prepare_v2(l->db, "UPDATE graph_state SET gen = gen + ?1 WHERE id = 1", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(l->db, "UPDATE graph_state SET gen = gen + ?1, nonce = random() WHERE id = 1", -1,
+				&st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, n);
 		rc = sqlite3_step(st);
@@ -1209,9 +1210,12 @@ static int triggers_catch_up(struct loader *l)
  * (10^5 keys and more) each costs page reads and writes.  A load into an
  * empty table goes without them and makes them at the end, by sorting, in
  * the same transaction (so a failure still leaves the store as it was).
- * Their definitions are taken from the schema as it is.
+ * They are made again from ksp's own definitions (schema.sql, the same
+ * text), never from SQL read from the store: a store is input.
  */
 static const char *const bulk_indexes[] = { "certs_issuer", "certs_issuer_fpr" };
+static const char *const bulk_index_sql[] = { "CREATE INDEX certs_issuer ON certs(issuer_keyid)",
+					      "CREATE INDEX certs_issuer_fpr ON certs(issuer_fpr)" };
 
 static int indexes_drop(struct loader *l)
 {
@@ -1230,30 +1234,13 @@ static int indexes_drop(struct loader *l)
 		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "certs");
 	if (!empty)
 		return 0;
-	rc = sqlite3_prepare_v2(l->db, "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", -1, &st,
-				NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "schema");
+	/* the store's schema was checked to be ksp's when it was opened */
 	for (size_t i = 0; i < ARRAY_SIZE(bulk_indexes) && r == 0; i++) {
-		const unsigned char *t;
-
-		sqlite3_bind_text(st, 1, bulk_indexes[i], -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		t = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
-		if (t != NULL) {
-			l->index_sql[i] = strdup((const char *)t);
-			if (l->index_sql[i] == NULL)
-				r = -ENOMEM;
-		} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-			r = ksp_errno_from_sqlite(l->ctx, l->db, rc, "schema");
-		}
-		sqlite3_reset(st);
-		if (r == 0 && l->index_sql[i]) {
-			snprintf(sql, sizeof(sql), "DROP INDEX %s", bulk_indexes[i]);
-			r = ksp_store_exec(l->store, sql);
-		}
+		snprintf(sql, sizeof(sql), "DROP INDEX %s", bulk_indexes[i]);
+		r = ksp_store_exec(l->store, sql);
+		if (r == 0)
+			l->index_sql[i] = bulk_index_sql[i];
 	}
-	sqlite3_finalize(st);
 	return r;
 }
 
@@ -1264,7 +1251,6 @@ static int indexes_make(struct loader *l)
 	for (size_t i = 0; i < ARRAY_SIZE(bulk_indexes) && r == 0; i++)
 		if (l->index_sql[i]) {
 			r = ksp_store_exec(l->store, l->index_sql[i]);
-			free(l->index_sql[i]);
 			l->index_sql[i] = NULL;
 		}
 	return r;
@@ -1297,8 +1283,6 @@ static void loader_done(struct loader *l)
 	free(l->signers);
 	free(l->bodies);
 	free(l->buckets);
-	for (size_t i = 0; i < ARRAY_SIZE(l->index_sql); i++)
-		free(l->index_sql[i]);
 }
 
 /* Keys into @b until BATCH of them or BATCH_SIGS signatures, or the end

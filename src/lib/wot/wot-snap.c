@@ -19,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include "lib/cleanup.h"
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"
 
@@ -587,6 +588,8 @@ static int save(struct ksp_store *store, const char *path, const struct ksp_wsna
 		free(tmp);
 		return r;
 	}
+	/* a partial snapshot is removed if a signal ends the process */
+	int slot = ksp_cleanup_add(ksp_store_get_ctx(store), KSP_CLEANUP_FILE, tmp);
 	if (stat(ksp_store_path_internal(store), &st) == 0)
 		(void)fchmod(fd, st.st_mode & 0666);
 	while (left > 0) {
@@ -606,6 +609,7 @@ static int save(struct ksp_store *store, const char *path, const struct ksp_wsna
 		r = -errno;
 	if (r < 0)
 		unlink(tmp);
+	ksp_cleanup_del(ksp_store_get_ctx(store), slot);
 	free(tmp);
 	return r;
 }
