@@ -15,7 +15,12 @@ DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph pangocairo cairo libqrenc
 DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3-dev \
               libgraphviz-dev graphviz gnupg sqlite3 openssl xxd python3 bc \
               libcairo2-dev libpango1.0-dev libqrencode-dev poppler-utils libxml2-utils \
-              zbar-tools fonts-ipafont-gothic git
+              zbar-tools git debian-keyring \
+              fonts-noto-core fonts-noto-cjk fonts-ipafont-gothic
+# fonts-noto-core: Latin, Greek, Cyrillic, Arabic, Hebrew, Devanagari and the
+# other Indic scripts, Thai, Ethiopic...; fonts-noto-cjk: Chinese, Japanese,
+# Korean.  debian-keyring: the real keyring the tests' reference numbers in
+# tests/data/debian-keyring are for (2022.12.24 in Debian 12).
 DEP_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(DEPS) 2>/dev/null)
 DEP_LIBS    = $(shell $(PKG_CONFIG) --libs $(DEPS) 2>/dev/null) -lpthread
 
@@ -43,7 +48,10 @@ say = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
 SHARED_OBJS := $(patsubst %.c,%.o,$(wildcard src/shared/*.c))
-LIB_OBJS    := $(patsubst %.c,%.o,$(wildcard src/lib/*.c)) src/lib/schema.o $(SHARED_OBJS)
+# the library: the foundation in src/lib/, each subsystem in a folder of its
+# own (src/lib/openpgp/, store/, party/, render/, wot/, trust/, graph/...)
+LIB_SRCS    := $(filter-out src/lib/store/schema.c,$(wildcard src/lib/*.c src/lib/*/*.c))
+LIB_OBJS    := $(patsubst %.c,%.o,$(LIB_SRCS)) src/lib/store/schema.o $(SHARED_OBJS)
 LIB_OBJS    := $(sort $(LIB_OBJS))
 CLI_OBJS    := $(patsubst %.c,%.o,$(wildcard src/cli/*.c)) $(SHARED_OBJS)
 UNIT_TESTS  := $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
@@ -69,17 +77,21 @@ deps:
 	  fi; \
 	fi
 
+# the package list, for .ci/run and packagers: make -s print-deb-pkgs
+print-deb-pkgs:
+	@echo $(DEB_PKGS)
+
 %.o: %.c
 	$(call say,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # The store schema is compiled in from its SQL text.
 SQL_TO_C = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/'
-src/lib/schema.c: src/lib/schema.sql src/lib/schema-2.sql
+src/lib/store/schema.c: src/lib/store/schema.sql src/lib/store/schema-2.sql
 	$(call say,GEN,$@)
 	$(Q){ echo '/* generated from schema.sql, schema-2.sql */'; echo '#include "lib/libksp-private.h"'; \
-	  echo 'const char ksp_schema_sql[] ='; $(SQL_TO_C) src/lib/schema.sql; echo ';'; \
-	  echo 'const char ksp_schema2_sql[] ='; $(SQL_TO_C) src/lib/schema-2.sql; echo ';'; } > $@
+	  echo 'const char ksp_schema_sql[] ='; $(SQL_TO_C) src/lib/store/schema.sql; echo ';'; \
+	  echo 'const char ksp_schema2_sql[] ='; $(SQL_TO_C) src/lib/store/schema-2.sql; echo ';'; } > $@
 
 src/lib/libksp.a: $(LIB_OBJS)
 	$(call say,AR,$@)
@@ -91,9 +103,28 @@ src/lib/$(SONAME): $(LIB_OBJS) src/lib/libksp.sym
 	  $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(LIB_OBJS) $(DEP_LIBS)
 	$(Q)ln -sf $(SONAME) src/lib/libksp.so
 
+# The in-tree ./ksp runs as built: its RUNPATH is $ORIGIN/src/lib, the
+# library beside it in this tree (resolved from the binary's own location,
+# so it works from any working directory and in a copy of the tree).  A
+# libtool-style wrapper script would do the same but break gdb, valgrind and
+# ldd on ./ksp; the RUNPATH keeps ./ksp an ordinary ELF file.
+# LD_LIBRARY_PATH, when set, still comes first.
 ksp: $(CLI_OBJS) src/lib/$(SONAME)
 	$(call say,CCLD,$@)
-	$(Q)$(CC) $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(CLI_OBJS) -Lsrc/lib -lksp $(DEP_LIBS)
+	$(Q)$(CC) $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(CLI_OBJS) -Lsrc/lib -lksp $(DEP_LIBS) \
+	  -Wl,-rpath,'$$ORIGIN/src/lib'
+
+# The installed ksp is linked again without the build tree's RUNPATH; when
+# LIBDIR is not one the dynamic linker searches by default, it gets LIBDIR as
+# its RUNPATH instead (so PREFIX=/opt/ksp works without LD_LIBRARY_PATH).
+SYSTEM_LIBDIRS := /lib /usr/lib /usr/local/lib /lib64 /usr/lib64 \
+                  $(addprefix /usr/lib/,$(shell $(CC) -print-multiarch 2>/dev/null)) \
+                  $(addprefix /lib/,$(shell $(CC) -print-multiarch 2>/dev/null))
+INSTALL_RPATH   = $(if $(filter $(SYSTEM_LIBDIRS),$(LIBDIR)),,-Wl,-rpath,$(LIBDIR))
+# (linked at every install: its RUNPATH depends on LIBDIR)
+src/cli/ksp.installed: $(CLI_OBJS) src/lib/$(SONAME) FORCE
+	$(call say,CCLD,$@)
+	$(Q)$(CC) $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(CLI_OBJS) -Lsrc/lib -lksp $(DEP_LIBS) $(INSTALL_RPATH)
 
 tests/unit/test-%: tests/unit/test-%.o tests/unit/harness.o src/lib/libksp.a
 	$(call say,CCLD,$@)
@@ -106,6 +137,7 @@ tests/tools/%: tests/tools/%.o src/lib/libksp.a
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_TESTS)
 	$(Q)tests/check-symbols.sh src/lib/$(SONAME) src/lib/libksp.sym include/libksp.h
+	$(Q)tests/check-arrows.py
 	$(Q)tests/unit/run.sh $(UNIT_TESTS)
 	$(Q)LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/run.sh
 	$(Q)$(if $(strip $(CHECK_EXTRA)),$(MAKE) --no-print-directory $(CHECK_EXTRA),true)
@@ -116,7 +148,7 @@ check-asan: deps
 	  git ls-files -co --exclude-standard | grep -v '^build-asan/' | tar -cf - -T - | tar -xf - -C build-asan
 	$(Q)$(MAKE) --no-print-directory -C build-asan all $(UNIT_TESTS) \
 	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
-	$(Q)cd build-asan && export KSP_SHARED=$(abspath $(CURDIR)/../shared) && \
+	$(Q)cd build-asan && \
 	  ASAN_OPTIONS=detect_leaks=1 tests/unit/run.sh $(UNIT_TESTS) && \
 	  ASAN_OPTIONS=detect_leaks=1 KSP_SKIP="$(ASAN_SKIP)" LD_LIBRARY_PATH=$(CURDIR)/build-asan/src/lib tests/cli/run.sh
 
@@ -141,7 +173,7 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)LD_LIBRARY_PATH=$(CURDIR)/src/lib ./bench/run.sh
 
-install: all
+install: all src/cli/ksp.installed
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 0755 src/lib/$(SONAME) $(DESTDIR)$(LIBDIR)/
@@ -149,13 +181,24 @@ install: all
 	install -m 0644 include/libksp.h $(DESTDIR)$(INCDIR)/
 	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' -e 's|@includedir@|$(INCDIR)|' \
 	  -e 's|@VERSION@|$(VERSION)|' src/lib/libksp.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc
-	install -m 0755 ksp $(DESTDIR)$(BINDIR)/
+	install -m 0755 src/cli/ksp.installed $(DESTDIR)$(BINDIR)/ksp
 	install -d $(DESTDIR)$(DATADIR)/templates
 	install -m 0644 templates/*.txt templates/*.html $(DESTDIR)$(DATADIR)/templates/
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0644 contrib/ksp.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ksp
 	for m in docs/*.1; do [ -f "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
 	for m in docs/*.3; do [ -f "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man3/; done; true
+	@$(ldconfig_step)
+
+# Into the system (no DESTDIR), the dynamic linker's cache must learn the new
+# library, or the first ksp cannot load libksp.so.1; a DESTDIR is a staging
+# tree for a package, whose own scripts run ldconfig.
+define ldconfig_step
+if [ -z "$(DESTDIR)" ]; then \
+  if [ "$$(id -u)" = 0 ]; then ldconfig || echo "ksp: ldconfig failed; run it as root" >&2; \
+  else echo "ksp: run ldconfig as root so that the system finds libksp.so.$(SOVER) in $(LIBDIR)" >&2; fi; \
+fi
+endef
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so \
@@ -164,9 +207,12 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)/templates
 	for m in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$(basename $$m); done; true
 	for m in docs/*.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$$(basename $$m); done; true
+	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion 2>/dev/null; true
+	@$(ldconfig_step)
 
 clean:
-	rm -f src/*/*.o src/*/*.d src/lib/schema.c src/lib/libksp.a src/lib/libksp.so* ksp \
+	rm -f src/*/*.o src/*/*.d src/lib/*/*.o src/lib/*/*.d src/lib/store/schema.c src/lib/libksp.a src/lib/libksp.so* ksp src/cli/ksp.installed \
 	  tests/*/*.o tests/*/*.d $(UNIT_TESTS) $(TOOLS)
 	rm -rf build-asan demo-out tests/cli/tmp tests/fault/obj tests/fault/ksp-fault tests/fault/tmp fuzz/obj fuzz/tmp
 	rm -f $(patsubst %.c,%,$(wildcard fuzz/fuzz-*.c))
@@ -176,6 +222,7 @@ clean:
 CHECK_EXTRA :=
 include $(sort $(wildcard mk/*.mk))
 
--include $(wildcard src/*/*.d tests/*/*.d)
-.PHONY: all tests deps check check-asan check-valgrind demo bench install uninstall clean
+-include $(wildcard src/*/*.d src/lib/*/*.d tests/*/*.d)
+FORCE:
+.PHONY: FORCE all tests deps print-deb-pkgs check check-asan check-valgrind demo bench install uninstall clean
 .SECONDARY:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Benchmark: the picture of the Debian keyring's web of trust.
 #   ksp:  ksp graph --strong-set -T svg --layout sfdp (in-process graphviz),
-#         the strong set at the reference time of ../shared/keyrings
+#         the strong set at the reference time of tests/data
 #         (2023-01-01: 791 keys), every certification inside it
 #   peer: gpg --list-sigs | sig2dot | sfdp -Tsvg, as signing-party's
 #         sig2dot(1) documents it (every key with a signature; sig2dot asks
@@ -16,7 +16,7 @@ ksp="$top/ksp"
 export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 ring=/usr/share/keyrings/debian-keyring.gpg
 limit=${KSP_BENCH_TIMEOUT:-900}
-at=@1672531200 # ../shared/keyrings/debian-keyring/reference.json
+at=@1672531200 # tests/data/debian-keyring/reference.json
 if [ ! -r "$ring" ]; then
 	echo "bench: $ring missing; apt-get install debian-keyring" >&2
 	exit 2

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "lib/libksp-private.h"
-#include "lib/pgp.h"
+#include "lib/openpgp/pgp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* libFuzzer target: the native OpenPGP reader (src/lib/pgp.h), binary and
+/* libFuzzer target: the native OpenPGP reader (src/lib/openpgp/pgp.h), binary and
  * armored keyrings, every key and every field it hands back. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/libksp-private.h"
-#include "lib/pgp.h"
+#include "lib/openpgp/pgp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

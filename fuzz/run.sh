@@ -15,7 +15,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 cd "$top" || exit 2
-SK=${KSP_SHARED:-$top/../shared}/keyrings
+SK=$top/tests/data
 FUZZ_TIME=${FUZZ_TIME:-60}
 FUZZ_BUDGET=${FUZZ_BUDGET:-180}
 T=$top/fuzz/tmp

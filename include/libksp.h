@@ -410,6 +410,7 @@ enum ksp_paper {
 enum ksp_render_flags {
 	KSP_RENDER_QR = 1 << 0,    /* slips: a QR code of OPENPGP4FPR:<fingerprint> */
 	KSP_RENDER_DRAFT = 1 << 1, /* sheet of an open list: render it marked DRAFT, without digests */
+	KSP_RENDER_STRICT_FONTS = 1 << 2, /* PDF: fail (-EILSEQ) when a character has no glyph in any font */
 };
 /* Options (defaults: A4, no flags, no template, no "for", a page of slips). */
 int ksp_render_opts_new(struct ksp_ctx *ctx, struct ksp_render_opts **ret);
@@ -426,6 +427,16 @@ int ksp_render_opts_set_paper(struct ksp_render_opts *opts, unsigned int paper);
 int ksp_render_opts_set_flags(struct ksp_render_opts *opts, unsigned int flags);
 /* Slips per key (0: as many as fit one page in PDF, 8 in txt and html). */
 int ksp_render_opts_set_count(struct ksp_render_opts *opts, unsigned int count);
+/* PDF: @fn is called for each user ID (@number: the participant's list
+ * number, @fpr its fingerprint) or party field (@number 0, @fpr NULL)
+ * that has characters no installed font draws (pango's unknown glyphs,
+ * shown as empty boxes), once per Unicode script: @script is its English
+ * name ("Devanagari", "Ethiopic", ...; the ISO 15924 code when unnamed),
+ * @missing how many characters of it lack a glyph.  Since: LIBKSP_1. */
+int ksp_render_opts_set_glyph_fn(struct ksp_render_opts *opts,
+				 void (*fn)(void *data, int number, const char *fpr, const char *script,
+					    unsigned int missing),
+				 void *data);
 /* The built-in template of @kind in @format (txt or html), or NULL. */
 const char *ksp_render_builtin_template(unsigned int kind, unsigned int format);
 /**

@@ -2,15 +2,15 @@
 # make demo: a whole key-signing party on the bundled fixture keys (the
 # organizer's list, sheets and slips; four participants signing each other
 # per user ID, encrypted; the signatures imported; the status matrix and
-# the party graph), then an analysis of the Arch Linux keyring from
-# ../shared/keyrings (and of the Debian keyring when it is installed).
+# the party graph), then an analysis of the Arch Linux keyring in
+# tests/data (and of the Debian keyring, package debian-keyring).
 # Everything goes to demo-out/.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ksp="$top/ksp"
 out="$top/demo-out"
 fx="$top/tests/keyrings"
-shared="${KSP_SHARED:-$top/../shared}"
+data="$top/tests/data"
 export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 rm -rf "$out"
 mkdir -p "$out"
@@ -71,8 +71,8 @@ fi
 
 echo
 echo "== The admin: the Arch Linux keyring =="
-arch="$shared/keyrings/archlinux"
-if [ -r "$arch/archlinux.gpg" ]; then
+arch="$data/archlinux"
+if [ -r "$arch/archlinux.gpg" ] || { echo "ksp demo: $arch/archlinux.gpg missing; restore it with: git checkout tests/data" >&2; exit 2; }; then
 	export KSP_DB="$out/arch.db"
 	run wot load "$arch/archlinux.gpg"
 	run wot stats --at 2023-03-21 --top 3
@@ -95,8 +95,6 @@ if [ -r "$arch/archlinux.gpg" ]; then
 		"$ksp" graph --trust 02FD1C7A934E614545849F19A6234074498E9CEE --core "$out/arch-core.txt" --min-paths 3 \
 			--max-depth 1 --per-uid --at 2023-03-21 -T svg -o "$out/arch-trust.svg" || echo "(exit $?)"
 	fi
-else
-	echo "(../shared/keyrings/archlinux missing: skipped)"
 fi
 ring=/usr/share/keyrings/debian-keyring.gpg
 if [ -r "$ring" ]; then
@@ -105,6 +103,8 @@ if [ -r "$ring" ]; then
 	export KSP_DB="$out/debian.db"
 	run wot load "$ring"
 	run wot stats --at 2023-01-01 --top 3
+else
+	echo "(the Debian keyring part needs the package debian-keyring: apt-get install debian-keyring)"
 fi
 
 echo

@@ -28,15 +28,15 @@ const struct ksp_cmd ksp_cmd_graph = {
 		   "  --trust FPR      the paths behind the verdict of 'ksp trust' on FPR (same\n"
 		   "                   options), the core highlighted; exit status 1 when not trusted\n\n"
 		   "Options:\n"
-		   "  -T FORMAT        svg (default, or from the -o file name), png, pdf, dot; dot\n"
-		   "                   without --layout is the graph without positions\n"
-		   "  -o FILE          write FILE (atomically) instead of standard output\n"
+		   "  -T, --format FORMAT  svg (default, or from the -o file name), png, pdf, dot;\n"
+		   "                   dot without --layout is the graph without positions\n"
+		   "  -o, --output FILE  write FILE (atomically) instead of standard output\n"
 		   "  --layout NAME    graphviz layout (default: circo for a party, sfdp for the\n"
 		   "                   strong set, neato or sfdp around a key, dot for paths)\n"
 		   "  --missing        party: also draw missing certifications, dashed\n"
 		   "  --depth N        for --around (default 2)\n"
 		   "  --core-fpr FPR   --trust: a core key (repeatable)\n"
-		   "  --core FILE      --trust: core fingerprints, one per line (also --core-file)\n"
+		   "  --core, --core-file FILE  --trust: core fingerprints, one per line\n"
 		   "  --core-party     --trust: the party's participants are the core\n"
 		   "  --policy FILE    --trust: the rule from FILE (see ksp-trust(1))\n"
 		   "  --max-depth L    --trust: at most L certifications per path\n"
@@ -173,7 +173,7 @@ static int parse(struct ksp_cli *cli, int argc, char *argv[], struct opts *o)
 	o->at = (int64_t)time(NULL);
 	o->depth = 2;
 	o->max_nodes = 2000;
-	while ((c = getopt_long(argc, argv, "T:o:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "T:o:", opts)) != -1) {
 		char *end;
 		unsigned long v;
 

@@ -198,7 +198,7 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 	r = ksp_trust_policy_new(cli->ctx, &pol);
 	if (r < 0)
 		return cli_fail(cli, r, "cannot make a policy");
-	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "q", opts)) != -1) {
 		char *end;
 		long n;
 
@@ -528,8 +528,8 @@ static int run_trust_gnupg(struct ksp_cli *cli, int argc, char *argv[])
 	r = ksp_trust_gnupg_new(cli->ctx, &gr.g);
 	if (r < 0)
 		return cli_fail(cli, r, "cannot set up the GnuPG model");
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":q", opts, NULL)) != -1) {
+	cli->opt_hint = "not an option of --model gnupg";
+	while ((c = cli_getopt(cli, argc, argv, ":q", opts)) != -1) {
 		char *end;
 		long n;
 

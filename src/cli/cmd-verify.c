@@ -432,7 +432,7 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 	status = cli_trust_opts_init(cli, &to);
 	if (status)
 		return status;
-	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "q", opts)) != -1) {
 		switch (c) {
 		case OPT_GIT_TAG:
 			git_tag = optarg;

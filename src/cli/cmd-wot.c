@@ -93,7 +93,7 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 	uint64_t keys = 0, certs = 0, bad = 0;
 	int c, r, status = KSP_EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		if (c == 's')
 			flags |= KSP_WOT_LOAD_STRICT;
 		else if (c == 'n')
@@ -236,7 +236,7 @@ static int parse_graph_opts_loop(struct ksp_cli *cli, const struct ksp_cmd *cmd,
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 's':
 			o->flags |= KSP_WOT_STRUCTURAL;
@@ -254,6 +254,8 @@ static int parse_graph_opts_loop(struct ksp_cli *cli, const struct ksp_cmd *cmd,
 			break;
 		case 't': {
 			char *end;
+			if (cmd != &cmd_stats)
+				return cli_usage_error(cli, cmd, name, "--top is for 'wot stats'");
 			o->top = strtol(optarg, &end, 10);
 			if (*end || o->top < 0 || o->top > 1000000)
 				return cli_usage_error(cli, cmd, name, "--top takes a number");

@@ -256,7 +256,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	struct import_out o = { .cli = cli };
 	int c, r, status = KSP_EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		if (c == 'g') {
 			if (ksp_set_gnupg_home(cli->ctx, optarg) < 0)
 				return cli_fail(cli, -ENOMEM, "--gnupg-home");

@@ -19,6 +19,7 @@
 #include "shared/strbuf.h"
 
 static const char *progname = "ksp";
+static void cli_json_begin(void);
 /* a user ID or file name could not be escaped (ENOMEM): the output shows
  * "?" in its place, and the command must not end as if all was well */
 static int escape_error;
@@ -99,15 +100,162 @@ void cli_help(FILE *out, const struct ksp_cmd *cmd, const char *fullname)
 		fprintf(out, "\n%s", cmd->details);
 }
 
+/* One line per mistake: "ksp: party init: MESSAGE (usage: 'ksp help party init')". */
 int cli_usage_error(struct ksp_cli *cli, const struct ksp_cmd *cmd, const char *fullname,
 		    const char *fmt, ...)
 {
 	va_list ap;
+
+	if (cli->opt_reported) /* cli_getopt() said it */
+		return KSP_EXIT_ERROR;
+	fprintf(stderr, "%s: %s: ", progname, fullname);
 	va_start(ap, fmt);
-	vmsg("", true, fmt, ap);
+	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "Usage: ksp %s %s\nTry 'ksp help %s'.\n", fullname, cmd->usage ? cmd->usage : "", fullname);
+	fprintf(stderr, " (usage: 'ksp help %s')\n", fullname);
 	return KSP_EXIT_ERROR;
+}
+
+enum {
+	GOPT_DB = 0x7f000001, /* far from the commands' own values (0x1000...) */
+	GOPT_JSON,
+	GOPT_VERBOSE,
+	GOPT_QUIET,
+};
+
+static bool has_long(const struct option *o, const char *name)
+{
+	for (; o && o->name; o++)
+		if (strcmp(o->name, name) == 0)
+			return true;
+	return false;
+}
+
+static void apply_verbosity(struct ksp_cli *cli);
+
+/* The merged tables: ':' first (a missing value is told apart), the
+ * command's short options, then the global ones it does not define. */
+static int merge_opts(struct ksp_cli *cli, const char *optstring, const struct option *longopts)
+{
+	static const struct option globals[] = {
+		{ "db", required_argument, NULL, GOPT_DB },
+		{ "json", no_argument, NULL, GOPT_JSON },
+		{ "verbose", no_argument, NULL, GOPT_VERBOSE },
+		{ "quiet", no_argument, NULL, GOPT_QUIET },
+	};
+	static const char gshort[] = { 'd', 'v', 'q' };
+	size_t n = 0, k = 0;
+
+	while (*optstring == ':' || *optstring == '+' || *optstring == '-')
+		optstring++;
+	cli->optstring[k++] = ':';
+	for (const char *s = optstring; *s && k < sizeof(cli->optstring) - 8; s++)
+		cli->optstring[k++] = *s;
+	for (size_t i = 0; i < ARRAY_SIZE(gshort); i++) {
+		if (strchr(optstring, gshort[i]))
+			continue;
+		cli->optstring[k++] = gshort[i];
+		if (gshort[i] == 'd')
+			cli->optstring[k++] = ':';
+	}
+	cli->optstring[k] = '\0';
+	for (const struct option *o = longopts; o && o->name; o++) {
+		if (n + ARRAY_SIZE(globals) + 1 >= ARRAY_SIZE(cli->opts))
+			return -E2BIG;
+		cli->opts[n++] = *o;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(globals); i++)
+		if (!has_long(longopts, globals[i].name))
+			cli->opts[n++] = globals[i];
+	memset(&cli->opts[n], 0, sizeof(cli->opts[n]));
+	cli->opts_of = longopts;
+	return 0;
+}
+
+int cli_getopt(struct ksp_cli *cli, int argc, char *argv[], const char *optstring, const struct option *longopts)
+{
+	const char *full = cli->full ? cli->full : cli->prog;
+	int c;
+
+	if (cli->opts_of != longopts || optind == 0) {
+		if (merge_opts(cli, optstring, longopts) < 0) {
+			fprintf(stderr, "%s: %s: too many options (a bug)\n", progname, full);
+			cli->opt_reported = true;
+			return '?';
+		}
+	}
+	for (;;) {
+		int prev = optind ? optind : 1;
+
+		c = getopt_long(argc, argv, cli->optstring, cli->opts, NULL);
+		/* the option table the command parsed with (the last one, as
+		 * 'trust --model gnupg' parses again), for the completion test
+		 * (tests/cli/T030-completion.sh): print it, do nothing */
+		if (c == -1 && getenv("KSP_LIST_OPTIONS")) {
+			for (const struct option *o = cli->opts; o->name; o++)
+				printf("--%s\n", o->name);
+			for (const char *s = cli->optstring; *s; s++)
+				if (*s != ':')
+					printf("-%c\n", *s);
+			fflush(stdout);
+			_exit(KSP_EXIT_OK);
+		}
+		switch (c) {
+		case 'd':
+			if (strchr(optstring, 'd'))
+				return c;
+			/* fall through */
+		case GOPT_DB:
+			cli->db_path = optarg;
+			continue;
+		case GOPT_JSON:
+			cli->json = true;
+			cli_json_begin();
+			continue;
+		case 'v':
+			if (strchr(optstring, 'v'))
+				return c;
+			/* fall through */
+		case GOPT_VERBOSE:
+			cli->verbose++;
+			apply_verbosity(cli);
+			continue;
+		case 'q':
+			if (strchr(optstring, 'q'))
+				return c;
+			/* fall through */
+		case GOPT_QUIET:
+			cli->quiet = true;
+			apply_verbosity(cli);
+			continue;
+		case ':':
+		case '?': {
+			/* the option as given (getopt moved past it) */
+			const char *arg = prev < argc ? argv[prev] : "";
+			char *esc = cli_escape(arg, strlen(arg), KSP_ESCAPE_TERMINAL);
+			const char *eq = esc ? strchr(esc, '=') : NULL;
+
+			if (c == ':')
+				fprintf(stderr, "%s: %s: option '%s' needs a value (usage: 'ksp help %s')\n", progname,
+					full, esc ? esc : "?", full);
+			else if (eq && strncmp(esc, "--", 2) == 0 && optopt != 0)
+				fprintf(stderr, "%s: %s: option '%.*s' takes no value (usage: 'ksp help %s')\n",
+					progname, full, (int)(eq - esc), esc, full);
+			else if (optopt != 0 && strncmp(arg, "--", 2) != 0)
+				fprintf(stderr, "%s: %s: unknown option '-%c' (usage: 'ksp help %s')\n", progname, full,
+					optopt > ' ' && optopt < 127 ? optopt : '?', full);
+			else
+				fprintf(stderr, "%s: %s: unknown option '%s' (%s%susage: 'ksp help %s')\n", progname, full,
+					esc ? esc : "?", cli->opt_hint ? cli->opt_hint : "", cli->opt_hint ? "; " : "",
+					full);
+			free(esc);
+			cli->opt_reported = true;
+			return '?';
+		}
+		default:
+			return c;
+		}
+	}
 }
 
 int cli_run_group(struct ksp_cli *cli, const struct ksp_cmd *group, int argc, char *argv[])
@@ -129,6 +277,7 @@ int cli_run_group(struct ksp_cli *cli, const struct ksp_cmd *group, int argc, ch
 		return KSP_EXIT_ERROR;
 	}
 	snprintf(full, sizeof(full), "%s %s", group->name, sub->name);
+	cli->full = full;
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			break;
@@ -224,6 +373,18 @@ static void progress(void *data, const char *what, uint64_t done, uint64_t total
 		fprintf(stderr, "\r\033[Kksp: %s: %llu", what, (unsigned long long)done);
 }
 
+/* -v / -q, given before or after the command */
+static void apply_verbosity(struct ksp_cli *cli)
+{
+	if (getenv("KSP_LOG") == NULL)
+		ksp_set_log_priority(cli->ctx, cli->verbose >= 2 ? LOG_DEBUG :
+						cli->verbose	  ? LOG_INFO :
+						cli->quiet	  ? LOG_CRIT :
+								    LOG_WARNING);
+	if (cli->quiet)
+		ksp_set_progress_fn(cli->ctx, NULL, NULL);
+}
+
 static void usage(FILE *out)
 {
 	static const char *const titles[] = {
@@ -316,7 +477,7 @@ static void purge_stdout(void)
 	__fpurge(stdout);
 }
 
-int main(int argc, char *argv[])
+static int ksp_main(struct ksp_cli *cli_, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
@@ -327,7 +488,7 @@ int main(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	struct ksp_cli cli = { 0 };
+#define cli (*cli_)
 	const struct ksp_cmd *cmd;
 	int c, r;
 
@@ -347,13 +508,15 @@ int main(int argc, char *argv[])
 	cli.db_path = getenv("KSP_DB");
 	if (cli.db_path == NULL || *cli.db_path == '\0')
 		cli.db_path = "ksp.db";
-	while ((c = getopt_long(argc, argv, "+d:vqVh", opts, NULL)) != -1) {
+	opterr = 0; /* one message per mistake: ours, naming the option */
+	while ((c = getopt_long(argc, argv, "+:d:vqVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			cli.db_path = optarg;
 			break;
 		case 'J':
 			cli.json = true;
+			cli_json_begin();
 			break;
 		case 'v':
 			cli.verbose++;
@@ -367,9 +530,20 @@ int main(int argc, char *argv[])
 		case 'h':
 			usage(stdout);
 			return KSP_EXIT_OK;
-		default:
-			usage(stderr);
+		case ':':
+			fprintf(stderr, "ksp: option '-%c' needs a value (usage: 'ksp --help')\n", optopt ? optopt : 'd');
 			return KSP_EXIT_ERROR;
+		default: {
+			const char *arg = argv[optind - 1];
+			char *esc = cli_escape(arg, strlen(arg), KSP_ESCAPE_TERMINAL);
+			if (optopt && strncmp(arg, "--", 2) != 0)
+				fprintf(stderr, "ksp: unknown option '-%c' (usage: 'ksp --help')\n",
+					optopt > ' ' && optopt < 127 ? optopt : '?');
+			else
+				fprintf(stderr, "ksp: unknown option '%s' (usage: 'ksp --help')\n", esc ? esc : "?");
+			free(esc);
+			return KSP_EXIT_ERROR;
+		}
 		}
 	}
 	if (optind >= argc) {
@@ -397,10 +571,8 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "ksp: cannot initialize: %s\n", strerror(-r));
 		return KSP_EXIT_ERROR;
 	}
-	if (getenv("KSP_LOG") == NULL) {
+	if (getenv("KSP_LOG") == NULL)
 		ksp_set_log_fn(cli.ctx, log_cli, NULL);
-		ksp_set_log_priority(cli.ctx, cli.verbose >= 2 ? LOG_DEBUG : cli.verbose ? LOG_INFO : cli.quiet ? LOG_CRIT : LOG_WARNING);
-	}
 	if (getenv("GNUPGHOME") && (r = ksp_set_gnupg_home(cli.ctx, getenv("GNUPGHOME"))) < 0) {
 		fprintf(stderr, "ksp: GNUPGHOME: cannot use it: %s; nothing was done, run the command again\n",
 			strerror(-r));
@@ -412,18 +584,8 @@ int main(int argc, char *argv[])
 	/* progress of long work, on a terminal only */
 	if (!cli.quiet && isatty(STDERR_FILENO))
 		ksp_set_progress_fn(cli.ctx, progress, &cli);
-	/* --json is accepted anywhere before "--" (ksp party list --json) */
-	for (int i = optind + 1, j; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strcmp(argv[i], "--json") == 0) {
-			cli.json = true;
-			for (j = i; j + 1 < argc; j++)
-				argv[j] = argv[j + 1];
-			argv[--argc] = NULL;
-			i--;
-		}
-	}
+	apply_verbosity(&cli);
+	/* the global options after the command: cli_getopt() */
 	cli.prog = cmd->name;
 	argc -= optind;
 	argv += optind;
@@ -440,5 +602,188 @@ int main(int argc, char *argv[])
 	/* an error already reported is the one line; else say the output is short */
 	if (escape_error && r != KSP_EXIT_ERROR)
 		return cli_output_fail(&cli, "%s", "the output is incomplete, run the command again");
+	return r;
+}
+#undef cli
+
+/*
+ * --json: an error is also a JSON object on standard output, so that
+ * scripts never parse prose.  Every error line ksp prints on stderr starts
+ * "ksp: " (warnings "ksp: warning: "); stderr is passed through a stream
+ * that remembers the last such line, and main() turns it into
+ * {"error": "...", "file": "..."|null, "exit": 2} when the command failed.
+ * "file" is the file the message begins with, when that is one the
+ * command was given (an argument, or the store).
+ */
+static char last_error[1024];
+static size_t line_len;
+static char line_buf[1024];
+static bool line_overflow;
+
+static ssize_t err_write(void *cookie, const char *buf, size_t size)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = write(STDERR_FILENO, buf + done, size - done);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break; /* stderr gone: nothing more to do */
+		}
+		done += (size_t)n;
+	}
+	for (size_t i = 0; i < size; i++) {
+		if (buf[i] != '\n') {
+			if (line_len + 1 < sizeof(line_buf))
+				line_buf[line_len++] = buf[i];
+			else
+				line_overflow = true;
+			continue;
+		}
+		line_buf[line_len] = '\0';
+		if (strncmp(line_buf, "ksp: ", 5) == 0 && strncmp(line_buf + 5, "warning: ", 9) != 0 &&
+		    strncmp(line_buf + 5, "info: ", 6) != 0 && strncmp(line_buf + 5, "notice: ", 8) != 0 &&
+		    strncmp(line_buf + 5, "debug: ", 7) != 0)
+			memcpy(last_error, line_buf + 5, line_len - 5 + 1);
+		line_len = 0;
+		line_overflow = false;
+	}
+	return (ssize_t)size;
+}
+
+static void capture_stderr(void)
+{
+	static const cookie_io_functions_t io = { .write = err_write };
+	FILE *f = fopencookie(NULL, "w", io);
+
+	if (f == NULL)
+		return; /* the plain stderr then: only the JSON error is lost */
+	setvbuf(f, NULL, _IOLBF, 0);
+	stderr = f;
+}
+
+/*
+ * With --json, standard output is collected in memory and written at the
+ * end, so that an error can be added to the command's own JSON object (its
+ * partial report, e.g. the files imported before one failed) instead of
+ * following it as a second document.
+ */
+static FILE *real_stdout;
+static char *json_buf;
+static size_t json_len;
+
+static void cli_json_begin(void)
+{
+	FILE *m;
+
+	if (real_stdout)
+		return;
+	fflush(stdout);
+	m = open_memstream(&json_buf, &json_len);
+	if (m == NULL)
+		return; /* written as it comes; an error object then follows the report */
+	real_stdout = stdout;
+	stdout = m;
+}
+
+/* The error object's members: "error":"...","file":...,"exit":2 */
+static void json_error_members(FILE *out, const struct ksp_cli *cli, int argc, char *argv[])
+{
+	const char *msg = *last_error ? last_error : "failed (no message)";
+	const char *colon = strstr(msg, ": ");
+	char file[512] = "";
+
+	/* "FILE: ..." where FILE is one the command was given (not the name
+	 * of the command: "verify: give the core") */
+	if (colon && (size_t)(colon - msg) < sizeof(file)) {
+		bool given;
+
+		memcpy(file, msg, (size_t)(colon - msg));
+		file[colon - msg] = '\0';
+		given = cli->db_path && strcmp(file, cli->db_path) == 0;
+		for (int i = 1; i < argc && !given; i++) {
+			const char *eq = strchr(argv[i], '=');
+			given = strcmp(argv[i], file) == 0 || (argv[i][0] == '-' && eq && strcmp(eq + 1, file) == 0);
+		}
+		if (given && !strchr(file, '/') && !strchr(file, '.') && access(file, F_OK) < 0 &&
+		    (cli_find(ksp_commands, file) || (cli->full && strstr(cli->full, file))))
+			given = false;
+		if (!given)
+			file[0] = '\0';
+	}
+	fputs("\"error\":", out);
+	cli_json_str(out, msg, strlen(msg));
+	fputs(",\"file\":", out);
+	if (*file)
+		cli_json_str(out, file, strlen(file));
+	else
+		fputs("null", out);
+	fputs(",\"exit\":2", out);
+}
+
+/* Writes the collected output, with the error merged in when @failed.
+ * Returns 0, or -errno of standard output. */
+static int json_finish(const struct ksp_cli *cli, bool failed, int argc, char *argv[])
+{
+	size_t end;
+	bool object;
+
+	if (real_stdout) {
+		if (fclose(stdout) != 0)
+			json_len = 0;
+		stdout = real_stdout;
+		real_stdout = NULL;
+	}
+	end = json_len;
+	while (end > 0 && (json_buf[end - 1] == '\n' || json_buf[end - 1] == ' '))
+		end--;
+	/* one object, as every reporting command writes: the error goes inside */
+	object = end > 1 && json_buf[0] == '{' && json_buf[end - 1] == '}' &&
+		 !memchr(json_buf, '\n', end);
+	if (failed && object) {
+		fwrite(json_buf, 1, end - 1, stdout);
+		fputc(',', stdout);
+		json_error_members(stdout, cli, argc, argv);
+		fputs("}\n", stdout);
+	} else {
+		if (json_len)
+			fwrite(json_buf, 1, json_len, stdout);
+		if (failed) {
+			fputc('{', stdout);
+			json_error_members(stdout, cli, argc, argv);
+			fputs("}\n", stdout);
+		}
+	}
+	free(json_buf);
+	json_buf = NULL;
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return -errno;
+	return 0;
+}
+
+int main(int argc, char *argv[])
+{
+	struct ksp_cli cli = { 0 };
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	int r;
+
+	capture_stderr();
+	/* getopt permutes argv; json_error() looks at what was given */
+	if (args)
+		memcpy(args, argv, (size_t)argc * sizeof(*args));
+	r = ksp_main(&cli, argc, argv);
+	/* an error before --json was read (ksp wot stats --top x --json) */
+	for (int i = 1; args && i < argc && r == KSP_EXIT_ERROR && !cli.json; i++) {
+		if (strcmp(args[i], "--") == 0)
+			break;
+		cli.json = strcmp(args[i], "--json") == 0;
+	}
+	if (cli.json && json_finish(&cli, r == KSP_EXIT_ERROR, args ? argc : 0, args) < 0) {
+		fprintf(stderr, "ksp: error writing output: %s\n", strerror(errno));
+		r = KSP_EXIT_ERROR;
+	}
+	free(args);
+	fflush(stderr);
 	return r;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +30,13 @@ struct ksp_cli {
 	/* progress line on a terminal */
 	int64_t progress_last_ms;
 	bool progress_shown;
+	/* cli_getopt(): the command's options merged with the global ones */
+	const struct option *opts_of;  /* the command's table they were made from */
+	struct option opts[96];
+	char optstring[96];
+	bool opt_reported; /* cli_getopt() printed the error of a bad option */
+	const char *full;  /* "party init": the command, for messages */
+	const char *opt_hint; /* added to cli_getopt()'s "unknown option" line */
 };
 
 struct ksp_cmd {
@@ -55,6 +63,13 @@ int cli_fail(struct ksp_cli *cli, int r, const char *fmt, ...) _printf_format_(3
 void cli_help(FILE *out, const struct ksp_cmd *cmd, const char *fullname);
 int cli_usage_error(struct ksp_cli *cli, const struct ksp_cmd *cmd, const char *fullname,
 		    const char *fmt, ...) _printf_format_(4, 5);
+/* getopt_long() for a command: the global options (-d/--db, --json,
+ * -v/--verbose, -q/--quiet) are accepted among the command's own, before
+ * or after its arguments, unless the command defines that option itself;
+ * they are applied here and never returned.  A bad option or a missing
+ * value is reported here, in one line naming it, and returned as '?'
+ * (the command then returns cli_usage_error(), which adds nothing). */
+int cli_getopt(struct ksp_cli *cli, int argc, char *argv[], const char *optstring, const struct option *longopts);
 /* Run a group command (dispatches to subcmds). */
 int cli_run_group(struct ksp_cli *cli, const struct ksp_cmd *group, int argc, char *argv[]);
 const struct ksp_cmd *cli_find(const struct ksp_cmd *const *table, const char *name);

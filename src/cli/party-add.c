@@ -86,7 +86,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	bool gnupg = false;
 	int c, r = 0, status = KSP_EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 'g': gnupg = true; break;
 		case 'w': flags |= KSP_ADD_ALLOW_WEAK; break;
@@ -154,7 +154,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		goto out;
 	}
 	fflush(stdout);
-	if (!cli->json && !(flags & KSP_ADD_DRY_RUN))
+	if (!cli->json && !cli->quiet && !(flags & KSP_ADD_DRY_RUN))
 		fprintf(stderr, "%d key(s) added, %d refused.\n", o.accepted, o.refused);
 	status = o.refused ? KSP_EXIT_NEGATIVE : KSP_EXIT_OK;
 out:

@@ -100,7 +100,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	char *sha = NULL, *rmd = NULL;
 	int c, r, version = 0, v = 0, status;
 
-	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "o:", opts)) != -1) {
 		if (c == 'o')
 			out = optarg;
 		else
@@ -195,7 +195,7 @@ static int run_digest(struct ksp_cli *cli, int argc, char *argv[])
 	const char *out = NULL;
 	int c, r, version = 0, status;
 
-	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "o:", opts)) != -1) {
 		if (c == 'n') {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -241,7 +241,7 @@ static int run_reopen(struct ksp_cli *cli, int argc, char *argv[])
 	const char *reason = NULL;
 	int c, r, status = KSP_EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		if (c == 'r')
 			reason = optarg;
 		else
@@ -253,11 +253,17 @@ static int run_reopen(struct ksp_cli *cli, int argc, char *argv[])
 	if (r)
 		return r;
 	r = ksp_party_reopen(party, reason);
-	if (r < 0)
+	if (r < 0) {
 		status = cli_fail(cli, r, "%s: cannot reopen", cli->db_path);
-	else if (!cli->quiet)
+	} else if (cli->json) {
+		printf("{\"format_version\":1,\"reopened\":true,\"kept_version\":%d,\"reason\":",
+		       ksp_party_get_list_version(party));
+		cli_json_str(stdout, reason, strlen(reason));
+		printf("}\n");
+	} else if (!cli->quiet) {
 		fprintf(stderr, "List reopened; version %d stays on record. Close again for a new version.\n",
 			ksp_party_get_list_version(party));
+	}
 	ksp_party_unref(party);
 	ksp_store_unref(store);
 	return status;
@@ -266,7 +272,7 @@ static int run_reopen(struct ksp_cli *cli, int argc, char *argv[])
 const struct ksp_cmd ksp_cmd_party_reopen = {
 	.name = "reopen",
 	.run = run_reopen,
-	.usage = "--reason TEXT",
+	.usage = "--reason TEXT [--json]",
 	.help = "reopen a frozen list for latecomers",
 	.group = KSP_GROUP_ORGANIZER,
 };
@@ -277,8 +283,13 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 	struct ksp_party *party = NULL;
 	uint8_t *data = NULL;
 	size_t len = 0;
-	int r, v = 0, status;
+	static const struct option opts[] = { {} };
+	int c, r, v = 0, status;
 
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1)
+		return cli_usage_error(cli, &ksp_cmd_party_verify_list, "party verify-list", "bad option");
+	argc -= optind - 1; /* argv[1] the list file, as before */
+	argv += optind - 1;
 	if (argc != 2)
 		return cli_usage_error(cli, &ksp_cmd_party_verify_list, "party verify-list", "give one list file");
 	r = read_file_all(argv[1], 64u << 20, &data, &len);

@@ -14,7 +14,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[]);
 const struct ksp_cmd ksp_cmd_party_export = {
 	.name = "export",
 	.run = run,
-	.usage = "[--signed-only] [--binary] [-o FILE]",
+	.usage = "[--signed-only] [--binary] [-o FILE [--json]]",
 	.help = "write the party keyring with the certifications, to publish",
 	.details = "The participants' keys as added, with every verified certification\n"
 		   "imported since ('ksp import') merged in; ASCII-armored. Keyservers drop\n"
@@ -43,7 +43,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	size_t len = 0;
 	int c, r, status = KSP_EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "o:", opts)) != -1) {
 		if (c == 's')
 			flags |= KSP_EXPORT_SIGNED_ONLY;
 		else if (c == 'b')
@@ -55,6 +55,9 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	}
 	if (optind < argc)
 		return cli_usage_error(cli, &ksp_cmd_party_export, "party export", "unexpected argument '%s'", argv[optind]);
+	if (cli->json && strcmp(out, "-") == 0)
+		return cli_usage_error(cli, &ksp_cmd_party_export, "party export",
+				       "--json reports on the file written: give -o FILE (the keyring itself is not JSON)");
 	r = cli_open_party(cli, false, &store, &party);
 	if (r)
 		return r;
@@ -78,8 +81,14 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		status = KSP_EXIT_ERROR;
 		goto done;
 	}
-	if (!cli->quiet && strcmp(out, "-") != 0)
+	if (cli->json) {
+		printf("{\"format_version\":1,\"file\":");
+		cli_json_str(stdout, out, strlen(out));
+		printf(",\"keys\":%d,\"bytes\":%zu,\"binary\":%s,\"signed_only\":%s}\n", n, len,
+		       flags & KSP_EXPORT_BINARY ? "true" : "false", flags & KSP_EXPORT_SIGNED_ONLY ? "true" : "false");
+	} else if (!cli->quiet && strcmp(out, "-") != 0) {
 		fprintf(stderr, "%d key(s) written to %s.\n", n, out);
+	}
 done:
 	free(data);
 	ksp_party_unref(party);

@@ -34,7 +34,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	struct ksp_party *party = NULL;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 'n': name = optarg; break;
 		case 't': date = optarg; break;

@@ -11,10 +11,13 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	struct ksp_party *party = NULL;
 	struct ksp_participant_iter *it = NULL;
 	struct ksp_participant *p;
-	int r, n = 0, status = KSP_EXIT_OK;
+	static const struct option opts[] = { {} };
+	int c, r, n = 0, status = KSP_EXIT_OK;
 
-	if (argc > 1)
-		return cli_usage_error(cli, &ksp_cmd_party_list, "party list", "unexpected argument '%s'", argv[1]);
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1)
+		return cli_usage_error(cli, &ksp_cmd_party_list, "party list", "bad option");
+	if (optind < argc)
+		return cli_usage_error(cli, &ksp_cmd_party_list, "party list", "unexpected argument '%s'", argv[optind]);
 	r = cli_open_party(cli, false, &store, &party);
 	if (r)
 		return r;

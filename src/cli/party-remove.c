@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <stdio.h>
+#include <string.h>
 #include "cli/party.h"
 
 static int run(struct ksp_cli *cli, int argc, char *argv[])
 {
 	struct ksp_store *store = NULL;
 	struct ksp_party *party = NULL;
-	int r, status = KSP_EXIT_OK;
+	static const struct option opts[] = { {} };
+	int c, r, status = KSP_EXIT_OK;
 
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1)
+		return cli_usage_error(cli, &ksp_cmd_party_remove, "party remove", "bad option");
+	argc -= optind - 1; /* argv[1..] the participants, as before */
+	argv += optind - 1;
 	if (argc < 2)
 		return cli_usage_error(cli, &ksp_cmd_party_remove, "party remove", "give a participant number or fingerprint");
 	r = cli_open_party(cli, true, &store, &party);
@@ -20,10 +26,19 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		r = ksp_store_commit(store);
 	else
 		ksp_store_rollback(store);
-	if (r < 0)
+	if (r < 0) {
 		status = cli_fail(cli, r, "%s: cannot remove", cli->db_path);
-	else if (!cli->quiet)
+	} else if (cli->json) {
+		printf("{\"format_version\":1,\"removed\":[");
+		for (int i = 1; i < argc; i++) {
+			if (i > 1)
+				putchar(',');
+			cli_json_str(stdout, argv[i], strlen(argv[i]));
+		}
+		printf("],\"count\":%d}\n", argc - 1);
+	} else if (!cli->quiet) {
 		fprintf(stderr, "%d participant(s) removed.\n", argc - 1);
+	}
 	ksp_party_unref(party);
 	ksp_store_unref(store);
 	return status;
@@ -32,7 +47,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 const struct ksp_cmd ksp_cmd_party_remove = {
 	.name = "remove",
 	.run = run,
-	.usage = "FPR|N...",
+	.usage = "[--json] FPR|N...",
 	.help = "take participants off the open list",
 	.group = KSP_GROUP_ORGANIZER,
 };

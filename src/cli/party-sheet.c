@@ -36,6 +36,67 @@ static int format_from_name(const char *path)
 	return -1;
 }
 
+/* The Debian package with a font for @script (Noto covers the scripts people
+ * write their names in; CJK is a package of its own). */
+static const char *font_package(const char *script)
+{
+	static const char *const cjk[] = { "Han", "Hiragana", "Katakana", "Hangul", "Bopomofo" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(cjk); i++)
+		if (strcmp(script, cjk[i]) == 0)
+			return "fonts-noto-cjk";
+	if (strcmp(script, "Common") == 0)
+		return "fonts-noto-color-emoji or fonts-noto-extra";
+	return "fonts-noto-core (or fonts-noto-extra)";
+}
+
+struct glyph_gap {
+	int number;
+	char fpr[65];
+	char script[32];
+	unsigned int missing;
+};
+
+struct glyph_report {
+	struct ksp_cli *cli;
+	const char *out;
+	bool strict;
+	unsigned long missing;
+	struct glyph_gap *gaps; /* for --json */
+	size_t n_gaps;
+};
+
+/* A user ID (or the party's name) with characters no installed font draws:
+ * the PDF would show empty boxes, so say whose, which script and what to
+ * install (with --strict it is an error, and nothing is written). */
+static void glyph_gap(void *data, int number, const char *fpr, const char *script, unsigned int missing)
+{
+	struct glyph_report *g = data;
+	struct glyph_gap *n;
+
+	g->missing += missing;
+	n = realloc(g->gaps, (g->n_gaps + 1) * sizeof(*g->gaps));
+	if (n) { /* without memory the JSON lacks the detail; the count stays */
+		g->gaps = n;
+		n = &g->gaps[g->n_gaps++];
+		n->number = number;
+		snprintf(n->fpr, sizeof(n->fpr), "%s", fpr ? fpr : "");
+		snprintf(n->script, sizeof(n->script), "%s", script);
+		n->missing = missing;
+	}
+	if (g->cli->quiet && !g->strict)
+		return;
+	if (number > 0)
+		fprintf(stderr, "ksp: %s%s: #%d %s: %u %s character(s) of a user ID have no font; "
+			"they would print as empty boxes: install one, e.g. apt-get install %s\n",
+			g->strict ? "" : "warning: ", g->out, number, fpr ? fpr : "", missing, script,
+			font_package(script));
+	else
+		fprintf(stderr, "ksp: %s%s: %u %s character(s) of the party's name or place have no font; "
+			"they would print as empty boxes: install one, e.g. apt-get install %s\n",
+			g->strict ? "" : "warning: ", g->out, missing, script, font_package(script));
+}
+
 static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int kind)
 {
 	static const struct option opts[] = {
@@ -48,6 +109,7 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		{ "count", required_argument, NULL, 'n' },
 		{ "print-template", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "strict", no_argument, NULL, 'S' },
 		{},
 	};
 	const struct ksp_cmd *cmd = kind == KSP_RENDER_SHEET ? &ksp_cmd_party_sheet : &ksp_cmd_party_slips;
@@ -59,8 +121,9 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 	const char *out = NULL, *for_spec = NULL, *tmpl = NULL;
 	unsigned int flags = 0, paper = KSP_PAPER_A4, count = 0;
 	int c, r, format = -1, status = KSP_EXIT_OK;
+	struct glyph_report gr = { .cli = cli };
 
-	while ((c = getopt_long(argc, argv, "f:o:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "f:o:", opts)) != -1) {
 		switch (c) {
 		case 'f':
 			format = parse_format(optarg);
@@ -121,6 +184,10 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		case 'o':
 			out = optarg;
 			break;
+		case 'S':
+			flags |= KSP_RENDER_STRICT_FONTS;
+			gr.strict = true;
+			break;
 		default:
 			return cli_usage_error(cli, cmd, full, "bad option");
 		}
@@ -135,6 +202,9 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		format = kind == KSP_RENDER_SHEET ? KSP_FORMAT_TXT : KSP_FORMAT_PDF;
 	if (format == KSP_FORMAT_PDF && tmpl)
 		return cli_usage_error(cli, cmd, full, "--template is for txt and html; the PDF is drawn by ksp itself");
+	if (cli->json && out == NULL)
+		return cli_usage_error(cli, cmd, full,
+				       "--json reports on the file written: give -o FILE (the %s itself is not JSON)", what);
 	if (format == KSP_FORMAT_PDF && out == NULL && isatty(1)) {
 		cli_err(cli, "will not write a PDF to a terminal; give -o FILE.pdf or redirect the output");
 		return KSP_EXIT_ERROR;
@@ -144,7 +214,8 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		return cli_fail(cli, r, "cannot make the %s options", what);
 	if ((r = ksp_render_opts_set_for(ro, for_spec)) < 0 || (r = ksp_render_opts_set_template(ro, tmpl)) < 0 ||
 	    (r = ksp_render_opts_set_paper(ro, paper)) < 0 || (r = ksp_render_opts_set_flags(ro, flags)) < 0 ||
-	    (r = ksp_render_opts_set_count(ro, count)) < 0) {
+	    (r = ksp_render_opts_set_count(ro, count)) < 0 ||
+	    (r = ksp_render_opts_set_glyph_fn(ro, glyph_gap, &gr)) < 0) {
 		status = cli_fail(cli, r, "bad %s options", what);
 		goto out;
 	}
@@ -153,10 +224,17 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		status = r;
 		goto out;
 	}
+	gr.out = out ? out : "standard output";
 	if (out)
 		r = ksp_party_render_file(party, kind, (unsigned int)format, ro, out);
 	else
 		r = ksp_party_render(party, kind, (unsigned int)format, ro, 1);
+	if (r == -EILSEQ && gr.strict) {
+		cli_err(cli, "%s: not written: %lu character(s) have no font (--strict); install the fonts named above",
+			gr.out, gr.missing);
+		status = KSP_EXIT_ERROR;
+		goto out;
+	}
 	if (r < 0) {
 		status = cli_fail(cli, r, "%s: cannot make the %s", out ? out : "standard output", what);
 		goto out;
@@ -165,13 +243,35 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		cli_warn(cli, "a personal copy (--for) is not the announced list text; its digest differs");
 	if (kind == KSP_RENDER_SHEET && !ksp_party_is_closed(party))
 		cli_warn(cli, "the list is open: this sheet is a DRAFT, not for verifying");
-	if (out && !cli->quiet) {
+	if (cli->json) {
+		static const char *const fmts[] = { "txt", "html", "pdf" };
+		printf("{\"format_version\":1,\"file\":");
+		cli_json_str(stdout, out, strlen(out));
+		printf(",\"kind\":\"%s\",\"format\":\"%s\",\"pages\":", what, fmts[format]);
+		if (format == KSP_FORMAT_PDF)
+			printf("%d", r);
+		else
+			printf("null");
+		printf(",\"draft\":%s,\"missing_glyphs\":[", ksp_party_is_closed(party) ? "false" : "true");
+		for (size_t i = 0; i < gr.n_gaps; i++) {
+			printf("%s{\"number\":%d,\"fingerprint\":", i ? "," : "", gr.gaps[i].number);
+			if (*gr.gaps[i].fpr)
+				printf("\"%s\"", gr.gaps[i].fpr);
+			else
+				printf("null");
+			printf(",\"script\":");
+			cli_json_str(stdout, gr.gaps[i].script, strlen(gr.gaps[i].script));
+			printf(",\"missing\":%u}", gr.gaps[i].missing);
+		}
+		printf("]}\n");
+	} else if (out && !cli->quiet) {
 		if (format == KSP_FORMAT_PDF)
 			fprintf(stderr, "%s: %d page%s\n", out, r, r == 1 ? "" : "s");
 		else
 			fprintf(stderr, "%s: written\n", out);
 	}
 out:
+	free(gr.gaps);
 	ksp_render_opts_free(ro);
 	ksp_party_unref(party);
 	ksp_store_unref(store);
@@ -191,7 +291,7 @@ static int run_slips(struct ksp_cli *cli, int argc, char *argv[])
 const struct ksp_cmd ksp_cmd_party_sheet = {
 	.name = "sheet",
 	.run = run_sheet,
-	.usage = "[--format txt|html|pdf] [--for FPR|N] [--template FILE] [--paper a4|letter] [--draft] [-o OUT]",
+	.usage = "[--format txt|html|pdf] [--for FPR|N] [--template FILE] [--paper a4|letter] [--draft] [--strict] [-o OUT [--json]]",
 	.help = "print the verification sheet of the frozen list",
 	.details = "The sheet shows the party, the list version and its digests (with room to write\n"
 		   "the announced ones), then every participant with boxes to tick per key and per\n"
@@ -204,6 +304,8 @@ const struct ksp_cmd ksp_cmd_party_sheet = {
 		   "      --print-template FMT  print the built-in txt or html template\n"
 		   "      --paper SIZE      a4 (default) or letter\n"
 		   "      --draft           sheet of an open list, marked DRAFT, without digests\n"
+		   "      --strict          PDF: a character no installed font draws is an error\n"
+		   "                        (default: a warning naming the participant and script)\n"
 		   "  -o, --output FILE     write FILE (atomically) instead of standard output\n",
 	.group = KSP_GROUP_ORGANIZER,
 };
@@ -211,7 +313,7 @@ const struct ksp_cmd ksp_cmd_party_sheet = {
 const struct ksp_cmd ksp_cmd_party_slips = {
 	.name = "slips",
 	.run = run_slips,
-	.usage = "[--format pdf|html|txt] [--qr] [--for FPR|N] [--count N] [--paper a4|letter] [-o OUT]",
+	.usage = "[--format pdf|html|txt] [--qr] [--for FPR|N] [--count N] [--paper a4|letter] [--strict] [-o OUT [--json]]",
 	.help = "print fingerprint slips to cut out and hand out",
 	.details = "Slips of one key with --for (a participant's own, as gpg-key2ps makes them),\n"
 		   "else one block of slips per participant, each starting a new page.\n\n"
@@ -223,6 +325,7 @@ const struct ksp_cmd ksp_cmd_party_slips = {
 		   "      --template FILE   your own txt or html template (see ksp-party-sheet(1))\n"
 		   "      --print-template FMT  print the built-in txt or html template\n"
 		   "      --paper SIZE      a4 (default) or letter\n"
+		   "      --strict          PDF: a character no installed font draws is an error\n"
 		   "  -o, --output FILE     write FILE (atomically) instead of standard output\n",
 	.group = KSP_GROUP_PARTICIPANT,
 };

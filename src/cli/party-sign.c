@@ -261,7 +261,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	int c, r, level = 0, status = KSP_EXIT_OK;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 'a': as = optarg; break;
 		case 'A': flags |= KSP_SIGN_ALL; break;

@@ -252,7 +252,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	int c, r, status = KSP_EXIT_OK;
 	int *buf = NULL;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		if (c == 'm')
 			missing = true;
 		else if (c == 'f')

@@ -60,12 +60,15 @@ struct sqlite3 *ksp_store_db(struct ksp_store *store);
 const char *ksp_store_path_internal(const struct ksp_store *store);
 extern const char ksp_schema_sql[];
 extern const char ksp_schema2_sql[];
-/* The graph snapshot cached on the store (wot-snap.h); set frees the old. */
-struct ksp_wsnap;
-struct ksp_wsnap *ksp_store_snap(struct ksp_store *store);
-void ksp_store_set_snap(struct ksp_store *store, struct ksp_wsnap *snap);
-/* A load changed the graph: refresh the snapshot at the outermost commit. */
-void ksp_store_want_snap(struct ksp_store *store);
+/* A cache kept with the store and freed with it (the graph snapshot,
+ * wot/wot-snap.c): the store knows nothing of what it holds.  Setting it
+ * frees the one before (with the free function given with it). */
+void *ksp_store_cache(struct ksp_store *store);
+void ksp_store_set_cache(struct ksp_store *store, void *cache, void (*free_fn)(void *cache));
+/* @fn runs once after the outermost transaction commits (the snapshot's
+ * refresh after a load); its failure costs only time, so it is logged
+ * (INFO) and not returned. */
+void ksp_store_after_commit(struct ksp_store *store, int (*fn)(struct ksp_store *store));
 /* SQLite's page cache (2 MB by default) raised to kb KiB on this connection
  * for a large load or scan; returns the setting to give back to
  * ksp_store_cache_restore(), 0 (nothing to restore) when it was large

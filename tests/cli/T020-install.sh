@@ -48,8 +48,28 @@ else
 	bad "cannot build against the installed library"; cat "$w/err" >&2
 fi
 LD_LIBRARY_PATH="$w/root/usr/lib" "$w/root/usr/bin/ksp" --version | grep -q '^ksp ' && ok || bad "installed ksp"
+# the installed ksp carries no build-tree RUNPATH; a DESTDIR runs no ldconfig
+readelf -d "$w/root/usr/bin/ksp" | grep -q 'RUNPATH\|RPATH' && bad "installed ksp has a RUNPATH: $(readelf -d "$w/root/usr/bin/ksp" | grep PATH)" || ok
+grep -q ldconfig "$w/err" && bad "ldconfig message for a DESTDIR install" || ok
 make -s -C "$top" uninstall DESTDIR="$w/root" PREFIX=/usr >/dev/null 2>&1
-[ -z "$(find "$w/root" -type f)" ] && ok || bad "left after uninstall: $(find "$w/root" -type f)"
+[ -z "$(find "$w/root" -type f -o -type l)" ] && ok || bad "left after uninstall: $(find "$w/root" -type f -o -type l)"
+[ ! -e "$w/root/usr/share/ksp" ] && [ ! -e "$w/root/usr/share/bash-completion" ] && ok || bad "ksp's own directories left after uninstall"
+
+# into a prefix the dynamic linker does not search, without DESTDIR: the
+# installed ksp finds its library by its RUNPATH (LIBDIR), with no
+# LD_LIBRARY_PATH; as root, make install runs ldconfig
+if ldd "$top/src/lib/libksp.so.1" 2>/dev/null | grep -q libasan; then
+	echo "$name: sanitizer build, the installed-prefix run is skipped" >&2
+else
+	make -s -C "$top" install PREFIX="$w/opt" >/dev/null 2>"$w/err" && ok || { bad "make install PREFIX"; cat "$w/err" >&2; }
+	readelf -d "$w/opt/bin/ksp" | grep -q "RUNPATH.*\[$w/opt/lib\]" && ok || bad "no RUNPATH $w/opt/lib: $(readelf -d "$w/opt/bin/ksp" | grep PATH)"
+	(cd / && env -u LD_LIBRARY_PATH "$w/opt/bin/ksp" --version) | grep -q '^ksp ' && ok || bad "installed ksp does not run without LD_LIBRARY_PATH"
+	if [ "$(id -u)" != 0 ]; then
+		grep -q 'run ldconfig as root' "$w/err" && ok || bad "non-root install: no ldconfig hint: $(cat "$w/err")"
+	fi
+	make -s -C "$top" uninstall PREFIX="$w/opt" >/dev/null 2>&1
+	[ -z "$(find "$w/opt" -type f -o -type l)" ] && ok || bad "left after uninstall: $(find "$w/opt" -type f -o -type l)"
+fi
 
 echo "$name: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ksp wot load + wot stats/path reproduce every reference number of
-# ../shared/keyrings (structural, design, design_no_sha1 variants; Arch Linux
+# tests/data (structural, design, design_no_sha1 variants; Arch Linux
 # keyring; Debian keyring when installed).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -8,7 +8,7 @@ KSP="${KSP:-$top/ksp}"
 [ "${KSP_VALGRIND:-0}" = 1 ] && KSP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 $KSP"
 export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 name=T200-wot
-shared="${KSP_SHARED:-$top/../shared}"
+data="$top/tests/data"
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 pass=0 fail=0
@@ -97,17 +97,19 @@ check_ref() { # NAME KEYRING REFERENCE
 		grep -q "no-verify" "$w/nv.err" && ok || bad "$1: --no-verify store: $(cat "$w/nv.json" "$w/nv.err")"
 }
 
-if [ -r "$shared/keyrings/archlinux/archlinux.gpg" ]; then
-	check_ref arch "$shared/keyrings/archlinux/archlinux.gpg" "$shared/keyrings/archlinux/reference.json"
+if [ -r "$data/archlinux/archlinux.gpg" ]; then
+	check_ref arch "$data/archlinux/archlinux.gpg" "$data/archlinux/reference.json"
 else
-	echo "$name: $shared/keyrings missing, Arch part skipped" >&2
+	bad "$data/archlinux/archlinux.gpg missing (part of the repository: git checkout tests/data)"
 fi
-ring=/usr/share/keyrings/debian-keyring.gpg
-if [ -r "$ring" ] && [ -r "$shared/keyrings/debian-keyring/reference.json" ] &&
-	[ "$(stat -c %s "$ring")" -gt 20000000 ] && [ "${KSP_VALGRIND:-0}" != 1 ]; then
-	check_ref debian "$ring" "$shared/keyrings/debian-keyring/reference.json"
+. "$top/tests/cli/debian-ring.sh"
+ring=$DEBIAN_RING
+why=$(debian_ring_missing --exact)
+[ "${KSP_VALGRIND:-0}" = 1 ] && why="too slow under valgrind"
+if [ -z "$why" ]; then
+	check_ref debian "$ring" "$data/debian-keyring/reference.json"
 else
-	echo "$name: debian-keyring not installed (or under valgrind: too slow), Debian part skipped" >&2
+	echo "$name: Debian part skipped: $why" >&2
 fi
 
 # bad input: a clear one-line error, exit 2, the store unchanged

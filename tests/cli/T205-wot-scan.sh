@@ -10,7 +10,7 @@ KSP="${KSP:-$top/ksp}"
 [ "${KSP_VALGRIND:-0}" = 1 ] && KSP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 $KSP"
 export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 name=T205-wot-scan
-shared="${KSP_SHARED:-$top/../shared}"
+data="$top/tests/data"
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 pass=0 fail=0
@@ -45,11 +45,11 @@ if a["keys"] == 0:
 PY
 }
 
-if [ -r "$shared/keyrings/archlinux/archlinux.gpg" ]; then
-	arch=$shared/keyrings/archlinux/archlinux.gpg
+if [ -r "$data/archlinux/archlinux.gpg" ]; then
+	arch=$data/archlinux/archlinux.gpg
 	same arch "$arch"
 	# the reference numbers of the structural variant
-	python3 - "$w/arch.scan.json" "$shared/keyrings/archlinux/reference.json" <<'PY' && ok || bad "arch: --keyring differs from reference.json"
+	python3 - "$w/arch.scan.json" "$data/archlinux/reference.json" <<'PY' && ok || bad "arch: --keyring differs from reference.json"
 import json, sys
 got = json.load(open(sys.argv[1])); ref = json.load(open(sys.argv[2]))["variants"]["structural"]
 ok = (got["vertices"] == ref["counts"]["vertices"] and got["edges"] == ref["edges_distinct_signer_to_signee"]
@@ -80,11 +80,11 @@ PY
 	[ $? = 1 ] && [ "$(wc -l <"$w/err")" = 1 ] && grep -q "archlinux.gpg" "$w/err" && ok ||
 		bad "wot key --keyring, unknown key: $(cat "$w/err")"
 else
-	echo "$name: $shared/keyrings missing, Arch part skipped" >&2
+	bad "$data/archlinux/archlinux.gpg missing (part of the repository: git checkout tests/data)"
 fi
 
 n=0
-for f in "$shared"/keyrings/sequoia-wot/*.pgp; do
+for f in "$data"/sequoia-wot/*.pgp; do
 	[ -r "$f" ] || continue
 	b=$(basename "$f" .pgp)
 	same "sq-$b" "$f"
@@ -99,11 +99,14 @@ else
 	bad "gen-wot failed: $(cat "$w/err")"
 fi
 
-ring=/usr/share/keyrings/debian-keyring.gpg
-if [ -r "$ring" ] && [ "$(stat -c %s "$ring")" -gt 20000000 ] && [ "${KSP_VALGRIND:-0}" != 1 ]; then
+. "$top/tests/cli/debian-ring.sh"
+ring=$DEBIAN_RING
+why=$(debian_ring_missing)
+[ "${KSP_VALGRIND:-0}" = 1 ] && why="too slow under valgrind"
+if [ -z "$why" ]; then
 	same debian "$ring" # 34,888 of its certifications name their issuer by key ID only
 else
-	echo "$name: debian-keyring not installed (or under valgrind), Debian part skipped" >&2
+	echo "$name: Debian part skipped: $why" >&2
 fi
 
 # errors: one line naming the file, exit 2; usage errors

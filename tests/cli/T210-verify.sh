@@ -9,7 +9,7 @@ KSP="${KSP:-$top/ksp}"
 [ "${KSP_VALGRIND:-0}" = 1 ] && KSP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 $KSP"
 export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 name=T210-verify
-shared="${KSP_SHARED:-$top/../shared}"
+data="$top/tests/data"
 w=$(mktemp -d)
 export GNUPGHOME="$w/gnupg-must-stay-unused"
 trap 'gpgconf --homedir "$w/g" --kill all >/dev/null 2>&1; rm -rf "$w"' EXIT
@@ -81,14 +81,18 @@ compare_gpg() { # NAME KEYRING FAKED-TIME
 	awk -v f="$w/$1.cmp" 'NR==1 { split($0, a, "good "); split(a[2], b, ","); exit (b[1] + 0 > 1000) ? 0 : 1 }' "$w/$1.cmp" &&
 		ok || bad "$1: too few signatures compared: $(head -1 "$w/$1.cmp")"
 }
-if [ -r "$shared/keyrings/archlinux/archlinux.gpg" ]; then
-	compare_gpg arch "$shared/keyrings/archlinux/archlinux.gpg" 20230321T000000
+if [ -r "$data/archlinux/archlinux.gpg" ]; then
+	compare_gpg arch "$data/archlinux/archlinux.gpg" 20230321T000000
 fi
-ring=/usr/share/keyrings/debian-keyring.gpg
-if [ -r "$ring" ] && [ "${KSP_VALGRIND:-0}" != 1 ] && [ -z "${ASAN_OPTIONS:-}" ]; then
+. "$top/tests/cli/debian-ring.sh"
+ring=$DEBIAN_RING
+why=$(debian_ring_missing)
+[ "${KSP_VALGRIND:-0}" = 1 ] && why="too slow under valgrind"
+[ -n "${ASAN_OPTIONS:-}" ] && why="too slow under AddressSanitizer"
+if [ -z "$why" ]; then
 	compare_gpg debian "$ring" 20230101T000000   # gpg takes ~45 s here
 else
-	echo "$name: Debian comparison skipped (package not installed, or under a sanitizer/valgrind)" >&2
+	echo "$name: Debian comparison skipped: $why" >&2
 fi
 
 echo "$name: $pass passed, $fail failed"

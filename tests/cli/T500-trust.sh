@@ -12,7 +12,7 @@ KSP="${KSP:-$top/ksp}"
 [ "${KSP_VALGRIND:-0}" = 1 ] && KSP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 $KSP"
 export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 name=T500-trust
-shared="${KSP_SHARED:-$top/../shared}"
+data="$top/tests/data"
 w=$(mktemp -d)
 export GNUPGHOME="$w/gnupg-must-stay-unused"
 export TMPDIR="$w/tmp"
@@ -261,7 +261,7 @@ expect_grep "$w/err" "none\.txt" "missing batch file message"
 expect_code 2 "batch and a fingerprint" $KSP -d "$w/disjoint.db" trust $core_d --batch "$w/b1.txt" "$(f dt)"
 
 # --- the Arch Linux keyring: ground truth of trust-levels.tsv ---------------
-arch="$shared/keyrings/archlinux"
+arch="$data/archlinux"
 if [ -r "$arch/archlinux.gpg" ] && [ -r "$arch/trust-levels.tsv" ]; then
 	$KSP -d "$w/arch.db" wot load "$arch/archlinux.gpg" >/dev/null 2>"$w/err" && ok || bad "load arch: $(cat "$w/err")"
 	# the core: the 12 main keys (7 of them revoked, so 5 usable)
@@ -328,7 +328,7 @@ EOF
 		--min-paths 3 --max-depth 1 --per-uid --at 2023-03-21 --batch "$w/arch-packagers.txt"
 	[ "$(jget "$w/out" 'd["trusted"]')" = 72 ] && ok || bad "arch with archlinux-trusted: $(jget "$w/out" 'd["trusted"]')"
 else
-	echo "$name: $arch missing, Arch part skipped" >&2
+	bad "$arch missing (part of the repository: git checkout tests/data)"
 fi
 
 # --- z. the graph snapshot (STORE-wot): current, rebuilt, never stale -------

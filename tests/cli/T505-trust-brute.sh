@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ksp trust against a brute force: on the Debian keyring's verified graph
-# (../shared/keyrings/debian-keyring/edges.design.tsv, at 2023-01-01), for
+# (tests/data/debian-keyring/edges.design.tsv, at 2023-01-01), for
 # random cores, targets, depths L and path counts K, every simple path of at
 # most L edges is enumerated in Python and the largest set of paths that
 # share no key but the target (each core key starting at most one) is found
@@ -10,11 +10,15 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 KSP="${KSP:-$top/ksp}"
 export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 name=T505-trust-brute
-shared="${KSP_SHARED:-$top/../shared}"
-ring=/usr/share/keyrings/debian-keyring.gpg
-edges="$shared/keyrings/debian-keyring/edges.design.tsv"
-if [ ! -r "$ring" ] || [ ! -r "$edges" ] || [ "${KSP_VALGRIND:-0}" = 1 ]; then
-	echo "$name: skipped (debian-keyring not installed, or under valgrind)"
+data="$top/tests/data"
+. "$top/tests/cli/debian-ring.sh"
+ring=$DEBIAN_RING
+edges="$data/debian-keyring/edges.design.tsv"
+why=$(debian_ring_missing --exact)
+[ -r "$edges" ] || why="$edges missing (part of the repository: git checkout tests/data)"
+[ "${KSP_VALGRIND:-0}" = 1 ] && why="too slow under valgrind"
+if [ -n "$why" ]; then
+	echo "$name: skipped: $why"
 	echo "$name: 0 passed, 0 failed"
 	exit 0
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# ksp trust on Sequoia-WoT's crafted keyrings (../shared/keyrings/sequoia-wot,
+# ksp trust on Sequoia-WoT's crafted keyrings (tests/data/sequoia-wot,
 # README.md there: every file, its keys and reference times).
 #
 # ksp's model is not Sequoia's: a key is trusted when K vertex-disjoint
@@ -17,8 +17,8 @@ KSP="${KSP:-$top/ksp}"
 [ "${KSP_VALGRIND:-0}" = 1 ] && KSP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 $KSP"
 export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 name=T510-sequoia
-shared="${KSP_SHARED:-$top/../shared}"
-sq="$shared/keyrings/sequoia-wot"
+data="$top/tests/data"
+sq="$data/sequoia-wot"
 w=$(mktemp -d)
 export GNUPGHOME="$w/gnupg-must-stay-unused"
 export TMPDIR="$w/tmp"
@@ -42,9 +42,9 @@ known_bug() {
 }
 
 if [ ! -r "$sq/README.md" ]; then
-	echo "$name: $sq missing, skipped" >&2
-	echo "$name: 0 passed, 0 failed"
-	exit 0
+	echo "FAIL: $sq missing (part of the repository: git checkout tests/data)" >&2
+	echo "$name: 0 passed, 1 failed"
+	exit 1
 fi
 
 # fp FILE LOCAL: the fingerprint of the key of FILE with a user ID <LOCAL@...>
@@ -251,7 +251,6 @@ for n in cliques cliques-local-optima cliques-local-optima-2; do
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["length"])' 2>&1)
 	case "$n" in cliques) want=11 ;; cliques-local-optima) want=9 ;; *) want=8 ;; esac
 	[ "$len" = "$want" ] && ok || bad "$n: wot path length $len, want $want"
-	t0=$(date +%s%N)
 	tq $n 2021-02-14 root target 0 1 "$want" --max-depth "$want"
 	tq $n 2021-02-14 root target 1 0 - --max-depth $((want - 1))
 	tq $n 2021-02-14 root target 0 1 "$want" --max-depth 20
@@ -267,8 +266,6 @@ for n in cliques cliques-local-optima cliques-local-optima-2; do
 	case "$tq_got" in "1 1 "*) ok ;; *) bad "$n: clique a, K=2: got '$tq_got', want exit 1 and 1 path" ;; esac
 	# nine disjoint one-hop paths inside a clique
 	tq $n 2021-02-14 "b-1 b-2 b-3 b-4 b-5 b-6 b-7 b-8 b-9" b-0 0 9 1,1,1,1,1,1,1,1,1 --min-paths 9 --max-depth 20
-	ms=$((($(date +%s%N) - t0) / 1000000))
-	if [ "${KSP_VALGRIND:-0}" = 1 ] || [ "$ms" -lt 8000 ]; then ok; else bad "$n: 7 queries took $ms ms"; fi
 done
 
 # --- infinity-and-beyond: u1 -> u2 -> ... -> u260 (ref. 2022-01-28 15:18) ----

@@ -10,7 +10,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fx="$top/tests/keyrings"
-shared="${KSP_SHARED:-$top/../shared}"
+data="$top/tests/data"
 KSP="${KSP:-$top/ksp}"
 # graphviz, its pango plugin and fontconfig lose memory of their own at
 # every context; suppressed for valgrind and LeakSanitizer (see the files).
@@ -208,7 +208,7 @@ expect_eq "$(jget "$w/out" trusted)" "false" "verdict in JSON"
 expect_grep "$w/trust2.svg" "not trusted" "verdict in the title"
 
 # ---- the Arch Linux keyring ------------------------------------------------
-arch="$shared/keyrings/archlinux"
+arch="$data/archlinux"
 if [ -f "$arch/archlinux.gpg" ]; then
 	export KSP_DB="$w/arch.db"
 	AT=@$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["reference_time_unix"])' "$arch/reference.json")
@@ -330,15 +330,17 @@ PY
 	expect_code 0 "strong set pdf" $KSP graph --strong-set --at "$AT" -o "$w/arch-ss.pdf"
 	expect_eq "$(head -c 5 "$w/arch-ss.pdf")" "%PDF-" "strong set PDF"
 else
-	echo "$name: $arch not found, Arch keyring part skipped" >&2
+	bad "$arch missing (part of the repository: git checkout tests/data)"
 fi
 
 # ---- the Debian keyring's strong set (791 keys at 2023-01-01) ------------
-deb=/usr/share/keyrings/debian-keyring.gpg
-dref="$shared/keyrings/debian-keyring"
+. "$top/tests/cli/debian-ring.sh"
+deb=$DEBIAN_RING
+dref="$data/debian-keyring"
+why=$(debian_ring_missing --exact)
 if [ "${KSP_VALGRIND:-0}" = 1 ]; then
 	echo "$name: Debian keyring part skipped under valgrind (slow)" >&2
-elif [ -r "$deb" ] && [ -f "$dref/edges.design.tsv" ] && [ -f "$arch/archlinux.gpg" ]; then
+elif [ -z "$why" ]; then
 	export KSP_DB="$w/debian.db"
 	AT=@$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["reference_time_unix"])' "$dref/reference.json")
 	expect_code 0 "load the Debian keyring" $KSP wot load "$deb"
@@ -350,7 +352,7 @@ elif [ -r "$deb" ] && [ -f "$dref/edges.design.tsv" ] && [ -f "$arch/archlinux.g
 		"Debian strong set = the reference"
 	tsv="$dref/edges.design.tsv" check_arch "Debian strong set" "$w/debian.svg" strong-set
 else
-	echo "$name: debian-keyring (or $dref) not found, Debian part skipped" >&2
+	echo "$name: Debian part skipped: $why" >&2
 fi
 
 echo "$name: $pass passed, $fail failed"

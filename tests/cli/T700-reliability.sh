@@ -17,7 +17,7 @@ test_begin T700-reliability
 
 FX=$TOP/tests/keyrings
 H=$FX/hostile
-SK=${KSP_SHARED:-$TOP/../shared}/keyrings
+SK=$TOP/tests/data
 export TMPDIR=$TEST_TMP/tmp
 mkdir -p "$TMPDIR"
 INPUTS=$TEST_TMP/inputs.tsv # "what<TAB>count" for tests/fault/report.sh
@@ -259,14 +259,8 @@ writer_ok() { # RC ERRFILE
 }
 fprs() { sqlite3 "$1" 'SELECT fpr FROM keys ORDER BY fpr' | sha256sum | cut -d' ' -f1; }
 certs() { sqlite3 "$1" 'SELECT digest FROM certs ORDER BY digest' | sha256sum | cut -d' ' -f1; }
-ringA=("$FX/several.gpg" "$FX/carol-nonlatin.asc" "$FX/dave-escape.asc")
-ringB=("$H/uids.pgp" "$FX/party/p4-public.asc")
-if [ -r "$SK/archlinux/archlinux.gpg" ]; then
-	ringA=("$SK/archlinux/archlinux.gpg")
-fi
-if [ -r "$SK/sequoia-wot/cliques.pgp" ]; then
-	ringB=("$SK/sequoia-wot/cliques.pgp" "$SK/sequoia-wot/roundabout.pgp" "$H/uids.pgp")
-fi
+ringA=("$SK/archlinux/archlinux.gpg")
+ringB=("$SK/sequoia-wot/cliques.pgp" "$SK/sequoia-wot/roundabout.pgp" "$H/uids.pgp")
 rounds=0
 for round in existing new; do
 	db=$TEST_TMP/c-$round.db

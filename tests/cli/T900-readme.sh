@@ -6,11 +6,11 @@
 # output, compared exactly; a line "    ..." stands for any number of lines;
 # "    [exit N]" says the command exits with N (default 0).  All examples run
 # in order, in one sandbox directory that holds "keys" (tests/keyrings) and
-# sees ../shared, with ksp on PATH, a private GNUPGHOME and TZ=UTC.
+# "data" (tests/data), as the README's set-up lines make it, with ksp on
+# PATH, a private GNUPGHOME and TZ=UTC.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 name=T900-readme
-shared="${KSP_SHARED:-$top/../shared}"
 readme="${KSP_README:-$top/README}"
 w=$(mktemp -d)
 trap 'gpgconf --homedir "$w/gnupg" --kill all >/dev/null 2>&1; rm -rf "$w"' EXIT
@@ -23,7 +23,7 @@ else
 fi
 chmod +x "$w/bin/ksp"
 ln -s "$top/tests/keyrings" "$w/run/keys"
-ln -s "$shared" "$w/shared"
+ln -s "$top/tests/data" "$w/run/data"
 export PATH="$w/bin:$PATH" GNUPGHOME="$w/gnupg" TZ=UTC LC_ALL=C.UTF-8 KSP_THREADS=2
 # fontconfig's own leak when PDF is drawn (see tests/keyrings/sheet/*.supp),
 # and graphviz's; LeakSanitizer reads one file, so both go into one

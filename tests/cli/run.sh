@@ -3,8 +3,8 @@
 # Run every tests/cli/T*.sh and sum their "NAME: N passed, N failed" lines.
 # The scripts are independent (each works in tests/cli/tmp/SCRIPT and its
 # own GnuPG home), so KSP_TEST_JOBS of them (default: the number of CPUs,
-# at most 4) run at a time; each one's output is printed whole, in order,
-# with the seconds it took.  KSP_VALGRIND=1 runs ksp under valgrind;
+# at most 4) run at a time; each one's output is printed whole as soon as
+# it ends, followed by one line: name, seconds, counts, skipped parts.  KSP_VALGRIND=1 runs ksp under valgrind;
 # KSP_TEST_VERBOSE=1 shows every check; KSP_SKIP="T510-sequoia ..." skips
 # those tests in this pass (make check-valgrind skips the long comparison
 # tests; ASan runs them).
@@ -54,28 +54,21 @@ for u in "${tests[@]}"; do
 	case " ${order[*]} " in *" $u "*) ;; *) order+=("$u") ;; esac
 done
 
-running=0
-for t in "${order[@]}"; do
-	if [ "$running" -ge "$jobs" ]; then
-		wait -n
-		running=$((running - 1))
-	fi
-	run_one "$t" &
-	running=$((running + 1))
-done
-wait
-
+# report one test: its output whole, then one status line (name, seconds,
+# counts, and why parts were skipped), as soon as it ends
 total_pass=0
 total_fail=0
-for t in "${tests[@]}"; do
+report() {
+	local t=$1 rc summary counts p f skips
 	cat "$work/$t.out"
 	rc=$(cat "$work/$t.rc" 2>/dev/null || echo 99)
 	summary=$(grep -aE ': [0-9]+ passed, [0-9]+ failed$' "$work/$t.out" | tail -n 1)
-	echo "${t%.sh}: $(cat "$work/$t.s" 2>/dev/null || echo '?') s"
+	skips=$(grep -acE '(: |^)(SKIP|skipped|.* skipped: )' "$work/$t.out")
 	if [ -z "$summary" ]; then
 		echo "FAIL $t: exit status $rc, no summary line"
+		printf '%-22s %4s s  FAILED (no summary line)\n' "${t%.sh}" "$(cat "$work/$t.s" 2>/dev/null || echo '?')"
 		total_fail=$((total_fail + 1))
-		continue
+		return
 	fi
 	counts=${summary##*: }
 	p=${counts%% passed,*}
@@ -85,8 +78,29 @@ for t in "${tests[@]}"; do
 		echo "FAIL $t: exit status $rc although no check failed"
 		f=1
 	fi
+	printf '%-22s %4s s  %s passed, %s failed%s\n' "${t%.sh}" "$(cat "$work/$t.s" 2>/dev/null || echo '?')" "$p" "$f" \
+		"$([ "$skips" -gt 0 ] && echo ", $skips part(s) skipped (reason above)")"
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
+}
+
+echo "cli: ${#tests[@]} tests, $jobs at a time; each reports as it ends"
+declare -A pid_of_test=()
+running=0
+for t in "${order[@]}"; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n -p done_pid
+		report "${pid_of_test[$done_pid]}"
+		running=$((running - 1))
+	fi
+	run_one "$t" &
+	pid_of_test[$!]=$t
+	running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+	wait -n -p done_pid
+	report "${pid_of_test[$done_pid]}"
+	running=$((running - 1))
 done
 
 echo "$total_pass passed, $total_fail failed"

@@ -7,7 +7,7 @@
 #                             makes: copy setup BASE (- = empty), then
 #                             run SHELL, where `ksp ARGS` is the normal ksp
 #                             on this store; $FX is tests/keyrings, $SK is
-#                             ../shared/keyrings
+#                             tests/data
 #   cmd NAME SETUP OUTPUT ARGS...
 #                             run `ksp-fault -d STORE ARGS...` on a fresh copy
 #                             of SETUP in an empty directory; OUTPUT is the

@@ -35,7 +35,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd) || exit 2
 FAULT=${KSP_FAULT_BIN:-$top/tests/fault/ksp-fault}
 KSP_BIN=${KSP_BIN:-$FAULT} # setups: the same binary, no failure injected
 FX=$top/tests/keyrings
-SK=${KSP_SHARED:-$top/../shared}/keyrings
+SK=$top/tests/data
 STRIDE=${FAULT_STRIDE:-1}
 W=$top/tests/fault/tmp
 only="" kinds="alloc io" verbose=0

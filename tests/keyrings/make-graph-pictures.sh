@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Makes docs/images/party-graph.png and docs/images/trust-path.png with
-# 'ksp graph' from the public Arch Linux keyring (../shared/keyrings/
+# 'ksp graph' from the public Arch Linux keyring (tests/data/
 # archlinux, 2023-03-20), at its reference time 2023-03-21T00:00:00Z.
 #
 #  party-graph.png  a party of the twelve keys of lowest MSD in the Arch
@@ -19,7 +19,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ksp="$top/ksp"
 export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-arch="${KSP_SHARED:-$top/../shared}/keyrings/archlinux"
+arch="$top/tests/data/archlinux"
 out="${1:-$top/docs/images}"
 at=@1679356800 # reference.json: reference_time_unix
 [ -f "$arch/archlinux.gpg" ] || { echo "$arch/archlinux.gpg not found" >&2; exit 2; }

@@ -2,7 +2,7 @@
 /*
  * ed25519-bench: Ed25519 signatures and verifications per second (one
  * core) with libgcrypt (gcry_pk_sign / gcry_pk_verify) and with
- * src/lib/ed25519.c, side by side, on 32-octet messages (the size of a
+ * src/lib/openpgp/ed25519.c, side by side, on 32-octet messages (the size of a
  * SHA-256 digest, what OpenPGP signs); also the cost of preparing a key
  * (ksp_ed25519_key_new) and of deriving a public key.  Rates are per second
  * of this thread's CPU time, so that a busy machine counts less.
@@ -16,8 +16,8 @@
 
 #include <gcrypt.h>
 
-#include "lib/ed25519.h"
-#include "lib/ed25519-private.h"
+#include "lib/openpgp/ed25519.h"
+#include "lib/openpgp/ed25519-private.h"
 
 #define NKEYS 16
 

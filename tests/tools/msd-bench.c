@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/wot-graph.h"
+#include "lib/wot/wot-graph.h"
 
 static double clk(clockid_t id)
 {

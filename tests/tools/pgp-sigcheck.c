@@ -25,7 +25,7 @@
 
 #include "lib/hash-rules.h"
 #include "lib/libksp-private.h"
-#include "lib/pgp-verify.h"
+#include "lib/openpgp/pgp-verify.h"
 #include "shared/util.h"
 
 static struct ksp_pgp_key **keys;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * rsa-bench: RSA PKCS#1 v1.5 verifications per second (one core) with
- * libgcrypt's gcry_pk_verify and with src/lib/pgp-rsa.c (each of its
+ * libgcrypt's gcry_pk_verify and with src/lib/openpgp/pgp-rsa.c (each of its
  * implementations this CPU has), for e = 65537 and SHA-256, side by side;
  * also the cost of making a key (ksp_rsa_key_new: R^2 mod n).  Rates are
  * per second of this thread's CPU time, so that a busy machine counts less.
@@ -16,7 +16,7 @@
 
 #include <gcrypt.h>
 
-#include "lib/pgp-rsa.h"
+#include "lib/openpgp/pgp-rsa.h"
 
 static double now(void)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Unit tests for src/lib/ed25519.c: the RFC 8032 7.1 vectors, public keys
+/* Unit tests for src/lib/openpgp/ed25519.c: the RFC 8032 7.1 vectors, public keys
  * and signatures byte-identical to libgcrypt's, and verdicts equal to
  * gcry_pk_verify's for random, corrupted and crafted inputs (S >= L, keys
  * and R with y >= p, x = 0 with the sign bit, small-order keys and keys with

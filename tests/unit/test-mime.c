@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Unit tests for src/lib/mime.c (mail, MIME, mbox, armor) and the issuer
+/* Unit tests for src/lib/party/mime.c (mail, MIME, mbox, armor) and the issuer
  * key IDs of import-util.c. */
 #include <errno.h>
 #include <stdint.h>
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/import-private.h"
-#include "lib/mime.h"
-#include "lib/pgp.h"
+#include "lib/party/import-private.h"
+#include "lib/party/mime.h"
+#include "lib/openpgp/pgp.h"
 #include "harness.h"
 
 static int test_base64(void)

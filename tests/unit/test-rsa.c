@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Unit tests for src/lib/pgp-rsa.c: s^e mod n against gcry_mpi_powm, and
+/* Unit tests for src/lib/openpgp/pgp-rsa.c: s^e mod n against gcry_mpi_powm, and
  * PKCS#1 v1.5 verdicts against gcry_pk_verify, for every implementation
  * this CPU has (portable; AVX-512 IFMA, not under valgrind).
  *
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <gcrypt.h>
 
-#include "lib/pgp-rsa.h"
+#include "lib/openpgp/pgp-rsa.h"
 #include "shared/macro.h"
 #include "harness.h"
 

@@ -8,7 +8,7 @@
 #include <gcrypt.h>
 
 #include <libksp.h>
-#include "lib/pgp-verify.h"
+#include "lib/openpgp/pgp-verify.h"
 #include "shared/util.h"
 #include "harness.h"
 

@@ -2,7 +2,7 @@
 /* Unit tests for src/lib/wot-graph.[ch]: CSR graph, SCC, strong set, MSD
  * (bit-parallel BFS), BFS; checked on hand-computed graphs, against a
  * brute-force BFS on random graphs, and against the reference numbers of
- * ../shared/keyrings (Arch Linux and Debian keyrings). */
+ * tests/data (Arch Linux and Debian keyrings). */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "lib/wot-graph.h"
+#include "lib/wot/wot-graph.h"
 #include "shared/macro.h"
 #include "harness.h"
 
@@ -388,25 +388,20 @@ DEFINE_TEST(test_msd_random_vs_bfs, "MSD (push, pull, mixed; 1-4 threads; 1 or 3
 
 /* ---- reference data ---------------------------------------------------- */
 
-/* The directory holding keyrings/: $KSP_SHARED, else ../shared (the tests
- * run from the repository top), else ../../../shared from the test binary
- * (tests/unit/test-wot-graph).  NULL when none exists. */
-static char shared_dir[PATH_MAX + 32];
+/* The directory holding the reference data (tests/data): from the
+ * repository top (where make check runs the tests), else beside the test
+ * binary (tests/unit/test-wot-graph).  NULL when neither exists. */
+static char data_dir[PATH_MAX + 32];
 
-static const char *find_shared(void)
+static const char *find_data(void)
 {
-	const char *env = getenv("KSP_SHARED");
-	char exe[PATH_MAX], probe[PATH_MAX + 32];
+	char exe[PATH_MAX];
 	struct stat st;
 	ssize_t len;
 
-	if (env && *env) {
-		snprintf(shared_dir, sizeof(shared_dir), "%s", env);
-		return shared_dir;
-	}
-	if (stat("../shared/keyrings", &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(shared_dir, sizeof(shared_dir), "../shared");
-		return shared_dir;
+	if (stat("tests/data/archlinux", &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(data_dir, sizeof(data_dir), "tests/data");
+		return data_dir;
 	}
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len > 0) {
@@ -416,12 +411,9 @@ static const char *find_shared(void)
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(probe, sizeof(probe), "%s/../../../shared/keyrings", exe);
-			if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode)) {
-				snprintf(shared_dir, sizeof(shared_dir), "%s", probe);
-				*strrchr(shared_dir, '/') = '\0'; /* drop "/keyrings" */
-				return shared_dir;
-			}
+			snprintf(data_dir, sizeof(data_dir), "%s/../data", exe);
+			if (stat(data_dir, &st) == 0 && S_ISDIR(st.st_mode))
+				return data_dir;
 		}
 	}
 	return NULL;
@@ -495,7 +487,7 @@ static int cmp_ranked(const void *a, const void *b)
 static int check_variant(const char *keyring, const char *variant, bool report_time)
 {
 	static const char *const variants[] = { "structural", "design", "design_no_sha1" };
-	const char *shared = find_shared();
+	const char *data = find_data();
 	char path[2 * PATH_MAX], pat[64];
 	char *json = NULL, *tsv = NULL, *vj, *line, *save = NULL;
 	fpr_t *pairs = NULL, *uniq = NULL;
@@ -509,19 +501,20 @@ static int check_variant(const char *keyring, const char *variant, bool report_t
 	double t0, t1;
 	int ret = -1;
 
-	if (!shared) {
-		fprintf(stderr, "SKIP: no shared data (set KSP_SHARED): %s/%s\n", keyring, variant);
-		return 1;
+	if (!data) {
+		/* part of the repository: missing data is a failure */
+		fprintf(stderr, "FAIL: tests/data not found (git checkout tests/data): %s/%s\n", keyring, variant);
+		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/keyrings/%s/reference.json", shared, keyring);
+	snprintf(path, sizeof(path), "%s/%s/reference.json", data, keyring);
 	json = slurp(path);
-	snprintf(path, sizeof(path), "%s/keyrings/%s/edges.%s.tsv", shared, keyring, variant);
+	snprintf(path, sizeof(path), "%s/%s/edges.%s.tsv", data, keyring, variant);
 	tsv = slurp(path);
 	if (!json || !tsv) {
-		fprintf(stderr, "SKIP: %s missing: %s/%s\n", path, keyring, variant);
+		fprintf(stderr, "FAIL: %s missing (git checkout tests/data): %s/%s\n", path, keyring, variant);
 		free(json);
 		free(tsv);
-		return 1;
+		return -1;
 	}
 
 	/* The variant's object: from its key to the next variant key (or the

@@ -1,0 +1,1082 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ksp party sign: certify each user ID of the keys checked at the party on
+ * its own, and leave each certification encrypted to its key in an outbox,
+ * as caff and pius do.
+ *
+ * The user's keyring is never written to.  The work happens in a private
+ * temporary GnuPG home holding the signer's public key (exported from the
+ * user's home) and a copy of each target key as the store has it, stripped
+ * to its self-signatures (so that gpg signs again with --force, and the
+ * only third-party certification on it is the new one).  The secret key
+ * stays where it is: the temporary home's private-keys-v1.d is a symbolic
+ * link to the user's, where GnuPG 2.2's agent (the temporary home's own,
+ * stopped by ksp_gpghome_free()) finds it; a passphrase is asked by that
+ * agent's pinentry.
+ *
+ * Why one file (over 1,000 lines): the private home, the per-user-ID
+ * signing, the encryption and the staged outbox are one all-or-nothing
+ * transaction over shared state; split, that state would cross files.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <gcrypt.h>
+#include <gpgme.h>
+#include <sqlite3.h>
+
+#include "lib/party/import-private.h"
+#include "lib/party/mime.h"
+#include "shared/util.h"
+
+struct ksp_sign_result {
+	int status;
+	int number;
+	char fpr[65];
+	const char *uid;
+	size_t uid_len;
+	const char *email;
+	const char *eml;
+	const char *asc;
+	int64_t time;
+	char message[512];
+};
+
+KSP_EXPORT int ksp_sign_result_get_status(const struct ksp_sign_result *res)
+{
+	return res ? res->status : -EINVAL;
+}
+
+KSP_EXPORT int ksp_sign_result_get_number(const struct ksp_sign_result *res)
+{
+	return res ? res->number : 0;
+}
+
+KSP_EXPORT const char *ksp_sign_result_get_fingerprint(const struct ksp_sign_result *res)
+{
+	return res && res->fpr[0] ? res->fpr : NULL;
+}
+
+KSP_EXPORT const char *ksp_sign_result_get_uid(const struct ksp_sign_result *res, size_t *len)
+{
+	if (res == NULL || res->uid == NULL)
+		return NULL;
+	if (len)
+		*len = res->uid_len;
+	return res->uid;
+}
+
+KSP_EXPORT const char *ksp_sign_result_get_email(const struct ksp_sign_result *res)
+{
+	return res ? res->email : NULL;
+}
+
+KSP_EXPORT const char *ksp_sign_result_get_message_file(const struct ksp_sign_result *res)
+{
+	return res ? res->eml : NULL;
+}
+
+KSP_EXPORT const char *ksp_sign_result_get_asc_file(const struct ksp_sign_result *res)
+{
+	return res ? res->asc : NULL;
+}
+
+KSP_EXPORT int64_t ksp_sign_result_get_time(const struct ksp_sign_result *res)
+{
+	return res ? res->time : 0;
+}
+
+KSP_EXPORT const char *ksp_sign_result_get_message(const struct ksp_sign_result *res)
+{
+	return res ? res->message : NULL;
+}
+
+struct signer {
+	struct ksp_party *party;
+	struct ksp_ctx *ctx;
+	sqlite3 *db;
+	struct ksp_gpghome *home;
+	gpgme_ctx_t g;      /* the temporary home */
+	char fpr[65];
+	char keyid[17];
+	char from[256];     /* the signer's address, "" if none */
+	char user_home[PATH_MAX];
+	int level;
+	const char *outbox;
+	unsigned int flags;
+	int version;        /* the frozen list version checked against */
+	void (*cb)(void *, const struct ksp_sign_result *);
+	void *cb_data;
+	int n_signed;
+	/* the outbox files of this run, put into place just before the
+	 * commit (all or none: a failure leaves the outbox as it was) */
+	struct staged_file *staged;
+	size_t n_staged, cap_staged;
+};
+
+static void report(struct signer *s, struct ksp_sign_result *res, int status, const char *fmt, ...)
+	_printf_format_(4, 5);
+static void report(struct signer *s, struct ksp_sign_result *res, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	res->status = status;
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(res->message, sizeof(res->message), fmt, ap);
+		va_end(ap);
+	}
+	if (s->cb)
+		s->cb(s->cb_data, res);
+}
+
+/* An address ksp is willing to put in a To: line: printable ASCII, one
+ * '@' with text on both sides, none of the characters that would change
+ * the meaning of a header field. */
+static bool usable_address(const char *a)
+{
+	size_t n = 0, at = 0;
+	const char *p;
+
+	if (a == NULL || *a == '\0')
+		return false;
+	for (p = a; *p; p++, n++) {
+		unsigned char c = (unsigned char)*p;
+		if (c <= 32 || c >= 127 || strchr("<>()[],;:\\\"", c))
+			return false;
+		if (c == '@')
+			at++;
+	}
+	p = strchr(a, '@');
+	return at == 1 && n <= 254 && p != a && p[1] != '\0';
+}
+
+/* The address of a user ID: "Name <addr>" (the last <...> ending it) or a
+ * bare "addr"; *ret = NULL when there is none ksp is willing to write to
+ * (or the user ID holds a NUL byte).  0 or -ENOMEM. */
+static int uid_address(const char *uid, size_t len, char **ret)
+{
+	const char *lt;
+	char *a;
+
+	*ret = NULL;
+	if (memchr(uid, '\0', len))
+		return 0;
+	if (len > 0 && uid[len - 1] == '>') {
+		lt = memrchr(uid, '<', len);
+		if (lt == NULL)
+			return 0;
+		a = strndup(lt + 1, (size_t)(uid + len - 1 - (lt + 1)));
+	} else {
+		if (memchr(uid, ' ', len))
+			return 0;
+		a = strndup(uid, len);
+	}
+	if (a == NULL)
+		return -ENOMEM;
+	if (!usable_address(a)) {
+		free(a);
+		return 0;
+	}
+	*ret = a;
+	return 0;
+}
+
+/* Safe bytes for a file name. */
+static void file_part(const char *in, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (; *in && n + 1 < size && n < 80; in++) {
+		char c = *in;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			  c == '@' || c == '.' || c == '_' || c == '+' || c == '-';
+		out[n++] = ok ? c : '_';
+	}
+	out[n] = '\0';
+	if (n && out[0] == '.')
+		out[0] = '_';
+}
+
+static void rfc5322_date(int64_t t, char *buf, size_t size)
+{
+	static const char *const days[] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+	static const char *const mons[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	snprintf(buf, size, "%s, %02d %s %04d %02d:%02d:%02d +0000", days[tm.tm_wday % 7], tm.tm_mday,
+		 mons[tm.tm_mon % 12], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+static void random_hex(char *out, size_t bytes)
+{
+	uint8_t b[32];
+
+	if (bytes > sizeof(b))
+		bytes = sizeof(b);
+	gcry_create_nonce(b, bytes);
+	hex_encode(b, bytes, out);
+}
+
+static int gpg_fail(struct signer *s, gpgme_error_t e, const char *what)
+{
+	int r = ksp_errno_from_gpgme(s->ctx, e, what);
+	ksp_set_error(s->ctx, "%s: gpg could not %s: %s", s->user_home, what, gpgme_strerror(e));
+	return r;
+}
+
+static int encrypt_to(struct signer *s, gpgme_key_t key, const char *plain, size_t len, char **ret,
+		      size_t *ret_len)
+{
+	gpgme_key_t rcpt[2] = { key, NULL };
+	gpgme_data_t in = NULL, out = NULL;
+	gpgme_error_t e;
+
+	e = gpgme_data_new_from_mem(&in, plain, len, 0);
+	if (!e)
+		e = gpgme_data_new(&out);
+	if (e) {
+		gpgme_data_release(in);
+		return -ENOMEM;
+	}
+	gpgme_set_armor(s->g, 1);
+	e = gpgme_op_encrypt(s->g, rcpt, GPGME_ENCRYPT_ALWAYS_TRUST, in, out);
+	gpgme_set_armor(s->g, 0);
+	gpgme_data_release(in);
+	if (e) {
+		gpgme_data_release(out);
+		return gpg_fail(s, e, "encrypt");
+	}
+	*ret = gpgme_data_release_and_get_mem(out, ret_len);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* Write an outbox file under a temporary name; it is put into place with
+ * the others just before the commit. */
+static int stage_file(struct signer *s, const char *path, const void *data, size_t len)
+{
+	int r;
+
+	if (s->n_staged == s->cap_staged) {
+		size_t cap = s->cap_staged ? 2 * s->cap_staged : 16;
+		struct staged_file *v = realloc(s->staged, cap * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		s->staged = v;
+		s->cap_staged = cap;
+	}
+	r = staged_file_write(&s->staged[s->n_staged], path, 0600, data, len);
+	if (r < 0) {
+		ksp_set_error(s->ctx, "%s: cannot write: %s; nothing was signed, check the outbox directory and run again",
+			      path, strerror(-r));
+		return r;
+	}
+	s->n_staged++;
+	return 0;
+}
+
+/* The plaintext of the PGP/MIME message: a short note and the key. */
+static void inner_entity(struct signer *s, struct strbuf *sb, const char *fpr, const char *uid,
+			 size_t uid_len, const char *email, const char *armored)
+{
+	char bnd[33], groups[96], sgroups[96];
+	char *euid = NULL, *ename = NULL;
+	const char *pname = ksp_party_get_name(s->party);
+
+	random_hex(bnd, 16);
+	fpr_groups(fpr, groups, sizeof(groups));
+	fpr_groups(s->fpr, sgroups, sizeof(sgroups));
+	ksp_escape(uid, uid_len, KSP_ESCAPE_TERMINAL, &euid);
+	ksp_escape(pname, strlen(pname), KSP_ESCAPE_TERMINAL, &ename);
+	strbuf_addf(sb, "Content-Type: multipart/mixed; boundary=\"ksp-%s\"\n\n", bnd);
+	strbuf_addf(sb, "--ksp-%s\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n", bnd);
+	strbuf_addf(sb,
+		    "Hello,\n\n"
+		    "attached is your OpenPGP key\n\n    %s\n\n"
+		    "with the user ID\n\n    %s\n\n"
+		    "certified by my key\n\n    %s\n\n"
+		    "as checked at the key-signing party \"%s\" on %s.\n\n"
+		    "It was sent encrypted to <%s>,\n"
+		    "so that only whoever reads mail there and holds the key can use it.\n"
+		    "Import it with 'gpg --import' (or 'ksp import' on this message), then\n"
+		    "publish it or send it to the organizer.\n",
+		    groups, euid ? euid : "?", sgroups, ename ? ename : "?", ksp_party_get_date(s->party),
+		    email);
+	strbuf_addf(sb, "\n--ksp-%s\nContent-Type: application/pgp-keys; name=\"%s.asc\"\n"
+			"Content-Disposition: attachment; filename=\"%s.asc\"\n\n%s\n--ksp-%s--\n",
+		    bnd, fpr, fpr, armored, bnd);
+	free(euid);
+	free(ename);
+}
+
+/* RFC 5322 + RFC 3156 multipart/encrypted around @cipher (armored). */
+static void outer_message(struct signer *s, struct strbuf *sb, const char *fpr, const char *email,
+			  const char *cipher, int64_t now)
+{
+	char bnd[33], mid[33], date[64];
+
+	random_hex(bnd, 16);
+	random_hex(mid, 16);
+	rfc5322_date(now, date, sizeof(date));
+	if (s->from[0])
+		strbuf_addf(sb, "From: %s\n", s->from);
+	strbuf_addf(sb, "To: %s\n", email);
+	strbuf_addf(sb, "Subject: Your OpenPGP key %s, signed by %s\n", fpr, s->fpr);
+	strbuf_addf(sb, "Date: %s\nMessage-ID: <ksp.%s@ksp.invalid>\nMIME-Version: 1.0\n", date, mid);
+	strbuf_addf(sb, "Content-Type: multipart/encrypted; protocol=\"application/pgp-encrypted\";\n"
+			" boundary=\"ksp-%s\"\n\n", bnd);
+	strbuf_addf(sb, "This is an OpenPGP/MIME encrypted message (RFC 4880 and RFC 3156).\n");
+	strbuf_addf(sb, "--ksp-%s\nContent-Type: application/pgp-encrypted\n"
+			"Content-Description: PGP/MIME version identification\n\nVersion: 1\n\n", bnd);
+	strbuf_addf(sb, "--ksp-%s\nContent-Type: application/octet-stream; name=\"encrypted.asc\"\n"
+			"Content-Description: OpenPGP encrypted message\n"
+			"Content-Disposition: inline; filename=\"encrypted.asc\"\n\n%s\n--ksp-%s--\n",
+		    bnd, cipher, bnd);
+}
+
+/* The key stripped to what its owner made: self-signatures only. */
+static void stripped_key(struct strbuf *sb, const struct ksp_pgp_key *k)
+{
+	ksp_pgp_emit_primary(sb, k);
+	for (size_t u = 0; u < k->n_uids; u++) {
+		const struct ksp_pgp_uid *uid = &k->uids[u];
+		if (uid->attribute)
+			continue;
+		ksp_pgp_emit(sb, KSP_PGP_TAG_USER_ID, uid->data, uid->len);
+		for (size_t i = 0; i < uid->n_sigs; i++)
+			if (ksp_pgp_sig_is_self(k, &uid->sigs[i]))
+				ksp_pgp_emit(sb, KSP_PGP_TAG_SIGNATURE, uid->sigs[i].body, uid->sigs[i].body_len);
+	}
+	ksp_pgp_emit_subkeys(sb, k);
+}
+
+static bool sig_by(const struct ksp_pgp_sig *sig, const char *fpr, const char *keyid)
+{
+	char f[65], kid[17];
+
+	if (!ksp_pgp_sig_issuer(sig, f, kid))
+		return false;
+	return f[0] ? strcmp(f, fpr) == 0 : strcmp(kid, keyid) == 0;
+}
+
+/* After gpg signed @uid: export the key, and build the copy holding only
+ * that user ID with its self-signatures and the new certification. */
+static int minimal_copy(struct signer *s, const char *fpr, const char *uid, size_t uid_len,
+			struct strbuf *out)
+{
+	gpgme_data_t d = NULL;
+	struct ksp_pgp_reader *rd = NULL;
+	struct ksp_pgp_key *k = NULL;
+	char *mem = NULL;
+	size_t len = 0;
+	int r;
+
+	if (gpgme_data_new(&d))
+		return -ENOMEM;
+	gpgme_set_armor(s->g, 0);
+	gpgme_error_t e = gpgme_op_export(s->g, fpr, 0, d);
+	if (e) {
+		gpgme_data_release(d);
+		return gpg_fail(s, e, "export the signed key");
+	}
+	mem = gpgme_data_release_and_get_mem(d, &len);
+	if (mem == NULL)
+		return -ENOMEM;
+	r = ksp_pgp_reader_new(s->ctx, (const uint8_t *)mem, len, "signed key", &rd);
+	if (r < 0)
+		goto out;
+	r = ksp_pgp_reader_next(rd, &k);
+	if (r <= 0) {
+		if (r == 0) {
+			ksp_set_error(s->ctx, "%s: gpg exported no key after signing; nothing was written", fpr);
+			r = -EIO;
+		}
+		goto out;
+	}
+	const struct ksp_pgp_uid *found = NULL;
+	for (size_t u = 0; u < k->n_uids; u++)
+		if (!k->uids[u].attribute && k->uids[u].len == uid_len && memcmp(k->uids[u].data, uid, uid_len) == 0)
+			found = &k->uids[u];
+	const struct ksp_pgp_sig *cert = NULL;
+	for (size_t i = 0; found && i < found->n_sigs; i++) {
+		const struct ksp_pgp_sig *sig = &found->sigs[i];
+		if (sig->type >= 0x10 && sig->type <= 0x13 && sig_by(sig, s->fpr, s->keyid) &&
+		    (cert == NULL || sig->created >= cert->created))
+			cert = sig;
+	}
+	if (cert == NULL) {
+		ksp_set_error(s->ctx, "%s: gpg reported the user ID signed, but the certification is not on the key; nothing was written",
+			      fpr);
+		r = -EIO;
+		goto out;
+	}
+	ksp_pgp_emit_primary(out, k);
+	ksp_pgp_emit(out, KSP_PGP_TAG_USER_ID, found->data, found->len);
+	for (size_t i = 0; i < found->n_sigs; i++)
+		if (ksp_pgp_sig_is_self(k, &found->sigs[i]))
+			ksp_pgp_emit(out, KSP_PGP_TAG_SIGNATURE, found->sigs[i].body, found->sigs[i].body_len);
+	ksp_pgp_emit(out, KSP_PGP_TAG_SIGNATURE, cert->body, cert->body_len);
+	ksp_pgp_emit_subkeys(out, k);
+	r = strbuf_ok(out) ? 0 : -ENOMEM;
+out:
+	ksp_pgp_key_free(k);
+	ksp_pgp_reader_free(rd);
+	gpgme_free(mem);
+	return r;
+}
+
+/* When this signer signed this user ID before, per the store. */
+static int already_signed(struct signer *s, int64_t key_id, const char *uid, size_t uid_len,
+			  int64_t *when, char **file)
+{
+	sqlite3_stmt *st;
+	int rc, found = 0;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT time, outbox_file FROM signed WHERE signer_fpr = ? AND key_id = ? AND uid = ?",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(s->ctx, s->db, rc, "signed");
+	sqlite3_bind_text(st, 1, s->fpr, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, key_id);
+	sqlite3_bind_blob(st, 3, uid, (int)uid_len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *f = sqlite3_column_text(st, 1);
+		*when = sqlite3_column_int64(st, 0);
+		*file = f ? strdup((const char *)f) : NULL;
+		found = 1;
+	} else if (rc != SQLITE_DONE) {
+		found = ksp_errno_from_sqlite(s->ctx, s->db, rc, "signed");
+	}
+	sqlite3_finalize(st);
+	if (found)
+		return found;
+	/* a verified certification by the signer imported into the store */
+	rc = sqlite3_prepare_v2(s->db,
+		"SELECT c.created FROM certs c JOIN uids u ON u.id = c.uid_id WHERE u.key_id = ? AND u.uid = ? "
+		"AND u.is_attr = 0 AND c.issuer_fpr = ? AND c.verified = 1 AND c.sig_type BETWEEN 16 AND 19 "
+		"ORDER BY c.created DESC LIMIT 1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
+	sqlite3_bind_int64(st, 1, key_id);
+	sqlite3_bind_blob(st, 2, uid, (int)uid_len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, s->fpr, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*when = sqlite3_column_int64(st, 0);
+		*file = NULL;
+		found = 1;
+	} else if (rc != SQLITE_DONE) {
+		found = ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+static int record(struct signer *s, int64_t key_id, const char *uid, size_t uid_len, int64_t now,
+		  const char *file)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db,
+		"INSERT INTO signed(signer_fpr, key_id, uid, time, level, outbox_file) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+		"ON CONFLICT(signer_fpr, key_id, uid) DO UPDATE SET time = ?4, level = ?5, outbox_file = ?6",
+		-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(s->ctx, s->db, rc, "record signature");
+	sqlite3_bind_text(st, 1, s->fpr, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, key_id);
+	sqlite3_bind_blob(st, 3, uid, (int)uid_len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, now);
+	sqlite3_bind_int(st, 5, s->level);
+	sqlite3_bind_text(st, 6, file, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		int r = ksp_errno_from_sqlite(s->ctx, s->db, rc, "record signature");
+		ksp_set_error(s->ctx, "%s: cannot record the signature: %s; nothing was signed or written to the outbox (%s), run again",
+			      ksp_store_get_path(s->party->store), strerror(-r), file);
+		return r;
+	}
+	return 0;
+}
+
+/* Sign one user ID, encrypt, write the outbox files, record. */
+static int sign_uid(struct signer *s, gpgme_key_t key, int64_t key_id, size_t idx, gpgme_user_id_t gu,
+		    const char *email, struct ksp_sign_result *res)
+{
+	struct strbuf keypk, armored, inner, eml, path;
+	char *cipher1 = NULL, *cipher2 = NULL, fpart[96];
+	size_t c1len = 0, c2len = 0;
+	int64_t now = (int64_t)time(NULL);
+	gpgme_error_t e;
+	int r;
+
+	strbuf_init(&keypk);
+	strbuf_init(&armored);
+	strbuf_init(&inner);
+	strbuf_init(&eml);
+	strbuf_init(&path);
+	e = gpgme_op_keysign(s->g, key, gu->uid, 0, 0);
+	if (e) {
+		r = gpg_fail(s, e, "sign the key");
+		ksp_set_error(s->ctx, "%s: gpg could not certify user ID %zu of %s: %s; is the secret key usable (passphrase)?",
+			      s->user_home, idx + 1, res->fpr, gpgme_strerror(e));
+		goto out;
+	}
+	r = minimal_copy(s, res->fpr, res->uid, res->uid_len, &keypk);
+	if (r < 0)
+		goto out;
+	ksp_armor_encode(&armored, "PUBLIC KEY BLOCK", (const uint8_t *)keypk.buf, keypk.len);
+	inner_entity(s, &inner, res->fpr, res->uid, res->uid_len, email, strbuf_str(&armored));
+	if (!strbuf_ok(&armored) || !strbuf_ok(&inner)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = encrypt_to(s, key, armored.buf, armored.len, &cipher1, &c1len);
+	if (r == 0)
+		r = encrypt_to(s, key, inner.buf, inner.len, &cipher2, &c2len);
+	if (r < 0)
+		goto out;
+	/* trim the trailing newline of gpg's armor for the MIME part */
+	while (c2len && (cipher2[c2len - 1] == '\n' || cipher2[c2len - 1] == '\r'))
+		c2len--;
+	char *c2 = strndup(cipher2, c2len);
+	if (c2 == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	outer_message(s, &eml, res->fpr, email, c2, now);
+	free(c2);
+	file_part(email, fpart, sizeof(fpart));
+	strbuf_addf(&path, "%s/%s-%zu-%s.eml", s->outbox, res->fpr, idx + 1, fpart);
+	if (!strbuf_ok(&eml) || !strbuf_ok(&path)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	char *emlpath = strdup(path.buf);
+	if (emlpath == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = stage_file(s, emlpath, eml.buf, eml.len);
+	if (r == 0) {
+		memcpy(path.buf + path.len - 4, ".asc", 4);
+		r = stage_file(s, path.buf, cipher1, c1len);
+	}
+	if (r == 0)
+		r = record(s, key_id, res->uid, res->uid_len, now, emlpath);
+	if (r == 0) {
+		res->eml = emlpath;
+		res->asc = path.buf;
+		res->time = now;
+		s->n_signed++;
+		report(s, res, KSP_SIGN_SIGNED, "signed at level %d, encrypted to the key", s->level);
+		res->eml = res->asc = NULL;
+	}
+	free(emlpath);
+out:
+	gpgme_free(cipher1);
+	gpgme_free(cipher2);
+	strbuf_release(&keypk);
+	strbuf_release(&armored);
+	strbuf_release(&inner);
+	strbuf_release(&eml);
+	strbuf_release(&path);
+	return r;
+}
+
+/* Import @data into the user's own home (--keep). */
+static int keep_in_user_home(struct signer *s, const char *fpr)
+{
+	gpgme_data_t d = NULL;
+	gpgme_ctx_t ug = NULL;
+	gpgme_error_t e;
+	int r;
+
+	if (gpgme_data_new(&d))
+		return -ENOMEM;
+	e = gpgme_op_export(s->g, fpr, 0, d);
+	if (e) {
+		gpgme_data_release(d);
+		return gpg_fail(s, e, "export the signed key");
+	}
+	gpgme_data_seek(d, 0, SEEK_SET);
+	r = ksp_after_gpgme_new(s->ctx, s->user_home, false, &ug);
+	if (r == 0) {
+		e = gpgme_op_import(ug, d);
+		if (e)
+			r = gpg_fail(s, e, "import the signed key into your home (--keep)");
+		gpgme_release(ug);
+	}
+	gpgme_data_release(d);
+	return r;
+}
+
+static int import_into_temp(struct signer *s, const void *data, size_t len)
+{
+	gpgme_data_t d = NULL;
+	gpgme_import_result_t res;
+	gpgme_error_t e;
+
+	e = gpgme_data_new_from_mem(&d, data, len, 0);
+	if (e)
+		return -ENOMEM;
+	e = gpgme_op_import(s->g, d);
+	gpgme_data_release(d);
+	res = e ? NULL : gpgme_op_import_result(s->g);
+	if (res == NULL || res->imported + res->unchanged == 0)
+		return -EBADMSG;
+	return 0;
+}
+
+/* Sign every user ID of one member of the frozen list. */
+static int sign_key(struct signer *s, int number, const char *fpr)
+{
+	struct ksp_sign_result res = { .number = number };
+	struct ksp_pgp_key *k = NULL;
+	struct strbuf sb;
+	gpgme_key_t key = NULL;
+	int64_t key_id = 0;
+	char hex[65], *email = NULL;
+	int r, before = s->n_signed;
+
+	snprintf(res.fpr, sizeof(res.fpr), "%s", fpr);
+	strbuf_init(&sb);
+	r = ksp_store_load_key(s->party->store, fpr, true, &key_id, &k);
+	if (r < 0)
+		goto out;
+	if (r == 0) {
+		report(s, &res, KSP_SIGN_REFUSED, "refused: the store holds no key data for it; ask the organizer for the party's store");
+		r = 0;
+		goto out;
+	}
+	ksp_pgp_fpr_hex(&k->primary, hex);
+	if (strcmp(hex, fpr) != 0) {
+		report(s, &res, KSP_SIGN_REFUSED, "refused: the key in the store is %s, not %s of the frozen list", hex, fpr);
+		r = 0;
+		goto out;
+	}
+	stripped_key(&sb, k);
+	if (!strbuf_ok(&sb)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (import_into_temp(s, sb.buf, sb.len) < 0 || gpgme_get_key(s->g, fpr, &key, 0) != 0 || key == NULL) {
+		report(s, &res, KSP_SIGN_REFUSED, "refused: gpg does not accept the stored key (no valid self-signature?)");
+		r = 0;
+		goto out;
+	}
+	if (key->revoked || key->expired || key->invalid || key->disabled) {
+		report(s, &res, KSP_SIGN_REFUSED, "refused: the key is %s", key->revoked ? "revoked" : key->expired ? "expired" : "not valid");
+		r = 0;
+		goto out;
+	}
+	for (size_t u = 0; u < k->n_uids; u++) {
+		const struct ksp_pgp_uid *nu = &k->uids[u];
+		gpgme_user_id_t gu;
+		int64_t when = 0;
+		char *file = NULL;
+
+		if (nu->attribute)
+			continue;
+		for (gu = key->uids; gu; gu = gu->next)
+			if (gu->uid && strlen(gu->uid) == nu->len && memcmp(gu->uid, nu->data, nu->len) == 0)
+				break;
+		if (gu == NULL || gu->revoked || gu->invalid)
+			continue; /* revoked, or no valid self-signature: not the owner's any more */
+		res.uid = (const char *)nu->data;
+		res.uid_len = nu->len;
+		res.time = 0;
+		res.message[0] = '\0';
+		free(email);
+		r = uid_address(res.uid, res.uid_len, &email);
+		if (r < 0)
+			goto out;
+		res.email = email;
+		if (email == NULL) {
+			report(s, &res, KSP_SIGN_NO_EMAIL, "skipped: no e-mail address to send the certification to");
+			continue;
+		}
+		if (!key->can_encrypt) {
+			report(s, &res, KSP_SIGN_NO_ENCRYPTION, "skipped: no encryption subkey; never sent unencrypted");
+			continue;
+		}
+		r = already_signed(s, key_id, res.uid, res.uid_len, &when, &file);
+		if (r < 0)
+			goto out;
+		if (r > 0 && !(s->flags & KSP_SIGN_FORCE)) {
+			char d[16];
+			format_date(when, d, sizeof(d));
+			char *asc = file && strlen(file) > 4 ? strdup(file) : NULL;
+			if (asc)
+				memcpy(asc + strlen(asc) - 4, ".asc", 4);
+			res.time = when;
+			res.eml = file;
+			res.asc = asc;
+			report(s, &res, KSP_SIGN_ALREADY, "already signed on %s; not signed again (--force to sign again)", d);
+			res.eml = res.asc = NULL;
+			free(file);
+			free(asc);
+			continue;
+		}
+		free(file);
+		r = sign_uid(s, key, key_id, u, gu, email, &res);
+		if (r < 0)
+			goto out;
+	}
+	if ((s->flags & KSP_SIGN_KEEP) && s->n_signed > before) {
+		r = keep_in_user_home(s, fpr);
+		if (r < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	free(email);
+	if (key)
+		gpgme_key_unref(key);
+	ksp_pgp_key_free(k);
+	strbuf_release(&sb);
+	return r;
+}
+
+/* The temporary home: the signer's public key, the secret key reachable. */
+static int setup_home(struct signer *s)
+{
+	struct strbuf sb;
+	gpgme_ctx_t ug = NULL;
+	gpgme_data_t d = NULL;
+	gpgme_key_t sk = NULL;
+	gpgme_error_t e;
+	char *mem = NULL;
+	size_t len = 0;
+	struct stat st;
+	const char *h = ksp_get_gnupg_home(s->ctx);
+	int r, fd;
+
+	if (h == NULL)
+		h = gpgme_get_dirinfo("homedir");
+	if (h == NULL || realpath(h, s->user_home) == NULL) {
+		ksp_set_error(s->ctx, "%s: no GnuPG home; set GNUPGHOME or --gnupg-home DIR to the home that holds your secret key",
+			      h ? h : "~/.gnupg");
+		return -ENOKEY;
+	}
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%s/private-keys-v1.d", s->user_home);
+	if (!strbuf_ok(&sb))
+		return -ENOMEM;
+	if (stat(sb.buf, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		ksp_set_error(s->ctx, "%s: no private-keys-v1.d (GnuPG 2.1 or later); your secret key %s is not there",
+			      s->user_home, s->fpr);
+		strbuf_release(&sb);
+		return -ENOKEY;
+	}
+	r = ksp_gpghome_new(s->ctx, &s->home);
+	if (r < 0) {
+		strbuf_release(&sb);
+		return r;
+	}
+	struct strbuf link;
+	strbuf_init(&link);
+	strbuf_addf(&link, "%s/private-keys-v1.d", ksp_gpghome_path(s->home));
+	if (!strbuf_ok(&link))
+		r = -ENOMEM;
+	else if (symlink(sb.buf, link.buf) < 0)
+		r = -errno;
+	strbuf_release(&sb);
+	if (r < 0) {
+		ksp_set_error(s->ctx, "%s: cannot link the secret keys: %s", strbuf_str(&link), strerror(-r));
+		strbuf_release(&link);
+		return r;
+	}
+	/* the certification level; no trust database to build */
+	strbuf_release(&link);
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%s/gpg.conf", ksp_gpghome_path(s->home));
+	fd = strbuf_ok(&sb) ? open(sb.buf, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+	strbuf_release(&sb);
+	if (fd < 0) {
+		ksp_set_error(s->ctx, "%s: cannot write gpg.conf", ksp_gpghome_path(s->home));
+		return -EIO;
+	}
+	char conf[128];
+	int n = snprintf(conf, sizeof(conf), "default-cert-level %d\ntrust-model always\nno-auto-check-trustdb\n", s->level);
+	r = write_all(fd, conf, (size_t)n);
+	close(fd);
+	if (r < 0)
+		return r;
+	r = ksp_after_gpgme_new(s->ctx, ksp_gpghome_path(s->home), false, &s->g);
+	if (r < 0)
+		return r;
+
+	/* the signer's public key, read (only) from the user's home */
+	r = ksp_after_gpgme_new(s->ctx, s->user_home, false, &ug);
+	if (r < 0)
+		return r;
+	e = gpgme_data_new(&d);
+	if (!e)
+		e = gpgme_op_export(ug, s->fpr, 0, d);
+	gpgme_release(ug);
+	if (e) {
+		gpgme_data_release(d);
+		return gpg_fail(s, e, "export your public key");
+	}
+	mem = gpgme_data_release_and_get_mem(d, &len);
+	if (mem == NULL || len == 0) {
+		gpgme_free(mem);
+		ksp_set_error(s->ctx, "%s: no key %s in this GnuPG home; give --as the full fingerprint of your own key, and GNUPGHOME or --gnupg-home the home that holds it",
+			      s->user_home, s->fpr);
+		return -ENOKEY;
+	}
+	r = import_into_temp(s, mem, len);
+	gpgme_free(mem);
+	if (r < 0) {
+		ksp_set_error(s->ctx, "%s: gpg does not accept your key %s", s->user_home, s->fpr);
+		return -ENOKEY;
+	}
+	e = gpgme_get_key(s->g, s->fpr, &sk, 1);
+	if (e || sk == NULL || !sk->can_certify) {
+		if (sk)
+			gpgme_key_unref(sk);
+		ksp_set_error(s->ctx, "%s: the secret key of %s is not in private-keys-v1.d (or cannot certify); sign with a key whose secret part you hold",
+			      s->user_home, s->fpr);
+		return -ENOKEY;
+	}
+	for (gpgme_user_id_t u = sk->uids; u && !s->from[0]; u = u->next) {
+		char *a = NULL;
+		if (u->revoked || u->invalid || u->uid == NULL)
+			continue;
+		if (uid_address(u->uid, strlen(u->uid), &a) < 0) {
+			gpgme_key_unref(sk);
+			return -ENOMEM;
+		}
+		if (a)
+			snprintf(s->from, sizeof(s->from), "%s", a);
+		free(a);
+	}
+	gpgme_signers_clear(s->g);
+	e = gpgme_signers_add(s->g, sk);
+	gpgme_key_unref(sk);
+	if (e)
+		return gpg_fail(s, e, "use your key for signing");
+	return 0;
+}
+
+struct target {
+	int number;
+	char fpr[65];
+};
+
+/* The members of the newest frozen list that were asked for. */
+static int resolve_targets(struct signer *s, const char *const *targets, size_t n, struct target **ret,
+			   size_t *ret_n)
+{
+	sqlite3_stmt *st = NULL;
+	struct target *v = NULL;
+	size_t nv = 0;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT ord, fpr FROM list_members WHERE version = ? ORDER BY ord", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(s->ctx, s->db, rc, "list");
+	sqlite3_bind_int(st, 1, s->version);
+	struct target *all = NULL;
+	size_t nall = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct target *na = realloc(all, (nall + 1) * sizeof(*na));
+		if (na == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		all = na;
+		all[nall].number = sqlite3_column_int(st, 0);
+		snprintf(all[nall].fpr, sizeof(all[nall].fpr), "%s", (const char *)sqlite3_column_text(st, 1));
+		nall++;
+	}
+	if (rc != SQLITE_DONE) {
+		r = ksp_errno_from_sqlite(s->ctx, s->db, rc, "list");
+		goto out;
+	}
+	v = calloc(n + nall + 1, sizeof(*v));
+	if (v == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (n == 0) {
+		for (size_t i = 0; i < nall; i++)
+			if (strcmp(all[i].fpr, s->fpr) != 0)
+				v[nv++] = all[i];
+	}
+	for (size_t t = 0; t < n; t++) {
+		char fpr[65], *end;
+		long num = strtol(targets[t], &end, 10);
+		struct target *hit = NULL;
+
+		if (*targets[t] != '\0' && *end == '\0' && num > 0) {
+			for (size_t i = 0; i < nall; i++)
+				if (all[i].number == num)
+					hit = &all[i];
+			if (hit == NULL) {
+				struct ksp_sign_result res = { .number = (int)num };
+				report(s, &res, KSP_SIGN_REFUSED, "refused: there is no number %ld on the frozen list (version %d)",
+				       num, s->version);
+				continue;
+			}
+		} else {
+			if (fpr_normalize(targets[t], fpr) < 0) {
+				ksp_set_error(s->ctx, "'%s' is neither a number on the list nor a full fingerprint (40 or 64 hex digits); key IDs are not accepted",
+					      targets[t]);
+				r = -EINVAL;
+				goto out;
+			}
+			for (size_t i = 0; i < nall; i++)
+				if (strcmp(all[i].fpr, fpr) == 0)
+					hit = &all[i];
+			if (hit == NULL) {
+				struct ksp_sign_result res = { 0 };
+				snprintf(res.fpr, sizeof(res.fpr), "%s", fpr);
+				report(s, &res, KSP_SIGN_REFUSED, "refused: not on the frozen list (version %d); sign only keys checked at the party",
+				       s->version);
+				continue;
+			}
+		}
+		if (strcmp(hit->fpr, s->fpr) == 0) {
+			struct ksp_sign_result res = { .number = hit->number };
+			snprintf(res.fpr, sizeof(res.fpr), "%s", hit->fpr);
+			report(s, &res, KSP_SIGN_REFUSED, "refused: that is your own key");
+			continue;
+		}
+		bool dup = false;
+		for (size_t i = 0; i < nv; i++)
+			if (strcmp(v[i].fpr, hit->fpr) == 0)
+				dup = true;
+		if (!dup)
+			v[nv++] = *hit;
+	}
+	*ret = v;
+	*ret_n = nv;
+	v = NULL;
+out:
+	free(all);
+	free(v);
+	sqlite3_finalize(st);
+	return r;
+}
+
+KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
+			      const char *const *targets, size_t n_targets, int level, const char *outbox,
+			      unsigned int flags,
+			      void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data)
+{
+	struct signer s = { .party = party, .level = level, .flags = flags, .cb = cb, .cb_data = cb_data };
+	struct target *tv = NULL;
+	size_t ntv = 0;
+	struct stat st;
+	bool in_txn = false;
+	int r;
+
+	if (party == NULL || signer_fpr == NULL || (n_targets > 0 && targets == NULL))
+		return -EINVAL;
+	s.ctx = party->ctx;
+	s.db = ksp_store_db(party->store);
+	s.outbox = outbox ? outbox : "ksp-outbox";
+	ksp_clear_error(s.ctx);
+	if (fpr_normalize(signer_fpr, s.fpr) < 0) {
+		ksp_set_error(s.ctx, "'%s' is not a full fingerprint (40 or 64 hex digits); give --as the whole fingerprint of your key",
+			      signer_fpr);
+		return -EINVAL;
+	}
+	memcpy(s.keyid, strlen(s.fpr) == 40 ? s.fpr + 24 : s.fpr, 16);
+	s.keyid[16] = '\0';
+	if (level < 0 || level > 3) {
+		ksp_set_error(s.ctx, "certification level %d: give 0, 1, 2 or 3", level);
+		return -EINVAL;
+	}
+	if (n_targets == 0 && !(flags & KSP_SIGN_ALL)) {
+		ksp_set_error(s.ctx, "no key to sign: give participant numbers or fingerprints, or --all-checked");
+		return -EINVAL;
+	}
+	r = ksp_party_reload(party);
+	if (r < 0)
+		return r;
+	s.version = party->list_version;
+	if (s.version <= 0) {
+		ksp_set_error(s.ctx, "%s: the list was never frozen; sign only after the organizer ran 'ksp party close' and you checked the list",
+			      ksp_store_get_path(party->store));
+		return -ENODATA;
+	}
+	if (stat(s.outbox, &st) < 0) {
+		if (mkdir(s.outbox, 0700) < 0) {
+			r = -errno;
+			ksp_set_error(s.ctx, "%s: cannot create the outbox: %s; give --outbox DIR", s.outbox, strerror(-r));
+			return r;
+		}
+	} else if (!S_ISDIR(st.st_mode)) {
+		ksp_set_error(s.ctx, "%s: not a directory; give --outbox DIR", s.outbox);
+		return -ENOTDIR;
+	}
+	r = setup_home(&s);
+	if (r < 0)
+		goto out;
+	r = resolve_targets(&s, targets, n_targets, &tv, &ntv);
+	if (r < 0)
+		goto out;
+	/* all or nothing: the rows in one transaction, the outbox files put
+	 * into place just before its commit and taken back if it fails */
+	r = ksp_store_begin(party->store);
+	if (r < 0)
+		goto out;
+	in_txn = true;
+	for (size_t i = 0; i < ntv; i++) {
+		r = sign_key(&s, tv[i].number, tv[i].fpr);
+		if (r < 0)
+			goto out;
+	}
+	if (s.n_signed > 0) {
+		char detail[160];
+		snprintf(detail, sizeof(detail), "%s signed %d user ID(s)", s.fpr, s.n_signed);
+		r = ksp_party_event(party, "sign", detail);
+		if (r < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < s.n_staged; i++) {
+		r = staged_file_place(&s.staged[i]);
+		if (r < 0) {
+			ksp_set_error(s.ctx, "%s: cannot put into place: %s; nothing was signed, check the outbox directory and run again",
+				      s.staged[i].path, strerror(-r));
+			goto out;
+		}
+	}
+	in_txn = false;
+	r = ksp_store_commit(party->store);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < s.n_staged; i++)
+		staged_file_done(&s.staged[i]);
+	s.n_staged = 0;
+	r = s.n_signed;
+out:
+	if (in_txn)
+		ksp_store_rollback(party->store);
+	for (size_t i = 0; i < s.n_staged; i++)
+		staged_file_undo(&s.staged[i]);
+	free(s.staged);
+	free(tv);
+	if (s.g)
+		gpgme_release(s.g);
+	ksp_gpghome_free(s.home);
+	if (r < 0 && !ksp_get_error(s.ctx))
+		ksp_set_error(s.ctx, "%s: cannot sign: %s", ksp_store_get_path(party->store), strerror(-r));
+	return r;
+}

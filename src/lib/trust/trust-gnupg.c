@@ -1,0 +1,1247 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Why one file (over 1,000 lines): it follows GnuPG's validation loop step
+ * by step, so that it can be read side by side with trustdb.c; its parts
+ * share the level lists.
+ *
+ * trust-gnupg.c: key validity the way GnuPG's trustdb computes it
+ * ("gpg --check-trustdb" with --trust-model pgp, GnuPG 2.2: trustdb.c
+ * validate_keys(), validate_key_list(), validate_one_keyblock() and
+ * key-clean.c mark_usable_uid_certs()), from the store, at a reference time.
+ *
+ * The rules, as GnuPG applies them:
+ *  - The keys with ultimate ownertrust (6) are the roots: every user ID of
+ *    theirs is ultimately valid, and they form the first list of
+ *    introducers ("klist").
+ *  - Level by level, depth 0 .. max_cert_depth - 1: every key that is not
+ *    revoked or expired and not yet fully valid on all its user IDs is
+ *    looked at.  On each of its user IDs that is not revoked, for each
+ *    introducer of the current list, the newest of the introducer's valid
+ *    certifications (0x10, and 0x11-0x13 at or above min_cert_level) and
+ *    certification revocations (0x30) of that user ID decides: a
+ *    certification that has not expired counts, a revocation removes it.
+ *    (A non-revocable unexpired certification wins over a newer one.)  A
+ *    certification made before its issuer's key existed does not verify.
+ *  - A counting certification by an ultimately trusted introducer makes
+ *    the user ID fully valid at once; one by an introducer with full
+ *    ownertrust counts one "complete", one with marginal ownertrust one
+ *    "marginal"; undefined, never or unknown ownertrust count nothing, but
+ *    still make the user ID "signed".  Counts add up across levels.  A
+ *    signed user ID is fully valid with completes >= completes_needed or
+ *    marginals >= marginals_needed, marginally valid with any count, else
+ *    of undefined validity.  A key's validity is the best of its user IDs'.
+ *  - The keys that became fully valid on some user ID at this level, and
+ *    were never introducers before, are the next level's introducers,
+ *    with their ownertrust.  Only fully valid keys pass trust on.
+ *  - Trust signatures (depth > 0) by an introducer set the key's trust
+ *    value and remaining depth (the signature's depth when the introducer
+ *    is ultimately trusted or has more depth left, else the introducer's);
+ *    a value of 120 or more raises the key's ownertrust to at least full
+ *    as an introducer, 60 or more to marginal; the signature's regular
+ *    expression (sanitized as GnuPG does) then restricts the user IDs on
+ *    which the key's own certifications count.
+ * Differences: GnuPG's "now" is its clock (--faked-system-time); here
+ * signatures and revocations made after the reference time do not exist.
+ * User ID self-signature expiry is not modelled (the store does not keep
+ * it).  Disabled keys (ownertrust flag 128) are not marked.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "lib/hash-rules.h"
+#include "lib/libksp-private.h"
+#include "lib/openpgp/pgp.h"
+#include "shared/util.h"
+
+struct gintro {
+	uint32_t signer;   /* node */
+	uint8_t ownertrust;
+	uint8_t depth;
+	uint32_t uid;      /* index into the key's uids */
+};
+
+struct guid {
+	int64_t id;
+	char *text;        /* the user ID bytes, NUL-terminated */
+	size_t len;
+	bool usable;       /* self-signed and not revoked at the reference time */
+	uint8_t validity;  /* KSP_GNUPG_*, 0 none */
+	int full, marginal;
+	/* this level */
+	uint8_t flag;
+	int new_full, new_marginal;
+	struct gintro *intro;
+	size_t n_intro, cap_intro;
+	size_t n_intro_committed;
+};
+
+struct gnode {
+	int64_t key_id;
+	char fpr[65];
+	uint8_t state;     /* GK_* */
+	bool loaded, uids_loaded;
+	uint8_t ownertrust;
+	bool used, full_trust, stored;
+	uint8_t validity;
+	int depth;
+	uint32_t stamp;    /* candidate of this level */
+	int32_t klist;     /* index in the current introducer list, -1 */
+	uint32_t scount, sbest; /* scratch: signatures on one user ID */
+	struct guid *uids;
+	size_t n_uids;
+	/* trust signature state of this level */
+	uint8_t tv, td;
+	char *regex;       /* borrowed from a parsed signature: copied */
+};
+
+enum { GK_OK = 1, GK_EXPIRED, GK_REVOKED, GK_INVALID, GK_UNKNOWN };
+
+struct kitem {
+	uint32_t node;
+	uint8_t ownertrust;
+	uint8_t trust_value, trust_depth;
+	char *regex;
+};
+
+struct ot_entry {
+	char fpr[65];
+	uint8_t level;
+};
+
+struct ksp_trust_gnupg {
+	struct ksp_ctx *ctx;
+	int marginals_needed, completes_needed, max_cert_depth, min_cert_level;
+	bool md5;  /* hash-rules.h */
+	int sha1;  /* enum ksp_sha1_rule */
+	uint64_t dropped[KSP_DROPPED_MAX]; /* the last run */
+	struct ot_entry *ot;
+	size_t n_ot, cap_ot;
+	bool ot_sorted;
+	/* the last run */
+	struct ksp_store *store;
+	int64_t at;
+	struct gnode *nodes;
+	uint32_t n, cap;
+	uint32_t *slots;
+	uint32_t n_slots;
+	sqlite3_stmt *st_key, *st_uids, *st_out, *st_certs, *st_id, *st_sig;
+};
+
+/* ---- options ------------------------------------------------------------- */
+
+KSP_EXPORT int ksp_trust_gnupg_new(struct ksp_ctx *ctx, struct ksp_trust_gnupg **ret)
+{
+	struct ksp_trust_gnupg *g;
+
+	if (ctx == NULL || ret == NULL)
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return -ENOMEM;
+	g->ctx = ctx;
+	g->marginals_needed = 3;
+	g->completes_needed = 1;
+	g->max_cert_depth = 5;
+	g->min_cert_level = 2;
+	g->sha1 = KSP_SHA1_BEFORE_2019; /* gpg 2.2's rules */
+	*ret = g;
+	return 0;
+}
+
+static void run_reset(struct ksp_trust_gnupg *g)
+{
+	for (uint32_t i = 0; i < g->n; i++) {
+		struct gnode *nd = &g->nodes[i];
+		for (size_t j = 0; j < nd->n_uids; j++) {
+			free(nd->uids[j].text);
+			free(nd->uids[j].intro);
+		}
+		free(nd->uids);
+		free(nd->regex);
+	}
+	free(g->nodes);
+	free(g->slots);
+	g->nodes = NULL;
+	g->slots = NULL;
+	g->n = g->cap = g->n_slots = 0;
+	sqlite3_finalize(g->st_key);
+	sqlite3_finalize(g->st_uids);
+	sqlite3_finalize(g->st_out);
+	sqlite3_finalize(g->st_certs);
+	sqlite3_finalize(g->st_id);
+	sqlite3_finalize(g->st_sig);
+	g->st_key = g->st_uids = g->st_out = g->st_certs = g->st_id = g->st_sig = NULL;
+	g->store = ksp_store_unref(g->store);
+}
+
+KSP_EXPORT struct ksp_trust_gnupg *ksp_trust_gnupg_free(struct ksp_trust_gnupg *g)
+{
+	if (g) {
+		run_reset(g);
+		free(g->ot);
+		free(g);
+	}
+	return NULL;
+}
+
+KSP_EXPORT int ksp_trust_gnupg_set_marginals_needed(struct ksp_trust_gnupg *g, int n)
+{
+	if (g == NULL || n < 2 || n > 255) /* gpg: "marginals-needed must be greater than 1" */
+		return -EINVAL;
+	g->marginals_needed = n;
+	return 0;
+}
+
+KSP_EXPORT int ksp_trust_gnupg_set_completes_needed(struct ksp_trust_gnupg *g, int n)
+{
+	if (g == NULL || n < 1 || n > 255)
+		return -EINVAL;
+	g->completes_needed = n;
+	return 0;
+}
+
+KSP_EXPORT int ksp_trust_gnupg_set_max_cert_depth(struct ksp_trust_gnupg *g, int n)
+{
+	if (g == NULL || n < 1 || n > 255)
+		return -EINVAL;
+	g->max_cert_depth = n;
+	return 0;
+}
+
+KSP_EXPORT int ksp_trust_gnupg_set_min_cert_level(struct ksp_trust_gnupg *g, int level)
+{
+	if (g == NULL || level < 1 || level > 3)
+		return -EINVAL;
+	g->min_cert_level = level;
+	return 0;
+}
+
+KSP_EXPORT void ksp_trust_gnupg_set_sha1(struct ksp_trust_gnupg *g, bool counts)
+{
+	if (g)
+		g->sha1 = counts ? KSP_SHA1_YES : KSP_SHA1_NO;
+}
+
+KSP_EXPORT int ksp_trust_gnupg_set_sha1_rule(struct ksp_trust_gnupg *g, int rule)
+{
+	if (g == NULL || rule < KSP_SHA1_YES || rule > KSP_SHA1_NO)
+		return -EINVAL;
+	g->sha1 = rule;
+	return 0;
+}
+
+KSP_EXPORT void ksp_trust_gnupg_set_md5(struct ksp_trust_gnupg *g, bool counts)
+{
+	if (g)
+		g->md5 = counts;
+}
+
+KSP_EXPORT uint64_t ksp_trust_gnupg_get_dropped(const struct ksp_trust_gnupg *g, unsigned int which)
+{
+	return g && which < KSP_DROPPED_MAX ? g->dropped[which] : 0;
+}
+
+KSP_EXPORT int ksp_trust_gnupg_set_ownertrust(struct ksp_trust_gnupg *g, const char *fpr, int level)
+{
+	char norm[65];
+
+	if (g == NULL || fpr == NULL || level < 0 || level > KSP_GNUPG_ULTIMATE)
+		return -EINVAL;
+	if (fpr_normalize(fpr, norm) < 0) {
+		ksp_set_error(g->ctx, "'%.80s' is not a full fingerprint (40 or 64 hex digits)", fpr);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < g->n_ot; i++)
+		if (strcmp(g->ot[i].fpr, norm) == 0) {
+			g->ot[i].level = (uint8_t)level;
+			return 0;
+		}
+	if (g->n_ot == g->cap_ot) {
+		size_t nc = g->cap_ot ? 2 * g->cap_ot : 32;
+		void *n = realloc(g->ot, nc * sizeof(*g->ot));
+		if (n == NULL)
+			return -ENOMEM;
+		g->ot = n;
+		g->cap_ot = nc;
+	}
+	memcpy(g->ot[g->n_ot].fpr, norm, sizeof(norm));
+	g->ot[g->n_ot++].level = (uint8_t)level;
+	g->ot_sorted = false;
+	return 0;
+}
+
+KSP_EXPORT int ksp_trust_gnupg_load_ownertrust(struct ksp_trust_gnupg *g, const char *path)
+{
+	uint8_t *data = NULL;
+	size_t len;
+	unsigned lineno = 0;
+	char *line, *next;
+	int r;
+
+	if (g == NULL || path == NULL)
+		return -EINVAL;
+	r = read_file_all(path, 64u << 20, &data, &len);
+	if (r < 0) {
+		ksp_set_error(g->ctx, "%s: cannot read the ownertrust: %s", path, strerror(-r));
+		return r;
+	}
+	if (memchr(data, '\0', len)) {
+		ksp_set_error(g->ctx, "%s: not a text file; ownertrust is 'FPR:LEVEL:' lines (gpg --export-ownertrust)",
+			      path);
+		free(data);
+		return -EINVAL;
+	}
+	for (line = (char *)data; line; line = next) {
+		char *nl = strchr(line, '\n'), *p, *colon, *end;
+		long level;
+
+		next = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = '\0';
+		lineno++;
+		p = line;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p == '#' || *p == '\0')
+			continue;
+		colon = strchr(p, ':');
+		if (colon == NULL) {
+			ksp_set_error(g->ctx, "%s:%u: expected 'FINGERPRINT:LEVEL:' (gpg --export-ownertrust)", path, lineno);
+			r = -EINVAL;
+			break;
+		}
+		*colon = '\0';
+		errno = 0;
+		level = strtol(colon + 1, &end, 10);
+		if (errno || end == colon + 1 || (*end != ':' && *end != '\0' && !isspace((unsigned char)*end))) {
+			ksp_set_error(g->ctx, "%s:%u: bad ownertrust level; expected a number (2 undefined, 3 never, "
+					      "4 marginal, 5 full, 6 ultimate)",
+				      path, lineno);
+			r = -EINVAL;
+			break;
+		}
+		level &= 15; /* flags (128: disabled) are not levels */
+		if (level > KSP_GNUPG_ULTIMATE) {
+			ksp_set_error(g->ctx, "%s:%u: ownertrust level %ld is not one of 0-6", path, lineno, level);
+			r = -EINVAL;
+			break;
+		}
+		r = ksp_trust_gnupg_set_ownertrust(g, p, (int)level);
+		if (r < 0) {
+			if (r == -EINVAL)
+				ksp_set_error(g->ctx, "%s:%u: '%.80s' is not a full fingerprint (40 or 64 hex digits)", path,
+					      lineno, p);
+			break;
+		}
+	}
+	free(data);
+	return r < 0 ? r : 0;
+}
+
+static int cmp_ot(const void *a, const void *b)
+{
+	return strcmp(((const struct ot_entry *)a)->fpr, ((const struct ot_entry *)b)->fpr);
+}
+
+static void ot_sort(struct ksp_trust_gnupg *g)
+{
+	if (!g->ot_sorted) {
+		if (g->n_ot)
+			qsort(g->ot, g->n_ot, sizeof(*g->ot), cmp_ot);
+		g->ot_sorted = true;
+	}
+}
+
+static uint8_t ownertrust_of(struct ksp_trust_gnupg *g, const char *fpr)
+{
+	struct ot_entry key, *e;
+
+	ot_sort(g);
+	if (g->n_ot == 0)
+		return 0;
+	snprintf(key.fpr, sizeof(key.fpr), "%s", fpr);
+	e = bsearch(&key, g->ot, g->n_ot, sizeof(*g->ot), cmp_ot);
+	return e ? e->level : 0;
+}
+
+/* ---- the keys touched ---------------------------------------------------- */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static int rehash(struct ksp_trust_gnupg *g, uint32_t ns)
+{
+	uint32_t *s = malloc((size_t)ns * sizeof(*s));
+
+	if (s == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < ns; i++)
+		s[i] = UINT32_MAX;
+	for (uint32_t i = 0; i < g->n; i++) {
+		uint32_t h = (uint32_t)mix((uint64_t)g->nodes[i].key_id) & (ns - 1);
+		while (s[h] != UINT32_MAX)
+			h = (h + 1) & (ns - 1);
+		s[h] = i;
+	}
+	free(g->slots);
+	g->slots = s;
+	g->n_slots = ns;
+	return 0;
+}
+
+static uint32_t find_node(const struct ksp_trust_gnupg *g, int64_t id)
+{
+	uint32_t h;
+
+	if (g->n_slots == 0)
+		return UINT32_MAX;
+	h = (uint32_t)mix((uint64_t)id) & (g->n_slots - 1);
+	while (g->slots[h] != UINT32_MAX) {
+		if (g->nodes[g->slots[h]].key_id == id)
+			return g->slots[h];
+		h = (h + 1) & (g->n_slots - 1);
+	}
+	return UINT32_MAX;
+}
+
+/* The node of keys.id @id, made and loaded if new; <0 on error. */
+static int64_t node_of(struct ksp_trust_gnupg *g, int64_t id)
+{
+	uint32_t i = find_node(g, id);
+	struct gnode *nd;
+	int rc;
+
+	if (i != UINT32_MAX)
+		return i;
+	if (g->n == g->cap) {
+		uint32_t nc = g->cap ? 2 * g->cap : 256;
+		void *nn = realloc(g->nodes, (size_t)nc * sizeof(*g->nodes));
+		if (nn == NULL)
+			return -ENOMEM;
+		g->nodes = nn;
+		g->cap = nc;
+	}
+	if ((uint64_t)(g->n + 1) * 2 > g->n_slots) {
+		g->n++; /* rehash covers the new one once it has its key_id */
+		g->nodes[g->n - 1].key_id = id;
+		if (rehash(g, g->n_slots ? 2 * g->n_slots : 1024) < 0) {
+			g->n--;
+			return -ENOMEM;
+		}
+	} else {
+		uint32_t h = (uint32_t)mix((uint64_t)id) & (g->n_slots - 1);
+		while (g->slots[h] != UINT32_MAX)
+			h = (h + 1) & (g->n_slots - 1);
+		g->slots[h] = g->n;
+		g->n++;
+	}
+	i = g->n - 1;
+	nd = &g->nodes[i];
+	*nd = (struct gnode){ .key_id = id, .klist = -1, .state = GK_UNKNOWN };
+	sqlite3_bind_int64(g->st_key, 1, id);
+	rc = sqlite3_step(g->st_key);
+	if (rc == SQLITE_ROW) {
+		int64_t created = sqlite3_column_int64(g->st_key, 1), expires = sqlite3_column_int64(g->st_key, 2),
+			revoked = sqlite3_column_int64(g->st_key, 3);
+		int selfsig_ok = sqlite3_column_int(g->st_key, 4);
+		snprintf(nd->fpr, sizeof(nd->fpr), "%s", (const char *)sqlite3_column_text(g->st_key, 0));
+		if (revoked && revoked <= g->at)
+			nd->state = GK_REVOKED;
+		else if (expires && expires <= g->at)
+			nd->state = GK_EXPIRED;
+		else if (created > g->at || !selfsig_ok)
+			nd->state = GK_INVALID;
+		else
+			nd->state = GK_OK;
+		nd->ownertrust = ownertrust_of(g, nd->fpr);
+	} else if (rc != SQLITE_DONE) {
+		sqlite3_reset(g->st_key);
+		return ksp_errno_from_sqlite(g->ctx, ksp_store_db(g->store), rc, "keys");
+	}
+	sqlite3_reset(g->st_key);
+	nd->loaded = true;
+	return i;
+}
+
+static int load_uids(struct ksp_trust_gnupg *g, uint32_t i)
+{
+	struct gnode *nd = &g->nodes[i];
+	size_t cap = 0;
+	int rc;
+
+	if (nd->uids_loaded)
+		return 0;
+	sqlite3_bind_int64(g->st_uids, 1, nd->key_id);
+	sqlite3_bind_int64(g->st_uids, 2, g->at);
+	while ((rc = sqlite3_step(g->st_uids)) == SQLITE_ROW) {
+		struct guid *u;
+		size_t len = (size_t)sqlite3_column_bytes(g->st_uids, 1);
+		if (nd->n_uids == cap) {
+			size_t nc = cap ? 2 * cap : 4;
+			void *n = realloc(nd->uids, nc * sizeof(*nd->uids));
+			if (n == NULL) {
+				sqlite3_reset(g->st_uids);
+				return -ENOMEM;
+			}
+			nd->uids = n;
+			cap = nc;
+		}
+		u = &nd->uids[nd->n_uids];
+		*u = (struct guid){ .id = sqlite3_column_int64(g->st_uids, 0), .len = len };
+		u->text = malloc(len + 1);
+		if (u->text == NULL) {
+			sqlite3_reset(g->st_uids);
+			return -ENOMEM;
+		}
+		if (len)
+			memcpy(u->text, sqlite3_column_blob(g->st_uids, 1), len);
+		u->text[len] = '\0';
+		u->usable = sqlite3_column_int(g->st_uids, 2) != 0;
+		nd->n_uids++;
+	}
+	sqlite3_reset(g->st_uids);
+	if (rc != SQLITE_DONE)
+		return ksp_errno_from_sqlite(g->ctx, ksp_store_db(g->store), rc, "user IDs");
+	nd->uids_loaded = true;
+	return 0;
+}
+
+/* ---- GnuPG's regular expressions of trust signatures ---------------------- */
+
+/* trustdb.c sanitize_regexp(): "<[^>]+[@.]" ... ">$" may frame the
+ * expression; inside, every operator but '.' and '\' is escaped. */
+static char *sanitize_regexp(const char *old)
+{
+	size_t start = 0, len = strlen(old), idx = 0;
+	bool escaped = false, bracket = false;
+	char *out = malloc(len * 2 + 3);
+
+	if (out == NULL)
+		return NULL;
+	if (len >= 12 && strncmp(old, "<[^>]+[@.]", 10) == 0 && old[len - 2] == '>' && old[len - 1] == '$') {
+		memcpy(out, "<[^>]+[@.]", 10);
+		idx = 10;
+		bracket = true;
+		start = 10;
+		len -= 2;
+	}
+	for (; start < len; start++) {
+		if (!escaped && old[start] == '\\')
+			escaped = true;
+		else if (!escaped && strchr("^[$()|*+?{", old[start]))
+			out[idx++] = '\\';
+		else
+			escaped = false;
+		out[idx++] = old[start];
+	}
+	if (bracket) {
+		out[idx++] = '>';
+		out[idx++] = '$';
+	}
+	out[idx] = '\0';
+	return out;
+}
+
+static bool regexp_matches(const char *expr, const char *uid)
+{
+	char *re = sanitize_regexp(expr);
+	regex_t pat;
+	bool ok = false;
+
+	if (re == NULL)
+		return false;
+	if (regcomp(&pat, re, REG_ICASE | REG_EXTENDED | REG_NOSUB) == 0) {
+		ok = regexec(&pat, uid, 0, NULL, 0) == 0;
+		regfree(&pat);
+	}
+	free(re);
+	return ok;
+}
+
+/* ---- one level -------------------------------------------------------------- */
+
+struct gcert {
+	int64_t id;
+	uint32_t issuer; /* node */
+	int type;
+	int64_t created, expires;
+	int tdepth, tamount;
+	bool revocable;
+	char *regex;     /* first regular expression of a trust signature */
+};
+
+static void gcerts_clear(struct gcert *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(c[i].regex);
+}
+
+/* Parse the signature packet for what the store does not hold: whether
+ * it is revocable, and its regular expression.  Returns 0 or -errno. */
+static int parse_extra(struct ksp_trust_gnupg *g, struct gcert *c)
+{
+	struct ksp_pgp_sig sig;
+	const void *data;
+	size_t len;
+	int rc, r = 0;
+
+	sqlite3_bind_int64(g->st_sig, 1, c->id);
+	rc = sqlite3_step(g->st_sig);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(g->st_sig);
+		return rc == SQLITE_DONE ? 0 : ksp_errno_from_sqlite(g->ctx, ksp_store_db(g->store), rc, "certifications");
+	}
+	data = sqlite3_column_blob(g->st_sig, 0);
+	len = (size_t)sqlite3_column_bytes(g->st_sig, 0);
+	memset(&sig, 0, sizeof(sig));
+	if (data == NULL || len == 0 || ksp_pgp_parse_sig(data, len, &sig) < 0) {
+		ksp_pgp_sig_done(&sig);
+		sqlite3_reset(g->st_sig);
+		return 0;
+	}
+	c->revocable = sig.revocable;
+	if (sig.n_regexes && sig.regexes[0].len < 4096) {
+		c->regex = malloc(sig.regexes[0].len + 1);
+		if (c->regex) {
+			memcpy(c->regex, sig.regexes[0].data, sig.regexes[0].len);
+			c->regex[sig.regexes[0].len] = '\0'; /* an embedded NUL ends it, as in GnuPG */
+		} else {
+			r = -ENOMEM;
+		}
+	}
+	ksp_pgp_sig_done(&sig);
+	sqlite3_reset(g->st_sig);
+	return r;
+}
+
+static bool is_cert(int type)
+{
+	return type >= 0x10 && type <= 0x13;
+}
+
+/* "nonrevocable and unexpired" of mark_usable_uid_certs() */
+static bool sticky(const struct gcert *c, int64_t at)
+{
+	return is_cert(c->type) && !c->revocable && (c->expires == 0 || c->expires > at);
+}
+
+static int add_intro(struct guid *u, uint32_t signer, uint8_t ot, int depth, uint32_t uid_index)
+{
+	if (u->n_intro == u->cap_intro) {
+		size_t nc = u->cap_intro ? 2 * u->cap_intro : 4;
+		void *n = realloc(u->intro, nc * sizeof(*u->intro));
+		if (n == NULL)
+			return -ENOMEM;
+		u->intro = n;
+		u->cap_intro = nc;
+	}
+	u->intro[u->n_intro++] = (struct gintro){ .signer = signer, .ownertrust = ot, .depth = (uint8_t)depth,
+						  .uid = uid_index };
+	return 0;
+}
+
+/* validate_one_keyblock(): returns 1 when some user ID is signed by the
+ * introducers, 0 when none, <0 on error. */
+static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kitem *klist, int depth)
+{
+	struct gcert *certs = NULL;
+	size_t cap = 0;
+	int any_signed = 0, r = 0, rc;
+
+	g->nodes[ni].tv = g->nodes[ni].td = 0;
+	free(g->nodes[ni].regex);
+	g->nodes[ni].regex = NULL;
+	for (size_t ui = 0; ui < g->nodes[ni].n_uids; ui++) {
+		struct guid *u = &g->nodes[ni].uids[ui];
+		size_t nc = 0;
+		bool issigned = false;
+
+		u->flag = 0;
+		if (!u->usable)
+			continue;
+		u->new_full = u->full;
+		u->new_marginal = u->marginal;
+		u->n_intro_committed = u->n_intro;
+		sqlite3_bind_int64(g->st_certs, 1, u->id);
+		sqlite3_bind_int64(g->st_certs, 2, g->at);
+		sqlite3_bind_int64(g->st_certs, 3, g->nodes[ni].key_id);
+		while ((rc = sqlite3_step(g->st_certs)) == SQLITE_ROW) {
+			int64_t ik = sqlite3_column_int64(g->st_certs, 1), ik_created = sqlite3_column_int64(g->st_certs, 2);
+			int type = sqlite3_column_int(g->st_certs, 3), hash = sqlite3_column_int(g->st_certs, 4);
+			int64_t created = sqlite3_column_int64(g->st_certs, 5);
+			uint32_t is = find_node(g, ik);
+
+			/* only the introducers' signatures are looked at */
+			if (is == UINT32_MAX || g->nodes[is].klist < 0)
+				continue;
+			if (type >= 0x11 && type <= 0x13 && type - 0x10 < g->min_cert_level)
+				continue;
+			if (created < ik_created) /* "public key is newer than the signature" */
+				continue;
+			if (ksp_hash_rule(hash, created, g->md5, g->sha1) != KSP_HASH_KEPT)
+				continue;
+			if (nc == cap) {
+				size_t ncap = cap ? 2 * cap : 16;
+				void *n = realloc(certs, ncap * sizeof(*certs));
+				if (n == NULL) {
+					r = -ENOMEM;
+					break;
+				}
+				certs = n;
+				cap = ncap;
+			}
+			certs[nc] = (struct gcert){
+				.id = sqlite3_column_int64(g->st_certs, 0),
+				.issuer = is,
+				.type = type,
+				.created = created,
+				.expires = sqlite3_column_int64(g->st_certs, 6),
+				.tdepth = sqlite3_column_int(g->st_certs, 7),
+				.tamount = sqlite3_column_int(g->st_certs, 8),
+				.revocable = true,
+			};
+			nc++;
+		}
+		if (r == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
+			r = ksp_errno_from_sqlite(g->ctx, ksp_store_db(g->store), rc, "certifications");
+		sqlite3_reset(g->st_certs);
+		/* per issuer: how many, then the one signature that decides
+		 * (certs are in packet order: later ones win ties) */
+		for (size_t a = 0; a < nc; a++) {
+			g->nodes[certs[a].issuer].scount = 0;
+			g->nodes[certs[a].issuer].sbest = UINT32_MAX;
+		}
+		for (size_t a = 0; a < nc; a++)
+			g->nodes[certs[a].issuer].scount++;
+		/* the packet itself, for trust signatures (regular expression)
+		 * and when one issuer made several (revocable or not) */
+		for (size_t a = 0; a < nc && r == 0; a++)
+			if (certs[a].tdepth > 0 || g->nodes[certs[a].issuer].scount > 1)
+				r = parse_extra(g, &certs[a]);
+		if (r < 0) {
+			gcerts_clear(certs, nc);
+			break;
+		}
+		for (size_t a = 0; a < nc; a++) {
+			uint32_t *best = &g->nodes[certs[a].issuer].sbest;
+			const struct gcert *bc;
+
+			if (*best == UINT32_MAX) {
+				*best = (uint32_t)a;
+				continue;
+			}
+			bc = &certs[*best];
+			if (sticky(bc, g->at) && !sticky(&certs[a], g->at))
+				continue;
+			if ((!sticky(bc, g->at) && sticky(&certs[a], g->at)) || certs[a].created >= bc->created)
+				*best = (uint32_t)a;
+		}
+		for (size_t a = 0; a < nc; a++) {
+			uint32_t *best = &g->nodes[certs[a].issuer].sbest;
+			struct gcert *bc;
+
+			if (*best == UINT32_MAX)
+				continue; /* this issuer is done */
+			bc = &certs[*best];
+			*best = UINT32_MAX;
+			/* the newest is a revocation, or expired: nothing */
+			if (!is_cert(bc->type) || (bc->expires && bc->expires <= g->at))
+				continue;
+			bc->type = -bc->type; /* chosen: handled below, in packet order */
+		}
+		/* the chosen certifications, in packet order */
+		for (size_t a = 0; a < nc; a++) {
+			const struct gcert *c = &certs[a];
+			const struct kitem *kr;
+			struct gnode *nd = &g->nodes[ni];
+
+			if (c->type >= 0)
+				continue;
+			kr = &klist[g->nodes[c->issuer].klist];
+			if (kr->regex && !regexp_matches(kr->regex, u->text))
+				continue;
+			if (c->tdepth) {
+				int d = (c->tdepth < kr->trust_depth || kr->ownertrust == KSP_GNUPG_ULTIMATE) ? c->tdepth
+													     : kr->trust_depth;
+				if (d) {
+					nd->tv = (uint8_t)c->tamount;
+					nd->td = (uint8_t)(d - 1);
+					if (c->regex) {
+						char *copy = strdup(c->regex);
+						if (copy == NULL) {
+							r = -ENOMEM;
+							break;
+						}
+						free(nd->regex);
+						nd->regex = copy;
+					}
+				}
+			}
+			if (kr->ownertrust == KSP_GNUPG_ULTIMATE)
+				u->new_full = g->completes_needed;
+			else if (kr->ownertrust == KSP_GNUPG_FULL)
+				u->new_full++;
+			else if (kr->ownertrust == KSP_GNUPG_MARGINAL)
+				u->new_marginal++;
+			r = add_intro(u, c->issuer, kr->ownertrust, depth, (uint32_t)ui);
+			if (r < 0)
+				break;
+			issigned = true;
+		}
+		gcerts_clear(certs, nc);
+		if (r < 0)
+			break;
+		if (issigned) {
+			if (u->new_full >= g->completes_needed || u->new_marginal >= g->marginals_needed)
+				u->flag = KSP_GNUPG_FULL;
+			else if (u->new_full || u->new_marginal)
+				u->flag = KSP_GNUPG_MARGINAL;
+			else
+				u->flag = KSP_GNUPG_UNDEFINED;
+			any_signed = 1;
+		} else {
+			u->n_intro = u->n_intro_committed; /* nothing recorded */
+		}
+	}
+	free(certs);
+	return r < 0 ? r : any_signed;
+}
+
+static int prepare(struct ksp_trust_gnupg *g)
+{
+	sqlite3 *db = ksp_store_db(g->store);
+	int rc;
+
+	if ((rc = sqlite3_prepare_v2(db, "SELECT fpr, created, expires, revoked, selfsig_ok FROM keys WHERE id = ?", -1,
+				     &g->st_key, NULL)) != SQLITE_OK ||
+	    (rc = sqlite3_prepare_v2(db,
+				     "SELECT id, uid, selfsig > 0 AND (revoked = 0 OR revoked > ?2) "
+				     "FROM uids WHERE key_id = ?1 ORDER BY idx, id",
+				     -1, &g->st_uids, NULL)) != SQLITE_OK ||
+	    (rc = sqlite3_prepare_v2(db,
+				     "SELECT DISTINCT u.key_id FROM certs c JOIN uids u ON u.id = c.uid_id "
+				     "WHERE c.issuer_fpr = ?1 AND c.verified = 1 AND c.sig_type BETWEEN 16 AND 19 "
+				     "AND c.created <= ?2 ORDER BY u.key_id",
+				     -1, &g->st_out, NULL)) != SQLITE_OK ||
+	    (rc = sqlite3_prepare_v2(db,
+				     "SELECT c.id, ik.id, ik.created, c.sig_type, c.hash_algo, c.created, c.expires, "
+				     "c.trust_depth, c.trust_amount "
+				     "FROM certs c JOIN keys ik ON ik.fpr = c.issuer_fpr "
+				     "WHERE c.uid_id = ?1 AND c.verified = 1 AND (c.sig_type BETWEEN 16 AND 19 OR c.sig_type = 48) "
+				     "AND c.created <= ?2 AND ik.id != ?3 ORDER BY c.id",
+				     -1, &g->st_certs, NULL)) != SQLITE_OK ||
+	    (rc = sqlite3_prepare_v2(db, "SELECT id FROM keys WHERE fpr = ?", -1, &g->st_id, NULL)) != SQLITE_OK ||
+	    (rc = sqlite3_prepare_v2(db, "SELECT sigdata FROM certs WHERE id = ?", -1, &g->st_sig, NULL)) != SQLITE_OK)
+		return ksp_errno_from_sqlite(g->ctx, db, rc, "trust (gnupg)");
+	return 0;
+}
+
+/* keys.id of @fpr (normalized), 0 if none, <0 on error */
+static int64_t key_id_of(struct ksp_trust_gnupg *g, const char *fpr)
+{
+	int64_t id = 0;
+	int rc;
+
+	sqlite3_bind_text(g->st_id, 1, fpr, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(g->st_id);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(g->st_id, 0);
+	else if (rc != SQLITE_DONE)
+		id = ksp_errno_from_sqlite(g->ctx, ksp_store_db(g->store), rc, "keys");
+	sqlite3_reset(g->st_id);
+	return id;
+}
+
+static void klist_free(struct kitem *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(k[i].regex);
+	free(k);
+}
+
+/* The certifications in the store a hash rule leaves out (third-party,
+ * verified, made by then and unexpired at @at). */
+static int count_dropped(struct ksp_trust_gnupg *g, int64_t at)
+{
+	sqlite3 *db = ksp_store_db(g->store);
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(g->dropped, 0, sizeof(g->dropped));
+	rc = sqlite3_prepare_v2(db,
+				"SELECT c.hash_algo, c.created FROM certs c JOIN uids u ON u.id = c.uid_id "
+				"JOIN keys ik ON ik.fpr = c.issuer_fpr WHERE c.verified = 1 AND c.sig_type BETWEEN 16 AND 19 "
+				"AND c.hash_algo IN (1, 2, 3) AND c.created <= ?1 AND (c.expires = 0 OR c.expires > ?1) "
+				"AND ik.id != u.key_id",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(g->ctx, db, rc, "certifications");
+	sqlite3_bind_int64(st, 1, at);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int w = ksp_hash_rule(sqlite3_column_int(st, 0), sqlite3_column_int64(st, 1), g->md5, g->sha1);
+
+		if (w != KSP_HASH_KEPT)
+			g->dropped[w]++;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : ksp_errno_from_sqlite(g->ctx, db, rc, "certifications");
+}
+
+KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_store *store, int64_t at)
+{
+	struct kitem *klist = NULL, *next = NULL;
+	size_t n_klist = 0, n_next = 0, cap_next = 0;
+	uint32_t *cand = NULL;
+	size_t n_cand = 0, cap_cand = 0;
+	int roots = 0, r = 0, rc;
+
+	if (g == NULL || store == NULL)
+		return -EINVAL;
+	ksp_clear_error(g->ctx);
+	run_reset(g);
+	g->store = ksp_store_ref(store);
+	g->at = at;
+	r = prepare(g);
+	if (r == 0)
+		r = count_dropped(g, at);
+	if (r < 0)
+		goto out;
+	ot_sort(g);
+	/* the ultimately trusted keys */
+	for (size_t i = 0; i < g->n_ot; i++) {
+		int64_t id, ni;
+		struct gnode *nd;
+
+		if (g->ot[i].level != KSP_GNUPG_ULTIMATE)
+			continue;
+		id = key_id_of(g, g->ot[i].fpr);
+		if (id < 0) {
+			r = (int)id;
+			goto out;
+		}
+		if (id == 0)
+			continue; /* "public key of ultimately trusted key not found" */
+		ni = node_of(g, id);
+		if (ni < 0) {
+			r = (int)ni;
+			goto out;
+		}
+		nd = &g->nodes[ni];
+		if (nd->used)
+			continue;
+		nd->used = nd->stored = nd->full_trust = true;
+		nd->validity = KSP_GNUPG_ULTIMATE;
+		nd->depth = 0;
+		r = load_uids(g, (uint32_t)ni);
+		if (r < 0)
+			goto out;
+		nd = &g->nodes[ni];
+		for (size_t j = 0; j < nd->n_uids; j++)
+			nd->uids[j].validity = KSP_GNUPG_ULTIMATE;
+		void *n = realloc(klist, (n_klist + 1) * sizeof(*klist));
+		if (n == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		klist = n;
+		klist[n_klist++] = (struct kitem){ .node = (uint32_t)ni, .ownertrust = KSP_GNUPG_ULTIMATE };
+		roots++;
+	}
+	for (int depth = 0; depth < g->max_cert_depth && n_klist > 0; depth++) {
+		uint32_t stamp = (uint32_t)depth + 1;
+
+		for (size_t k = 0; k < n_klist; k++) {
+			int min = klist[k].trust_value >= 120 ? KSP_GNUPG_FULL
+				: klist[k].trust_value >= 60  ? KSP_GNUPG_MARGINAL
+							      : 0;
+			if (klist[k].ownertrust < min)
+				klist[k].ownertrust = (uint8_t)min;
+			g->nodes[klist[k].node].klist = (int32_t)k;
+		}
+		/* the keys certified by an introducer */
+		n_cand = 0;
+		for (size_t k = 0; k < n_klist; k++) {
+			sqlite3_bind_text(g->st_out, 1, g->nodes[klist[k].node].fpr, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(g->st_out, 2, at);
+			while ((rc = sqlite3_step(g->st_out)) == SQLITE_ROW) {
+				int64_t ni = node_of(g, sqlite3_column_int64(g->st_out, 0));
+				if (ni < 0) {
+					r = (int)ni;
+					break;
+				}
+				if (g->nodes[ni].stamp == stamp || g->nodes[ni].full_trust)
+					continue;
+				g->nodes[ni].stamp = stamp;
+				if (n_cand == cap_cand) {
+					size_t nc = cap_cand ? 2 * cap_cand : 256;
+					void *n = realloc(cand, nc * sizeof(*cand));
+					if (n == NULL) {
+						r = -ENOMEM;
+						break;
+					}
+					cand = n;
+					cap_cand = nc;
+				}
+				cand[n_cand++] = (uint32_t)ni;
+			}
+			if (r == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
+				r = ksp_errno_from_sqlite(g->ctx, ksp_store_db(store), rc, "certifications");
+			sqlite3_reset(g->st_out);
+			if (r < 0)
+				goto out;
+		}
+		/* validate_key_list() */
+		n_next = 0;
+		for (size_t c = 0; c < n_cand; c++) {
+			uint32_t ni = cand[c];
+			struct gnode *nd = &g->nodes[ni];
+			bool all_full = true, any_full = false;
+			int best = 0;
+
+			if (nd->state == GK_EXPIRED || nd->state == GK_REVOKED || nd->state == GK_INVALID) {
+				nd->full_trust = true;
+				continue;
+			}
+			r = load_uids(g, ni);
+			if (r < 0)
+				goto out;
+			r = validate_one(g, ni, klist, depth);
+			if (r < 0)
+				goto out;
+			nd = &g->nodes[ni];
+			if (r == 0)
+				continue;
+			/* store_validation_status() */
+			for (size_t j = 0; j < nd->n_uids; j++) {
+				struct guid *u = &nd->uids[j];
+				if (u->flag) {
+					u->validity = u->flag;
+					u->full = u->new_full;
+					u->marginal = u->new_marginal;
+					nd->stored = true;
+				}
+				if (u->flag != KSP_GNUPG_FULL)
+					all_full = false;
+				else
+					any_full = true;
+				if (u->validity > best)
+					best = u->validity;
+			}
+			if (best > nd->validity) {
+				nd->validity = (uint8_t)best;
+				nd->depth = depth;
+			}
+			if (all_full)
+				nd->full_trust = true;
+			if (any_full && !nd->used) {
+				nd->used = true;
+				if (n_next == cap_next) {
+					size_t ncap = cap_next ? 2 * cap_next : 64;
+					void *n = realloc(next, ncap * sizeof(*next));
+					if (n == NULL) {
+						r = -ENOMEM;
+						goto out;
+					}
+					next = n;
+					cap_next = ncap;
+				}
+				next[n_next] = (struct kitem){ .node = ni,
+							       .ownertrust = nd->ownertrust,
+							       .trust_value = nd->tv,
+							       .trust_depth = nd->td };
+				if (nd->regex) {
+					next[n_next].regex = strdup(nd->regex);
+					if (next[n_next].regex == NULL) {
+						r = -ENOMEM;
+						goto out;
+					}
+				}
+				n_next++;
+			}
+		}
+		for (size_t k = 0; k < n_klist; k++)
+			g->nodes[klist[k].node].klist = -1;
+		klist_free(klist, n_klist);
+		klist = next;
+		n_klist = n_next;
+		next = NULL;
+		cap_next = n_next = 0;
+	}
+	r = 0;
+out:
+	free(cand);
+	if (klist) {
+		for (size_t k = 0; k < n_klist; k++)
+			if (klist[k].node < g->n)
+				g->nodes[klist[k].node].klist = -1;
+		klist_free(klist, n_klist);
+	}
+	klist_free(next, n_next);
+	if (r < 0) {
+		if (!ksp_get_error(g->ctx))
+			ksp_set_error(g->ctx, "%s: cannot compute GnuPG validity: %s", ksp_store_get_path(store),
+				      strerror(-r));
+		run_reset(g);
+		return r;
+	}
+	return roots;
+}
+
+/* ---- the results ------------------------------------------------------------ */
+
+/* The node of @fpr, loaded if the store has it: >= 0; -ENOENT, -EINVAL. */
+static int64_t lookup(struct ksp_trust_gnupg *g, const char *fpr)
+{
+	char norm[65];
+	int64_t id;
+
+	if (g == NULL || fpr == NULL || g->store == NULL)
+		return -EINVAL;
+	if (fpr_normalize(fpr, norm) < 0) {
+		ksp_set_error(g->ctx, "'%.80s' is not a full fingerprint (40 or 64 hex digits); short key IDs are not accepted",
+			      fpr);
+		return -EINVAL;
+	}
+	id = key_id_of(g, norm);
+	if (id <= 0)
+		return id < 0 ? id : -ENOENT;
+	return node_of(g, id);
+}
+
+KSP_EXPORT int ksp_trust_gnupg_get_validity(struct ksp_trust_gnupg *g, const char *fpr)
+{
+	int64_t i = lookup(g, fpr);
+	const struct gnode *nd;
+
+	if (i < 0)
+		return (int)i;
+	nd = &g->nodes[i];
+	if (nd->state == GK_REVOKED)
+		return KSP_GNUPG_REVOKED;
+	if (nd->state == GK_EXPIRED)
+		return KSP_GNUPG_EXPIRED;
+	return nd->validity;
+}
+
+KSP_EXPORT int ksp_trust_gnupg_get_depth(struct ksp_trust_gnupg *g, const char *fpr)
+{
+	int64_t i = lookup(g, fpr);
+
+	if (i < 0)
+		return (int)i;
+	return g->nodes[i].stored ? g->nodes[i].depth : -ENODATA;
+}
+
+KSP_EXPORT int ksp_trust_gnupg_get_ownertrust(struct ksp_trust_gnupg *g, const char *fpr)
+{
+	char norm[65];
+
+	if (g == NULL || fpr == NULL || fpr_normalize(fpr, norm) < 0)
+		return -EINVAL;
+	return ownertrust_of(g, norm);
+}
+
+/* The user ID with the key's validity that has the most introducers. */
+static const struct guid *best_uid(const struct gnode *nd)
+{
+	const struct guid *best = NULL;
+
+	for (size_t j = 0; j < nd->n_uids; j++) {
+		const struct guid *u = &nd->uids[j];
+		if (u->validity == 0 || u->validity != nd->validity)
+			continue;
+		if (best == NULL || u->n_intro > best->n_intro)
+			best = u;
+	}
+	return best;
+}
+
+KSP_EXPORT int ksp_trust_gnupg_get_counts(struct ksp_trust_gnupg *g, const char *fpr, int *full, int *marginal)
+{
+	int64_t i = lookup(g, fpr);
+	const struct guid *u;
+
+	if (i < 0)
+		return (int)i;
+	u = best_uid(&g->nodes[i]);
+	if (full)
+		*full = u ? u->full : 0;
+	if (marginal)
+		*marginal = u ? u->marginal : 0;
+	return 0;
+}
+
+KSP_EXPORT size_t ksp_trust_gnupg_get_introducer_count(struct ksp_trust_gnupg *g, const char *fpr)
+{
+	int64_t i = lookup(g, fpr);
+	const struct guid *u;
+
+	if (i < 0 || g->nodes[i].validity == KSP_GNUPG_ULTIMATE)
+		return 0;
+	u = best_uid(&g->nodes[i]);
+	return u ? u->n_intro : 0;
+}
+
+KSP_EXPORT int ksp_trust_gnupg_get_introducer(struct ksp_trust_gnupg *g, const char *fpr, size_t index,
+					      const char **signer, int *ownertrust, int *depth, const char **uid,
+					      size_t *uid_len)
+{
+	int64_t i = lookup(g, fpr);
+	const struct guid *u;
+	const struct gintro *in;
+
+	if (i < 0)
+		return (int)i;
+	if (g->nodes[i].validity == KSP_GNUPG_ULTIMATE)
+		return -ENOENT;
+	u = best_uid(&g->nodes[i]);
+	if (u == NULL || index >= u->n_intro)
+		return -ENOENT;
+	in = &u->intro[index];
+	if (signer)
+		*signer = g->nodes[in->signer].fpr;
+	if (ownertrust)
+		*ownertrust = in->ownertrust;
+	if (depth)
+		*depth = in->depth;
+	if (uid)
+		*uid = u->text;
+	if (uid_len)
+		*uid_len = u->len;
+	return 0;
+}
+
+KSP_EXPORT const char *ksp_trust_gnupg_validity_name(int validity)
+{
+	switch (validity) {
+	case KSP_GNUPG_UNKNOWN: return "unknown";
+	case KSP_GNUPG_EXPIRED: return "expired";
+	case KSP_GNUPG_UNDEFINED: return "undefined";
+	case KSP_GNUPG_NEVER: return "never";
+	case KSP_GNUPG_MARGINAL: return "marginal";
+	case KSP_GNUPG_FULL: return "full";
+	case KSP_GNUPG_ULTIMATE: return "ultimate";
+	case KSP_GNUPG_REVOKED: return "revoked";
+	default: return NULL;
+	}
+}
+
+KSP_EXPORT char ksp_trust_gnupg_validity_letter(int validity)
+{
+	static const char letters[] = "-eqnmfur";
+
+	return validity >= 0 && validity <= KSP_GNUPG_REVOKED ? letters[validity] : '?';
+}

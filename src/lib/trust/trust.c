@@ -1,0 +1,1744 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * trust.c: is a key trusted by a core?  (DESIGN.md, "Trust")
+ *
+ * Why one file (over 1,000 lines): the exploration, the max-flow and the
+ * exhaustive search share the per-query scratch over the snapshot and
+ * decide together (the flow bounds from above, the search proves).
+ *
+ * A target t is trusted under a policy (max depth L, min paths K) when there
+ * are K certification paths from core keys to t, each of at most L edges,
+ * pairwise vertex-disjoint but for t (so each core key starts at most one
+ * path: K paths are K independent introducers), over edges that count:
+ * verified, exportable, unexpired, unrevoked certifications on unrevoked
+ * user IDs, made by a key that was valid when it signed, between keys that
+ * are valid (created, not revoked, not expired) at the reference time.
+ *
+ * The graph is explored from the store on demand, never loaded whole:
+ * bidirectional breadth-first layers (forward from the core over
+ * certifications made, backward from the target over certifications
+ * received, always growing the smaller frontier) until the two depths add
+ * up to L.  Every edge of every path of at most L edges is then known (its
+ * tail is within the forward depth, or its head within the backward depth).
+ * On the vertices that lie on such paths: a max-flow with unit vertex
+ * capacities bounds the number of disjoint paths from above (fewer than K:
+ * not trusted, exactly); its decomposition usually gives K paths within L
+ * edges (trusted, with proof); otherwise an exhaustive search for K
+ * disjoint length-bounded paths decides (length-bounded disjoint paths are
+ * NP-hard in general; the search has a step budget and says when it ran
+ * out, and never claims trust it has not found).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "lib/libksp-private.h"
+#include "lib/wot/wot-snap.h"
+#include "shared/strbuf.h"
+#include "shared/util.h"
+
+#define SEARCH_BUDGET 2000000u
+#define MAX_EXPLORE 2000000u /* vertices; beyond it the query gives up */
+
+/* ---- policy ---------------------------------------------------------------- */
+
+struct ksp_trust_policy {
+	struct ksp_ctx *ctx;
+	char (*core)[65];
+	size_t n_core, cap_core;
+	bool core_party;
+	int max_depth, min_paths;
+	bool per_uid;
+	bool md5;           /* MD5 certifications count (hash-rules.h) */
+	int sha1;           /* enum ksp_sha1_rule */
+	unsigned min_bits;  /* RSA, DSA, ElGamal signer keys below it do not count */
+	int64_t max_age;    /* seconds, 0 = any age */
+};
+
+KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy **ret)
+{
+	struct ksp_trust_policy *p;
+
+	if (ctx == NULL || ret == NULL)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	p->ctx = ctx;
+	p->max_depth = 5;
+	p->min_paths = 1;
+	p->sha1 = KSP_SHA1_YES;
+	*ret = p;
+	return 0;
+}
+
+KSP_EXPORT struct ksp_trust_policy *ksp_trust_policy_free(struct ksp_trust_policy *p)
+{
+	if (p) {
+		free(p->core);
+		free(p);
+	}
+	return NULL;
+}
+
+KSP_EXPORT int ksp_trust_policy_add_core(struct ksp_trust_policy *p, const char *fpr)
+{
+	char norm[65];
+
+	if (p == NULL || fpr == NULL)
+		return -EINVAL;
+	if (fpr_normalize(fpr, norm) < 0) {
+		ksp_set_error(p->ctx, "core key '%.80s' is not a full fingerprint (40 or 64 hex digits)", fpr);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < p->n_core; i++)
+		if (strcmp(p->core[i], norm) == 0)
+			return 0;
+	if (p->n_core == p->cap_core) {
+		size_t nc = p->cap_core ? 2 * p->cap_core : 16;
+		void *n = realloc(p->core, nc * sizeof(*p->core));
+		if (n == NULL)
+			return -ENOMEM;
+		p->core = n;
+		p->cap_core = nc;
+	}
+	memcpy(p->core[p->n_core++], norm, 65);
+	return 0;
+}
+
+KSP_EXPORT size_t ksp_trust_policy_get_core_count(const struct ksp_trust_policy *p)
+{
+	return p ? p->n_core : 0;
+}
+
+KSP_EXPORT void ksp_trust_policy_set_core_party(struct ksp_trust_policy *p, bool on)
+{
+	if (p)
+		p->core_party = on;
+}
+
+KSP_EXPORT int ksp_trust_policy_set_max_depth(struct ksp_trust_policy *p, int depth)
+{
+	if (p == NULL || depth < 1 || depth > 1000)
+		return -EINVAL;
+	p->max_depth = depth;
+	return 0;
+}
+
+KSP_EXPORT int ksp_trust_policy_set_min_paths(struct ksp_trust_policy *p, int paths)
+{
+	if (p == NULL || paths < 1 || paths > 64)
+		return -EINVAL;
+	p->min_paths = paths;
+	return 0;
+}
+
+KSP_EXPORT void ksp_trust_policy_set_per_uid(struct ksp_trust_policy *p, bool on)
+{
+	if (p)
+		p->per_uid = on;
+}
+
+KSP_EXPORT void ksp_trust_policy_set_sha1(struct ksp_trust_policy *p, bool counts)
+{
+	if (p) {
+		p->sha1 = counts ? KSP_SHA1_YES : KSP_SHA1_NO;
+		if (!counts)
+			p->md5 = false;
+	}
+}
+
+KSP_EXPORT int ksp_trust_policy_set_sha1_rule(struct ksp_trust_policy *p, int rule)
+{
+	if (p == NULL || rule < KSP_SHA1_YES || rule > KSP_SHA1_NO)
+		return -EINVAL;
+	p->sha1 = rule;
+	return 0;
+}
+
+KSP_EXPORT void ksp_trust_policy_set_md5(struct ksp_trust_policy *p, bool counts)
+{
+	if (p)
+		p->md5 = counts;
+}
+
+KSP_EXPORT void ksp_trust_policy_set_min_bits(struct ksp_trust_policy *p, unsigned int bits)
+{
+	if (p)
+		p->min_bits = bits;
+}
+
+KSP_EXPORT void ksp_trust_policy_set_max_age(struct ksp_trust_policy *p, int64_t seconds)
+{
+	if (p)
+		p->max_age = seconds > 0 ? seconds : 0;
+}
+
+KSP_EXPORT int ksp_trust_policy_get_max_depth(const struct ksp_trust_policy *p)
+{
+	return p ? p->max_depth : -EINVAL;
+}
+
+KSP_EXPORT int ksp_trust_policy_get_min_paths(const struct ksp_trust_policy *p)
+{
+	return p ? p->min_paths : -EINVAL;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "on"))
+		*out = true;
+	else if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "off"))
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* sha1 = yes | before-2019 | no (also the booleans of parse_bool) */
+static int parse_sha1(const char *v, int *out)
+{
+	bool b;
+
+	if (!strcasecmp(v, "before-2019")) {
+		*out = KSP_SHA1_BEFORE_2019;
+		return 0;
+	}
+	if (parse_bool(v, &b) < 0)
+		return -EINVAL;
+	*out = b ? KSP_SHA1_YES : KSP_SHA1_NO;
+	return 0;
+}
+
+/* "90d", "2y", "12w", "36h", or seconds. */
+static int parse_age(const char *v, int64_t *out)
+{
+	char *end;
+	long long n;
+	int64_t mul = 1;
+
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno || end == v || n < 0)
+		return -EINVAL;
+	if (*end) {
+		switch (*end) {
+		case 'h': mul = 3600; break;
+		case 'd': mul = 86400; break;
+		case 'w': mul = 7 * 86400; break;
+		case 'y': mul = 365 * 86400; break;
+		default: return -EINVAL;
+		}
+		if (end[1])
+			return -EINVAL;
+	}
+	if (n > INT64_MAX / mul)
+		return -EINVAL;
+	*out = (int64_t)n * mul;
+	return 0;
+}
+
+static int parse_int(const char *v, int lo, int hi, int *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < lo || n > hi)
+		return -EINVAL;
+	*out = (int)n;
+	return 0;
+}
+
+static int load_core_file(struct ksp_trust_policy *p, const char *path, const char *from, unsigned line)
+{
+	uint8_t *data = NULL;
+	size_t len;
+	int r;
+
+	r = read_file_all(path, 16u << 20, &data, &len);
+	if (r < 0) {
+		if (from)
+			ksp_set_error(p->ctx, "%s:%u: core file %s: %s", from, line, path, strerror(-r));
+		else
+			ksp_set_error(p->ctx, "%s: cannot read the core keys: %s", path, strerror(-r));
+		return r;
+	}
+	char *s = (char *)data, *save = NULL;
+	unsigned n = 0;
+	for (char *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *t = trim(l), *c;
+		n++;
+		if ((c = strchr(t, '#')))
+			*c = '\0';
+		t = trim(t);
+		/* "FPR:6:" lines of gpg --export-ownertrust are fine too */
+		if ((c = strchr(t, ':')))
+			*c = '\0';
+		if (*t == '\0')
+			continue;
+		r = ksp_trust_policy_add_core(p, t);
+		if (r < 0) {
+			ksp_set_error(p->ctx, "%s:%u: '%.80s' is not a full fingerprint; one per line", path, n, t);
+			break;
+		}
+	}
+	free(data);
+	return r < 0 ? r : 0;
+}
+
+KSP_EXPORT int ksp_trust_policy_add_core_file(struct ksp_trust_policy *p, const char *path)
+{
+	if (p == NULL || path == NULL)
+		return -EINVAL;
+	return load_core_file(p, path, NULL, 0);
+}
+
+KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *path)
+{
+	uint8_t *data = NULL;
+	size_t len;
+	unsigned lineno = 0;
+	char *save = NULL, *line;
+	int r = 0;
+
+	if (p == NULL || path == NULL)
+		return -EINVAL;
+	r = read_file_all(path, 1u << 20, &data, &len);
+	if (r < 0) {
+		ksp_set_error(p->ctx, "%s: cannot read the policy: %s", path, strerror(-r));
+		return r;
+	}
+	if (memchr(data, '\0', len)) {
+		ksp_set_error(p->ctx, "%s: not a text file; a policy is key = value lines", path);
+		free(data);
+		return -EINVAL;
+	}
+	/* split by hand so that empty lines still count */
+	for (line = (char *)data; line && r == 0; line = save) {
+		char *nl = strchr(line, '\n'), *key, *val, *eq;
+		save = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = '\0';
+		lineno++;
+		key = trim(line);
+		if (*key == '#' || *key == '\0')
+			continue;
+		eq = strchr(key, '=');
+		if (eq == NULL) {
+			ksp_set_error(p->ctx, "%s:%u: expected 'key = value'", path, lineno);
+			r = -EINVAL;
+			break;
+		}
+		*eq = '\0';
+		val = trim(eq + 1);
+		key = trim(key);
+		if ((eq = strchr(val, '#')) && (eq == val || isspace((unsigned char)eq[-1])))
+			*eq = '\0';
+		val = trim(val);
+		if (!strcmp(key, "core")) {
+			r = ksp_trust_policy_add_core(p, val);
+		} else if (!strcmp(key, "core_file")) {
+			char full[4096];
+			const char *slash = strrchr(path, '/');
+			if (val[0] != '/' && slash)
+				snprintf(full, sizeof(full), "%.*s/%s", (int)(slash - path), path, val);
+			else
+				snprintf(full, sizeof(full), "%s", val);
+			r = load_core_file(p, full, path, lineno);
+			if (r < 0)
+				break;
+		} else if (!strcmp(key, "core_party")) {
+			r = parse_bool(val, &p->core_party);
+		} else if (!strcmp(key, "max_depth")) {
+			r = parse_int(val, 1, 1000, &p->max_depth);
+		} else if (!strcmp(key, "min_paths")) {
+			r = parse_int(val, 1, 64, &p->min_paths);
+		} else if (!strcmp(key, "per_uid")) {
+			r = parse_bool(val, &p->per_uid);
+		} else if (!strcmp(key, "sha1")) {
+			r = parse_sha1(val, &p->sha1);
+		} else if (!strcmp(key, "md5")) {
+			r = parse_bool(val, &p->md5);
+		} else if (!strcmp(key, "min_key_bits")) {
+			int b;
+			r = parse_int(val, 0, 65536, &b);
+			if (r == 0)
+				p->min_bits = (unsigned)b;
+		} else if (!strcmp(key, "max_cert_age")) {
+			r = parse_age(val, &p->max_age);
+		} else {
+			ksp_set_error(p->ctx, "%s:%u: unknown key '%.40s' (core, core_file, core_party, max_depth, min_paths, "
+					      "per_uid, sha1, md5, min_key_bits, max_cert_age)",
+				      path, lineno, key);
+			r = -EINVAL;
+			break;
+		}
+		if (r < 0 && !ksp_get_error(p->ctx))
+			ksp_set_error(p->ctx, "%s:%u: bad value '%.60s' for %s", path, lineno, val, key);
+		else if (r < 0) {
+			/* keep the more precise message, add the place */
+			char msg[900];
+			snprintf(msg, sizeof(msg), "%s", ksp_get_error(p->ctx));
+			if (strncmp(msg, path, strlen(path)) != 0)
+				ksp_set_error(p->ctx, "%s:%u: %s", path, lineno, msg);
+		}
+	}
+	free(data);
+	return r;
+}
+
+/* ---- the local graph ----------------------------------------------------- */
+
+struct tedge {
+	uint32_t u, v;
+	int64_t uid_id;
+	int64_t created;
+};
+
+struct tnode {
+	int64_t key_id;   /* the snapshot's vertex */
+	uint32_t df, db;  /* exploration depths, UINT32_MAX unknown */
+	uint8_t state;    /* 0 unchecked, 1 valid, 2 not a vertex */
+	uint8_t why;      /* for the target: KSP_TRUST_TARGET_* */
+	bool fexp, bexp;  /* expanded forward / backward */
+};
+
+struct explore {
+	struct ksp_ctx *ctx;
+	sqlite3 *db;
+	const struct ksp_trust_policy *pol;
+	int64_t at;
+	struct ksp_wsnap *g;
+	struct tnode *nodes;
+	uint32_t n, cap;
+	struct tedge *edges;
+	size_t m, cap_e;
+};
+
+/* The node of snapshot vertex @vx, created if new; UINT32_MAX on error.
+ * The snapshot's scratch maps vertices to nodes for this query (stamped
+ * with the query's epoch, so nothing is cleared between queries). */
+static uint32_t node_of(struct explore *e, uint32_t vx, bool create)
+{
+	struct ksp_wsnap *g = e->g;
+
+	if (g->scratch_stamp[vx] == g->epoch)
+		return g->scratch_node[vx];
+	if (!create)
+		return UINT32_MAX;
+	if (e->n >= MAX_EXPLORE)
+		return UINT32_MAX;
+	if (e->n == e->cap) {
+		uint32_t nc = e->cap ? 2 * e->cap : 256;
+		void *nn = realloc(e->nodes, (size_t)nc * sizeof(*e->nodes));
+		if (nn == NULL)
+			return UINT32_MAX;
+		e->nodes = nn;
+		e->cap = nc;
+	}
+	e->nodes[e->n] = (struct tnode){ .key_id = vx, .df = UINT32_MAX, .db = UINT32_MAX };
+	g->scratch_stamp[vx] = g->epoch;
+	g->scratch_node[vx] = e->n;
+	return e->n++;
+}
+
+enum {
+	KEY_OK = 0,
+	KEY_UNKNOWN = 1,
+	KEY_REVOKED = 2,
+	KEY_EXPIRED = 3,
+	KEY_FUTURE = 4,
+	KEY_WEAK = 5,
+};
+
+/* Is node @i a vertex at the reference time?  Sets state; returns 1/0. */
+static int check_node(struct explore *e, uint32_t i)
+{
+	struct tnode *nd = &e->nodes[i];
+
+	if (nd->state)
+		return nd->state == 1;
+	if ((uint64_t)nd->key_id >= e->g->n) {
+		nd->why = KEY_UNKNOWN;
+	} else {
+		const struct ksp_wsnap_node *k = &e->g->nodes[nd->key_id];
+		uint32_t algo = k->algo;
+		bool fixed_size = algo == 1 || algo == 2 || algo == 3 || algo == 16 || algo == 17 || algo == 20;
+
+		if (k->created > e->at)
+			nd->why = KEY_FUTURE;
+		else if (k->revoked <= e->at)
+			nd->why = KEY_REVOKED;
+		else if (k->expires <= e->at)
+			nd->why = KEY_EXPIRED;
+		else if (e->pol->min_bits && fixed_size && k->bits < e->pol->min_bits)
+			nd->why = KEY_WEAK;
+		else
+			nd->why = KEY_OK;
+	}
+	nd->state = nd->why == KEY_OK ? 1 : 2;
+	return nd->state == 1;
+}
+
+static int add_edge(struct explore *e, uint32_t u, uint32_t v, int64_t uid_id, int64_t created)
+{
+	if (e->m == e->cap_e) {
+		size_t nc = e->cap_e ? 2 * e->cap_e : 1024;
+		void *ne = realloc(e->edges, nc * sizeof(*e->edges));
+		if (ne == NULL)
+			return -ENOMEM;
+		e->edges = ne;
+		e->cap_e = nc;
+	}
+	e->edges[e->m++] = (struct tedge){ .u = u, .v = v, .uid_id = uid_id, .created = created };
+	return 1;
+}
+
+/* Expand one vertex: forward (certifications it made) or backward. New
+ * neighbours that are vertices go to @next with depth d + 1. */
+static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint32_t **next, size_t *n_next,
+		  size_t *cap_next)
+{
+	const struct ksp_wsnap *g = e->g;
+	uint32_t vx = (uint32_t)e->nodes[x].key_id;
+	int64_t min_created = e->pol->max_age ? e->at - e->pol->max_age : INT64_MIN;
+	uint32_t lo = forward ? g->out_off[vx] : g->in_off[vx], hi = forward ? g->out_off[vx + 1] : g->in_off[vx + 1];
+	int r;
+
+	if (forward)
+		e->nodes[x].fexp = true;
+	else
+		e->nodes[x].bexp = true;
+
+	for (uint32_t j = lo; j < hi; j++) {
+		const struct ksp_wsnap_edge *ed;
+		uint32_t y, other;
+
+		if (!forward && g->in_eid[j] >= g->m)
+			return -EBADMSG;
+		ed = &g->edges[forward ? j : g->in_eid[j]];
+		if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
+			return -EBADMSG;
+		if (!ksp_wsnap_edge_counts(g, ed, e->at, e->pol->md5, e->pol->sha1, min_created))
+			continue;
+		other = forward ? ed->v : ed->u;
+		y = node_of(e, other, true);
+		if (y == UINT32_MAX)
+			return e->n >= MAX_EXPLORE ? -E2BIG : -ENOMEM;
+		if (check_node(e, y) == 0)
+			continue;
+		/* an edge between a vertex expanded forward and one expanded
+		 * backward is found from both ends: keep the first */
+		if (forward ? e->nodes[y].bexp : e->nodes[y].fexp)
+			continue;
+		r = forward ? add_edge(e, x, y, g->uids[ed->uidx].uid_id, ed->created)
+			    : add_edge(e, y, x, g->uids[ed->uidx].uid_id, ed->created);
+		if (r < 0)
+			return r;
+		uint32_t *dep = forward ? &e->nodes[y].df : &e->nodes[y].db;
+		if (*dep == UINT32_MAX) {
+			*dep = d + 1;
+			if (*n_next == *cap_next) {
+				size_t nc = *cap_next ? 2 * *cap_next : 256;
+				void *nn = realloc(*next, nc * sizeof(**next));
+				if (nn == NULL)
+					return -ENOMEM;
+				*next = nn;
+				*cap_next = nc;
+			}
+			(*next)[(*n_next)++] = y;
+		}
+	}
+	return 0;
+}
+
+/* ---- the result ------------------------------------------------------------ */
+
+struct thop {
+	char signer[65], signee[65];
+	int64_t created;
+	char *uid;
+	size_t uid_len;
+};
+
+struct tpath {
+	struct thop *hops;
+	size_t n;
+};
+
+struct ksp_trust_result {
+	bool trusted;
+	int reason;
+	int found, needed, max_depth;
+	bool search_exhausted;
+	uint32_t flow_bound; /* not 0: found is a lower bound, this the upper */
+	char target[65];
+	char message[512];
+	struct tpath *paths;
+	size_t n_paths;
+	char *uid; /* per-uid: the user ID the paths certify */
+	size_t uid_len;
+	uint64_t explored;
+	uint64_t dropped[KSP_DROPPED_MAX];
+};
+
+KSP_EXPORT struct ksp_trust_result *ksp_trust_result_free(struct ksp_trust_result *r)
+{
+	if (r) {
+		for (size_t i = 0; i < r->n_paths; i++) {
+			for (size_t j = 0; j < r->paths[i].n; j++)
+				free(r->paths[i].hops[j].uid);
+			free(r->paths[i].hops);
+		}
+		free(r->paths);
+		free(r->uid);
+		free(r);
+	}
+	return NULL;
+}
+
+KSP_EXPORT bool ksp_trust_result_is_trusted(const struct ksp_trust_result *r)
+{
+	return r && r->trusted;
+}
+
+KSP_EXPORT int ksp_trust_result_get_reason(const struct ksp_trust_result *r)
+{
+	return r ? r->reason : -EINVAL;
+}
+
+KSP_EXPORT const char *ksp_trust_result_get_message(const struct ksp_trust_result *r)
+{
+	return r ? r->message : NULL;
+}
+
+KSP_EXPORT int ksp_trust_result_get_paths_found(const struct ksp_trust_result *r)
+{
+	return r ? r->found : -EINVAL;
+}
+
+KSP_EXPORT size_t ksp_trust_result_get_path_count(const struct ksp_trust_result *r)
+{
+	return r ? r->n_paths : 0;
+}
+
+KSP_EXPORT size_t ksp_trust_result_get_path_length(const struct ksp_trust_result *r, size_t path)
+{
+	return r && path < r->n_paths ? r->paths[path].n : 0;
+}
+
+KSP_EXPORT int ksp_trust_result_get_hop(const struct ksp_trust_result *r, size_t path, size_t hop,
+					const char **signer, const char **signee, int64_t *created,
+					const char **uid, size_t *uid_len)
+{
+	const struct thop *h;
+
+	if (r == NULL || path >= r->n_paths || hop >= r->paths[path].n)
+		return -EINVAL;
+	h = &r->paths[path].hops[hop];
+	if (signer)
+		*signer = h->signer;
+	if (signee)
+		*signee = h->signee;
+	if (created)
+		*created = h->created;
+	if (uid)
+		*uid = h->uid;
+	if (uid_len)
+		*uid_len = h->uid_len;
+	return 0;
+}
+
+KSP_EXPORT const char *ksp_trust_result_get_uid(const struct ksp_trust_result *r, size_t *len)
+{
+	if (r == NULL || r->uid == NULL)
+		return NULL;
+	if (len)
+		*len = r->uid_len;
+	return r->uid;
+}
+
+KSP_EXPORT uint64_t ksp_trust_result_get_explored(const struct ksp_trust_result *r)
+{
+	return r ? r->explored : 0;
+}
+
+KSP_EXPORT uint64_t ksp_trust_result_get_dropped(const struct ksp_trust_result *r, unsigned int which)
+{
+	return r && which < KSP_DROPPED_MAX ? r->dropped[which] : 0;
+}
+
+/* ---- disjoint paths on the relevant subgraph ------------------------------ */
+
+struct sub {
+	uint32_t n;           /* local vertices; t = the target */
+	uint32_t t;
+	uint32_t *off, *adj;  /* out-adjacency (CSR) */
+	uint32_t *eid;        /* edge index per adjacency entry (into explore edges) */
+	bool *is_core;
+	uint32_t *core;       /* core vertices, ascending */
+	uint32_t n_core;
+	uint32_t L, K;
+};
+
+/* Max-flow with unit vertex capacities from the core set to t, at most K
+ * units; flow paths returned in paths[k] (vertex lists, t last). */
+struct flow {
+	/* split graph: v_in = 2v, v_out = 2v + 1, S = 2n, arcs in pairs */
+	uint32_t nv;
+	uint32_t *head, *next, *to;
+	int8_t *cap;
+	uint32_t n_arcs;
+};
+
+static int flow_arc(struct flow *f, uint32_t a, uint32_t b, int8_t c)
+{
+	uint32_t i = f->n_arcs;
+	f->to[i] = b;
+	f->cap[i] = c;
+	f->next[i] = f->head[a];
+	f->head[a] = i;
+	f->to[i + 1] = a;
+	f->cap[i + 1] = 0;
+	f->next[i + 1] = f->head[b];
+	f->head[b] = i + 1;
+	f->n_arcs += 2;
+	return 0;
+}
+
+static int max_flow(const struct sub *s, uint32_t *ret_flow, uint32_t ***ret_paths, uint32_t **ret_lens)
+{
+	struct flow f = { .nv = 2 * s->n + 1 };
+	uint32_t S = 2 * s->n, T = 2 * s->t, m = s->off[s->n];
+	size_t arcs = 2 * ((size_t)m + s->n + s->n_core);
+	uint32_t *prev = NULL, *queue = NULL, value = 0;
+	uint32_t **paths = NULL, *lens = NULL;
+	int r = -ENOMEM;
+
+	f.head = malloc(f.nv * sizeof(*f.head));
+	f.next = malloc(arcs * sizeof(*f.next));
+	f.to = malloc(arcs * sizeof(*f.to));
+	f.cap = malloc(arcs);
+	prev = malloc(f.nv * sizeof(*prev));
+	queue = malloc(f.nv * sizeof(*queue));
+	paths = calloc(s->K, sizeof(*paths));
+	lens = calloc(s->K, sizeof(*lens));
+	if (!f.head || !f.next || !f.to || !f.cap || !prev || !queue || !paths || !lens)
+		goto out;
+	for (uint32_t i = 0; i < f.nv; i++)
+		f.head[i] = UINT32_MAX;
+	for (uint32_t v = 0; v < s->n; v++)
+		if (v != s->t)
+			flow_arc(&f, 2 * v, 2 * v + 1, 1);
+	for (uint32_t i = 0; i < s->n_core; i++)
+		flow_arc(&f, S, 2 * s->core[i], 1);
+	for (uint32_t u = 0; u < s->n; u++)
+		for (uint32_t j = s->off[u]; j < s->off[u + 1]; j++)
+			flow_arc(&f, 2 * u + 1, 2 * s->adj[j], 1);
+	while (value < s->K) {
+		uint32_t h = 0, tl = 0;
+		for (uint32_t i = 0; i < f.nv; i++)
+			prev[i] = UINT32_MAX;
+		prev[S] = UINT32_MAX - 1;
+		queue[tl++] = S;
+		while (h < tl && prev[T] == UINT32_MAX) {
+			uint32_t x = queue[h++];
+			for (uint32_t a = f.head[x]; a != UINT32_MAX; a = f.next[a])
+				if (f.cap[a] > 0 && prev[f.to[a]] == UINT32_MAX) {
+					prev[f.to[a]] = a;
+					queue[tl++] = f.to[a];
+				}
+		}
+		if (prev[T] == UINT32_MAX)
+			break;
+		for (uint32_t x = T; x != S;) {
+			uint32_t a = prev[x];
+			f.cap[a]--;
+			f.cap[a ^ 1]++;
+			x = f.to[a ^ 1];
+		}
+		value++;
+	}
+	/* decompose: follow saturated forward arcs from S */
+	for (uint32_t k = 0; k < value; k++) {
+		uint32_t x = S, len = 0, cap = 16;
+		uint32_t *p = malloc(cap * sizeof(*p));
+		if (p == NULL)
+			goto out;
+		paths[k] = p;
+		while (x != T && len <= s->n) {
+			uint32_t a;
+			for (a = f.head[x]; a != UINT32_MAX; a = f.next[a])
+				/* a forward arc (even index) carrying flow: its residual twin has capacity */
+				if (!(a & 1) && f.cap[a ^ 1] > 0)
+					break;
+			if (a == UINT32_MAX)
+				break; /* cannot happen for a valid flow */
+			f.cap[a ^ 1]--; /* consume this unit */
+			x = f.to[a];
+			if (!(x & 1)) { /* entering v_in: record v */
+				if (len == cap) {
+					cap *= 2;
+					uint32_t *np = realloc(p, cap * sizeof(*p));
+					if (np == NULL)
+						goto out;
+					paths[k] = p = np;
+				}
+				p[len++] = x / 2;
+			}
+		}
+		lens[k] = len;
+	}
+	*ret_flow = value;
+	*ret_paths = paths;
+	*ret_lens = lens;
+	paths = NULL;
+	lens = NULL;
+	r = 0;
+out:
+	if (paths)
+		for (uint32_t k = 0; k < s->K; k++)
+			free(paths[k]);
+	free(paths);
+	free(lens);
+	free(f.head);
+	free(f.next);
+	free(f.to);
+	free(f.cap);
+	free(prev);
+	free(queue);
+	return r;
+}
+
+/* Exhaustive search for K disjoint paths of at most L edges. */
+struct search {
+	const struct sub *s;
+	bool *used;
+	uint32_t *dist;   /* scratch: reverse BFS distances to t */
+	uint32_t *queue;
+	uint32_t **paths; /* K paths being built */
+	uint32_t *lens;
+	uint32_t **best;  /* the most paths found so far */
+	uint32_t *best_lens;
+	uint32_t n_best;
+	uint64_t steps;
+	bool exhausted;
+	uint32_t *rin_off, *rin; /* reverse adjacency */
+};
+
+static void rev_bfs(struct search *x)
+{
+	const struct sub *s = x->s;
+	uint32_t h = 0, tl = 0;
+
+	for (uint32_t i = 0; i < s->n; i++)
+		x->dist[i] = UINT32_MAX;
+	x->dist[s->t] = 0;
+	x->queue[tl++] = s->t;
+	while (h < tl) {
+		uint32_t v = x->queue[h++];
+		for (uint32_t j = x->rin_off[v]; j < x->rin_off[v + 1]; j++) {
+			uint32_t u = x->rin[j];
+			if (!x->used[u] && x->dist[u] == UINT32_MAX && x->dist[v] + 1 <= s->L) {
+				x->dist[u] = x->dist[v] + 1;
+				x->queue[tl++] = u;
+			}
+		}
+	}
+}
+
+static void save_best(struct search *x, uint32_t k)
+{
+	if (k <= x->n_best)
+		return;
+	for (uint32_t i = 0; i < k; i++) {
+		memcpy(x->best[i], x->paths[i], (x->lens[i]) * sizeof(uint32_t));
+		x->best_lens[i] = x->lens[i];
+	}
+	x->n_best = k;
+}
+
+static bool search_paths(struct search *x, uint32_t k, uint32_t min_core);
+
+/* Extend path k (vertices paths[k][0..depth]) towards t. */
+static bool extend(struct search *x, uint32_t k, uint32_t depth, uint32_t min_core, const uint32_t *dist)
+{
+	const struct sub *s = x->s;
+	uint32_t v = x->paths[k][depth];
+
+	if (++x->steps > SEARCH_BUDGET) {
+		x->exhausted = true;
+		return false;
+	}
+	if (v == s->t) {
+		x->lens[k] = depth + 1;
+		save_best(x, k + 1);
+		if (k + 1 == s->K)
+			return true;
+		/* t stays free for the next path */
+		return search_paths(x, k + 1, min_core);
+	}
+	for (uint32_t j = s->off[v]; j < s->off[v + 1]; j++) {
+		uint32_t w = s->adj[j];
+		if (x->used[w] && w != s->t)
+			continue;
+		if (dist[w] == UINT32_MAX || depth + 1 + dist[w] > s->L)
+			continue;
+		if (w != s->t)
+			x->used[w] = true;
+		x->paths[k][depth + 1] = w;
+		if (extend(x, k, depth + 1, min_core, dist))
+			return true;
+		if (w != s->t)
+			x->used[w] = false;
+		if (x->exhausted)
+			return false;
+	}
+	return false;
+}
+
+static bool search_paths(struct search *x, uint32_t k, uint32_t min_core)
+{
+	const struct sub *s = x->s;
+	uint32_t *dist;
+	bool ok = false;
+
+	/* distances to t avoiding the vertices used so far */
+	dist = malloc(s->n * sizeof(*dist));
+	if (dist == NULL) {
+		x->exhausted = true;
+		return false;
+	}
+	rev_bfs(x);
+	memcpy(dist, x->dist, s->n * sizeof(*dist));
+	for (uint32_t i = min_core; i < s->n_core && !ok && !x->exhausted; i++) {
+		uint32_t c = s->core[i];
+		if (x->used[c] || dist[c] == UINT32_MAX)
+			continue;
+		x->used[c] = true;
+		x->paths[k][0] = c;
+		ok = extend(x, k, 0, i + 1, dist);
+		if (!ok)
+			x->used[c] = false;
+	}
+	free(dist);
+	return ok;
+}
+
+/* ---- the query ------------------------------------------------------------- */
+
+static int finish_paths(struct explore *e, struct ksp_trust_result *res, uint32_t **paths, const uint32_t *lens,
+			uint32_t count, const uint32_t *local_to_node, const struct sub *s, int64_t uid_filter)
+{
+	sqlite3_stmt *fpr = NULL, *uidq = NULL;
+	int rc, r = 0;
+
+	res->paths = calloc(count ? count : 1, sizeof(*res->paths));
+	if (res->paths == NULL)
+		return -ENOMEM;
+	rc = sqlite3_prepare_v2(e->db, "SELECT fpr FROM keys WHERE id = ?", -1, &fpr, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(e->db, "SELECT uid FROM uids WHERE id = ?", -1, &uidq, NULL);
+	if (rc != SQLITE_OK) {
+		r = ksp_errno_from_sqlite(e->ctx, e->db, rc, "paths");
+		goto out;
+	}
+	for (uint32_t k = 0; k < count; k++) {
+		struct tpath *tp = &res->paths[res->n_paths];
+		uint32_t n = lens[k] ? lens[k] - 1 : 0;
+
+		tp->hops = calloc(n ? n : 1, sizeof(*tp->hops));
+		if (tp->hops == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		res->n_paths++;
+		for (uint32_t h = 0; h < n; h++) {
+			uint32_t a = paths[k][h], b = paths[k][h + 1];
+			struct thop *hop = &tp->hops[tp->n++];
+			const struct tedge *best = NULL;
+
+			/* the newest certification behind the edge (on the
+			 * chosen user ID for the last hop, per user ID) */
+			for (uint32_t j = s->off[a]; j < s->off[a + 1]; j++)
+				if (s->adj[j] == b) {
+					const struct tedge *ed = &e->edges[s->eid[j]];
+					if (best == NULL || ed->created > best->created)
+						best = ed;
+				}
+			for (int side = 0; side < 2; side++) {
+				uint32_t nd = local_to_node[side ? b : a];
+				sqlite3_bind_int64(fpr, 1, e->g->nodes[e->nodes[nd].key_id].key_id);
+				if (sqlite3_step(fpr) == SQLITE_ROW)
+					snprintf(side ? hop->signee : hop->signer, 65, "%s",
+						 (const char *)sqlite3_column_text(fpr, 0));
+				sqlite3_reset(fpr);
+			}
+			if (best) {
+				int64_t uid_id = (b == s->t && uid_filter) ? uid_filter : best->uid_id;
+				hop->created = best->created;
+				sqlite3_bind_int64(uidq, 1, uid_id);
+				if (sqlite3_step(uidq) == SQLITE_ROW) {
+					size_t len = (size_t)sqlite3_column_bytes(uidq, 0);
+					hop->uid = malloc(len + 1);
+					if (hop->uid == NULL) {
+						sqlite3_reset(uidq);
+						r = -ENOMEM;
+						goto out;
+					}
+					if (len)
+						memcpy(hop->uid, sqlite3_column_blob(uidq, 0), len);
+					hop->uid[len] = '\0';
+					hop->uid_len = len;
+				}
+				sqlite3_reset(uidq);
+			}
+		}
+	}
+out:
+	sqlite3_finalize(fpr);
+	sqlite3_finalize(uidq);
+	return r;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Solve on the explored graph; uid_filter != 0: edges into the target count
+ * only when on that user ID.  Fills res (found, paths) and returns 0. */
+static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes, uint32_t n_core_nodes,
+		 int64_t uid_filter, uint32_t L, bool final, struct ksp_trust_result *res)
+{
+	uint32_t K = (uint32_t)e->pol->min_paths;
+	uint32_t *df = NULL, *db = NULL, *queue = NULL, *local = NULL, *to_node = NULL, nl = 0;
+	struct sub s = { 0 };
+	struct search x = { 0 };
+	uint32_t fval = 0, **fpaths = NULL, *flens = NULL;
+	int r = -ENOMEM;
+	bool done = false;
+
+	df = malloc(e->n * sizeof(*df));
+	db = malloc(e->n * sizeof(*db));
+	queue = malloc(e->n * sizeof(*queue));
+	local = malloc(e->n * sizeof(*local));
+	to_node = malloc(e->n * sizeof(*to_node));
+	if (!df || !db || !queue || !local || !to_node)
+		goto out;
+	/* exact distances on the explored graph: CSR of edges both ways */
+	{
+		uint32_t *ooff = calloc(e->n + 1, sizeof(*ooff)), *ioff = calloc(e->n + 1, sizeof(*ioff));
+		uint32_t *oadj = malloc((e->m ? e->m : 1) * sizeof(*oadj)), *iadj = malloc((e->m ? e->m : 1) * sizeof(*iadj));
+		uint32_t h, tl;
+		if (!ooff || !ioff || !oadj || !iadj) {
+			free(ooff);
+			free(ioff);
+			free(oadj);
+			free(iadj);
+			goto out;
+		}
+		for (size_t i = 0; i < e->m; i++) {
+			if (uid_filter && e->edges[i].v == target && e->edges[i].uid_id != uid_filter)
+				continue;
+			ooff[e->edges[i].u + 1]++;
+			ioff[e->edges[i].v + 1]++;
+		}
+		for (uint32_t i = 0; i < e->n; i++) {
+			ooff[i + 1] += ooff[i];
+			ioff[i + 1] += ioff[i];
+		}
+		{
+			uint32_t *po = malloc((e->n + 1) * sizeof(*po)), *pi = malloc((e->n + 1) * sizeof(*pi));
+			if (!po || !pi) {
+				free(po);
+				free(pi);
+				free(ooff);
+				free(ioff);
+				free(oadj);
+				free(iadj);
+				goto out;
+			}
+			memcpy(po, ooff, (e->n + 1) * sizeof(*po));
+			memcpy(pi, ioff, (e->n + 1) * sizeof(*pi));
+			for (size_t i = 0; i < e->m; i++) {
+				if (uid_filter && e->edges[i].v == target && e->edges[i].uid_id != uid_filter)
+					continue;
+				oadj[po[e->edges[i].u]++] = e->edges[i].v;
+				iadj[pi[e->edges[i].v]++] = e->edges[i].u;
+			}
+			free(po);
+			free(pi);
+		}
+		for (uint32_t i = 0; i < e->n; i++)
+			df[i] = db[i] = UINT32_MAX;
+		h = tl = 0;
+		for (uint32_t i = 0; i < n_core_nodes; i++)
+			if (df[core_nodes[i]] == UINT32_MAX) {
+				df[core_nodes[i]] = 0;
+				queue[tl++] = core_nodes[i];
+			}
+		while (h < tl) {
+			uint32_t u = queue[h++];
+			for (uint32_t j = ooff[u]; j < ooff[u + 1]; j++)
+				if (df[oadj[j]] == UINT32_MAX) {
+					df[oadj[j]] = df[u] + 1;
+					queue[tl++] = oadj[j];
+				}
+		}
+		h = tl = 0;
+		db[target] = 0;
+		queue[tl++] = target;
+		while (h < tl) {
+			uint32_t u = queue[h++];
+			for (uint32_t j = ioff[u]; j < ioff[u + 1]; j++)
+				if (db[iadj[j]] == UINT32_MAX) {
+					db[iadj[j]] = db[u] + 1;
+					queue[tl++] = iadj[j];
+				}
+		}
+		free(ooff);
+		free(ioff);
+		free(oadj);
+		free(iadj);
+	}
+	/* the relevant vertices: on some core -> t path of at most L edges */
+	for (uint32_t i = 0; i < e->n; i++) {
+		local[i] = UINT32_MAX;
+		if (df[i] != UINT32_MAX && db[i] != UINT32_MAX && df[i] + db[i] <= L) {
+			local[i] = nl;
+			to_node[nl++] = i;
+		}
+	}
+	res->found = 0;
+	if (local[target] == UINT32_MAX) {
+		r = 0;
+		goto out;
+	}
+	s.n = nl;
+	s.t = local[target];
+	s.L = L;
+	s.K = K;
+	s.off = calloc(nl + 1, sizeof(*s.off));
+	s.adj = malloc((e->m ? e->m : 1) * sizeof(*s.adj));
+	s.eid = malloc((e->m ? e->m : 1) * sizeof(*s.eid));
+	s.is_core = calloc(nl, sizeof(*s.is_core));
+	s.core = malloc((n_core_nodes ? n_core_nodes : 1) * sizeof(*s.core));
+	if (!s.off || !s.adj || !s.eid || !s.is_core || !s.core)
+		goto out;
+	for (size_t i = 0; i < e->m; i++) {
+		const struct tedge *ed = &e->edges[i];
+		if (local[ed->u] == UINT32_MAX || local[ed->v] == UINT32_MAX || ed->u == target)
+			continue;
+		if (uid_filter && ed->v == target && ed->uid_id != uid_filter)
+			continue;
+		s.off[local[ed->u] + 1]++;
+	}
+	for (uint32_t i = 0; i < nl; i++)
+		s.off[i + 1] += s.off[i];
+	{
+		uint32_t *pos = malloc((nl + 1) * sizeof(*pos));
+		if (pos == NULL)
+			goto out;
+		memcpy(pos, s.off, (nl + 1) * sizeof(*pos));
+		for (size_t i = 0; i < e->m; i++) {
+			const struct tedge *ed = &e->edges[i];
+			if (local[ed->u] == UINT32_MAX || local[ed->v] == UINT32_MAX || ed->u == target)
+				continue;
+			if (uid_filter && ed->v == target && ed->uid_id != uid_filter)
+				continue;
+			s.adj[pos[local[ed->u]]] = local[ed->v];
+			s.eid[pos[local[ed->u]]++] = (uint32_t)i;
+		}
+		free(pos);
+	}
+	for (uint32_t i = 0; i < n_core_nodes; i++) {
+		uint32_t c = local[core_nodes[i]];
+		if (c != UINT32_MAX && !s.is_core[c] && c != s.t) {
+			s.is_core[c] = true;
+			s.core[s.n_core++] = c;
+		}
+	}
+	qsort(s.core, s.n_core, sizeof(*s.core), cmp_u32);
+	r = max_flow(&s, &fval, &fpaths, &flens);
+	if (r < 0)
+		goto out;
+	/* the flow's paths all within L: proof found */
+	if (fval >= K) {
+		bool all_short = true;
+		for (uint32_t k = 0; k < K; k++)
+			if (flens[k] == 0 || flens[k] - 1 > L)
+				all_short = false;
+		if (all_short) {
+			res->found = (int)K;
+			r = finish_paths(e, res, fpaths, flens, K, to_node, &s, uid_filter);
+			done = true;
+		}
+	}
+	/* fewer than K disjoint paths of any length (max-flow): not trusted
+	 * for sure; on a large graph, show the flow's paths within L rather
+	 * than search exhaustively for the best partial set */
+	if (!done && final && fval < K && nl > 4096) {
+		uint32_t k2 = 0;
+		for (uint32_t k = 0; k < fval; k++)
+			if (flens[k] && flens[k] - 1 <= L) {
+				uint32_t *tp = fpaths[k2], tl = flens[k2];
+				fpaths[k2] = fpaths[k];
+				flens[k2] = flens[k];
+				fpaths[k] = tp;
+				flens[k] = tl;
+				k2++;
+			}
+		if (k2 > 0) {
+			res->found = (int)k2;
+			res->flow_bound = fval;
+			r = finish_paths(e, res, fpaths, flens, k2, to_node, &s, uid_filter);
+			done = true;
+		}
+	}
+	if (!done && final) {
+		/* exhaustive search (also gives the best partial set) */
+		x.s = &s;
+		x.used = calloc(nl, sizeof(*x.used));
+		x.dist = malloc(nl * sizeof(*x.dist));
+		x.queue = malloc(nl * sizeof(*x.queue));
+		x.paths = calloc(K, sizeof(*x.paths));
+		x.best = calloc(K, sizeof(*x.best));
+		x.lens = calloc(K, sizeof(*x.lens));
+		x.best_lens = calloc(K, sizeof(*x.best_lens));
+		x.rin_off = calloc(nl + 1, sizeof(*x.rin_off));
+		x.rin = malloc((s.off[nl] ? s.off[nl] : 1) * sizeof(*x.rin));
+		if (!x.used || !x.dist || !x.queue || !x.paths || !x.best || !x.lens || !x.best_lens || !x.rin_off ||
+		    !x.rin) {
+			r = -ENOMEM;
+			goto search_out;
+		}
+		for (uint32_t k = 0; k < K; k++) {
+			x.paths[k] = malloc((L + 1) * sizeof(uint32_t));
+			x.best[k] = malloc((L + 1) * sizeof(uint32_t));
+			if (!x.paths[k] || !x.best[k]) {
+				r = -ENOMEM;
+				goto search_out;
+			}
+		}
+		for (uint32_t u = 0; u < nl; u++)
+			for (uint32_t j = s.off[u]; j < s.off[u + 1]; j++)
+				x.rin_off[s.adj[j] + 1]++;
+		for (uint32_t i = 0; i < nl; i++)
+			x.rin_off[i + 1] += x.rin_off[i];
+		{
+			uint32_t *pos = malloc((nl + 1) * sizeof(*pos));
+			if (pos == NULL) {
+				r = -ENOMEM;
+				goto search_out;
+			}
+			memcpy(pos, x.rin_off, (nl + 1) * sizeof(*pos));
+			for (uint32_t u = 0; u < nl; u++)
+				for (uint32_t j = s.off[u]; j < s.off[u + 1]; j++)
+					x.rin[pos[s.adj[j]]++] = u;
+			free(pos);
+		}
+		if (fval > 0)
+			search_paths(&x, 0, 0);
+		res->found = (int)x.n_best;
+		res->search_exhausted = x.exhausted;
+		r = finish_paths(e, res, x.best, x.best_lens, x.n_best, to_node, &s, uid_filter);
+search_out:
+		free(x.used);
+		free(x.dist);
+		free(x.queue);
+		if (x.paths)
+			for (uint32_t k = 0; k < K; k++)
+				free(x.paths[k]);
+		if (x.best)
+			for (uint32_t k = 0; k < K; k++)
+				free(x.best[k]);
+		free(x.paths);
+		free(x.best);
+		free(x.lens);
+		free(x.best_lens);
+		free(x.rin_off);
+		free(x.rin);
+	}
+out:
+	if (fpaths)
+		for (uint32_t k = 0; k < K; k++)
+			free(fpaths[k]);
+	free(fpaths);
+	free(flens);
+	free(s.off);
+	free(s.adj);
+	free(s.eid);
+	free(s.is_core);
+	free(s.core);
+	free(df);
+	free(db);
+	free(queue);
+	free(local);
+	free(to_node);
+	return r;
+}
+
+/* Decide on the explored graph with paths of at most L edges: key-level,
+ * or per user ID of the target.  Not final: only a success counts (no
+ * exhaustive search). */
+static int evaluate(struct explore *e, uint32_t target, const uint32_t *cores, uint32_t n_cores, uint32_t L,
+		    bool final, struct ksp_trust_result *res)
+{
+	int r;
+
+	/* solve: key-level, or per user ID of the target */
+	if (!e->pol->per_uid) {
+		r = solve(e, target, cores, n_cores, 0, L, final, res);
+		if (r < 0)
+			return r;
+	} else {
+		/* each user ID of the target that has an edge into it */
+		int64_t *uids = NULL;
+		size_t n_uids = 0;
+		for (size_t i = 0; i < e->m; i++)
+			if (e->edges[i].v == target) {
+				bool seen = false;
+				for (size_t j = 0; j < n_uids; j++)
+					seen |= uids[j] == e->edges[i].uid_id;
+				if (!seen) {
+					void *n = realloc(uids, (n_uids + 1) * sizeof(*uids));
+					if (n == NULL) {
+						free(uids);
+						r = -ENOMEM;
+						return r;
+					}
+					uids = n;
+					uids[n_uids++] = e->edges[i].uid_id;
+				}
+			}
+		for (size_t j = 0; j < n_uids && !res->trusted; j++) {
+			struct ksp_trust_result tmp = { 0 };
+			r = solve(e, target, cores, n_cores, uids[j], L, final, &tmp);
+			if (r < 0) {
+				for (size_t i = 0; i < tmp.n_paths; i++) {
+					for (size_t h = 0; h < tmp.paths[i].n; h++)
+						free(tmp.paths[i].hops[h].uid);
+					free(tmp.paths[i].hops);
+				}
+				free(tmp.paths);
+				free(uids);
+				return r;
+			}
+			if (tmp.found > res->found || res->paths == NULL) {
+				/* keep the best user ID's paths */
+				for (size_t i = 0; i < res->n_paths; i++) {
+					for (size_t h = 0; h < res->paths[i].n; h++)
+						free(res->paths[i].hops[h].uid);
+					free(res->paths[i].hops);
+				}
+				free(res->paths);
+				res->paths = tmp.paths;
+				res->n_paths = tmp.n_paths;
+				res->found = tmp.found;
+				res->search_exhausted = tmp.search_exhausted;
+				free(res->uid);
+				res->uid = NULL;
+				if (tmp.n_paths && tmp.paths[0].n) {
+					const struct thop *last = &tmp.paths[0].hops[tmp.paths[0].n - 1];
+					if (last->uid) {
+						res->uid = malloc(last->uid_len + 1);
+						if (res->uid) {
+							memcpy(res->uid, last->uid, last->uid_len + 1);
+							res->uid_len = last->uid_len;
+						}
+					}
+				}
+			} else {
+				for (size_t i = 0; i < tmp.n_paths; i++) {
+					for (size_t h = 0; h < tmp.paths[i].n; h++)
+						free(tmp.paths[i].hops[h].uid);
+					free(tmp.paths[i].hops);
+				}
+				free(tmp.paths);
+			}
+			if (res->found >= e->pol->min_paths)
+				res->trusted = true;
+		}
+		free(uids);
+	}
+	if (res->found >= e->pol->min_paths)
+		res->trusted = true;
+	return 0;
+}
+
+static void explore_done(struct explore *e)
+{
+	free(e->nodes);
+	free(e->edges);
+}
+
+static const char *key_reason(int why)
+{
+	switch (why) {
+	case KEY_UNKNOWN: return "not in the store";
+	case KEY_REVOKED: return "revoked";
+	case KEY_EXPIRED: return "expired";
+	case KEY_FUTURE: return "created after the reference time";
+	case KEY_WEAK: return "weaker than the policy's minimum key size";
+	default: return "valid";
+	}
+}
+
+static int core_from_party(struct explore *e, struct ksp_trust_policy *extra)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(e->db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "participants");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && r == 0)
+		r = ksp_trust_policy_add_core(extra, (const char *)sqlite3_column_text(st, 0));
+	if (r == 0 && rc != SQLITE_DONE)
+		r = ksp_errno_from_sqlite(e->ctx, e->db, rc, "participants");
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *pol, const char *target_fpr,
+		       int64_t at, struct ksp_trust_result **ret)
+{
+	struct ksp_ctx *ctx;
+	struct explore e = { 0 };
+	struct ksp_trust_result *res = NULL;
+	struct ksp_trust_policy *core = NULL;
+	uint32_t *cores = NULL, n_cores = 0, target;
+	uint32_t *fr = NULL, *nx = NULL;
+	size_t n_fr = 0, cap_fr = 0, n_nx = 0, cap_nx = 0;
+	uint32_t *bfr = NULL;
+	size_t n_bfr = 0, cap_bfr = 0;
+	char tfpr[65];
+	int64_t tid = 0;
+	int r, rc, unknown_core = 0, invalid_core = 0;
+
+	if (store == NULL || pol == NULL || target_fpr == NULL || ret == NULL)
+		return -EINVAL;
+	ctx = ksp_store_get_ctx(store);
+	ksp_clear_error(ctx);
+	if (fpr_normalize(target_fpr, tfpr) < 0) {
+		ksp_set_error(ctx, "'%.80s' is not a full fingerprint (40 or 64 hex digits); short key IDs are not accepted",
+			      target_fpr);
+		return -EINVAL;
+	}
+	res = calloc(1, sizeof(*res));
+	if (res == NULL)
+		return -ENOMEM;
+	memcpy(res->target, tfpr, sizeof(tfpr));
+	res->needed = pol->min_paths;
+	res->max_depth = pol->max_depth;
+	e.ctx = ctx;
+	e.db = ksp_store_db(store);
+	e.pol = pol;
+	e.at = at;
+	r = ksp_trust_policy_new(ctx, &core);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < pol->n_core && r == 0; i++)
+		r = ksp_trust_policy_add_core(core, pol->core[i]);
+	if (r == 0 && pol->core_party)
+		r = core_from_party(&e, core);
+	if (r < 0)
+		goto out;
+	if (core->n_core == 0) {
+		ksp_set_error(ctx, "no core keys given: name them (--core-fpr, --core FILE, --core-party or 'core =' in a policy)");
+		r = -EINVAL;
+		goto out;
+	}
+	r = ksp_wsnap_get(store, &e.g);
+	if (r == 0)
+		r = ksp_wsnap_new_query(e.g);
+	if (r < 0)
+		goto out;
+	/* what the hash rules leave out of the graph at the time */
+	for (uint64_t j = 0; j < e.g->m; j++) {
+		const struct ksp_wsnap_edge *ed = &e.g->edges[j];
+		int w;
+
+		if (ed->flags == 0 || ed->uidx >= e.g->n_uids)
+			continue;
+		w = ksp_hash_rule(ksp_wsnap_edge_hash(ed), ed->created, pol->md5, pol->sha1);
+		if (w != KSP_HASH_KEPT && ksp_wsnap_edge_valid_at(e.g, ed, at))
+			res->dropped[w]++;
+	}
+	/* the target */
+	{
+		sqlite3_stmt *st = NULL;
+		rc = sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
+		if (rc != SQLITE_OK) {
+			r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
+			goto out;
+		}
+		sqlite3_bind_text(st, 1, tfpr, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			tid = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		if (tid && ksp_wsnap_vertex(e.g, tid) == UINT32_MAX)
+			tid = 0;
+		/* the core keys, by fingerprint */
+		cores = malloc(core->n_core * sizeof(*cores));
+		if (cores == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		rc = sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
+		if (rc != SQLITE_OK) {
+			r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
+			goto out;
+		}
+		for (size_t i = 0; i < core->n_core; i++) {
+			sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
+			uint32_t vx = UINT32_MAX;
+			if (sqlite3_step(st) == SQLITE_ROW)
+				vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
+			if (vx != UINT32_MAX) {
+				uint32_t c = node_of(&e, vx, true);
+				if (c == UINT32_MAX) {
+					sqlite3_finalize(st);
+					r = -ENOMEM;
+					goto out;
+				}
+				r = check_node(&e, c);
+				if (r < 0) {
+					sqlite3_finalize(st);
+					goto out;
+				}
+				if (r == 1)
+					cores[n_cores++] = c;
+				else
+					invalid_core++;
+			} else {
+				unknown_core++;
+			}
+			sqlite3_reset(st);
+		}
+		sqlite3_finalize(st);
+	}
+	if (tid == 0) {
+		res->reason = KSP_TRUST_TARGET_UNKNOWN;
+		snprintf(res->message, sizeof(res->message), "not trusted: key %s is not in the store", tfpr);
+		r = 0;
+		goto out;
+	}
+	target = node_of(&e, ksp_wsnap_vertex(e.g, tid), true);
+	if (target == UINT32_MAX) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = check_node(&e, target);
+	if (r < 0)
+		goto out;
+	if (r == 0) {
+		int why = e.nodes[target].why;
+		res->reason = why == KEY_REVOKED ? KSP_TRUST_TARGET_REVOKED
+			    : why == KEY_EXPIRED ? KSP_TRUST_TARGET_EXPIRED
+						 : KSP_TRUST_TARGET_INVALID;
+		snprintf(res->message, sizeof(res->message), "not trusted: key %s is %s at the reference time", tfpr,
+			 key_reason(why));
+		r = 0;
+		goto out;
+	}
+	for (uint32_t i = 0; i < n_cores; i++)
+		if (cores[i] == target) {
+			res->trusted = true;
+			res->found = pol->min_paths;
+			res->reason = KSP_TRUST_TRUSTED;
+			snprintf(res->message, sizeof(res->message), "trusted: %s is a core key", tfpr);
+			r = 0;
+			goto out;
+		}
+	if (n_cores == 0) {
+		res->reason = KSP_TRUST_NO_CORE;
+		snprintf(res->message, sizeof(res->message),
+			 "not trusted: none of the %zu core keys is usable (%d not in the store, %d revoked, expired or "
+			 "too weak)",
+			 core->n_core, unknown_core, invalid_core);
+		r = 0;
+		goto out;
+	}
+	/* bidirectional exploration */
+	{
+		uint32_t hf = 0, hb = 0, L = (uint32_t)pol->max_depth;
+		bool fdone = false, bdone = false;
+
+		for (uint32_t i = 0; i < n_cores; i++) {
+			if (e.nodes[cores[i]].df == UINT32_MAX) {
+				e.nodes[cores[i]].df = 0;
+				if (n_fr == cap_fr) {
+					cap_fr = cap_fr ? 2 * cap_fr : 64;
+					void *n = realloc(fr, cap_fr * sizeof(*fr));
+					if (n == NULL) {
+						r = -ENOMEM;
+						goto out;
+					}
+					fr = n;
+				}
+				fr[n_fr++] = cores[i];
+			}
+		}
+		e.nodes[target].db = 0;
+		cap_bfr = 64;
+		bfr = malloc(cap_bfr * sizeof(*bfr));
+		if (bfr == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		bfr[n_bfr++] = target;
+		/* an empty frontier means that side is complete: every edge of
+		 * every path is then known */
+		while (hf + hb < L && !fdone && !bdone) {
+			/* the cheaper side: fewer edges to read */
+			uint64_t cost_f = 0, cost_b = 0;
+			for (size_t i = 0; i < n_fr; i++) {
+				uint32_t vx = (uint32_t)e.nodes[fr[i]].key_id;
+				cost_f += e.g->out_off[vx + 1] - e.g->out_off[vx];
+			}
+			for (size_t i = 0; i < n_bfr; i++) {
+				uint32_t vx = (uint32_t)e.nodes[bfr[i]].key_id;
+				cost_b += e.g->in_off[vx + 1] - e.g->in_off[vx];
+			}
+			bool go_forward = cost_f <= cost_b, met = false;
+			uint32_t **cur = go_forward ? &fr : &bfr;
+			size_t *n_cur = go_forward ? &n_fr : &n_bfr, *cap_cur = go_forward ? &cap_fr : &cap_bfr;
+			uint32_t d = go_forward ? hf : hb;
+
+			n_nx = 0;
+			for (size_t i = 0; i < *n_cur; i++) {
+				r = expand(&e, (*cur)[i], go_forward, d, &nx, &n_nx, &cap_nx);
+				if (r < 0)
+					goto out;
+			}
+			/* swap frontier buffers */
+			uint32_t *tmp = *cur;
+			size_t tcap = *cap_cur;
+			*cur = nx;
+			*cap_cur = cap_nx;
+			*n_cur = n_nx;
+			nx = tmp;
+			cap_nx = tcap;
+			if (go_forward) {
+				hf++;
+				if (n_fr == 0)
+					fdone = true;
+			} else {
+				hb++;
+				if (n_bfr == 0)
+					bdone = true;
+			}
+			/* the two sides met: paths of hf + hb edges are all
+			 * known; enough of them already decides (shorter
+			 * horizons than L: only a success counts) */
+			for (size_t i = 0; i < *n_cur && !met; i++) {
+				const struct tnode *nd = &e.nodes[(*cur)[i]];
+				met = nd->df != UINT32_MAX && nd->db != UINT32_MAX;
+			}
+			if (met && hf + hb < L && !fdone && !bdone) {
+				r = evaluate(&e, target, cores, n_cores, hf + hb, false, res);
+				if (r < 0)
+					goto out;
+				if (res->trusted)
+					break;
+			}
+		}
+	}
+	res->explored = e.n;
+	r = 0;
+	if (!res->trusted)
+		r = evaluate(&e, target, cores, n_cores, (uint32_t)pol->max_depth, true, res);
+	if (r < 0)
+		goto out;
+	if (res->found >= pol->min_paths) {
+		res->trusted = true;
+		res->reason = KSP_TRUST_TRUSTED;
+		snprintf(res->message, sizeof(res->message), "trusted: %d vertex-disjoint path%s of at most %d hop%s from the core%s",
+			 res->found, res->found == 1 ? "" : "s", pol->max_depth, pol->max_depth == 1 ? "" : "s",
+			 pol->per_uid ? " to one user ID" : "");
+	} else if (res->found == 0) {
+		res->reason = res->search_exhausted ? KSP_TRUST_UNDECIDED : KSP_TRUST_NO_PATH;
+		snprintf(res->message, sizeof(res->message), "not trusted: %s", res->search_exhausted
+			 ? "the search for disjoint paths ran out of steps before finding one"
+			 : "no certification path from the core of at most the maximum depth");
+		if (!res->search_exhausted)
+			snprintf(res->message, sizeof(res->message),
+				 "not trusted: no certification path of at most %d hop%s from the %u usable core key%s%s",
+				 pol->max_depth, pol->max_depth == 1 ? "" : "s", n_cores, n_cores == 1 ? "" : "s",
+				 pol->per_uid ? " to any one user ID" : "");
+	} else {
+		char note[160] = "";
+		res->reason = res->search_exhausted ? KSP_TRUST_UNDECIDED : KSP_TRUST_TOO_FEW_PATHS;
+		if (res->search_exhausted)
+			snprintf(note, sizeof(note), " (the search ran out of steps: more may exist)");
+		else if (res->flow_bound > (uint32_t)res->found)
+			snprintf(note, sizeof(note), " (shown: the max-flow's; at most %u of any length exist)",
+				 res->flow_bound);
+		snprintf(res->message, sizeof(res->message),
+			 "not trusted: only %d vertex-disjoint path%s of at most %d hop%s, %d needed%s%s", res->found,
+			 res->found == 1 ? "" : "s", pol->max_depth, pol->max_depth == 1 ? "" : "s", pol->min_paths,
+			 pol->per_uid ? " on one user ID" : "", note);
+	}
+	r = 0;
+out:
+	free(cores);
+	free(fr);
+	free(nx);
+	free(bfr);
+	ksp_trust_policy_free(core);
+	explore_done(&e);
+	if (r < 0) {
+		if (r == -E2BIG)
+			ksp_set_error(ctx, "%s: the search touched more than %u keys; lower --max-depth",
+				      ksp_store_get_path(store), MAX_EXPLORE);
+		else if (r == -EBADMSG && !ksp_get_error(ctx))
+			ksp_set_error(ctx, "%s-wot: the graph snapshot is damaged; delete it (ksp rebuilds it) and retry",
+				      ksp_store_get_path(store));
+		else if (!ksp_get_error(ctx))
+			ksp_set_error(ctx, "%s: cannot evaluate trust: %s", ksp_store_get_path(store), strerror(-r));
+		ksp_trust_result_free(res);
+		return r;
+	}
+	*ret = res;
+	return 0;
+}
+
+KSP_EXPORT int ksp_trust_check(struct ksp_store *store, const struct ksp_trust_policy *pol, const char *target_fpr,
+			       int64_t at, struct ksp_trust_result **ret)
+{
+	int r = trust_check(store, pol, target_fpr, at, ret);
+
+	/* a damaged snapshot file: drop it, build it again, once */
+	if (r == -EBADMSG) {
+		WARN(ksp_store_get_ctx(store), "%s-wot: the graph snapshot is damaged; rebuilding it",
+		     ksp_store_get_path(store));
+		if (ksp_wsnap_discard(store) == 0)
+			r = trust_check(store, pol, target_fpr, at, ret);
+	}
+	return r;
+}

@@ -1,0 +1,962 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * verify.c: who made this signature, and is it good?  (ksp verify)
+ *
+ * The signature packet is read with the native reader to learn its issuer
+ * (issuer fingerprint subpacket 33, else issuer key ID 16; for signed
+ * messages whose packets are compressed, gpgme is asked in an empty home).
+ * The store holds primary keys only: the issuer is looked up as a primary
+ * key first, then as a subkey by scanning the stored keys (keys.keydata):
+ * a quick pass over the blobs that contain the issuer's key ID bytes (the
+ * back-signature of a signing subkey names it), then, when that finds
+ * nothing, a full parse of every key.  The key found is rebuilt from its
+ * own packets only (self-signatures and bindings, no third-party
+ * certifications: a flooded key cannot slow gpg down), imported into a
+ * private temporary GnuPG home and the signature is verified with gpgme.
+ * Only the mathematics is taken from gpg; its validity and trust are
+ * ignored (the home has no trust), ksp judges trust on the web of trust.
+ * The key that signed must belong to the key found, must not be revoked
+ * (a revocation for "superseded" or "retired" made after the signature
+ * lets it stand, RFC 9580 5.2.3.31) and must not have expired before it
+ * signed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gpgme.h>
+#include <sqlite3.h>
+
+#include "lib/party/import-private.h"
+#include "lib/party/mime.h"
+#include "lib/openpgp/pgp.h"
+#include "shared/strbuf.h"
+#include "shared/util.h"
+
+struct ksp_verify_result {
+	int status;
+	char message[600];
+	char issuer[65];      /* as the signature names it: fingerprint or key ID */
+	char signer[65];      /* primary key of the store */
+	char signing_key[65]; /* the (sub)key gpg says signed */
+	bool subkey;
+	int64_t created;
+	unsigned int summary;
+	int validity;
+	char *uid;
+	size_t uid_len;
+};
+
+/* ---- what the signature says about itself ---------------------------------- */
+
+struct sig_scan {
+	char fpr[65], keyid[17]; /* issuer; "" when not named */
+	unsigned n_sigs;
+	uint8_t type;
+	uint32_t created;
+	bool literal;   /* a literal data packet: an inline signed message */
+	bool opaque;    /* compressed or encrypted packets: not looked into */
+	bool cleartext; /* -----BEGIN PGP SIGNED MESSAGE----- */
+	bool key;       /* a (public or secret) key packet: not a signature */
+};
+
+static bool starts_line(const uint8_t *in, size_t len, const char *what)
+{
+	size_t p = 0, n = strlen(what);
+
+	while (p < len && (in[p] == ' ' || in[p] == '\t' || in[p] == '\r' || in[p] == '\n'))
+		p++;
+	return len - p >= n && memcmp(in + p, what, n) == 0;
+}
+
+/* Returns 0, or -EBADMSG (with the error set) when @in holds no OpenPGP
+ * signature at all. */
+static int scan_sig(struct ksp_ctx *ctx, const uint8_t *in, size_t len, const char *source,
+		    struct sig_scan *sc)
+{
+	uint8_t *dec = NULL;
+	const uint8_t *buf = in;
+	size_t blen = len, pos = 0, consumed;
+	int r = 0;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->cleartext = starts_line(in, len, "-----BEGIN PGP SIGNED MESSAGE-----");
+	if (ksp_armor_detect(in, len)) {
+		r = ksp_armor_decode(in, len, &dec, &blen, &consumed);
+		if (r < 0) {
+			ksp_set_error(ctx, "%s: damaged ASCII armor (%s); ask the signer for the signature again",
+				      source, r == -ENOMEM ? "out of memory" : "bad base64, checksum or END line");
+			return r == -ENOMEM ? r : -EBADMSG;
+		}
+		buf = dec;
+	}
+	while (pos < blen) {
+		struct ksp_pgp_packet pkt;
+
+		r = ksp_pgp_packet_next(buf, blen, &pos, &pkt);
+		if (r < 0)
+			break;
+		switch (pkt.tag) {
+		case KSP_PGP_TAG_SIGNATURE: {
+			struct ksp_pgp_sig s;
+			if (ksp_pgp_parse_sig(pkt.body, pkt.body_len, &s) == 0) {
+				if (sc->n_sigs++ == 0) {
+					ksp_pgp_sig_issuer(&s, sc->fpr, sc->keyid);
+					sc->type = s.type;
+					sc->created = s.created;
+				}
+				ksp_pgp_sig_done(&s);
+			} else {
+				sc->n_sigs++;
+			}
+			break;
+		}
+		case 4: /* one-pass signature: v3 names the key ID, v6 the fingerprint */
+			if (sc->fpr[0] == '\0' && sc->keyid[0] == '\0') {
+				if (pkt.body_len >= 13 && pkt.body[0] == 3) {
+					hex_encode(pkt.body + 4, 8, sc->keyid);
+				} else if (pkt.body_len >= 5 && pkt.body[0] == 6) {
+					size_t sl = pkt.body[4];
+					if (pkt.body_len >= 5 + sl + 32) {
+						hex_encode(pkt.body + 5 + sl, 32, sc->fpr);
+						memcpy(sc->keyid, sc->fpr, 16);
+						sc->keyid[16] = '\0';
+					}
+				}
+			}
+			break;
+		case 11:
+			sc->literal = true;
+			break;
+		case KSP_PGP_TAG_PUBLIC_KEY:
+		case KSP_PGP_TAG_SECRET_KEY:
+			sc->key = true;
+			break;
+		case 8:  /* compressed */
+		case 9:  /* symmetrically encrypted */
+		case 18: /* encrypted and integrity protected */
+		case 20:
+		case 1:  /* public-key encrypted session key */
+		case 3:
+			sc->opaque = true;
+			break;
+		default:
+			break;
+		}
+		free(pkt.joined);
+		if (sc->opaque || sc->key)
+			break;
+	}
+	free(dec);
+	if (sc->key) {
+		ksp_set_error(ctx, "%s: an OpenPGP key, not a signature; load keys with 'ksp wot load', verify signature files",
+			      source);
+		return -EBADMSG;
+	}
+	if (sc->n_sigs == 0 && !sc->opaque && !sc->literal) {
+		ksp_set_error(ctx, "%s: no OpenPGP signature found; give a signature file (gpg --detach-sign, --clearsign or --sign)",
+			      source);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* ---- the key in the store -------------------------------------------------- */
+
+struct cand {
+	int64_t id;
+	char fpr[65];
+	struct ksp_pgp_key *key;
+};
+
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+};
+
+static void cands_free(struct cands *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		ksp_pgp_key_free(c->v[i].key);
+	free(c->v);
+	c->v = NULL;
+	c->n = c->cap = 0;
+}
+
+/* Does @pk have the fingerprint @fpr (hex, may be "") or key ID @keyid? */
+static bool pk_matches(const struct ksp_pgp_pubkey *pk, const char *fpr, const char *keyid)
+{
+	char hex[65], kid[17];
+
+	if (fpr[0]) {
+		ksp_pgp_fpr_hex(pk, hex);
+		return strcmp(hex, fpr) == 0;
+	}
+	hex_encode(pk->keyid, 8, kid);
+	return strcmp(kid, keyid) == 0;
+}
+
+static int cands_add(struct cands *c, int64_t id, const char *fpr, struct ksp_pgp_key *k)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].id == id) {
+			ksp_pgp_key_free(k);
+			return 0;
+		}
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? 2 * c->cap : 4;
+		void *n = realloc(c->v, nc * sizeof(*c->v));
+		if (n == NULL) {
+			ksp_pgp_key_free(k);
+			return -ENOMEM;
+		}
+		c->v = n;
+		c->cap = nc;
+	}
+	c->v[c->n].id = id;
+	snprintf(c->v[c->n].fpr, sizeof(c->v[c->n].fpr), "%s", fpr);
+	c->v[c->n].key = k;
+	c->n++;
+	return 0;
+}
+
+/* Parse one stored key; 1 and *ret when it (or, @sub, one of its
+ * subkeys) is the issuer, 0 when not, <0 on a fatal error. */
+static int match_blob(struct ksp_ctx *ctx, const uint8_t *b, size_t n, const char *rowfpr, bool sub,
+		      const char *fpr, const char *keyid, struct ksp_pgp_key **ret)
+{
+	struct ksp_pgp_reader *rd = NULL;
+	struct ksp_pgp_key *k = NULL;
+	int r;
+
+	r = ksp_pgp_reader_new(ctx, b, n, rowfpr, &rd);
+	if (r < 0)
+		return r;
+	while ((r = ksp_pgp_reader_next(rd, &k)) > 0) {
+		char hex[65];
+		bool hit = false;
+
+		ksp_pgp_fpr_hex(&k->primary, hex);
+		if (strcmp(hex, rowfpr) == 0) {
+			if (!sub)
+				hit = pk_matches(&k->primary, fpr, keyid);
+			for (size_t i = 0; sub && !hit && i < k->n_subkeys; i++)
+				hit = pk_matches(&k->subkeys[i], fpr, keyid);
+			if (hit) {
+				*ret = k;
+				r = 1;
+				break;
+			}
+		}
+		ksp_pgp_key_free(k);
+		k = NULL;
+	}
+	ksp_pgp_reader_free(rd);
+	return r;
+}
+
+/* Keys of the store that hold the issuer as primary key or subkey. */
+static int find_keys(struct ksp_store *store, const char *fpr, const char *keyid, struct cands *c)
+{
+	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
+	sqlite3 *db = ksp_store_db(store);
+	uint8_t kid[8];
+	int pass, r = 0;
+
+	/* 1: a primary key */
+	for (pass = 0; pass < 3 && c->n == 0 && r >= 0; pass++) {
+		sqlite3_stmt *st;
+		const char *sql = pass == 0 ? (fpr[0] ? "SELECT id, fpr, keydata FROM keys WHERE fpr = ?1"
+						      : "SELECT id, fpr, keydata FROM keys WHERE keyid = ?1")
+					    : "SELECT id, fpr, keydata FROM keys";
+		int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+
+		if (rc != SQLITE_OK)
+			return ksp_errno_from_sqlite(ctx, db, rc, "find the signing key");
+		if (pass == 0)
+			sqlite3_bind_text(st, 1, fpr[0] ? fpr : keyid, -1, SQLITE_STATIC);
+		if (hex_decode(keyid, kid, sizeof(kid)) != 8)
+			memset(kid, 0, sizeof(kid));
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			const uint8_t *b = sqlite3_column_blob(st, 2);
+			size_t n = (size_t)sqlite3_column_bytes(st, 2);
+			const char *rowfpr = (const char *)sqlite3_column_text(st, 1);
+			struct ksp_pgp_key *k = NULL;
+
+			if (b == NULL || n == 0 || rowfpr == NULL)
+				continue;
+			/* 2: subkeys of the keys whose data names the key ID
+			 * (a signing subkey's back-signature does) */
+			if (pass == 1 && memmem(b, n, kid, 8) == NULL)
+				continue;
+			r = match_blob(ctx, b, n, rowfpr, pass > 0, fpr, keyid, &k);
+			if (r > 0)
+				r = cands_add(c, sqlite3_column_int64(st, 0), rowfpr, k);
+			if (r < 0)
+				break;
+		}
+		if (r >= 0 && rc != SQLITE_DONE)
+			r = ksp_errno_from_sqlite(ctx, db, rc, "find the signing key");
+		sqlite3_finalize(st);
+		/* 3: every key, parsed (only when the quick pass found none) */
+	}
+	return r < 0 ? r : 0;
+}
+
+/* The key's own packets: primary with its self-signatures, user IDs with
+ * their self-signatures, subkeys with their bindings and revocations. */
+static void emit_own(struct strbuf *sb, const struct ksp_pgp_key *k)
+{
+	ksp_pgp_emit_primary(sb, k);
+	for (size_t u = 0; u < k->n_uids; u++) {
+		const struct ksp_pgp_uid *uid = &k->uids[u];
+		ksp_pgp_emit(sb, uid->attribute ? KSP_PGP_TAG_USER_ATTRIBUTE : KSP_PGP_TAG_USER_ID, uid->data,
+			     uid->len);
+		for (size_t i = 0; i < uid->n_sigs; i++)
+			if (ksp_pgp_sig_is_self(k, &uid->sigs[i]))
+				ksp_pgp_emit(sb, KSP_PGP_TAG_SIGNATURE, uid->sigs[i].body, uid->sigs[i].body_len);
+	}
+	ksp_pgp_emit_subkeys(sb, k);
+}
+
+static const char *reason_name(int code)
+{
+	switch (code) {
+	case 0:
+		return "no reason given";
+	case 1:
+		return "superseded";
+	case 2:
+		return "key compromised";
+	case 3:
+		return "retired";
+	case 32:
+		return "user ID no longer valid";
+	default:
+		return "unknown reason";
+	}
+}
+
+/* Was the (sub)key revoked for the signature made at @when?  A revocation
+ * counts unless it is soft (superseded, retired) and newer than @when.
+ * @sigs are the key's revocation candidates as read (gpg has checked that
+ * one of them is a valid revocation).  Returns true and a description. */
+static bool revoked_at(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *sigs, size_t n, uint8_t type,
+		       int64_t when, char *why, size_t whylen)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ksp_pgp_sig *s = &sigs[i];
+		int code;
+		char date[32];
+
+		if (s->type != type || !ksp_pgp_sig_is_self(k, s))
+			continue;
+		any = true;
+		code = s->has_revocation_reason ? s->revocation_code : 0;
+		if ((code == 1 || code == 3) && (int64_t)s->created > when)
+			continue;
+		format_datetime(s->created, date, sizeof(date));
+		snprintf(why, whylen, "%s, %s", reason_name(code), date);
+		return true;
+	}
+	if (!any) {
+		snprintf(why, whylen, "revocation not found in the stored key");
+		return true;
+	}
+	return false;
+}
+
+/* The signer's primary user ID from the store. */
+static int load_uid(struct ksp_store *store, int64_t key_id, struct ksp_verify_result *res)
+{
+	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
+	sqlite3 *db = ksp_store_db(store);
+	sqlite3_stmt *st;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(db,
+				"SELECT uid FROM uids WHERE key_id = ? AND is_attr = 0 "
+				"ORDER BY revoked != 0, primary_uid DESC, idx LIMIT 1",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(ctx, db, rc, "signer's user ID");
+	sqlite3_bind_int64(st, 1, key_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const void *b = sqlite3_column_blob(st, 0);
+		size_t n = (size_t)sqlite3_column_bytes(st, 0);
+		res->uid = malloc(n + 1);
+		if (res->uid == NULL) {
+			r = -ENOMEM;
+		} else {
+			if (n)
+				memcpy(res->uid, b, n);
+			res->uid[n] = '\0';
+			res->uid_len = n;
+		}
+	} else if (rc != SQLITE_DONE) {
+		r = ksp_errno_from_sqlite(ctx, db, rc, "signer's user ID");
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* ---- verification ------------------------------------------------------------ */
+
+static void set_msg(struct ksp_verify_result *res, int status, const char *fmt, ...) _printf_format_(3, 4);
+static void set_msg(struct ksp_verify_result *res, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	res->status = status;
+	va_start(ap, fmt);
+	vsnprintf(res->message, sizeof(res->message), fmt, ap);
+	va_end(ap);
+}
+
+static const char *issuer_text(const struct sig_scan *sc)
+{
+	return sc->fpr[0] ? sc->fpr : sc->keyid;
+}
+
+/* The first signature of @sig as gpgme sees it in an empty home: its
+ * issuer (fingerprint or key ID) when the packets did not tell. */
+static int probe_issuer(struct ksp_ctx *ctx, gpgme_ctx_t g, gpgme_data_t sd, gpgme_data_t dd,
+			gpgme_data_t plain, const char *source, struct sig_scan *sc)
+{
+	gpgme_verify_result_t vr;
+	gpgme_error_t e;
+	unsigned n = 0;
+
+	e = gpgme_op_verify(g, sd, dd, plain);
+	vr = gpgme_op_verify_result(g);
+	if (vr)
+		for (gpgme_signature_t s = vr->signatures; s; s = s->next)
+			if (n++ == 0 && s->fpr && strlen(s->fpr) <= 64) {
+				if (strlen(s->fpr) == 16)
+					snprintf(sc->keyid, sizeof(sc->keyid), "%s", s->fpr);
+				else if (strlen(s->fpr) == 40 || strlen(s->fpr) == 64) {
+					snprintf(sc->fpr, sizeof(sc->fpr), "%s", s->fpr);
+					/* v4: the low 64 bits, v5/v6: the high 64 bits */
+					memcpy(sc->keyid, strlen(s->fpr) == 40 ? s->fpr + 24 : s->fpr, 16);
+					sc->keyid[16] = '\0';
+				}
+				sc->created = (uint32_t)s->timestamp;
+			}
+	sc->n_sigs = n;
+	gpgme_data_seek(sd, 0, SEEK_SET);
+	if (dd)
+		gpgme_data_seek(dd, 0, SEEK_SET);
+	if (n == 0) {
+		ksp_set_error(ctx, "%s: no OpenPGP signature found%s%s; give a signed file", source,
+			      e ? ": " : "", e ? gpgme_strerror(e) : "");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, const void *data, size_t datalen,
+		     bool detached, const char *source, struct ksp_verify_result **ret)
+{
+	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
+	struct ksp_verify_result *res;
+	struct ksp_gpghome *home = NULL;
+	gpgme_ctx_t g = NULL;
+	gpgme_data_t sd = NULL, dd = NULL, plain = NULL, kd = NULL;
+	gpgme_key_t key = NULL;
+	gpgme_error_t e;
+	struct sig_scan sc;
+	struct cands c = { 0 };
+	struct strbuf kb;
+	const struct cand *owner = NULL;
+	int r;
+
+	strbuf_init(&kb);
+	ksp_clear_error(ctx);
+	if (sig == NULL || ret == NULL || (detached && data == NULL && datalen))
+		return -EINVAL;
+	r = scan_sig(ctx, sig, siglen, source, &sc);
+	if (r < 0)
+		return r;
+	if (detached && (sc.literal || sc.cleartext || sc.opaque)) {
+		ksp_set_error(ctx, "%s: a signed message, not a detached signature; verify it without a data file",
+			      source);
+		return -EBADMSG;
+	}
+	if (!detached && !sc.literal && !sc.cleartext && !sc.opaque) {
+		ksp_set_error(ctx, "%s: a detached signature; give the file it signs too", source);
+		return -ENODATA;
+	}
+	if (sc.n_sigs > 1) {
+		ksp_set_error(ctx, "%s: holds %u signatures; ksp verifies files with one signature", source, sc.n_sigs);
+		return -EOPNOTSUPP;
+	}
+	if (sc.n_sigs == 1 && sc.type != 0x00 && sc.type != 0x01) {
+		ksp_set_error(ctx, "%s: a signature of type 0x%02x, not over a document (0x00 or 0x01); give a signature made with gpg --detach-sign or --clearsign",
+			      source, sc.type);
+		return -EBADMSG;
+	}
+	res = calloc(1, sizeof(*res));
+	if (res == NULL)
+		return -ENOMEM;
+
+	r = ksp_gpghome_new(ctx, &home);
+	if (r < 0)
+		goto fail;
+	r = ksp_after_gpgme_new(ctx, ksp_gpghome_path(home), true, &g);
+	if (r < 0)
+		goto fail;
+	e = gpgme_data_new_from_mem(&sd, sig, siglen, 0);
+	if (!e && detached)
+		e = gpgme_data_new_from_mem(&dd, datalen ? data : "", datalen, 0);
+	if (!e && !detached)
+		e = gpgme_data_new(&plain);
+	if (e) {
+		r = ksp_errno_from_gpgme(ctx, e, "gpgme data");
+		goto fail;
+	}
+	if (sc.fpr[0] == '\0' && sc.keyid[0] == '\0') {
+		r = probe_issuer(ctx, g, sd, dd, plain, source, &sc);
+		if (r < 0)
+			goto fail;
+		if (sc.n_sigs > 1) {
+			ksp_set_error(ctx, "%s: holds %u signatures; ksp verifies files with one signature", source,
+				      sc.n_sigs);
+			r = -EOPNOTSUPP;
+			goto fail;
+		}
+		gpgme_data_release(plain);
+		plain = NULL;
+		e = detached ? 0 : gpgme_data_new(&plain);
+		if (e) {
+			r = ksp_errno_from_gpgme(ctx, e, "gpgme data");
+			goto fail;
+		}
+	}
+	if (sc.fpr[0] == '\0' && sc.keyid[0] == '\0') {
+		ksp_set_error(ctx, "%s: the signature names no issuer key; ksp cannot tell who made it", source);
+		r = -EBADMSG;
+		goto fail;
+	}
+	snprintf(res->issuer, sizeof(res->issuer), "%s", issuer_text(&sc));
+	res->created = sc.created;
+
+	r = find_keys(store, sc.fpr, sc.keyid, &c);
+	if (r < 0)
+		goto fail;
+	if (c.n == 0) {
+		set_msg(res, KSP_SIGNATURE_KEY_UNKNOWN,
+			"signed by %s %s, which is not in the store %s; get the signer's key and load it with 'ksp wot load FILE'",
+			sc.fpr[0] ? "key" : "key ID", issuer_text(&sc), ksp_store_get_path(store));
+		goto done;
+	}
+	for (size_t i = 0; i < c.n; i++)
+		emit_own(&kb, c.v[i].key);
+	if (!strbuf_ok(&kb)) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	e = gpgme_data_new_from_mem(&kd, kb.buf, kb.len, 0);
+	if (!e)
+		e = gpgme_op_import(g, kd);
+	if (e) {
+		r = ksp_errno_from_gpgme(ctx, e, "import the signing key");
+		ksp_set_error(ctx, "%s: gpg could not import the store's key %s: %s", ksp_store_get_path(store),
+			      c.v[0].fpr, gpgme_strerror(e));
+		goto fail;
+	}
+	{
+		gpgme_import_result_t ir = gpgme_op_import_result(g);
+		if (ir == NULL || ir->imported + ir->unchanged == 0) {
+			set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+				"signed by %s, but gpg refused the store's key %s (no valid self-signature)",
+				issuer_text(&sc), c.v[0].fpr);
+			goto done;
+		}
+	}
+
+	e = gpgme_op_verify(g, sd, dd, plain);
+	{
+		gpgme_verify_result_t vr = e ? NULL : gpgme_op_verify_result(g);
+		gpgme_signature_t s = vr ? vr->signatures : NULL;
+		gpgme_subkey_t signing = NULL;
+		gpgme_error_t st;
+		char d1[32], d2[32], why[160];
+		int64_t when;
+
+		if (s == NULL) {
+			ksp_set_error(ctx, "%s: gpg found no signature to verify%s%s", source, e ? ": " : "",
+				      e ? gpgme_strerror(e) : "");
+			r = -EBADMSG;
+			goto fail;
+		}
+		if (s->next) {
+			ksp_set_error(ctx, "%s: holds several signatures; ksp verifies files with one signature",
+				      source);
+			r = -EOPNOTSUPP;
+			goto fail;
+		}
+		st = gpgme_err_code(s->status);
+		res->summary = s->summary;
+		res->validity = s->validity;
+		if (s->timestamp)
+			res->created = s->timestamp;
+		when = res->created;
+		format_datetime(when, d1, sizeof(d1));
+		if (st == GPG_ERR_BAD_SIGNATURE) {
+			if (c.n == 1 && !pk_matches(&c.v[0].key->primary, sc.fpr, sc.keyid))
+				set_msg(res, KSP_SIGNATURE_BAD,
+					"bad signature: the data or the signature was changed after it was signed (issuer %s, a subkey of %s)",
+					issuer_text(&sc), c.v[0].fpr);
+			else
+				set_msg(res, KSP_SIGNATURE_BAD,
+					"bad signature: the data or the signature was changed after it was signed (issuer %s)",
+					issuer_text(&sc));
+			goto done;
+		}
+		if (st == GPG_ERR_NO_PUBKEY) {
+			set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+				"signed by %s, but gpg cannot use the store's key %s for it (no valid binding of the signing subkey)",
+				issuer_text(&sc), c.v[0].fpr);
+			goto done;
+		}
+		if (st != GPG_ERR_NO_ERROR && st != GPG_ERR_KEY_EXPIRED && st != GPG_ERR_CERT_REVOKED &&
+		    st != GPG_ERR_SIG_EXPIRED) {
+			set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signature by %s not verified: %s", issuer_text(&sc),
+				gpgme_strerror(s->status));
+			goto done;
+		}
+		/* mathematically good: which key, and was it valid when it signed? */
+		for (size_t i = 0; i < c.n && signing == NULL; i++) {
+			gpgme_key_release(key);
+			key = NULL;
+			if (gpgme_get_key(g, c.v[i].fpr, &key, 0) != 0)
+				continue;
+			for (gpgme_subkey_t sk = key->subkeys; sk; sk = sk->next)
+				if (s->fpr && sk->fpr && strcmp(sk->fpr, s->fpr) == 0) {
+					signing = sk;
+					owner = &c.v[i];
+					break;
+				}
+		}
+		if (signing == NULL) {
+			set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+				"signed by %s, which gpg says is not part of the store's key %s", s->fpr ? s->fpr : "?",
+				c.v[0].fpr);
+			goto done;
+		}
+		snprintf(res->signer, sizeof(res->signer), "%s", owner->fpr);
+		snprintf(res->signing_key, sizeof(res->signing_key), "%s", signing->fpr);
+		res->subkey = signing != key->subkeys;
+		r = load_uid(store, owner->id, res);
+		if (r < 0)
+			goto fail;
+		if (s->wrong_key_usage || !signing->can_sign) {
+			set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signed by %s%s of %s, which is not a signing key",
+				res->subkey ? "subkey " : "", signing->fpr, owner->fpr);
+			goto done;
+		}
+		if ((key->revoked || key->subkeys->revoked) &&
+		    revoked_at(owner->key, owner->key->primary.sigs, owner->key->primary.n_sigs, 0x20, when, why,
+			       sizeof(why))) {
+			set_msg(res, KSP_SIGNATURE_KEY_REVOKED, "signed on %s by %s, a revoked key (%s)", d1, owner->fpr,
+				why);
+			goto done;
+		}
+		if (res->subkey && signing->revoked) {
+			const struct ksp_pgp_pubkey *sp = NULL;
+			for (size_t i = 0; i < owner->key->n_subkeys; i++)
+				if (pk_matches(&owner->key->subkeys[i], signing->fpr, ""))
+					sp = &owner->key->subkeys[i];
+			if (sp == NULL || revoked_at(owner->key, sp->sigs, sp->n_sigs, 0x28, when, why, sizeof(why))) {
+				set_msg(res, KSP_SIGNATURE_KEY_REVOKED, "signed on %s by subkey %s of %s, a revoked subkey (%s)",
+					d1, signing->fpr, owner->fpr, sp ? why : "revocation not found in the stored key");
+				goto done;
+			}
+		}
+		for (int which = 0; which < 2; which++) {
+			gpgme_subkey_t k = which == 0 ? key->subkeys : signing;
+			if (which == 1 && !res->subkey)
+				break;
+			if (k->timestamp > 0 && when < k->timestamp) {
+				format_datetime(k->timestamp, d2, sizeof(d2));
+				set_msg(res, KSP_SIGNATURE_KEY_EXPIRED, "signed on %s by %s%s, which was only made on %s",
+					d1, which ? "subkey " : "", k->fpr, d2);
+				goto done;
+			}
+			if (k->expires > 0 && when >= k->expires) {
+				format_datetime(k->expires, d2, sizeof(d2));
+				set_msg(res, KSP_SIGNATURE_KEY_EXPIRED, "signed on %s by %s%s, which had expired on %s",
+					d1, which ? "subkey " : "", k->fpr, d2);
+				goto done;
+			}
+		}
+		if (st == GPG_ERR_SIG_EXPIRED || (s->exp_timestamp && (int64_t)s->exp_timestamp <= (int64_t)time(NULL))) {
+			format_datetime(s->exp_timestamp, d2, sizeof(d2));
+			set_msg(res, KSP_SIGNATURE_EXPIRED, "the signature by %s expired on %s", owner->fpr, d2);
+			goto done;
+		}
+		if (res->subkey)
+			set_msg(res, KSP_SIGNATURE_GOOD, "good signature by %s (subkey %s), made %s", owner->fpr,
+				signing->fpr, d1);
+		else
+			set_msg(res, KSP_SIGNATURE_GOOD, "good signature by %s, made %s", owner->fpr, d1);
+	}
+done:
+	r = 0;
+	*ret = res;
+	res = NULL;
+fail:
+	gpgme_key_release(key);
+	gpgme_data_release(sd);
+	gpgme_data_release(dd);
+	gpgme_data_release(plain);
+	gpgme_data_release(kd);
+	if (g)
+		gpgme_release(g);
+	ksp_gpghome_free(home);
+	strbuf_release(&kb);
+	cands_free(&c);
+	ksp_verify_result_free(res);
+	return r;
+}
+
+KSP_EXPORT int ksp_verify_detached(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
+				   size_t datalen, const char *source, struct ksp_verify_result **ret)
+{
+	if (store == NULL)
+		return -EINVAL;
+	return do_verify(store, sig, siglen, data, datalen, true, source ? source : "signature", ret);
+}
+
+KSP_EXPORT int ksp_verify_inline(struct ksp_store *store, const void *msg, size_t len, const char *source,
+				 struct ksp_verify_result **ret)
+{
+	if (store == NULL)
+		return -EINVAL;
+	return do_verify(store, msg, len, NULL, 0, false, source ? source : "signed message", ret);
+}
+
+/* ---- git objects ----------------------------------------------------------- */
+
+static const struct {
+	const char *begin;
+	const char *name; /* NULL: OpenPGP */
+} sig_formats[] = {
+	{ "-----BEGIN PGP SIGNATURE-----", NULL },
+	{ "-----BEGIN PGP MESSAGE-----", NULL },
+	{ "-----BEGIN SIGNED MESSAGE-----", "X.509 (gpg.format=x509)" },
+	{ "-----BEGIN SSH SIGNATURE-----", "SSH (gpg.format=ssh)" },
+};
+
+static int sig_format(const char *p, size_t left)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sig_formats); i++) {
+		size_t n = strlen(sig_formats[i].begin);
+		if (left >= n && memcmp(p, sig_formats[i].begin, n) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+static int unsigned_result(const char *what, struct ksp_verify_result **ret)
+{
+	struct ksp_verify_result *res = calloc(1, sizeof(*res));
+
+	if (res == NULL)
+		return -ENOMEM;
+	set_msg(res, KSP_SIGNATURE_UNSIGNED, "not signed: the %s carries no signature (%s)", what,
+		strcmp(what, "tag") == 0 ? "made without git tag -s" : "made without git commit -S");
+	*ret = res;
+	return 0;
+}
+
+/* git's parse_signed_buffer(): the signature starts at the last line that
+ * begins with a signature marker. */
+static int verify_git_tag(struct ksp_store *store, const char *obj, size_t len, const char *source,
+			  struct ksp_verify_result **ret)
+{
+	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
+	size_t p = 0, match = len;
+	int fmt = -1;
+
+	while (p < len) {
+		const char *eol = memchr(obj + p, '\n', len - p);
+		int f = sig_format(obj + p, len - p);
+
+		if (f >= 0) {
+			match = p;
+			fmt = f;
+		}
+		p = eol ? (size_t)(eol - obj) + 1 : len;
+	}
+	if (match == len)
+		return unsigned_result("tag", ret);
+	if (sig_formats[fmt].name) {
+		ksp_set_error(ctx, "%s: signed with %s, not OpenPGP; ksp verifies OpenPGP signatures only", source,
+			      sig_formats[fmt].name);
+		return -EOPNOTSUPP;
+	}
+	return do_verify(store, obj + match, len - match, obj, match, true, source, ret);
+}
+
+/* git's parse_buffer_signed_by_header(): the "gpgsig" header (continuation
+ * lines start with a space) is the signature; the payload is the object
+ * without it and without another hash algorithm's signature header. */
+static int verify_git_commit(struct ksp_store *store, const char *obj, size_t len, const char *source,
+			     struct ksp_verify_result **ret)
+{
+	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
+	struct strbuf payload, sig;
+	const char *header, *tail = obj + len, *line = obj;
+	size_t hl, tree = strcspn(obj + 5, "\n");
+	bool in_sig = false, saw = false, other = false;
+	int r, fmt;
+
+	/* "tree " and 40 (SHA-1) or 64 (SHA-256) hex digits */
+	header = tree == 64 ? "gpgsig-sha256" : "gpgsig";
+	hl = strlen(header);
+	strbuf_init(&payload);
+	strbuf_init(&sig);
+	while (line < tail) {
+		const char *next = memchr(line, '\n', (size_t)(tail - line));
+		const char *s = NULL;
+
+		next = next ? next + 1 : tail;
+		if (in_sig && line[0] == ' ') {
+			s = line + 1;
+		} else if ((size_t)(tail - line) > hl && memcmp(line, header, hl) == 0 && line[hl] == ' ') {
+			s = line + hl + 1;
+			other = false;
+		} else if ((size_t)(tail - line) >= 6 && memcmp(line, "gpgsig", 6) == 0) {
+			other = true;
+		} else if (other && line[0] != ' ') {
+			other = false;
+		}
+		if (s) {
+			strbuf_add(&sig, s, (size_t)(next - s));
+			saw = true;
+			in_sig = true;
+		} else {
+			if (line[0] == '\n')
+				next = tail; /* the message: the rest as it is */
+			if (!other)
+				strbuf_add(&payload, line, (size_t)(next - line));
+			in_sig = false;
+		}
+		line = next;
+	}
+	if (!strbuf_ok(&payload) || !strbuf_ok(&sig)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (!saw) {
+		r = unsigned_result("commit", ret);
+		goto out;
+	}
+	fmt = sig_format(sig.buf, sig.len);
+	if (fmt >= 0 && sig_formats[fmt].name) {
+		ksp_set_error(ctx, "%s: signed with %s, not OpenPGP; ksp verifies OpenPGP signatures only", source,
+			      sig_formats[fmt].name);
+		r = -EOPNOTSUPP;
+		goto out;
+	}
+	r = do_verify(store, sig.buf, sig.len, payload.buf ? payload.buf : "", payload.len, true, source, ret);
+out:
+	strbuf_release(&payload);
+	strbuf_release(&sig);
+	return r;
+}
+
+KSP_EXPORT int ksp_verify_git_object(struct ksp_store *store, const void *object, size_t len, const char *source,
+				     struct ksp_verify_result **ret)
+{
+	const char *o = object;
+
+	if (store == NULL || object == NULL || ret == NULL)
+		return -EINVAL;
+	ksp_clear_error(ksp_store_get_ctx(store));
+	if (len > 7 && memcmp(o, "object ", 7) == 0)
+		return verify_git_tag(store, o, len, source ? source : "git tag", ret);
+	if (len > 5 && memcmp(o, "tree ", 5) == 0 && memchr(o, '\n', len))
+		return verify_git_commit(store, o, len, source ? source : "git commit", ret);
+	ksp_set_error(ksp_store_get_ctx(store),
+		      "%s: not a git tag or commit object; give the output of 'git cat-file tag TAG' or 'git cat-file commit REV'",
+		      source ? source : "git object");
+	return -EINVAL;
+}
+
+/* ---- the result ------------------------------------------------------------ */
+
+KSP_EXPORT struct ksp_verify_result *ksp_verify_result_free(struct ksp_verify_result *res)
+{
+	if (res) {
+		free(res->uid);
+		free(res);
+	}
+	return NULL;
+}
+
+KSP_EXPORT int ksp_verify_result_get_status(const struct ksp_verify_result *res)
+{
+	return res ? res->status : -EINVAL;
+}
+
+KSP_EXPORT bool ksp_verify_result_is_good(const struct ksp_verify_result *res)
+{
+	return res && res->status == KSP_SIGNATURE_GOOD;
+}
+
+KSP_EXPORT const char *ksp_verify_result_get_message(const struct ksp_verify_result *res)
+{
+	return res ? res->message : NULL;
+}
+
+KSP_EXPORT const char *ksp_verify_result_get_issuer(const struct ksp_verify_result *res)
+{
+	return res && res->issuer[0] ? res->issuer : NULL;
+}
+
+KSP_EXPORT const char *ksp_verify_result_get_signer(const struct ksp_verify_result *res)
+{
+	return res && res->signer[0] ? res->signer : NULL;
+}
+
+KSP_EXPORT const char *ksp_verify_result_get_signing_key(const struct ksp_verify_result *res)
+{
+	return res && res->signing_key[0] ? res->signing_key : NULL;
+}
+
+KSP_EXPORT bool ksp_verify_result_is_subkey(const struct ksp_verify_result *res)
+{
+	return res && res->subkey;
+}
+
+KSP_EXPORT int64_t ksp_verify_result_get_created(const struct ksp_verify_result *res)
+{
+	return res ? res->created : 0;
+}
+
+KSP_EXPORT const char *ksp_verify_result_get_uid(const struct ksp_verify_result *res, size_t *len)
+{
+	if (res == NULL || res->uid == NULL)
+		return NULL;
+	if (len)
+		*len = res->uid_len;
+	return res->uid;
+}
+
+KSP_EXPORT unsigned int ksp_verify_result_get_gpgme_summary(const struct ksp_verify_result *res)
+{
+	return res ? res->summary : 0;
+}
+
+KSP_EXPORT int ksp_verify_result_get_gpgme_validity(const struct ksp_verify_result *res)
+{
+	return res ? res->validity : 0;
+}

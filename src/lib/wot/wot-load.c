@@ -1,0 +1,1549 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Why one file (over 1,000 lines): the three stages of the load share the
+ * batch structures and hand them from thread to thread.
+ *
+ * ksp wot load: the native reader into the store, in one transaction, with
+ * every signature on a user ID (self-signatures and certifications) and
+ * every key-level self-signature checked on worker threads (RSA by
+ * pgp-rsa.c, Ed25519 by ed25519.c, eight at a time where the CPU has
+ * AVX-512 IFMA, the rest by libgcrypt).
+ *
+ * 1. index pass: every primary key packet of the input is framed and
+ *    fingerprinted (its public part stays where it is, in the input or the
+ *    reader's decoded armor), so every issuer in the input is known before
+ *    any signature is checked, and memory stays small: ~80 bytes a key;
+ * 2. keys are then read in batches (BATCH keys or BATCH_SIGS signatures);
+ *    for each batch, one job per signature to check (issuers not in the
+ *    input are looked up once in the store), run on ksp_get_threads()
+ *    threads, after the keys of the signers it needs are prepared, on the
+ *    same threads (compact, ~200 bytes each, kept for the load; see
+ *    TABLES_MAX for the faster 2 KB form);
+ * 3. each batch is written by the calling thread while the other threads
+ *    check the next one (the calling thread then joins them, and reports
+ *    progress): keys (expiry and revocation from verified self-signatures
+ *    only), user IDs (revoked when the newest verified self-signature is a
+ *    revocation) and certifications with their verdict and, when verified,
+ *    the issuer's fingerprint;
+ * 4. certifications already in the store whose issuer was unknown
+ *    (verified = 4) and has now come are checked.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gcrypt.h>
+#include <sqlite3.h>
+
+#include "lib/libksp-private.h"
+#include "lib/openpgp/ed25519-private.h"
+#include "lib/input-private.h"
+#include "lib/openpgp/pgp-verify.h"
+#include "lib/wot/wot-snap.h"
+#include "shared/util.h"
+
+/* A possible issuer: ~80 bytes, for every primary key of the input. */
+struct signer {
+	const uint8_t *body;     /* its key packet's public part, in the input or an extra key */
+	struct ksp_pgp_vkey *vk; /* prepared on first use, kept compact */
+	uint64_t kid;
+	uint32_t body_len;
+	int32_t next;   /* next signer in the same hash bucket */
+	uint32_t uses;  /* signatures it was a candidate for so far */
+	uint32_t batch; /* the last batch that needed it */
+	bool vk_tried;
+	uint8_t fpr_len;
+	uint8_t fpr[32];
+};
+
+struct job {
+	const struct ksp_pgp_pubkey *target;
+	const struct ksp_pgp_uid *uid; /* NULL: a key-level signature */
+	const struct ksp_pgp_sig *sig;
+	int32_t self;   /* a self-signature: only this signer (-1: not indexed) */
+	bool is_self;
+	int32_t by;     /* the signer that verified it, -1 none */
+	int8_t res;
+};
+
+/* Keys read together: checked on the threads while the batch before them
+ * is written to the store. */
+struct batch {
+	struct ksp_pgp_key **in;
+	size_t n_in, cap_in;
+	size_t n_sigs;  /* signatures on them (what a batch is cut by) */
+	struct job *jobs;
+	size_t n_jobs, cap_jobs;
+	/* signers it needs, prepared on the threads first */
+	int32_t *prep;
+	size_t n_prep, cap_prep;
+};
+
+struct loader {
+	struct ksp_store *store;
+	struct ksp_ctx *ctx;
+	sqlite3 *db;
+	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert, *cert_upd;
+	bool verify;
+	bool x8; /* Ed25519 eight at a time (no use for the signers' tables) */
+	uint64_t keys, certs, bad, secret;
+	uint64_t n_good, n_bad, n_unsupported, n_nokey;
+
+	struct batch bt[2];
+	size_t n_index;          /* primary keys in the input */
+	uint64_t *missing;       /* key IDs looked up in the store in vain */
+	size_t n_missing, cap_missing;
+	bool store_had_keys;
+	sqlite3_stmt *st_issuer;
+	struct ksp_pgp_key **extra; /* issuers read back from the store */
+	size_t n_extra, cap_extra;
+	struct signer *signers;
+	size_t n_signers, cap_signers;
+	uint8_t *bodies; /* the input's signer key packets, when the input's pages go back */
+	int32_t *buckets;
+	size_t n_buckets;
+
+	/* the batch being checked, by the calling thread and started[] */
+	struct batch *vb;
+	pthread_t th[64];
+	unsigned started;
+	atomic_size_t next_job;
+	atomic_size_t next_prep;
+	atomic_size_t prep_done; /* signers of vb->prep prepared */
+	atomic_size_t n_tables; /* signers holding tables (TABLES_MAX at most) */
+	atomic_int prep_err;
+	uint32_t batch;
+	uint64_t n_checked;      /* signatures checked, for the report under -v */
+	atomic_size_t n_lanes;   /* of them, Ed25519 ones eight at a time */
+	atomic_uint_fast64_t check_ns; /* CPU time the threads spent checking */
+
+	int64_t old_cache; /* PRAGMA cache_size before the load, 0: unchanged */
+	bool triggers_off;  /* the graph_* triggers, see triggers_pause() */
+	char *index_sql[2]; /* indexes dropped for the load, see indexes_drop() */
+	int64_t changes0;   /* sqlite3_total_changes64() when they were paused */
+};
+
+static uint64_t kid64(const uint8_t *k)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | k[i];
+	return v;
+}
+
+static size_t bucket_of(const struct loader *l, uint64_t kid)
+{
+	return (size_t)((kid * 0x9E3779B97F4A7C15ull) >> 20) & (l->n_buckets - 1);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 1024;
+	while (nc < need)
+		nc *= 2;
+	void *n = realloc(*p, nc * size);
+	if (n == NULL)
+		return -ENOMEM;
+	*p = n;
+	*cap = nc;
+	return 0;
+}
+
+static int add_signer(struct loader *l, const struct ksp_pgp_pubkey *pk)
+{
+	if (grow((void **)&l->signers, &l->cap_signers, l->n_signers + 1, sizeof(*l->signers)) < 0)
+		return -ENOMEM;
+	struct signer *s = &l->signers[l->n_signers];
+	if (pk->body_len > UINT32_MAX)
+		return 0; /* cannot be a v4 key; v5/v6 keys are far smaller */
+	memset(s, 0, sizeof(*s));
+	s->body = pk->body;
+	s->body_len = (uint32_t)pk->body_len;
+	s->fpr_len = pk->fpr_len;
+	memcpy(s->fpr, pk->fpr, sizeof(s->fpr));
+	s->kid = kid64(pk->keyid);
+	s->next = -1;
+	l->n_signers++;
+	return 0;
+}
+
+static int build_index(struct loader *l)
+{
+	size_t nb = 1024;
+
+	while (nb < 2 * l->n_signers)
+		nb *= 2;
+	free(l->buckets);
+	l->buckets = malloc(nb * sizeof(*l->buckets));
+	if (l->buckets == NULL)
+		return -ENOMEM;
+	l->n_buckets = nb;
+	for (size_t i = 0; i < nb; i++)
+		l->buckets[i] = -1;
+	for (size_t i = 0; i < l->n_signers; i++) {
+		size_t b = bucket_of(l, l->signers[i].kid);
+		l->signers[i].next = l->buckets[b];
+		l->buckets[b] = (int32_t)i;
+	}
+	return 0;
+}
+
+/* Does signer @s match the issuer named by @sig? */
+static bool issuer_matches(const struct signer *s, const struct ksp_pgp_sig *sig)
+{
+	if (sig->issuer_fpr_len)
+		return sig->issuer_fpr_len == s->fpr_len && memcmp(sig->issuer_fpr, s->fpr, s->fpr_len) == 0;
+	return sig->has_issuer && kid64(sig->issuer) == s->kid;
+}
+
+/* The key ID an issuer is looked up by (v4 fingerprint: its end; v5/v6:
+ * its start); false when the signature names no issuer. */
+static bool issuer_kid(const struct ksp_pgp_sig *sig, uint64_t *kid)
+{
+	if (sig->issuer_fpr_len == 20)
+		*kid = kid64(sig->issuer_fpr + 12);
+	else if (sig->issuer_fpr_len == 32)
+		*kid = kid64(sig->issuer_fpr);
+	else if (sig->has_issuer)
+		*kid = kid64(sig->issuer);
+	else
+		return false;
+	return true;
+}
+
+static int32_t first_candidate(const struct loader *l, const struct ksp_pgp_sig *sig)
+{
+	uint64_t kid;
+
+	if (!issuer_kid(sig, &kid))
+		return -1;
+	for (int32_t c = l->buckets[bucket_of(l, kid)]; c >= 0; c = l->signers[c].next)
+		if (issuer_matches(&l->signers[c], sig))
+			return c;
+	return -1;
+}
+
+static bool is_self(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *s)
+{
+	if (s->issuer_fpr_len && s->issuer_fpr_len == k->primary.fpr_len)
+		return memcmp(s->issuer_fpr, k->primary.fpr, s->issuer_fpr_len) == 0;
+	return s->has_issuer && memcmp(s->issuer, k->primary.keyid, 8) == 0;
+}
+
+static bool is_cert(uint8_t type)
+{
+	return (type >= 0x10 && type <= 0x13) || type == 0x30;
+}
+
+/* A key-level signature worth checking: self direct-key and revocation. */
+static bool key_sig_wanted(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *s)
+{
+	return (s->type == 0x1f || s->type == 0x20) && is_self(k, s);
+}
+
+static int add_job(struct batch *b, const struct ksp_pgp_pubkey *target, const struct ksp_pgp_uid *uid,
+		   const struct ksp_pgp_sig *sig, int32_t self, bool is_self)
+{
+	if (grow((void **)&b->jobs, &b->cap_jobs, b->n_jobs + 1, sizeof(*b->jobs)) < 0)
+		return -ENOMEM;
+	b->jobs[b->n_jobs++] = (struct job){ .target = target, .uid = uid, .sig = sig, .self = self,
+					     .is_self = is_self, .by = -1 };
+	return 0;
+}
+
+/* An issuer not in the input: read its key back from the store. */
+static int fetch_issuer(struct loader *l, sqlite3_stmt *st, const struct ksp_pgp_sig *sig)
+{
+	uint64_t kid;
+	char hex[17];
+	int rc, r = 0;
+
+	if (!issuer_kid(sig, &kid))
+		return 0;
+	for (int i = 0; i < 8; i++)
+		snprintf(hex + 2 * i, 3, "%02X", (unsigned)(kid >> (56 - 8 * i)) & 0xff);
+	sqlite3_bind_text(st, 1, hex, 16, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const void *blob = sqlite3_column_blob(st, 0);
+		int n = sqlite3_column_bytes(st, 0);
+		struct ksp_pgp_reader *rd = NULL;
+		struct ksp_pgp_key *k = NULL;
+
+		if (blob == NULL || n <= 0)
+			continue;
+		/* the reader keeps a pointer to binary input: parse a copy
+		 * that the key then owns through its own raw copy */
+		r = ksp_pgp_reader_new(l->ctx, blob, (size_t)n, "store", &rd);
+		if (r < 0)
+			break;
+		r = ksp_pgp_reader_next(rd, &k);
+		ksp_pgp_reader_free(rd);
+		if (r < 0)
+			break;
+		r = 0;
+		if (k == NULL)
+			continue;
+		if (grow((void **)&l->extra, &l->cap_extra, l->n_extra + 1, sizeof(*l->extra)) < 0 ||
+		    add_signer(l, &k->primary) < 0) {
+			ksp_pgp_key_free(k);
+			r = -ENOMEM;
+			break;
+		}
+		l->extra[l->n_extra++] = k;
+	}
+	sqlite3_reset(st);
+	return r;
+}
+
+/* Pass 1: every primary key of the (decoded) input into the signer index.
+ * When the input's pages are given back behind the reader (@in), their key
+ * packets are copied (the public part of an Ed25519 key is 51 bytes, of an
+ * RSA-4096 one 526): a signer first needed far behind would otherwise bring
+ * its page back. */
+static int index_input(struct loader *l, const uint8_t *data, size_t len, struct ksp_input *in)
+{
+	size_t pos = 0, mark = 0, n_bytes = 0, cap_bytes = 0, first = l->n_signers;
+	bool copy = in && in->map && data == in->data;
+
+	while (pos < len) {
+		struct ksp_pgp_packet pkt;
+		struct ksp_pgp_pubkey pk;
+
+		if (ksp_pgp_packet_next(data, len, &pos, &pkt) < 0)
+			break; /* the reader resynchronises; keys past here are checked at the end */
+		if ((pkt.tag == KSP_PGP_TAG_PUBLIC_KEY || pkt.tag == KSP_PGP_TAG_SECRET_KEY) && pkt.joined == NULL &&
+		    ksp_pgp_parse_pubkey(pkt.body, pkt.body_len, pkt.tag == KSP_PGP_TAG_SECRET_KEY, &pk) == 0 &&
+		    ksp_pgp_fingerprint(&pk) == 0) {
+			size_t before = l->n_signers;
+			if (add_signer(l, &pk) < 0)
+				return -ENOMEM;
+			if (copy && l->n_signers > before) {
+				if (grow((void **)&l->bodies, &cap_bytes, n_bytes + pk.body_len, 1) < 0)
+					return -ENOMEM;
+				memcpy(l->bodies + n_bytes, pk.body, pk.body_len);
+				n_bytes += pk.body_len;
+			}
+			l->n_index++;
+		}
+		free(pkt.joined);
+		/* the signers point into the data: a key read again comes back
+		 * from the file */
+		if (in)
+			ksp_input_drop(in, &mark, data + pos);
+	}
+	ksp_input_drop_all(in, &mark);
+	if (copy && n_bytes > 0) {
+		uint8_t *b = realloc(l->bodies, n_bytes); /* the rest back */
+		if (b)
+			l->bodies = b;
+		/* in the same order as they were added */
+		n_bytes = 0;
+		for (size_t i = first; i < l->n_signers; i++) {
+			l->signers[i].body = l->bodies + n_bytes;
+			n_bytes += l->signers[i].body_len;
+		}
+	}
+	return build_index(l);
+}
+
+static bool was_missing(const struct loader *l, uint64_t kid)
+{
+	for (size_t i = 0; i < l->n_missing; i++)
+		if (l->missing[i] == kid)
+			return true;
+	return false;
+}
+
+/* The signer a self-signature of @k is checked with. */
+static int32_t self_signer(const struct loader *l, const struct ksp_pgp_key *k)
+{
+	uint64_t kid = kid64(k->primary.keyid);
+
+	for (int32_t c = l->buckets[bucket_of(l, kid)]; c >= 0; c = l->signers[c].next)
+		if (l->signers[c].kid == kid && l->signers[c].fpr_len == k->primary.fpr_len &&
+		    memcmp(l->signers[c].fpr, k->primary.fpr, k->primary.fpr_len) == 0)
+			return c;
+	return -1;
+}
+
+/* Jobs for batch @b (no thread is checking signatures: this may grow the
+ * signers). */
+static int plan_jobs(struct loader *l, struct batch *b)
+{
+	int r = 0;
+
+	b->n_jobs = 0;
+	/* issuers that are not in the input but may be in the store */
+	if (l->store_had_keys) {
+		size_t before = l->n_signers;
+		for (size_t i = 0; i < b->n_in && r == 0; i++) {
+			const struct ksp_pgp_key *k = b->in[i];
+			for (size_t u = 0; u < k->n_uids && r == 0; u++)
+				for (size_t j = 0; j < k->uids[u].n_sigs && r == 0; j++) {
+					const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
+					uint64_t kid;
+					if (!is_cert(s->type) || is_self(k, s) || first_candidate(l, s) >= 0 ||
+					    !issuer_kid(s, &kid) || was_missing(l, kid))
+						continue;
+					r = fetch_issuer(l, l->st_issuer, s);
+					if (r == 0 && l->n_signers != before) {
+						r = build_index(l);
+						before = l->n_signers;
+					} else if (r == 0) {
+						if (grow((void **)&l->missing, &l->cap_missing, l->n_missing + 1,
+							 sizeof(*l->missing)) < 0)
+							return -ENOMEM;
+						l->missing[l->n_missing++] = kid;
+					}
+				}
+		}
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < b->n_in; i++) {
+		const struct ksp_pgp_key *k = b->in[i];
+		const struct ksp_pgp_pubkey *pk = &k->primary;
+		int32_t self = self_signer(l, k);
+		for (size_t j = 0; j < pk->n_sigs; j++)
+			if (key_sig_wanted(k, &pk->sigs[j]) && (r = add_job(b, pk, NULL, &pk->sigs[j], self, true)) < 0)
+				return r;
+		for (size_t u = 0; u < k->n_uids; u++)
+			for (size_t j = 0; j < k->uids[u].n_sigs; j++) {
+				const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
+				if (!is_cert(s->type))
+					continue;
+				bool own = is_self(k, s);
+				if ((r = add_job(b, pk, &k->uids[u], s, own ? self : -1, own)) < 0)
+					return r;
+			}
+	}
+	/* every candidate signer of the batch, once, to be prepared on the
+	 * threads before the signatures are checked */
+	l->batch++;
+	b->n_prep = 0;
+	for (size_t i = 0; i < b->n_jobs; i++) {
+		struct job *jb = &b->jobs[i];
+		int32_t c = jb->is_self ? jb->self : first_candidate(l, jb->sig);
+		for (; c >= 0; c = jb->is_self ? -1 : l->signers[c].next) {
+			struct signer *s = &l->signers[c];
+			if (!jb->is_self && !issuer_matches(s, jb->sig))
+				continue;
+			s->uses++;
+			if (s->batch == l->batch)
+				continue;
+			s->batch = l->batch;
+			if (grow((void **)&b->prep, &b->cap_prep, b->n_prep + 1, sizeof(*b->prep)) < 0)
+				return -ENOMEM;
+			b->prep[b->n_prep++] = c;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Memory: a prepared Ed25519 key is compact (ksp_ed25519_pub, ~200 bytes),
+ * made once and kept; its tables (2 KB, ~10% faster verifications, a
+ * quarter of one to make) only for signers that have come up TABLES_USES
+ * times, TABLES_MAX of them at most (the busiest signers of a heavy-tailed
+ * web of trust come up early): 10^6 keys do not cost 2 GB.  Where the CPU
+ * checks eight signatures at once (ed25519-x8.c), which makes its tables
+ * in the lanes, none at all.
+ */
+#define TABLES_USES 3
+#define TABLES_MAX 16384
+
+/* The signer's key prepared for verification (once): 0 or -ENOMEM. */
+static int signer_vkey(struct signer *s)
+{
+	struct ksp_pgp_pubkey pk;
+	int r;
+
+	if (s->vk_tried)
+		return 0;
+	s->vk_tried = true;
+	/* the public part parses as it did in the index (a key that does not
+	 * verifies nothing) */
+	if (ksp_pgp_parse_pubkey(s->body, s->body_len, false, &pk) < 0)
+		return 0;
+	r = ksp_pgp_vkey_new(&pk, &s->vk);
+	return r < 0 ? r : 0;
+}
+
+static void signer_fpr_hex(const struct signer *s, char out[65])
+{
+	hex_encode(s->fpr, s->fpr_len, out);
+}
+
+/* ksp_pgp_vkey_new_many() for who[0..m): 0 or -ENOMEM */
+static int vkeys_make(struct signer **who, const struct ksp_pgp_pubkey *const *pp, size_t m)
+{
+	struct ksp_pgp_vkey *vk[16];
+	int rc[16], r = 0;
+
+	ksp_pgp_vkey_new_many(pp, m, vk, rc);
+	for (size_t j = 0; j < m; j++) {
+		who[j]->vk = vk[j];
+		if (rc[j] < 0)
+			r = rc[j];
+	}
+	return r;
+}
+
+/* The keys of the signers sg[0..n) not prepared yet, together (Ed25519
+ * ones eight at a time where the CPU can): 0 or -ENOMEM. */
+static int signer_vkeys(struct signer *const *sg, size_t n)
+{
+	struct ksp_pgp_pubkey pk[16];
+	const struct ksp_pgp_pubkey *pp[16];
+	struct signer *who[16];
+	size_t m = 0;
+	int r = 0, r2;
+
+	for (size_t i = 0; i < n; i++) {
+		struct signer *s = sg[i];
+
+		if (s->vk_tried)
+			continue;
+		s->vk_tried = true;
+		/* as signer_vkey() */
+		if (ksp_pgp_parse_pubkey(s->body, s->body_len, false, &pk[m]) < 0)
+			continue;
+		pp[m] = &pk[m];
+		who[m++] = s;
+		if (m == ARRAY_SIZE(pk)) {
+			r2 = vkeys_make(who, pp, m);
+			r = r2 < 0 ? r2 : r;
+			m = 0;
+		}
+	}
+	if (m == 0)
+		return r;
+	r2 = vkeys_make(who, pp, m);
+	return r2 < 0 ? r2 : r;
+}
+
+/* A prepared signer's tables, if it earns them (see TABLES_MAX). */
+static void prep_tables(struct loader *l, struct signer *s)
+{
+	int r;
+
+	if (s->vk && !l->x8 && s->uses >= TABLES_USES && atomic_load(&l->n_tables) < TABLES_MAX) {
+		r = ksp_pgp_vkey_add_tables(s->vk);
+		if (r < 0)
+			atomic_store(&l->prep_err, r);
+		else if (r > 0 && atomic_fetch_add(&l->n_tables, 1) >= TABLES_MAX) {
+			/* another thread took the last place */
+			ksp_pgp_vkey_drop_tables(s->vk);
+			atomic_fetch_sub(&l->n_tables, 1);
+		}
+	}
+}
+
+static void run_job(struct loader *l, struct job *jb)
+{
+	int best = KSP_VERIFY_NO_ISSUER;
+	int32_t c = jb->is_self ? jb->self : first_candidate(l, jb->sig);
+
+	for (; c >= 0; c = jb->is_self ? -1 : l->signers[c].next) {
+		const struct signer *s = &l->signers[c];
+		int r;
+
+		if (!jb->is_self && !issuer_matches(s, jb->sig))
+			continue;
+		r = s->vk ? ksp_pgp_verify_with(s->vk, jb->target, jb->uid, NULL, jb->sig) : KSP_VERIFY_UNSUPPORTED;
+		if (r == KSP_VERIFY_GOOD) {
+			jb->by = c;
+			best = r;
+			break;
+		}
+		if (r < 0)
+			r = KSP_VERIFY_UNSUPPORTED; /* out of memory: not checked */
+		if (best == KSP_VERIFY_NO_ISSUER || r == KSP_VERIFY_BAD)
+			best = r;
+	}
+	jb->res = (int8_t)best;
+}
+
+/* The only signer @jb can be checked with, -1 when none or several. */
+static int32_t only_candidate(const struct loader *l, const struct job *jb)
+{
+	int32_t c, other;
+
+	if (jb->is_self)
+		return jb->self;
+	c = first_candidate(l, jb->sig);
+	if (c < 0)
+		return -1;
+	for (other = l->signers[c].next; other >= 0; other = l->signers[other].next)
+		if (issuer_matches(&l->signers[other], jb->sig))
+			return -1;
+	return c;
+}
+
+#define CHUNK 64
+/* keys read, checked and stored at a time: small enough that writing one
+ * batch and checking the next overlap on the Debian keyring (905 keys,
+ * 47,000 signatures) */
+#define BATCH 8192
+#define BATCH_SIGS 16384
+
+/*
+ * jobs[i .. e): as run_job() each, except that the Ed25519 signatures of a
+ * job with one possible signer are checked together at the end, eight at a
+ * time where the CPU can (ksp_pgp_edcheck_run).
+ */
+static void run_chunk(struct loader *l, size_t i, size_t e)
+{
+	struct ksp_pgp_edcheck ec[CHUNK];
+	int8_t res[CHUNK];
+	size_t at[CHUNK], n = 0;
+	int32_t by[CHUNK];
+
+	for (; i < e; i++) {
+		struct job *jb = &l->vb->jobs[i];
+		int32_t c = only_candidate(l, jb);
+		int r;
+
+		if (c < 0 || l->signers[c].vk == NULL || n == CHUNK) {
+			run_job(l, jb);
+			continue;
+		}
+		r = ksp_pgp_verify_defer(l->signers[c].vk, jb->target, jb->uid, NULL, jb->sig, &ec[n]);
+		if (r == KSP_VERIFY_DEFERRED) {
+			at[n] = i;
+			by[n++] = c;
+			continue;
+		}
+		if (r == KSP_VERIFY_GOOD)
+			jb->by = c;
+		else if (r < 0)
+			r = KSP_VERIFY_UNSUPPORTED; /* out of memory: not checked */
+		jb->res = (int8_t)r;
+	}
+	if (n == 0)
+		return;
+	atomic_fetch_add(&l->n_lanes, ksp_pgp_edcheck_run(ec, n, res));
+	for (size_t k = 0; k < n; k++) {
+		struct job *jb = &l->vb->jobs[at[k]];
+
+		jb->res = res[k];
+		if (res[k] == KSP_VERIFY_GOOD)
+			jb->by = by[k];
+	}
+}
+
+/* The signers of l->vb->prep, as many as this thread takes. */
+static void prep_some(struct loader *l)
+{
+	const struct batch *b = l->vb;
+
+	for (;;) {
+		size_t i = atomic_fetch_add(&l->next_prep, 16);
+		if (i >= b->n_prep)
+			break;
+		size_t e = i + 16 < b->n_prep ? i + 16 : b->n_prep;
+		struct signer *sg[16];
+		int r;
+
+		for (size_t j = i; j < e; j++)
+			sg[j - i] = &l->signers[b->prep[j]];
+		r = signer_vkeys(sg, e - i);
+		if (r < 0)
+			atomic_store(&l->prep_err, r);
+		for (size_t j = 0; j < e - i; j++)
+			prep_tables(l, sg[j]);
+		atomic_fetch_add(&l->prep_done, e - i);
+	}
+	/* no signature before every signer is ready (the others' last
+	 * few take a moment) */
+	while (atomic_load(&l->prep_done) < b->n_prep)
+		sched_yield();
+}
+
+/* this thread's CPU time in ns (0 if there is no such clock) */
+static uint64_t thread_ns(void)
+{
+	struct timespec t;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) < 0)
+		return 0;
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void *verify_worker(void *data)
+{
+	struct loader *l = data;
+	const struct batch *b = l->vb;
+	uint64_t t0 = thread_ns();
+
+	prep_some(l);
+	for (;;) {
+		size_t i = atomic_fetch_add(&l->next_job, CHUNK);
+		if (i >= b->n_jobs)
+			break;
+		size_t e = i + CHUNK < b->n_jobs ? i + CHUNK : b->n_jobs;
+		run_chunk(l, i, e);
+	}
+	atomic_fetch_add(&l->check_ns, thread_ns() - t0);
+	return NULL;
+}
+
+/* Batch @b's signatures checked by ksp_get_threads() - 1 threads, from
+ * now on; the calling thread joins them in verify_finish(). */
+static void verify_start(struct loader *l, struct batch *b)
+{
+	unsigned nt = ksp_get_threads(l->ctx);
+
+	l->vb = b;
+	l->started = 0;
+	l->n_checked += b->n_jobs;
+	atomic_store(&l->next_prep, 0);
+	atomic_store(&l->prep_done, 0);
+	atomic_store(&l->prep_err, 0);
+	atomic_store(&l->next_job, 0);
+	if (nt > ARRAY_SIZE(l->th) + 1)
+		nt = ARRAY_SIZE(l->th) + 1;
+	if (b->n_jobs < 4 * CHUNK)
+		nt = 1;
+	for (unsigned t = 1; t < nt; t++) {
+		if (pthread_create(&l->th[l->started], NULL, verify_worker, l) != 0)
+			break; /* fewer threads: the work still gets done */
+		l->started++;
+	}
+}
+
+static void verify_join(struct loader *l)
+{
+	for (unsigned t = 0; t < l->started; t++)
+		pthread_join(l->th[t], NULL);
+	l->started = 0;
+}
+
+/* The calling thread checks what is left of the batch (and reports
+ * progress), then waits for the others: 0 or a negative errno. */
+static int verify_finish(struct loader *l)
+{
+	const struct batch *b = l->vb;
+	size_t last = 0;
+	uint64_t t0;
+
+	if (b == NULL)
+		return 0;
+	t0 = thread_ns();
+	prep_some(l);
+	for (;;) {
+		size_t i = atomic_fetch_add(&l->next_job, CHUNK);
+		if (i >= b->n_jobs)
+			break;
+		size_t e = i + CHUNK < b->n_jobs ? i + CHUNK : b->n_jobs;
+		run_chunk(l, i, e);
+		if (e - last >= 4096) {
+			ksp_progress(l->ctx, "verifying signatures", e, b->n_jobs);
+			last = e;
+		}
+	}
+	atomic_fetch_add(&l->check_ns, thread_ns() - t0);
+	verify_join(l);
+	l->vb = NULL;
+	if (b->n_jobs)
+		ksp_progress(l->ctx, "verifying signatures", b->n_jobs, b->n_jobs);
+	return atomic_load(&l->prep_err);
+}
+
+static int prep(struct loader *l, sqlite3_stmt **st, const char *sql)
+{
+	int rc = sqlite3_prepare_v2(l->db, sql, -1, st, NULL);
+	return rc == SQLITE_OK ? 0 : ksp_errno_from_sqlite(l->ctx, l->db, rc, sql);
+}
+
+static int step_done(struct loader *l, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return ksp_errno_from_sqlite(l->ctx, l->db, rc, what);
+	return 0;
+}
+
+/* Jobs were made in this order per key: key-level wanted sigs, then every
+ * certification-class signature on each user ID; *cursor walks them. */
+static int job_result(struct loader *l, const struct batch *b, size_t *cursor, const struct ksp_pgp_sig *s,
+		      int32_t *by)
+{
+	*by = -1;
+	if (!l->verify)
+		return KSP_VERIFY_UNCHECKED;
+	if (*cursor >= b->n_jobs || b->jobs[*cursor].sig != s)
+		return KSP_VERIFY_UNCHECKED; /* cannot happen */
+	*by = b->jobs[*cursor].by;
+	return b->jobs[(*cursor)++].res;
+}
+
+static bool counts(struct loader *l, int res)
+{
+	return !l->verify || res == KSP_VERIFY_GOOD;
+}
+
+static int store_one(struct loader *l, const struct batch *b, const struct ksp_pgp_key *k, const uint8_t *raw,
+		     size_t raw_len, const char *source, size_t *cursor)
+{
+	const struct ksp_pgp_pubkey *pk = &k->primary;
+	char fpr[65], keyid[17];
+	int64_t key_id, expires = 0, revoked = 0;
+	int revoked_reason = -1, selfsig_hash = -1;
+	bool selfsig_ok = false;
+	int8_t *res = NULL;
+	int32_t *by = NULL;
+	size_t n_sigs = 0, q = 0;
+	int r;
+
+	ksp_pgp_fpr_hex(pk, fpr);
+	hex_encode(pk->keyid, 8, keyid);
+	/* collect the verdicts first, in job order */
+	for (size_t u = 0; u < k->n_uids; u++)
+		n_sigs += k->uids[u].n_sigs;
+	res = malloc((pk->n_sigs + n_sigs + 1) * sizeof(*res));
+	by = malloc((pk->n_sigs + n_sigs + 1) * sizeof(*by));
+	if (res == NULL || by == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t j = 0; j < pk->n_sigs; j++, q++) {
+		by[q] = -1;
+		res[q] = key_sig_wanted(k, &pk->sigs[j]) ? (int8_t)job_result(l, b, cursor, &pk->sigs[j], &by[q]) : 0;
+	}
+	for (size_t u = 0; u < k->n_uids; u++)
+		for (size_t j = 0; j < k->uids[u].n_sigs; j++) {
+			const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
+			by[q] = -1;
+			res[q] = is_cert(s->type) ? (int8_t)job_result(l, b, cursor, s, &by[q]) : 0;
+			q++;
+		}
+
+	/* key revocation and expiry from verified self-signatures */
+	uint32_t newest = 0;
+	bool have_newest = false;
+	q = 0;
+	for (size_t j = 0; j < pk->n_sigs; j++, q++) {
+		const struct ksp_pgp_sig *s = &pk->sigs[j];
+		if (!key_sig_wanted(k, s) || !counts(l, res[q]))
+			continue;
+		if (s->type == 0x20) {
+			if (revoked == 0 || s->created < revoked) {
+				revoked = s->created ? s->created : 1;
+				revoked_reason = s->has_revocation_reason ? s->revocation_code : 0;
+			}
+		} else if (!have_newest || s->created >= newest) {
+			selfsig_ok = true;
+			newest = s->created;
+			have_newest = true;
+			expires = s->has_key_expires && s->key_expires ? (int64_t)pk->created + s->key_expires : 0;
+		}
+	}
+	for (size_t u = 0; u < k->n_uids; u++)
+		for (size_t j = 0; j < k->uids[u].n_sigs; j++, q++) {
+			const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
+			if (s->type < 0x10 || s->type > 0x13 || !is_self(k, s) || !counts(l, res[q]))
+				continue;
+			selfsig_ok = true;
+			if (!have_newest || s->created >= newest) {
+				newest = s->created;
+				have_newest = true;
+				selfsig_hash = s->hash_algo;
+				expires = s->has_key_expires && s->key_expires ? (int64_t)pk->created + s->key_expires : 0;
+			}
+		}
+	sqlite3_bind_text(l->key, 1, fpr, -1, SQLITE_STATIC);
+	sqlite3_bind_text(l->key, 2, keyid, -1, SQLITE_STATIC);
+	sqlite3_bind_int(l->key, 3, pk->version);
+	sqlite3_bind_int(l->key, 4, pk->algo);
+	sqlite3_bind_int(l->key, 5, (int)pk->bits);
+	if (pk->curve)
+		sqlite3_bind_text(l->key, 6, pk->curve, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(l->key, 6);
+	sqlite3_bind_int64(l->key, 7, pk->created);
+	sqlite3_bind_int64(l->key, 8, expires);
+	sqlite3_bind_int64(l->key, 9, revoked);
+	sqlite3_bind_text(l->key, 10, source, -1, SQLITE_STATIC);
+	if (revoked_reason >= 0)
+		sqlite3_bind_int(l->key, 11, revoked_reason);
+	else
+		sqlite3_bind_null(l->key, 11);
+	sqlite3_bind_int(l->key, 12, selfsig_ok || !l->verify);
+	if (selfsig_hash >= 0)
+		sqlite3_bind_int(l->key, 13, selfsig_hash);
+	else
+		sqlite3_bind_null(l->key, 13);
+	sqlite3_bind_blob(l->key, 14, raw, (int)raw_len, SQLITE_STATIC);
+	r = step_done(l, l->key, "store key");
+	if (r < 0)
+		goto out;
+	sqlite3_bind_text(l->keyid, 1, fpr, -1, SQLITE_STATIC);
+	if (sqlite3_step(l->keyid) != SQLITE_ROW) {
+		sqlite3_reset(l->keyid);
+		r = -EIO;
+		goto out;
+	}
+	key_id = sqlite3_column_int64(l->keyid, 0);
+	sqlite3_reset(l->keyid);
+
+	q = pk->n_sigs;
+	for (size_t u = 0; u < k->n_uids; u++) {
+		const struct ksp_pgp_uid *uid = &k->uids[u];
+		int64_t uid_id, uid_rev = 0, selfsig = 0;
+		bool primary = false;
+		uint32_t uid_newest = 0;
+		bool any = false;
+		size_t q0 = q;
+
+		for (size_t i = 0; i < uid->n_sigs; i++, q++) {
+			const struct ksp_pgp_sig *s = &uid->sigs[i];
+			if (!is_self(k, s) || !is_cert(s->type) || !counts(l, res[q]))
+				continue;
+			if (s->type != 0x30 && s->created >= selfsig) {
+				selfsig = s->created;
+				primary = s->has_primary_uid && s->primary_uid;
+			}
+			/* the newest verified self-signature decides: a
+			 * revocation revokes, a newer certification undoes it */
+			if (!any || s->created > uid_newest || (s->created == uid_newest && s->type == 0x30)) {
+				uid_newest = s->created;
+				any = true;
+				uid_rev = s->type == 0x30 ? (s->created ? s->created : 1) : 0;
+			}
+		}
+		sqlite3_bind_int64(l->uid, 1, key_id);
+		sqlite3_bind_int64(l->uid, 2, (int64_t)u);
+		sqlite3_bind_blob(l->uid, 3, uid->data, (int)uid->len, SQLITE_STATIC);
+		sqlite3_bind_int(l->uid, 4, uid->attribute);
+		sqlite3_bind_int64(l->uid, 5, selfsig);
+		sqlite3_bind_int64(l->uid, 6, uid_rev);
+		sqlite3_bind_int(l->uid, 7, primary);
+		r = step_done(l, l->uid, "store uid");
+		if (r < 0)
+			goto out;
+		sqlite3_bind_int64(l->uidid, 1, key_id);
+		sqlite3_bind_blob(l->uidid, 2, uid->data, (int)uid->len, SQLITE_STATIC);
+		sqlite3_bind_int(l->uidid, 3, uid->attribute);
+		if (sqlite3_step(l->uidid) != SQLITE_ROW) {
+			sqlite3_reset(l->uidid);
+			r = -EIO;
+			goto out;
+		}
+		uid_id = sqlite3_column_int64(l->uidid, 0);
+		sqlite3_reset(l->uidid);
+
+		q = q0;
+		for (size_t i = 0; i < uid->n_sigs; i++, q++) {
+			const struct ksp_pgp_sig *s = &uid->sigs[i];
+			char ifpr[65], ikid[17], dig[41];
+			uint8_t md[20];
+			bool have_fpr = false;
+
+			if (is_self(k, s) || !is_cert(s->type))
+				continue;
+			if (l->verify) {
+				if (res[q] == KSP_VERIFY_GOOD)
+					l->n_good++;
+				else if (res[q] == KSP_VERIFY_BAD)
+					l->n_bad++;
+				else if (res[q] == KSP_VERIFY_UNSUPPORTED)
+					l->n_unsupported++;
+				else
+					l->n_nokey++;
+			}
+			if (s->issuer_fpr_len) {
+				hex_encode(s->issuer_fpr, s->issuer_fpr_len, ifpr);
+				if (s->issuer_fpr_len == 20)
+					memcpy(ikid, ifpr + 24, 16);
+				else
+					memcpy(ikid, ifpr, 16);
+				ikid[16] = '\0';
+				have_fpr = true;
+			} else if (s->has_issuer) {
+				hex_encode(s->issuer, 8, ikid);
+			} else {
+				continue; /* no issuer at all: nothing to attribute */
+			}
+			if (!have_fpr && by[q] >= 0) {
+				signer_fpr_hex(&l->signers[by[q]], ifpr);
+				have_fpr = true;
+			}
+			gcry_md_hash_buffer(GCRY_MD_SHA1, md, s->body, s->body_len);
+			hex_encode(md, 20, dig);
+			sqlite3_bind_int64(l->cert, 1, uid_id);
+			if (have_fpr)
+				sqlite3_bind_text(l->cert, 2, ifpr, -1, SQLITE_STATIC);
+			else
+				sqlite3_bind_null(l->cert, 2);
+			sqlite3_bind_text(l->cert, 3, ikid, -1, SQLITE_STATIC);
+			sqlite3_bind_int(l->cert, 4, s->type);
+			sqlite3_bind_int(l->cert, 5, s->pk_algo);
+			sqlite3_bind_int(l->cert, 6, s->hash_algo);
+			sqlite3_bind_int64(l->cert, 7, s->created);
+			sqlite3_bind_int64(l->cert, 8, s->expires ? (int64_t)s->created + s->expires : 0);
+			sqlite3_bind_int(l->cert, 9, s->exportable);
+			sqlite3_bind_int(l->cert, 10, s->trust_depth);
+			sqlite3_bind_int(l->cert, 11, s->trust_amount);
+			sqlite3_bind_int(l->cert, 12, res[q]);
+			sqlite3_bind_blob(l->cert, 13, s->body, (int)s->body_len, SQLITE_STATIC);
+			sqlite3_bind_text(l->cert, 14, dig, -1, SQLITE_STATIC);
+			/* the trust signature's first regular expression, as given */
+			if (s->n_regexes && s->regexes[0].len < 4096)
+				sqlite3_bind_text(l->cert, 15, (const char *)s->regexes[0].data, (int)s->regexes[0].len,
+						  SQLITE_STATIC);
+			else
+				sqlite3_bind_null(l->cert, 15);
+			r = step_done(l, l->cert, "store certification");
+			if (r < 0)
+				goto out;
+			if (sqlite3_changes(l->db) > 0) {
+				l->certs++;
+			} else if (res[q] != KSP_VERIFY_UNCHECKED && res[q] != KSP_VERIFY_NO_ISSUER) {
+				/* known before, unchecked or issuer unknown then */
+				sqlite3_bind_int64(l->cert_upd, 1, uid_id);
+				sqlite3_bind_text(l->cert_upd, 2, dig, -1, SQLITE_STATIC);
+				sqlite3_bind_int(l->cert_upd, 3, res[q]);
+				if (have_fpr)
+					sqlite3_bind_text(l->cert_upd, 4, ifpr, -1, SQLITE_STATIC);
+				else
+					sqlite3_bind_null(l->cert_upd, 4);
+				r = step_done(l, l->cert_upd, "update certification");
+				if (r < 0)
+					goto out;
+			}
+		}
+	}
+	l->keys++;
+	r = 0;
+out:
+	free(res);
+	free(by);
+	return r;
+}
+
+/* Certifications stored earlier whose issuer was unknown and has come
+ * with this input: check them now. */
+static int recheck_pending(struct loader *l)
+{
+	sqlite3_stmt *sel = NULL, *upd = NULL;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(l->db,
+				"SELECT c.id, c.sigdata, u.uid, u.is_attr, k.keydata FROM certs c "
+				"JOIN uids u ON u.id = c.uid_id JOIN keys k ON k.id = u.key_id "
+				"WHERE c.verified = 4 AND k.keydata IS NOT NULL AND c.issuer_keyid IN "
+				"(SELECT keyid FROM keys WHERE keydata IS NOT NULL)",
+				-1, &sel, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(l->db, "UPDATE certs SET verified = ?2, issuer_fpr = coalesce(issuer_fpr, ?3) WHERE id = ?1",
+					-1, &upd, NULL);
+	if (rc != SQLITE_OK) {
+		r = ksp_errno_from_sqlite(l->ctx, l->db, rc, "pending certifications");
+		goto out;
+	}
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		const uint8_t *sd = sqlite3_column_blob(sel, 1), *kd = sqlite3_column_blob(sel, 4);
+		int sl = sqlite3_column_bytes(sel, 1), kl = sqlite3_column_bytes(sel, 4);
+		struct ksp_pgp_uid uid = { .data = sqlite3_column_blob(sel, 2),
+					   .len = (size_t)sqlite3_column_bytes(sel, 2),
+					   .attribute = sqlite3_column_int(sel, 3) != 0 };
+		struct ksp_pgp_sig sig;
+		struct ksp_pgp_pubkey tpk;
+		struct ksp_pgp_packet pkt;
+		size_t pos = 0;
+		int32_t c;
+		int res = KSP_VERIFY_NO_ISSUER;
+		char ifpr[65] = "";
+
+		if (sd == NULL || kd == NULL || sl <= 0 || kl <= 0 || uid.data == NULL)
+			continue;
+		if (ksp_pgp_packet_next(kd, (size_t)kl, &pos, &pkt) < 0)
+			continue;
+		if (pkt.tag != KSP_PGP_TAG_PUBLIC_KEY || ksp_pgp_parse_pubkey(pkt.body, pkt.body_len, false, &tpk) < 0 ||
+		    ksp_pgp_fingerprint(&tpk) < 0) {
+			free(pkt.joined);
+			continue;
+		}
+		if (ksp_pgp_parse_sig(sd, (size_t)sl, &sig) < 0) {
+			free(pkt.joined);
+			continue;
+		}
+		for (c = first_candidate(l, &sig); c >= 0; c = l->signers[c].next) {
+			struct signer *s = &l->signers[c];
+			int v;
+			if (!issuer_matches(s, &sig))
+				continue;
+			if (signer_vkey(s) < 0)
+				s->vk = NULL;
+			v = s->vk ? ksp_pgp_verify_with(s->vk, &tpk, &uid, NULL, &sig) : KSP_VERIFY_UNSUPPORTED;
+			if (v == KSP_VERIFY_GOOD) {
+				res = v;
+				signer_fpr_hex(s, ifpr);
+				break;
+			}
+			if (v < 0)
+				v = KSP_VERIFY_UNSUPPORTED;
+			if (res == KSP_VERIFY_NO_ISSUER || v == KSP_VERIFY_BAD)
+				res = v;
+		}
+		ksp_pgp_sig_done(&sig);
+		free(pkt.joined);
+		if (res == KSP_VERIFY_NO_ISSUER)
+			continue;
+		sqlite3_bind_int64(upd, 1, sqlite3_column_int64(sel, 0));
+		sqlite3_bind_int(upd, 2, res);
+		if (ifpr[0])
+			sqlite3_bind_text(upd, 3, ifpr, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(upd, 3);
+		r = step_done(l, upd, "update certification");
+		if (r < 0)
+			goto out;
+	}
+	if (rc != SQLITE_DONE)
+		r = ksp_errno_from_sqlite(l->ctx, l->db, rc, "pending certifications");
+out:
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+	return r;
+}
+
+/*
+ * SQLite's page cache (2 MB by default) is far smaller than the indexes a
+ * large load inserts into at random places (keys by fingerprint and key
+ * ID, and the certifications by issuer when they are not made at the end):
+ * every insert would read a page back and write one out.  The rest is
+ * written once, at the end of its table (keys, certifications, user IDs):
+ * a page of it that leaves the cache early costs nothing, and a cache
+ * larger than needed costs a page fault per 4 KB.  So, while loading, a
+ * sixteenth of the input, between 16 and 64 MB (measured: the Debian
+ * keyring 1.37 CPU-s with 64 MB, 1.24 with 16; 10^6 synthetic keys 210
+ * CPU-s with 64 MB, 251 with 16), then the connection's own setting again.
+ */
+static int load_cache_kb(size_t len)
+{
+	size_t kb = len / 16 / 1024;
+
+	return kb < 16384 ? 16384 : kb > 65536 ? 65536 : (int)kb;
+}
+
+/*
+ * The graph_state triggers count gen up once per row inserted or updated
+ * in keys, uids and certs.  Each also makes every INSERT a statement that
+ * writes two tables, which SQLite guards with a statement journal (on the
+ * Debian keyring: 89,600 page writes with them, 46,700 without).  While
+ * loading they are off on
+ * this connection, and gen is counted up by the rows changed meanwhile (the
+ * loader only inserts and updates keys, uids and certs, each change one the
+ * triggers count), in the same transaction: the same gen as with them.
+ */
+static void triggers_pause(struct loader *l)
+{
+	int on = 0;
+
+	if (sqlite3_db_config(l->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, -1, &on) != SQLITE_OK || !on)
+		return;
+	if (sqlite3_db_config(l->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &on) != SQLITE_OK)
+		return;
+	l->triggers_off = true;
+	l->changes0 = sqlite3_total_changes64(l->db);
+}
+
+static void triggers_resume(struct loader *l)
+{
+	if (!l->triggers_off)
+		return;
+	sqlite3_db_config(l->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 1, NULL);
+	l->triggers_off = false;
+}
+
+/* The triggers on again, and gen counted up as they would have: 0 or a
+ * negative errno. */
+static int triggers_catch_up(struct loader *l)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n;
+	int rc;
+
+	if (!l->triggers_off)
+		return 0;
+	n = sqlite3_total_changes64(l->db) - l->changes0;
+	triggers_resume(l);
+	if (n <= 0)
+		return 0;
+	rc = sqlite3_prepare_v2(l->db, "UPDATE graph_state SET gen = gen + ?1 WHERE id = 1", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, n);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_DONE)
+			rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_OK ? 0 : ksp_errno_from_sqlite(l->ctx, l->db, rc, "graph state");
+}
+
+/*
+ * Certifications come in the order of their keys, so most indexes of certs
+ * grow at their end; the two by issuer (key ID, fingerprint) do not: every
+ * insert lands at a random place, and once they outgrow the page cache
+ * (10^5 keys and more) each costs page reads and writes.  A load into an
+ * empty table goes without them and makes them at the end, by sorting, in
+ * the same transaction (so a failure still leaves the store as it was).
+ * Their definitions are taken from the schema as it is.
+ */
+static const char *const bulk_indexes[] = { "certs_issuer", "certs_issuer_fpr" };
+
+static int indexes_drop(struct loader *l)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[96];
+	bool empty;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(l->db, "SELECT 1 FROM certs LIMIT 1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "certs");
+	rc = sqlite3_step(st);
+	empty = rc == SQLITE_DONE;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "certs");
+	if (!empty)
+		return 0;
+	rc = sqlite3_prepare_v2(l->db, "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", -1, &st,
+				NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "schema");
+	for (size_t i = 0; i < ARRAY_SIZE(bulk_indexes) && r == 0; i++) {
+		const unsigned char *t;
+
+		sqlite3_bind_text(st, 1, bulk_indexes[i], -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		t = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+		if (t != NULL) {
+			l->index_sql[i] = strdup((const char *)t);
+			if (l->index_sql[i] == NULL)
+				r = -ENOMEM;
+		} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+			r = ksp_errno_from_sqlite(l->ctx, l->db, rc, "schema");
+		}
+		sqlite3_reset(st);
+		if (r == 0 && l->index_sql[i]) {
+			snprintf(sql, sizeof(sql), "DROP INDEX %s", bulk_indexes[i]);
+			r = ksp_store_exec(l->store, sql);
+		}
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int indexes_make(struct loader *l)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bulk_indexes) && r == 0; i++)
+		if (l->index_sql[i]) {
+			r = ksp_store_exec(l->store, l->index_sql[i]);
+			free(l->index_sql[i]);
+			l->index_sql[i] = NULL;
+		}
+	return r;
+}
+
+static void loader_done(struct loader *l)
+{
+	sqlite3_finalize(l->key);
+	sqlite3_finalize(l->keyid);
+	sqlite3_finalize(l->uid);
+	sqlite3_finalize(l->uidid);
+	sqlite3_finalize(l->cert);
+	sqlite3_finalize(l->cert_upd);
+	for (size_t i = 0; i < l->n_signers; i++)
+		ksp_pgp_vkey_free(l->signers[i].vk);
+	verify_join(l);
+	for (int i = 0; i < 2; i++) {
+		struct batch *b = &l->bt[i];
+		for (size_t j = 0; j < b->n_in; j++)
+			ksp_pgp_key_free(b->in[j]);
+		free(b->in);
+		free(b->jobs);
+		free(b->prep);
+	}
+	for (size_t i = 0; i < l->n_extra; i++)
+		ksp_pgp_key_free(l->extra[i]);
+	free(l->missing);
+	sqlite3_finalize(l->st_issuer);
+	free(l->extra);
+	free(l->signers);
+	free(l->bodies);
+	free(l->buckets);
+	for (size_t i = 0; i < ARRAY_SIZE(l->index_sql); i++)
+		free(l->index_sql[i]);
+}
+
+/* Keys into @b until BATCH of them or BATCH_SIGS signatures, or the end
+ * of the input (*end). */
+static int read_batch(struct loader *l, struct ksp_pgp_reader *rd, struct batch *b, bool *end)
+{
+	b->n_in = 0;
+	b->n_sigs = 0;
+	while (b->n_in < BATCH && b->n_sigs < BATCH_SIGS) {
+		struct ksp_pgp_key *k;
+		int r = ksp_pgp_reader_next(rd, &k);
+
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			*end = true;
+			break;
+		}
+		if (k->secret)
+			l->secret++; /* only the public part was kept by the reader */
+		if (grow((void **)&b->in, &b->cap_in, b->n_in + 1, sizeof(*b->in)) < 0) {
+			ksp_pgp_key_free(k);
+			return -ENOMEM;
+		}
+		b->in[b->n_in++] = k;
+		b->n_sigs += k->primary.n_sigs;
+		for (size_t u = 0; u < k->n_uids; u++)
+			b->n_sigs += k->uids[u].n_sigs;
+	}
+	return 0;
+}
+
+/* Batch @b (read) checked on the threads from now on. */
+static int batch_start(struct loader *l, struct batch *b)
+{
+	int r;
+
+	if (!l->verify || b->n_in == 0)
+		return 0;
+	r = plan_jobs(l, b);
+	if (r < 0)
+		return r;
+	verify_start(l, b);
+	return 0;
+}
+
+/* ksp_wot_load() and ksp_wot_load_fd(): @in, when not NULL, is where
+ * @data comes from (its pages are given back as the load goes past them). */
+static int load(struct ksp_store *store, const void *data, size_t len, struct ksp_input *in, const char *source,
+		unsigned int flags, uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad)
+{
+	struct loader l = { .store = store };
+	struct ksp_pgp_reader *rd = NULL;
+	struct batch *cur, *next;
+	const uint8_t *rdata;
+	size_t rlen, cursor = 0, mark = 0;
+	uint64_t seen = 0;
+	bool end = false;
+	int r;
+
+	if (store == NULL || (data == NULL && len > 0))
+		return -EINVAL;
+	l.ctx = ksp_store_get_ctx(store);
+	l.db = ksp_store_db(store);
+	l.verify = !(flags & KSP_WOT_LOAD_NO_VERIFY);
+	l.x8 = ksp_ed25519_x8_usable();
+	ksp_clear_error(l.ctx);
+	if (source == NULL)
+		source = "<input>";
+	r = ksp_store_begin(store);
+	if (r < 0)
+		return r;
+	l.old_cache = ksp_store_cache_grow(store, load_cache_kb(len));
+	triggers_pause(&l);
+	r = indexes_drop(&l);
+	if (r < 0)
+		goto out;
+	if ((r = prep(&l, &l.key,
+		      "INSERT INTO keys(fpr, keyid, version, algo, bits, curve, created, expires, revoked, source, "
+		      "revoked_reason, selfsig_ok, selfsig_hash, keydata) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT(fpr) DO UPDATE SET "
+		      "expires = ?8, revoked = CASE WHEN revoked = 0 OR (?9 != 0 AND ?9 < revoked) THEN ?9 ELSE revoked END, "
+		      "revoked_reason = CASE WHEN revoked = 0 OR (?9 != 0 AND ?9 < revoked) THEN ?11 ELSE revoked_reason END, "
+		      "selfsig_ok = max(selfsig_ok, ?12), selfsig_hash = coalesce(?13, selfsig_hash), "
+		      "keydata = CASE WHEN keydata IS NULL OR length(?14) >= length(keydata) THEN ?14 ELSE keydata END, "
+		      "source = ?10")) < 0 ||
+	    (r = prep(&l, &l.keyid, "SELECT id FROM keys WHERE fpr = ?")) < 0 ||
+	    (r = prep(&l, &l.uid,
+		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked, primary_uid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+		      "ON CONFLICT(key_id, uid, is_attr) DO UPDATE SET "
+		      "revoked = CASE WHEN max(?5, ?6) >= max(selfsig, revoked) THEN ?6 ELSE revoked END, "
+		      "primary_uid = CASE WHEN ?5 >= selfsig THEN ?7 ELSE primary_uid END, "
+		      "selfsig = max(selfsig, ?5)")) < 0 ||
+	    (r = prep(&l, &l.uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
+	    (r = prep(&l, &l.cert,
+		      "INSERT OR IGNORE INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "
+		      "expires, exportable, trust_depth, trust_amount, verified, sigdata, digest, regex) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")) < 0 ||
+	    (r = prep(&l, &l.cert_upd,
+		      "UPDATE certs SET verified = ?3, issuer_fpr = coalesce(issuer_fpr, ?4) "
+		      "WHERE uid_id = ?1 AND digest = ?2 AND verified IN (0, 4) AND ?3 NOT IN (0, 4)")) < 0)
+		goto out;
+	r = ksp_pgp_reader_new(l.ctx, data, len, source, &rd);
+	if (r < 0)
+		goto out;
+	rdata = ksp_pgp_reader_data(rd, &rlen);
+	if (ksp_pgp_reader_armored(rd))
+		ksp_input_drop_all(in, &mark); /* decoded: the text is not read again */
+	if (l.verify) {
+		sqlite3_stmt *st = NULL;
+		if (sqlite3_prepare_v2(l.db, "SELECT 1 FROM keys LIMIT 1", -1, &st, NULL) == SQLITE_OK)
+			l.store_had_keys = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		r = prep(&l, &l.st_issuer, "SELECT keydata FROM keys WHERE keyid = ? AND keydata IS NOT NULL");
+		if (r < 0)
+			goto out;
+		r = index_input(&l, rdata, rlen, in);
+		if (r < 0)
+			goto out;
+	}
+	/* batch after batch, each checked on the threads while the one
+	 * before it is written */
+	cur = &l.bt[0];
+	next = &l.bt[1];
+	r = read_batch(&l, rd, cur, &end);
+	if (r < 0)
+		goto out;
+	r = batch_start(&l, cur);
+	if (r < 0)
+		goto out;
+	while (cur->n_in > 0) {
+		struct batch *t;
+
+		/* read the next batch while the threads check this one, then
+		 * check that one while this one is written */
+		next->n_in = 0;
+		if (!end) {
+			r = read_batch(&l, rd, next, &end);
+			if (r < 0)
+				goto out;
+		}
+		r = verify_finish(&l);
+		if (r < 0)
+			goto out;
+		r = batch_start(&l, next);
+		if (r < 0)
+			goto out;
+		cursor = 0;
+		for (size_t i = 0; i < cur->n_in; i++) {
+			const struct ksp_pgp_key *key = cur->in[i];
+			/* the key as read: its packets, secret ones excepted */
+			const uint8_t *raw = NULL;
+			size_t raw_len = 0;
+			if (!key->secret && key->end <= rlen && key->offset < key->end) {
+				raw = rdata + key->offset;
+				raw_len = key->end - key->offset;
+			}
+			r = store_one(&l, cur, key, raw, raw_len, source, &cursor);
+			if (r < 0)
+				goto out;
+		}
+		seen += cur->n_in;
+		for (size_t i = 0; i < cur->n_in; i++)
+			ksp_pgp_key_free(cur->in[i]);
+		cur->n_in = 0;
+		/* what is left to read, and the batch being checked, start here */
+		if (in && next->n_in > 0)
+			ksp_input_drop(in, &mark, rdata + next->in[0]->offset);
+		ksp_progress(l.ctx, l.verify ? "loading and verifying keys" : "loading keys", seen,
+			     end && next->n_in == 0 ? seen : (l.n_index > seen ? l.n_index : 0));
+		t = cur;
+		cur = next;
+		next = t;
+	}
+	l.bad = ksp_pgp_reader_n_bad_keys(rd);
+	if ((flags & KSP_WOT_LOAD_STRICT) && l.bad) {
+		ksp_set_error(l.ctx, "%s: %llu malformed key(s) (--strict); nothing was loaded", source,
+			      (unsigned long long)l.bad);
+		r = -EBADMSG;
+		goto out;
+	}
+	if (l.keys == 0 && l.bad == 0) {
+		ksp_set_error(l.ctx, "%s: no OpenPGP key found; give a keyring (binary or armored)", source);
+		r = -EBADMSG;
+		goto out;
+	}
+	if (l.bad) {
+		size_t off = 0;
+		ksp_pgp_reader_first_problem(rd, &off);
+		WARN(l.ctx, "%s: %llu malformed key%s skipped, the first at offset %zu (-v shows each)\n", source,
+		     (unsigned long long)l.bad, l.bad == 1 ? "" : "s", off);
+	}
+	/* (an empty store has none: the scan of every certification it
+	 * would cost is saved) */
+	if (l.verify && l.store_had_keys) {
+		r = recheck_pending(&l);
+		if (r < 0)
+			goto out;
+	}
+	r = indexes_make(&l);
+	if (r < 0)
+		goto out;
+	if (l.verify) {
+		double cpu = (double)atomic_load(&l.check_ns) / 1e9;
+
+		INFO(l.ctx, "%s: %llu signatures checked in %.2f CPU-seconds (%.0f a second per CPU; %llu of them Ed25519, eight at a time)\n",
+		     source, (unsigned long long)l.n_checked, cpu, cpu > 0 ? (double)l.n_checked / cpu : 0.0,
+		     (unsigned long long)atomic_load(&l.n_lanes));
+	}
+	r = triggers_catch_up(&l);
+out:
+	verify_join(&l); /* the threads read the keys, which may point into rd */
+	ksp_pgp_reader_free(rd);
+	loader_done(&l);
+	triggers_resume(&l);
+	ksp_store_cache_restore(store, l.old_cache);
+	if (r < 0) {
+		if (!ksp_get_error(l.ctx))
+			ksp_set_error(l.ctx, "%s: cannot load: %s; nothing was loaded", source, strerror(-r));
+		ksp_store_rollback(store);
+		return r;
+	}
+	if (l.certs || l.keys)
+		ksp_wsnap_want(store);
+	r = ksp_store_commit(store);
+	if (r < 0)
+		return r;
+	if (ret_keys)
+		*ret_keys = l.keys;
+	if (ret_certs)
+		*ret_certs = l.certs;
+	if (ret_bad)
+		*ret_bad = l.bad;
+	return 0;
+}
+
+KSP_EXPORT int ksp_wot_load(struct ksp_store *store, const void *data, size_t len, const char *source,
+			    unsigned int flags, uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad)
+{
+	return load(store, data, len, NULL, source, flags, ret_keys, ret_certs, ret_bad);
+}
+
+KSP_EXPORT int ksp_wot_load_fd(struct ksp_store *store, int fd, const char *source, unsigned int flags,
+			       uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad)
+{
+	struct ksp_input in;
+	int r;
+
+	if (store == NULL)
+		return -EINVAL;
+	if (source == NULL)
+		source = "<input>";
+	r = ksp_input_open(ksp_store_get_ctx(store), fd, source, &in);
+	if (r < 0)
+		return r;
+	r = load(store, in.data, in.len, &in, source, flags, ret_keys, ret_certs, ret_bad);
+	ksp_input_close(&in);
+	return r;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * wot-snap: a compact, time-independent snapshot of everything the web of
+ * trust is made of (keys with their validity window, user IDs with their
+ * revocation, and every verified, exportable third-party certification
+ * with its own validity window), as CSR adjacency in both directions.
+ * Trust queries apply the reference time and the policy to it in memory.
+ *
+ * The snapshot lives in a file next to the store, STORE-wot, written
+ * atomically (temporary file + rename) and mapped read-only.  It is a
+ * cache in this machine's byte order, never an interchange format: the
+ * store's graph_state row (schema-2.sql) says whether it is current, and a
+ * missing, stale or damaged file is rebuilt from one read transaction
+ * (kept in memory only when the directory is not writable).
+ *
+ * Included in a snapshot (the rules of wot.h, minus the reference time):
+ *  - every key; times 0 ("never") are stored as KSP_WSNAP_NEVER;
+ *  - every user ID that is not a user attribute;
+ *  - each certification 0x10-0x13 with verified = 1 and exportable = 1, by
+ *    a key of the store (issuer_fpr) on another key, made inside the
+ *    signer's own validity (created >= signer's creation and before its
+ *    expiry); its revoked time is the earliest verified 0x30 by the same
+ *    issuer on the same user ID created at or after it.
+ * Internal to libksp.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/hash-rules.h"
+
+struct ksp_store;
+
+#define KSP_WSNAP_NEVER INT64_MAX
+
+struct ksp_wsnap_node {
+	int64_t key_id;   /* keys.id; nodes are in keys.id order */
+	int64_t created, expires, revoked;
+	uint32_t algo, bits;
+};
+
+struct ksp_wsnap_uid {
+	int64_t uid_id;   /* uids.id */
+	int64_t revoked;
+};
+
+/* edge flags: the hash the certification was made with (hash-rules.h) */
+#define KSP_WSNAP_MD5 1u
+#define KSP_WSNAP_SHA1 2u
+#define KSP_WSNAP_RMD160 4u
+
+struct ksp_wsnap_edge {
+	uint32_t u, v;    /* signer, signee (vertex numbers) */
+	uint32_t uidx;    /* into uids */
+	uint32_t flags;
+	int64_t created, expires, revoked;
+};
+
+struct ksp_wsnap {
+	uint32_t n, n_uids;
+	uint64_t m;
+	const struct ksp_wsnap_node *nodes;
+	const struct ksp_wsnap_uid *uids;
+	const uint32_t *out_off;          /* n + 1; edges[out_off[u]..out_off[u+1]) are u's */
+	const struct ksp_wsnap_edge *edges;
+	const uint32_t *in_off, *in_eid;  /* n + 1, m: edges into v, by edge number */
+	int64_t gen, nonce;
+	/* a query's scratch (thread-aware, not thread-safe, like the store):
+	 * vertex -> node, valid where scratch_stamp[v] == epoch */
+	uint32_t *scratch_stamp, *scratch_node;
+	uint32_t epoch;
+	/* private */
+	void *mem;
+	size_t len;
+	bool mapped;
+};
+
+/* The current snapshot of @store: the one cached on the store, else the
+ * file, else built now (and saved when the store is writable).  The
+ * snapshot belongs to the store; it stays valid until the next call. */
+int ksp_wsnap_get(struct ksp_store *store, struct ksp_wsnap **ret);
+/* A new epoch for the scratch arrays (allocated on first use). */
+int ksp_wsnap_new_query(struct ksp_wsnap *s);
+/* Bring the snapshot file up to date after a change (wot load, import).
+ * Returns 0 or a negative errno. */
+int ksp_wsnap_update(struct ksp_store *store);
+/* A load changed the graph: ksp_wsnap_update() at the outermost commit
+ * (registered with the store, which does not know the snapshot). */
+void ksp_wsnap_want(struct ksp_store *store);
+/* Drop the cached snapshot and remove its file (found damaged). */
+int ksp_wsnap_discard(struct ksp_store *store);
+void ksp_wsnap_free(struct ksp_wsnap *s);
+
+/* The vertex of keys.id @key_id, or UINT32_MAX. */
+uint32_t ksp_wsnap_vertex(const struct ksp_wsnap *s, int64_t key_id);
+
+/* The OpenPGP hash algorithm of edge @e as far as the rules care (1 MD5,
+ * 2 SHA-1, 3 RIPEMD-160, 0 another). */
+static inline int ksp_wsnap_edge_hash(const struct ksp_wsnap_edge *e)
+{
+	return (e->flags & KSP_WSNAP_MD5) ? 1 : (e->flags & KSP_WSNAP_SHA1) ? 2 : (e->flags & KSP_WSNAP_RMD160) ? 3 : 0;
+}
+
+/* Does edge @e count at @at, but for the hash rules? */
+static inline bool ksp_wsnap_edge_valid_at(const struct ksp_wsnap *s, const struct ksp_wsnap_edge *e, int64_t at)
+{
+	return e->created <= at && e->expires > at && e->revoked > at && s->uids[e->uidx].revoked > at;
+}
+
+/* Does edge @e count at @at, under the hash rules (hash-rules.h) and the
+ * oldest creation time allowed? */
+static inline bool ksp_wsnap_edge_counts(const struct ksp_wsnap *s, const struct ksp_wsnap_edge *e, int64_t at,
+					 bool md5, int sha1, int64_t min_created)
+{
+	return ksp_wsnap_edge_valid_at(s, e, at) &&
+	       ksp_hash_rule(ksp_wsnap_edge_hash(e), e->created, md5, sha1) == KSP_HASH_KEPT &&
+	       e->created >= min_created;
+}
