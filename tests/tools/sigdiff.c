@@ -47,12 +47,12 @@
 
 #include <gcrypt.h>
 
-#include "lib/ed25519.h"
-#include "lib/ed25519-private.h"
-#include "lib/hash-rules.h"
+#include "lib/openpgp/ed25519.h"
+#include "lib/openpgp/ed25519-private.h"
+#include "lib/trust/hash-rules.h"
 #include "lib/libksp-private.h"
-#include "lib/pgp-rsa.h"
-#include "lib/pgp-verify.h"
+#include "lib/openpgp/pgp-rsa.h"
+#include "lib/openpgp/pgp-verify.h"
 #include "shared/util.h"
 
 #include "sigdiff-keys.h"

@@ -54,7 +54,7 @@
 
 #include <sqlite3.h>
 
-#include "lib/hash-rules.h"
+#include "lib/trust/hash-rules.h"
 #include "lib/libksp-private.h"
 #include "lib/openpgp/pgp.h"
 #include "shared/util.h"

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/hash-rules.h"
+#include "lib/trust/hash-rules.h"
 
 struct ksp_store;
 
