@@ -4,7 +4,11 @@
 # gpg with cert-digest-algo SHA512 over nistp256, nistp384, brainpoolP256r1
 # and nistp521 (self-signatures, certifications, a key revocation), each
 # compared with gpg --check-sigs; a P-256 key revoked with a SHA-512
-# revocation is revoked and its certifications stop counting.
+# revocation is revoked and its certifications stop counting.  The
+# differential test (tests/tools/sigdiff: ksp against libgcrypt as gpg
+# calls it, IFMA against portable paths, a store loaded on both), and the
+# hash rules of both trust models against gpg --check-sigs and
+# --check-trustdb.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fx="$top/tests/keyrings/ecdsa"
