@@ -271,7 +271,8 @@ int ksp_wot_load_fd(struct ksp_store *store, int fd, const char *source, unsigne
 struct ksp_wot_stats;
 enum ksp_wot_flags {
 	KSP_WOT_STRUCTURAL = 1 << 0, /* every certification counts, unchecked */
-	KSP_WOT_NO_SHA1 = 1 << 1,    /* drop MD5, SHA-1 and RIPEMD-160 certifications */
+	KSP_WOT_NO_SHA1 = 1 << 1,    /* drop SHA-1 and RIPEMD-160 certifications */
+	KSP_WOT_ALLOW_MD5 = 1 << 2,  /* MD5 certifications count (by default they do not) */
 };
 /* Builds the graph from the store and computes its metrics: strongly
  * connected components, the strong set, every strong-set key's MSD.
@@ -334,7 +335,11 @@ enum ksp_wot_certs {
 	KSP_WOT_CERTS_DANGLING = 4,  /* issuer not in the store */
 	KSP_WOT_CERTS_UNCHECKED = 5, /* loaded with KSP_WOT_LOAD_NO_VERIFY */
 	KSP_WOT_CERTS_REVOCATIONS = 6,
-	KSP_WOT_CERTS_MAX = 7,
+	/* good ones the graph's hash rule leaves out, at any time: MD5 (unless
+	 * KSP_WOT_ALLOW_MD5), SHA-1 and RIPEMD-160 (KSP_WOT_NO_SHA1) */
+	KSP_WOT_CERTS_DROPPED_MD5 = 7,
+	KSP_WOT_CERTS_DROPPED_SHA1 = 8,
+	KSP_WOT_CERTS_MAX = 9,
 };
 uint64_t ksp_wot_stats_get_certs(const struct ksp_wot_stats *stats, unsigned int which);
 /* Size of the i-th largest strongly connected component, 0 past the end. */
@@ -633,7 +638,23 @@ int ksp_trust_policy_get_min_paths(const struct ksp_trust_policy *policy);
 /* The last hop of every path certifies the same user ID of the target
  * (Arch Linux's rule), instead of any user ID. */
 void ksp_trust_policy_set_per_uid(struct ksp_trust_policy *policy, bool on);
-/* Whether MD5, SHA-1 and RIPEMD-160 certifications count (default yes). */
+/* The hash rules (ksp-trust(1), "HASH RULES"), for third-party
+ * certifications; the same in both trust models.  MD5 certifications
+ * count only when allowed (default: not).  SHA-1: */
+enum ksp_sha1_rule {
+	KSP_SHA1_YES = 0,         /* SHA-1 and RIPEMD-160 certifications count */
+	KSP_SHA1_BEFORE_2019 = 1, /* SHA-1 ones made after 2019-01-19 do not (gpg 2.2) */
+	KSP_SHA1_NO = 2,          /* neither SHA-1 nor RIPEMD-160 ones count */
+};
+/* Certifications made after this time (2019-01-19 00:00:00 UTC) with
+ * SHA-1 do not count under KSP_SHA1_BEFORE_2019. */
+#define KSP_SHA1_CUTOFF 1547856000
+/* The SHA-1 rule of the paths model (default KSP_SHA1_YES); -EINVAL for
+ * another value. */
+int ksp_trust_policy_set_sha1_rule(struct ksp_trust_policy *policy, int rule);
+/* Whether MD5 certifications count (default no). */
+void ksp_trust_policy_set_md5(struct ksp_trust_policy *policy, bool counts);
+/* counts: KSP_SHA1_YES; !counts: KSP_SHA1_NO (and MD5 not allowed). */
 void ksp_trust_policy_set_sha1(struct ksp_trust_policy *policy, bool counts);
 /* RSA, DSA and ElGamal signer keys below @bits do not count (0: any). */
 void ksp_trust_policy_set_min_bits(struct ksp_trust_policy *policy, unsigned int bits);
@@ -700,6 +721,14 @@ int ksp_trust_result_get_hop(const struct ksp_trust_result *result, size_t path,
 const char *ksp_trust_result_get_uid(const struct ksp_trust_result *result, size_t *len);
 /* Keys looked at by the search. */
 uint64_t ksp_trust_result_get_explored(const struct ksp_trust_result *result);
+/* Certifications in the store that would count at the reference time but
+ * for a hash rule (the graph's, not only those the search met). */
+enum ksp_hash_dropped {
+	KSP_DROPPED_MD5 = 0,  /* MD5 not allowed */
+	KSP_DROPPED_SHA1 = 1, /* the SHA-1 rule (SHA-1, and RIPEMD-160 under KSP_SHA1_NO) */
+	KSP_DROPPED_MAX = 2,
+};
+uint64_t ksp_trust_result_get_dropped(const struct ksp_trust_result *result, unsigned int which);
 
 /* -- verifying signatures: who signed, and was the key valid -- */
 
@@ -805,9 +834,10 @@ enum ksp_gnupg_validity {
 	KSP_GNUPG_REVOKED = 7,   /* 'r' the key is revoked */
 };
 struct ksp_trust_gnupg;
-/* Defaults as gpg's: marginals needed 3, completes needed 1, max cert
+/* Defaults as gpg 2.2's: marginals needed 3, completes needed 1, max cert
  * depth 5, min cert level 2 (0x11 "persona" certifications do not count),
- * SHA-1 certifications count (gpg --allow-weak-key-signatures). */
+ * SHA-1 certifications made after 2019-01-19 do not count
+ * (KSP_SHA1_BEFORE_2019), MD5 ones do not count. */
 int ksp_trust_gnupg_new(struct ksp_ctx *ctx, struct ksp_trust_gnupg **ret);
 struct ksp_trust_gnupg *ksp_trust_gnupg_free(struct ksp_trust_gnupg *gnupg);
 /* Ownertrust of a key by full fingerprint: 0 unknown, 2 undefined, 3 never,
@@ -822,7 +852,15 @@ int ksp_trust_gnupg_set_marginals_needed(struct ksp_trust_gnupg *gnupg, int n); 
 int ksp_trust_gnupg_set_completes_needed(struct ksp_trust_gnupg *gnupg, int n); /* 1-255 */
 int ksp_trust_gnupg_set_max_cert_depth(struct ksp_trust_gnupg *gnupg, int n);   /* 1-255 */
 int ksp_trust_gnupg_set_min_cert_level(struct ksp_trust_gnupg *gnupg, int level); /* 1-3 */
+/* counts: KSP_SHA1_YES (gpg --allow-weak-key-signatures); !counts: KSP_SHA1_NO. */
 void ksp_trust_gnupg_set_sha1(struct ksp_trust_gnupg *gnupg, bool counts);
+/* enum ksp_sha1_rule; -EINVAL for another value. */
+int ksp_trust_gnupg_set_sha1_rule(struct ksp_trust_gnupg *gnupg, int rule);
+/* Whether MD5 certifications count (gpg --allow-weak-digest-algos). */
+void ksp_trust_gnupg_set_md5(struct ksp_trust_gnupg *gnupg, bool counts);
+/* After ksp_trust_gnupg_validate(): certifications by introducers that a
+ * hash rule left out (enum ksp_hash_dropped). */
+uint64_t ksp_trust_gnupg_get_dropped(const struct ksp_trust_gnupg *gnupg, unsigned int which);
 /* Computes the validity of every key of @store at time @at (signatures
  * and revocations made later do not exist); the results are kept (with a
  * reference to the store) until the next call or ksp_trust_gnupg_free().

@@ -18,11 +18,11 @@ const struct ksp_cmd ksp_cmd_trust = {
 	.name = "trust",
 	.run = run_trust,
 	.usage = "[--policy FILE] [--core FILE | --core-fpr FPR... | --core-party] [--max-depth L]\n"
-		 "       [--min-paths K] [--per-uid] [--no-sha1] [--at DATE] [--json]\n"
+		 "       [--min-paths K] [--per-uid] [--sha1 RULE | --no-sha1] [--allow-md5] [--at DATE] [--json]\n"
 		 "       (FPR | --batch FILE | --email ADDR [FPR] | --uid UID [FPR])\n"
 		 "   or: ksp trust --model gnupg --ownertrust FILE [--marginals-needed N]\n"
 		 "       [--completes-needed N] [--max-cert-depth N] [--min-cert-level N]\n"
-		 "       [--no-sha1] [--at DATE] [--json] (FPR | --batch FILE)",
+		 "       [--sha1 RULE | --no-sha1] [--allow-md5] [--at DATE] [--json] (FPR | --batch FILE)",
 	.help = "is the key trusted by the core? (disjoint certification paths)",
 	.details = "FPR is trusted when at least K certification paths from core keys reach it,\n"
 		   "each of at most L certifications, sharing no key but FPR (each core key\n"
@@ -41,7 +41,11 @@ const struct ksp_cmd ksp_cmd_trust = {
 		   "  --max-depth L     at most L certifications per path (default 5)\n"
 		   "  --min-paths K     at least K vertex-disjoint paths (default 1)\n"
 		   "  --per-uid         the paths' last certifications are on one user ID\n"
-		   "  --no-sha1         MD5, SHA-1 and RIPEMD-160 certifications do not count\n"
+		   "  --sha1 RULE       SHA-1 certifications: yes (count, the default here),\n"
+		   "                    before-2019 (gpg 2.2: not those made after 2019-01-19),\n"
+		   "                    no (neither SHA-1 nor RIPEMD-160 ones count)\n"
+		   "  --no-sha1         --sha1 no\n"
+		   "  --allow-md5       MD5 certifications count (by default they never do)\n"
 		   "  --min-key-bits N  RSA/DSA/ElGamal signers below N bits do not count\n"
 		   "  --max-cert-age A  certifications older than A (90d, 2y, seconds) do not count\n"
 		   "  --at DATE         reference time (default: now)\n"
@@ -62,9 +66,24 @@ const struct ksp_cmd ksp_cmd_trust = {
 		   "  --marginals-needed N (default 3)\n"
 		   "  --completes-needed N (default 1)\n"
 		   "  --max-cert-depth N   (default 5)\n"
-		   "  --min-cert-level N   certifications below this level do not count (default 2)\n",
+		   "  --min-cert-level N   certifications below this level do not count (default 2)\n"
+		   "  --sha1 RULE          as above; default before-2019, as gpg 2.2\n"
+		   "                       (yes: gpg --allow-weak-key-signatures)\n"
+		   "  --allow-md5          gpg --allow-weak-digest-algos\n"
+		   "Both models say how many certifications the hash rules left out.\n",
 	.group = KSP_GROUP_ADMIN,
 };
+
+/* what the hash rules left out of the graph (ksp-trust(1), HASH RULES) */
+static void print_dropped(uint64_t md5, uint64_t sha1)
+{
+	if (md5 == 0 && sha1 == 0)
+		return;
+	printf("  hash rules: %llu certification%s not counted (%llu MD5, %llu by the SHA-1 rule)\n",
+	       (unsigned long long)(md5 + sha1), md5 + sha1 == 1 ? "" : "s", (unsigned long long)md5,
+	       (unsigned long long)sha1);
+}
+
 
 static void print_result(struct ksp_cli *cli, const struct ksp_trust_result *res, const char *fpr,
 			 const struct ksp_trust_policy *pol, bool brief, bool first)
@@ -84,6 +103,9 @@ static void print_result(struct ksp_cli *cli, const struct ksp_trust_result *res
 		cli_json_str(stdout, ksp_trust_result_get_message(res), strlen(ksp_trust_result_get_message(res)));
 		printf(",\"min_paths\":%d,\"max_depth\":%d,\"paths_found\":%d,", ksp_trust_policy_get_min_paths(pol),
 		       ksp_trust_policy_get_max_depth(pol), ksp_trust_result_get_paths_found(res));
+		printf("\"dropped\":{\"md5\":%llu,\"sha1\":%llu},",
+		       (unsigned long long)ksp_trust_result_get_dropped(res, KSP_DROPPED_MD5),
+		       (unsigned long long)ksp_trust_result_get_dropped(res, KSP_DROPPED_SHA1));
 		uid = ksp_trust_result_get_uid(res, &ulen);
 		printf("\"uid\":");
 		if (uid)
@@ -111,6 +133,8 @@ static void print_result(struct ksp_cli *cli, const struct ksp_trust_result *res
 	printf("%s: %s\n", fpr, ksp_trust_result_get_message(res));
 	if (brief)
 		return;
+	print_dropped(ksp_trust_result_get_dropped(res, KSP_DROPPED_MD5),
+		      ksp_trust_result_get_dropped(res, KSP_DROPPED_SHA1));
 	uid = ksp_trust_result_get_uid(res, &ulen);
 	if (uid) {
 		char *e = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL);
@@ -406,9 +430,11 @@ static int print_gnupg(struct ksp_cli *cli, const struct gnupg_run *gr, const ch
 		else
 			printf("null");
 		printf(",\"completes\":%d,\"marginals\":%d,\"completes_needed\":%d,\"marginals_needed\":%d,"
-		       "\"max_cert_depth\":%d,\"ownertrust\":\"%s\",\"uid\":",
+		       "\"max_cert_depth\":%d,\"ownertrust\":\"%s\",\"dropped\":{\"md5\":%llu,\"sha1\":%llu},\"uid\":",
 		       full, marg, gr->completes, gr->marginals, gr->max_depth,
-		       ot_name(ksp_trust_gnupg_get_ownertrust(gr->g, fpr)));
+		       ot_name(ksp_trust_gnupg_get_ownertrust(gr->g, fpr)),
+		       (unsigned long long)ksp_trust_gnupg_get_dropped(gr->g, KSP_DROPPED_MD5),
+		       (unsigned long long)ksp_trust_gnupg_get_dropped(gr->g, KSP_DROPPED_SHA1));
 		if (uid)
 			cli_json_str(stdout, uid, ulen);
 		else
@@ -425,6 +451,9 @@ static int print_gnupg(struct ksp_cli *cli, const struct gnupg_run *gr, const ch
 		return v;
 	}
 	printf("%s: %s (%c): %s\n", fpr, ksp_trust_gnupg_validity_name(v), ksp_trust_gnupg_validity_letter(v), why);
+	if (!brief)
+		print_dropped(ksp_trust_gnupg_get_dropped(gr->g, KSP_DROPPED_MD5),
+			      ksp_trust_gnupg_get_dropped(gr->g, KSP_DROPPED_SHA1));
 	if (brief || n == 0)
 		return v;
 	{
@@ -452,6 +481,8 @@ static int run_trust_gnupg(struct ksp_cli *cli, int argc, char *argv[])
 		{ "max-cert-depth", required_argument, NULL, O_DEPTH },
 		{ "min-cert-level", required_argument, NULL, O_LEVEL },
 		{ "no-sha1", no_argument, NULL, 's' },
+		{ "sha1", required_argument, NULL, 'S' },
+		{ "allow-md5", no_argument, NULL, '5' },
 		{ "at", required_argument, NULL, 't' },
 		{ "batch", required_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -513,6 +544,17 @@ static int run_trust_gnupg(struct ksp_cli *cli, int argc, char *argv[])
 			break;
 		case 's':
 			ksp_trust_gnupg_set_sha1(gr.g, false);
+			break;
+		case 'S':
+			if (cli_parse_sha1_rule(optarg) < 0) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
+							 "--sha1 is yes, before-2019 or no, not '%s'", optarg);
+				goto out;
+			}
+			r = ksp_trust_gnupg_set_sha1_rule(gr.g, cli_parse_sha1_rule(optarg));
+			break;
+		case '5':
+			ksp_trust_gnupg_set_md5(gr.g, true);
 			break;
 		case 't':
 			if (parse_date(optarg, &at) < 0) {

@@ -34,13 +34,14 @@ static const struct ksp_cmd cmd_load = {
 static const struct ksp_cmd cmd_stats = {
 	.name = "stats",
 	.run = run_stats,
-	.usage = "[--at DATE] [--no-sha1 | --structural] [--keyring FILE]... [--top N] [--json]",
+	.usage = "[--at DATE] [--no-sha1] [--allow-md5] [--structural] [--keyring FILE]... [--top N] [--json]",
 	.help = "strong set, mean shortest distances, top keys",
 	.details = "Counts only verified, unexpired, unrevoked certifications between valid\n"
 		   "keys at the reference time (see ksp-wot(1) for the exact rules).\n\n"
 		   "Options:\n"
 		   "  --at DATE     reference time, YYYY-MM-DD[THH:MM:SS[Z]] or @EPOCH (default: now)\n"
-		   "  --no-sha1     drop MD5, SHA-1 and RIPEMD-160 certifications\n"
+		   "  --no-sha1     drop SHA-1 and RIPEMD-160 certifications\n"
+		   "  --allow-md5   count MD5 certifications (by default they do not count)\n"
 		   "  --structural  count every certification, unchecked (as keyanalyze does)\n"
 		   "  --keyring FILE  read FILE (repeat for several) instead of the store, and\n"
 		   "                keep nothing; with --structural only (nothing is verified)\n"
@@ -205,6 +206,7 @@ static int parse_graph_opts(struct ksp_cli *cli, const struct ksp_cmd *cmd, cons
 	static const struct option opts[] = {
 		{ "structural", no_argument, NULL, 's' },
 		{ "no-sha1", no_argument, NULL, 'w' },
+		{ "allow-md5", no_argument, NULL, 'M' },
 		{ "at", required_argument, NULL, 'a' },
 		{ "top", required_argument, NULL, 't' },
 		{ "all", no_argument, NULL, 'A' },
@@ -242,6 +244,9 @@ static int parse_graph_opts_loop(struct ksp_cli *cli, const struct ksp_cmd *cmd,
 		case 'w':
 			o->flags |= KSP_WOT_NO_SHA1;
 			break;
+		case 'M':
+			o->flags |= KSP_WOT_ALLOW_MD5;
+			break;
 		case 'a':
 			if (parse_date(optarg, &o->at) < 0)
 				return cli_usage_error(cli, cmd, name, "--at takes YYYY-MM-DD[THH:MM:SS[Z]] or @EPOCH, not '%s'",
@@ -271,8 +276,9 @@ static int parse_graph_opts_loop(struct ksp_cli *cli, const struct ksp_cmd *cmd,
 			return cli_usage_error(cli, cmd, name, "bad option");
 		}
 	}
-	if ((o->flags & KSP_WOT_STRUCTURAL) && (o->flags & KSP_WOT_NO_SHA1))
-		return cli_usage_error(cli, cmd, name, "--structural checks nothing, so --no-sha1 does not apply");
+	if ((o->flags & KSP_WOT_STRUCTURAL) && (o->flags & (KSP_WOT_NO_SHA1 | KSP_WOT_ALLOW_MD5)))
+		return cli_usage_error(cli, cmd, name,
+				       "--structural checks nothing, so --no-sha1 and --allow-md5 do not apply");
 	if (o->n_keyrings && !(o->flags & KSP_WOT_STRUCTURAL))
 		return cli_usage_error(cli, cmd, name,
 				       "--keyring reads FILE without verifying anything: add --structural, or run "
@@ -399,7 +405,8 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 	if (cli->json) {
 		printf("{\"format_version\":1,\"graph\":\"%s\",\"at\":%lld,\"keys\":%llu,\"keys_revoked\":%llu,"
 		       "\"keys_expired\":%llu,\"keys_not_yet_valid\":%llu,\"certifications\":{\"total\":%llu,\"good\":%llu,"
-		       "\"bad\":%llu,\"unsupported\":%llu,\"dangling\":%llu,\"unchecked\":%llu,\"revocations\":%llu},"
+		       "\"bad\":%llu,\"unsupported\":%llu,\"dangling\":%llu,\"unchecked\":%llu,\"revocations\":%llu,"
+		       "\"dropped_md5\":%llu,\"dropped_sha1\":%llu},"
 		       "\"vertices\":%llu,\"edges\":%llu,\"scc_count\":%llu,\"scc_sizes_top\":[",
 		       graph_name(o.flags), (long long)o.at, U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_TOTAL)),
 		       U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_REVOKED)), U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_EXPIRED)),
@@ -409,7 +416,9 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_UNSUPPORTED)),
 		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DANGLING)),
 		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_UNCHECKED)),
-		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_REVOCATIONS)), U(ksp_wot_stats_get_vertices(s)),
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_REVOCATIONS)),
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DROPPED_MD5)),
+		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DROPPED_SHA1)), U(ksp_wot_stats_get_vertices(s)),
 		       U(ksp_wot_stats_get_edges(s)), U(ksp_wot_stats_get_scc_count(s)));
 		for (size_t i = 0; i < 10 && ksp_wot_stats_get_scc_size(s, i); i++)
 			printf("%s%llu", i ? "," : "", U(ksp_wot_stats_get_scc_size(s, i)));
@@ -442,6 +451,14 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DANGLING)));
 		if (ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_UNCHECKED))
 			printf(", %llu unchecked", U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_UNCHECKED)));
+		if (ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DROPPED_MD5) ||
+		    ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DROPPED_SHA1))
+			printf("\nHash rules:       %llu good ones dropped: %llu MD5 (--allow-md5 counts them), "
+			       "%llu SHA-1 or RIPEMD-160 (--no-sha1)",
+			       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DROPPED_MD5) +
+				 ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DROPPED_SHA1)),
+			       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DROPPED_MD5)),
+			       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DROPPED_SHA1)));
 		printf("\nRevocations:      %llu certification revocations\n",
 		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_REVOCATIONS)));
 		printf("Vertices:         %llu\nEdges:            %llu\n", U(ksp_wot_stats_get_vertices(s)),

@@ -37,6 +37,17 @@ static long parse_num(const char *arg, long min, long max, bool *ok)
 	return n;
 }
 
+int cli_parse_sha1_rule(const char *v)
+{
+	if (strcmp(v, "yes") == 0)
+		return KSP_SHA1_YES;
+	if (strcmp(v, "before-2019") == 0)
+		return KSP_SHA1_BEFORE_2019;
+	if (strcmp(v, "no") == 0)
+		return KSP_SHA1_NO;
+	return -EINVAL;
+}
+
 int cli_trust_opt(struct ksp_cli *cli, struct cli_trust_opts *to, const struct ksp_cmd *cmd,
 		  const char *fullname, int c, const char *arg)
 {
@@ -79,6 +90,16 @@ int cli_trust_opt(struct ksp_cli *cli, struct cli_trust_opts *to, const struct k
 		break;
 	case CLI_TRUST_OPT_NO_SHA1:
 		ksp_trust_policy_set_sha1(pol, false);
+		break;
+	case CLI_TRUST_OPT_SHA1:
+		if (cli_parse_sha1_rule(arg) < 0) {
+			cli_usage_error(cli, cmd, fullname, "--sha1 is yes, before-2019 or no, not '%s'", arg);
+			return -1;
+		}
+		r = ksp_trust_policy_set_sha1_rule(pol, cli_parse_sha1_rule(arg));
+		break;
+	case CLI_TRUST_OPT_ALLOW_MD5:
+		ksp_trust_policy_set_md5(pol, true);
 		break;
 	case CLI_TRUST_OPT_MIN_KEY_BITS:
 		n = parse_num(arg, 0, 65536, &ok);

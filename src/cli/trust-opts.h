@@ -34,6 +34,8 @@ enum {
 	CLI_TRUST_OPT_MAX_CERT_AGE,
 	CLI_TRUST_OPT_AT,
 	CLI_TRUST_OPT_EMAIL,
+	CLI_TRUST_OPT_SHA1,
+	CLI_TRUST_OPT_ALLOW_MD5,
 	CLI_TRUST_OPT_UID,
 };
 
@@ -48,6 +50,8 @@ enum {
 	{ "no-sha1", no_argument, NULL, CLI_TRUST_OPT_NO_SHA1 },                    \
 	{ "min-key-bits", required_argument, NULL, CLI_TRUST_OPT_MIN_KEY_BITS },    \
 	{ "max-cert-age", required_argument, NULL, CLI_TRUST_OPT_MAX_CERT_AGE },    \
+	{ "sha1", required_argument, NULL, CLI_TRUST_OPT_SHA1 },                    \
+	{ "allow-md5", no_argument, NULL, CLI_TRUST_OPT_ALLOW_MD5 },                \
 	{ "at", required_argument, NULL, CLI_TRUST_OPT_AT }
 
 /* The binding question (ksp trust; for commands that can ask it): the
@@ -113,3 +117,6 @@ void cli_trust_print_paths(const struct ksp_trust_result *res, int indent);
 /* The result as the JSON members "trusted", "reason", "message",
  * "min_paths", "max_depth", "paths_found", "uid", "paths" (no braces). */
 void cli_trust_print_json(FILE *out, const struct ksp_trust_result *res, const struct ksp_trust_policy *pol);
+
+/* --sha1 RULE: KSP_SHA1_YES, _BEFORE_2019, _NO, or -EINVAL */
+int cli_parse_sha1_rule(const char *v);

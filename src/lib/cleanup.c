@@ -79,14 +79,6 @@ void ksp_cleanup_del(struct ksp_ctx *ctx, int slot)
 	atomic_store(&s->state, 0);
 }
 
-void ksp_cleanup_free(struct ksp_cleanup *c)
-{
-	for (int i = 0; i < KSP_CLEANUP_SLOTS; i++) {
-		free(c->slot[i].path);
-		free(c->slot[i].gpgconf);
-		c->slot[i].path = c->slot[i].gpgconf = NULL;
-	}
-}
 
 /* ---- async-signal-safe from here on: no allocation, no stdio ---------- */
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
+#include <stdlib.h>
 #include <stdatomic.h>
 
 /*
@@ -31,5 +32,13 @@ struct ksp_ctx;
 struct ksp_cleanup *ksp_ctx_cleanup(struct ksp_ctx *ctx);
 int ksp_cleanup_add(struct ksp_ctx *ctx, int kind, const char *path);
 void ksp_cleanup_del(struct ksp_ctx *ctx, int slot);
-/* at ksp_unref() of the last reference */
-void ksp_cleanup_free(struct ksp_cleanup *c);
+/* at ksp_unref() of the last reference (inline: ctx.c frees the registry
+ * without calling into cleanup.c, which calls ctx.c) */
+static inline void ksp_cleanup_free(struct ksp_cleanup *c)
+{
+	for (int i = 0; i < KSP_CLEANUP_SLOTS; i++) {
+		free(c->slot[i].path);
+		free(c->slot[i].gpgconf);
+		c->slot[i].path = c->slot[i].gpgconf = NULL;
+	}
+}

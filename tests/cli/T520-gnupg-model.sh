@@ -54,9 +54,9 @@ jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval
 gpg_validity() {
 	local h=$1 t=$2
 	shift 2
-	gpg --homedir "$h" --batch --quiet --no-tty --trust-model pgp --allow-weak-key-signatures \
+	gpg --homedir "$h" --batch --quiet --no-tty --trust-model pgp \
 		--no-auto-check-trustdb --faked-system-time "$t" "$@" --yes --check-trustdb >/dev/null 2>&1
-	gpg --homedir "$h" --batch --no-tty --trust-model pgp --allow-weak-key-signatures --no-auto-check-trustdb \
+	gpg --homedir "$h" --batch --no-tty --trust-model pgp --no-auto-check-trustdb \
 		--faked-system-time "$t" "$@" --with-colons --list-keys 2>/dev/null |
 		awk -F: '$1 == "pub" { v = $2 } $1 == "fpr" && v != "" { print $10, v; v = "" }' | sort
 }

@@ -179,5 +179,28 @@ EOF
 		echo "Not run."
 		echo
 	fi
+	echo "## Verification (tests/tools/sigdiff)"
+	echo
+	echo "Certifications made with libgcrypt and the keys of tests/tools/sigdiff-keys.h:"
+	echo "ksp's verdict must be the class's, and libgcrypt's called the way gpg 2.2.40"
+	echo "calls it (with gpg's hash rules) must agree, or differ where ksp is stricter"
+	echo "on purpose (\"any\": what libgcrypt says is counted, not required). Run in"
+	echo "make check by tests/cli/T540-verify-hashes.sh, which also loads them into a"
+	echo "store on the AVX-512 IFMA and the portable paths and compares."
+	echo
+	if [ -x "$top/tests/tools/sigdiff" ] && "$top/tests/tools/sigdiff" >"$out.sd" 2>&1; then
+		echo "| class | certifications | agree | ksp / gpg |"
+		echo "| --- | ---: | ---: | --- |"
+		awk 'go { name = substr($0, 1, 56); sub(/ +$/, "", name); $0 = substr($0, 57)
+			  printf "| %s | %s | %s |", name, $1, $2; $1 = $2 = ""; sub(/^ +/, ""); printf " %s |\n", $0 }
+		     /^class / { go = 1 }' "$out.sd"
+		echo
+		grep '^sigdiff: ' "$out.sd" | sed 's/^sigdiff: /- /'
+		echo
+	else
+		echo "Not run (build tests/tools/sigdiff, or it failed)."
+		echo
+	fi
+	rm -f "$out.sd"
 } >"$out.tmp" && mv "$out.tmp" "$out"
 echo "report: $out"

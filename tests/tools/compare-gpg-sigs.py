@@ -6,9 +6,12 @@ output) with gpg --check-sigs --with-colons --fixed-list-mode output.
 Usage: compare-gpg-sigs.py KSP.tsv GPG.colons
 Signatures are matched by (target fingerprint, user ID RIPEMD-160, issuer
 key ID, creation time, class); duplicates are matched as multisets.
-gpg's '!' must be ksp's good, '-' must be bad; '?' (issuer unknown or not
-usable at gpg's clock) and '%' are counted, not compared.  Prints a
-summary and every disagreement; exit 1 if any."""
+gpg's '!' must be ksp's good, '-' must be bad, '%' (refused: a hash rule,
+a hash too short for the key, a malformed MPI, an algorithm gpg does not
+do) must be ksp's refused (pgp-sigcheck's gpg hash rules), unsupported or
+bad, and ksp's refused must be gpg's '%'; '?' (issuer unknown or not
+usable at gpg's clock) is counted, not compared.  Prints a summary and
+every disagreement; exit 1 if any."""
 import sys
 from collections import Counter, defaultdict
 
@@ -48,13 +51,21 @@ for key, gc in gpg.items():
         elif v == "-":
             ok = min(n, kc["bad"]); agree["bad"] += ok
             if ok < n: bad.append((key, "gpg bad, ksp %s" % dict(kc)))
+        elif v == "%":
+            ref = min(n, kc["refused"]); agree["refused"] += ref
+            other = min(n - ref, kc["unsupported"] + kc["bad"]); agree["refused-other"] += other
+            if ref + other < n: bad.append((key, "gpg refused (%%), ksp %s" % dict(kc)))
         else:
             agree["gpg-" + v] += n
+    if kc["refused"] > gc.get("%", 0):
+        bad.append((key, "ksp refused, gpg %s" % dict(gc)))
 for key, kc in ksp.items():
     if key not in gpg and (kc["good"] or kc["bad"]):
         agree["ksp-only"] += sum(kc.values())
-print("agree: good %d, bad %d; gpg could not check: %s; ksp-only (gpg dropped on import): %d; disagreements: %d"
-      % (agree["good"], agree["bad"], {k: v for k, v in agree.items() if k.startswith("gpg-")},
+print("agree: good %d, bad %d, refused %d (by the hash rules %d, else %d); gpg could not check: %s; "
+      "ksp-only (gpg dropped on import): %d; disagreements: %d"
+      % (agree["good"], agree["bad"], agree["refused"] + agree["refused-other"], agree["refused"],
+         agree["refused-other"], {k: v for k, v in agree.items() if k.startswith("gpg-")},
          agree["ksp-only"], len(bad)))
 for key, why in bad[:50]:
     print("DIFF", " ".join(key), why)

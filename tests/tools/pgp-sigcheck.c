@@ -6,9 +6,13 @@
  *
  *   TARGET-FPR <TAB> UID-RMD160 (as gpg --with-colons field 8) <TAB> ISSUER-KEYID <TAB> CREATED <TAB> CLASS <TAB> STATUS
  *
- * STATUS: good, bad, unsupported, nokey.  The issuer is looked up in the
- * same keyring by fingerprint subpacket, else by key ID (all candidates).
- * Usage: pgp-sigcheck KEYRING
+ * STATUS: good, bad, unsupported, nokey, or refused: what gpg 2.2's hash
+ * rules refuse before any check (gpg --check-sigs '%'): MD5 signatures
+ * (unless --allow-md5), and third-party SHA-1 ones made after 2019-01-19
+ * (--sha1 yes: gpg --allow-weak-key-signatures; hash-rules.h).  The issuer
+ * is looked up in the same keyring by fingerprint subpacket, else by key
+ * ID (all candidates).
+ * Usage: pgp-sigcheck [--sha1 yes|before-2019|no] [--allow-md5] KEYRING
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +23,7 @@
 
 #include <gcrypt.h>
 
+#include "lib/trust/hash-rules.h"
 #include "lib/libksp-private.h"
 #include "lib/openpgp/pgp-verify.h"
 #include "shared/util.h"
@@ -50,9 +55,22 @@ int main(int argc, char **argv)
 	size_t len, cap = 0;
 	int r, fd;
 	static const char *names[] = { "unchecked", "good", "bad", "unsupported", "nokey" };
+	int sha1 = KSP_SHA1_BEFORE_2019;
+	bool md5 = false;
 
+	for (; argc > 2; argc--, argv++) {
+		if (strcmp(argv[1], "--allow-md5") == 0) {
+			md5 = true;
+		} else if (strcmp(argv[1], "--sha1") == 0 && argc > 3) {
+			sha1 = !strcmp(argv[2], "yes") ? KSP_SHA1_YES : !strcmp(argv[2], "no") ? KSP_SHA1_NO
+											    : KSP_SHA1_BEFORE_2019;
+			argc--, argv++;
+		} else {
+			break;
+		}
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s KEYRING\n", argv[0]);
+		fprintf(stderr, "usage: %s [--sha1 yes|before-2019|no] [--allow-md5] KEYRING\n", argv[0]);
 		return 2;
 	}
 	gcry_check_version(NULL);
@@ -102,8 +120,19 @@ int main(int argc, char **argv)
 					hex_encode(s->issuer, 8, ikid);
 				else
 					strcpy(ikid, "-");
+				{
+					/* gpg: the self-signatures escape the SHA-1 rule, not the MD5 one */
+					bool self = s->issuer_fpr_len ? (s->issuer_fpr_len == k->primary.fpr_len &&
+									 memcmp(s->issuer_fpr, k->primary.fpr,
+										s->issuer_fpr_len) == 0)
+								      : (s->has_issuer && memcmp(s->issuer, k->primary.keyid, 8) == 0);
+					int w = ksp_hash_rule(s->hash_algo, s->created, md5, self ? KSP_SHA1_YES : sha1);
+
+					if (w != KSP_HASH_KEPT && st != KSP_VERIFY_NO_ISSUER)
+						st = -1;
+				}
 				printf("%s\t%s\t%s\t%u\t%02x\t%s\n", fpr, uh, ikid, s->created, s->type,
-				       st >= 0 && st <= 4 ? names[st] : "error");
+				       st == -1 ? "refused" : st >= 0 && st <= 4 ? names[st] : "error");
 			}
 		}
 	}

@@ -428,8 +428,8 @@ static const struct {
 	{ GCRY_MD_SHA384, "sha384", "3041300d060960864801650304020205000430" },
 	{ GCRY_MD_SHA512, "sha512", "3051300d060960864801650304020305000440" },
 };
-/* left to libgcrypt (which has no DigestInfo for SHA-3, just 0x30) */
-static const int unknown_hashes[] = { GCRY_MD_SHA3_224, GCRY_MD_SHA3_256, GCRY_MD_SHA3_384, GCRY_MD_SHA3_512,
+/* not OpenPGP's (SHA3-256 and SHA3-512 are: test_sha3) */
+static const int unknown_hashes[] = { GCRY_MD_SHA3_224, GCRY_MD_SHA3_384,
 				      GCRY_MD_TIGER, GCRY_MD_SHA512_256, 0, -1 };
 
 /* libgcrypt's verdict: 1 good, 0 bad */
@@ -469,10 +469,11 @@ static int sign(const struct testkey *t, const char *hname, const uint8_t *dg, s
 	return 0;
 }
 
-/* the same by CRT from our own encoding, for speed (libgcrypt has only d) */
-static int sign_crt(const struct testkey *t, size_t hi, const uint8_t *dg, size_t dl, uint8_t *s, size_t *sl)
+/* the same by CRT from our own encoding with the DigestInfo @hex, for speed
+ * (libgcrypt has only d) */
+static int sign_prefix_crt(const struct testkey *t, const char *hex, const uint8_t *dg, size_t dl, uint8_t *s,
+			   size_t *sl)
 {
-	const char *hex = hashes[hi].prefix;
 	size_t plen = strlen(hex) / 2, ps = t->nl - plen - dl - 3;
 	uint8_t em[MAXB];
 	gcry_mpi_t m, acc = gcry_mpi_set_ui(NULL, 0), x = gcry_mpi_new(0);
@@ -505,6 +506,11 @@ static int sign_crt(const struct testkey *t, size_t hi, const uint8_t *dg, size_
 	gcry_mpi_release(acc);
 	gcry_mpi_release(x);
 	return 0;
+}
+
+static int sign_crt(const struct testkey *t, size_t hi, const uint8_t *dg, size_t dl, uint8_t *s, size_t *sl)
+{
+	return sign_prefix_crt(t, hashes[hi].prefix, dg, dl, s, sl);
 }
 
 /* ours must agree with libgcrypt, and be @want (-1: whatever it says) */
@@ -625,6 +631,50 @@ static int test_verify(void)
 	return fail ? -1 : 0;
 }
 DEFINE_TEST(test_verify, "PKCS#1 v1.5 verdicts are gcry_pk_verify's, good and bad, every hash");
+
+/* ---- SHA-3 (RFC 9580 5.2.2) ------------------------------------------- */
+
+static int test_sha3(void)
+{
+	static const struct {
+		int algo;
+		const char *rfc9580, *gcry110;
+	} h3[] = {
+		{ GCRY_MD_SHA3_256, "3031300d060960864801650304020805000420", "30" },
+		{ GCRY_MD_SHA3_512, "3051300d060960864801650304020a05000440", "30" },
+	};
+	struct testkey t;
+
+	init();
+	TS_ASSERT_INT_EQ(make_key(&t, 2048, 65537), 0);
+	for (size_t ii = 0; ii < ARRAY_SIZE(impls); ii++) {
+		struct ksp_rsa_key *k = NULL;
+
+		if (ksp_rsa_key_new_impl(t.n, t.nl, t.e, 4, impls[ii], &k) < 0)
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(h3); i++) {
+			uint8_t dg[64], s[MAXB + 2];
+			size_t dl = gcry_md_get_algo_dlen(h3[i].algo), sl;
+
+			rnd_bytes(dg, dl);
+			/* RFC 9580's DigestInfo: good, and for this hash only */
+			TS_ASSERT_INT_EQ(sign_prefix_crt(&t, h3[i].rfc9580, dg, dl, s, &sl), 0);
+			TS_ASSERT_INT_EQ(ksp_rsa_verify_pkcs1(k, h3[i].algo, dg, dl, s, sl), 1);
+			TS_ASSERT_INT_EQ(ksp_rsa_verify_pkcs1(k, h3[1 - i].algo, dg, dl, s, sl), 0);
+			TS_ASSERT_INT_EQ(ksp_rsa_verify_pkcs1(k, i ? GCRY_MD_SHA512 : GCRY_MD_SHA256, dg, dl, s, sl),
+					 0);
+			dg[0] ^= 1;
+			TS_ASSERT_INT_EQ(ksp_rsa_verify_pkcs1(k, h3[i].algo, dg, dl, s, sl), 0);
+			/* libgcrypt 1.10's one-octet prefix: not a DigestInfo */
+			TS_ASSERT_INT_EQ(sign_prefix_crt(&t, h3[i].gcry110, dg, dl, s, &sl), 0);
+			TS_ASSERT_INT_EQ(ksp_rsa_verify_pkcs1(k, h3[i].algo, dg, dl, s, sl), 0);
+		}
+		ksp_rsa_key_free(k);
+	}
+	testkey_free(&t);
+	return 0;
+}
+DEFINE_TEST(test_sha3, "SHA3-256 and SHA3-512 with RFC 9580's DigestInfo, not libgcrypt 1.10's prefix");
 
 /* ---- a key too short for the hash -------------------------------------- */
 

@@ -173,7 +173,7 @@ static int builder_begin(struct builder *b, struct ksp_store *store, int64_t at,
 	b->store = store;
 	b->ctx = ksp_store_get_ctx(store);
 	ksp_clear_error(b->ctx);
-	if (wot_flags & ~(unsigned)(KSP_WOT_STRUCTURAL | KSP_WOT_NO_SHA1)) {
+	if (wot_flags & ~(unsigned)(KSP_WOT_STRUCTURAL | KSP_WOT_NO_SHA1 | KSP_WOT_ALLOW_MD5)) {
 		ksp_set_error(b->ctx, "unknown graph flags 0x%x", wot_flags);
 		return -EINVAL;
 	}

@@ -320,14 +320,15 @@ static int64_t min_created(const struct ksp_health *h, int64_t at)
 static bool hop_ok(const struct ksp_health *h, uint32_t a, uint32_t b, unsigned hz, uint32_t uidx)
 {
 	const struct ksp_wsnap *g = h->g;
-	bool sha1 = hz == KSP_HEALTH_NO_SHA1 ? false : h->rule.sha1;
+	int sha1 = hz == KSP_HEALTH_NO_SHA1 ? KSP_SHA1_NO : h->rule.sha1;
+	bool md5 = hz == KSP_HEALTH_NO_SHA1 ? false : h->rule.md5;
 
 	if (a >= g->n)
 		return false;
 	for (uint32_t j = g->out_off[a]; j < g->out_off[a + 1]; j++) {
 		const struct ksp_wsnap_edge *e = &g->edges[j];
 		if (e->v == b && (uidx == UINT32_MAX || e->uidx == uidx) &&
-		    ksp_wsnap_edge_counts(g, e, h->at[hz], sha1, min_created(h, h->at[hz])))
+		    ksp_wsnap_edge_counts(g, e, h->at[hz], md5, sha1, min_created(h, h->at[hz])))
 			return true;
 	}
 	return false;
@@ -396,7 +397,8 @@ static int find_breaks(struct ksp_health *h, struct hkey *k, unsigned hz)
 	const struct ksp_wsnap *g = h->g;
 	const uint32_t *w = k->wit;
 	int64_t at = h->at[hz], now = h->at[0];
-	bool sha1 = hz == KSP_HEALTH_NO_SHA1 ? false : h->rule.sha1;
+	int sha1 = hz == KSP_HEALTH_NO_SHA1 ? KSP_SHA1_NO : h->rule.sha1;
+	bool md5 = hz == KSP_HEALTH_NO_SHA1 ? false : h->rule.md5;
 	size_t o = 1;
 	int r;
 
@@ -422,13 +424,13 @@ static int find_breaks(struct ksp_health *h, struct hkey *k, unsigned hz)
 			/* the certification that carried the hop now, the last to lapse */
 			for (uint32_t j = g->out_off[a]; j < g->out_off[a + 1]; j++) {
 				const struct ksp_wsnap_edge *e = &g->edges[j];
-				if (e->v == b && ksp_wsnap_edge_counts(g, e, now, h->rule.sha1, min_created(h, now)) &&
+				if (e->v == b && ksp_wsnap_edge_counts(g, e, now, h->rule.md5, h->rule.sha1, min_created(h, now)) &&
 				    (best == NULL || e->expires > best->expires))
 					best = e;
 			}
 			if (best == NULL)
 				continue;
-			if (!sha1 && (best->flags & KSP_WSNAP_WEAK_HASH))
+			if (ksp_hash_rule(ksp_wsnap_edge_hash(best), best->created, md5, sha1) != KSP_HASH_KEPT)
 				r = add_break(k, hz, KSP_HEALTH_CERT_WEAK, a, b, best->created, (int)p);
 			else if (best->revoked <= at)
 				r = add_break(k, hz, KSP_HEALTH_CERT_REVOKED, a, b, best->revoked, (int)p);
@@ -1543,13 +1545,14 @@ KSP_EXPORT int ksp_health_list_weak(struct ksp_health *h, const char *signer)
 		const struct ksp_wsnap_edge *e = &g->edges[j];
 		unsigned carries = 0;
 		bool strong = false;
-		if (!(e->flags & KSP_WSNAP_WEAK_HASH) ||
-		    !ksp_wsnap_edge_counts(g, e, h->at[0], true, min_created(h, h->at[0])))
+		if (!(e->flags & KSP_WSNAP_WEAK) ||
+		    !ksp_wsnap_edge_counts(g, e, h->at[0], true, KSP_SHA1_YES, min_created(h, h->at[0])))
 			continue;
 		/* a modern certification on the same key already carries it */
 		for (uint32_t k = g->out_off[s]; k < g->out_off[s + 1]; k++)
-			strong |= g->edges[k].v == e->v && !(g->edges[k].flags & KSP_WSNAP_WEAK_HASH) &&
-				  ksp_wsnap_edge_counts(g, &g->edges[k], h->at[0], true, min_created(h, h->at[0]));
+			strong |= g->edges[k].v == e->v && !(g->edges[k].flags & KSP_WSNAP_WEAK) &&
+				  ksp_wsnap_edge_counts(g, &g->edges[k], h->at[0], true, KSP_SHA1_YES,
+							min_created(h, h->at[0]));
 		/* the witnesses that use the hop s -> v */
 		for (size_t i = 0; i < h->n_keys && !strong; i++) {
 			const uint32_t *w = h->keys[i].wit;
@@ -1682,7 +1685,7 @@ KSP_EXPORT int ksp_health_party_gain(struct ksp_health *h, int64_t party_time, s
 					continue;
 				for (uint32_t e = g->out_off[a]; e < g->out_off[a + 1] && !via; e++)
 					via = g->edges[e].v == b && g->edges[e].created >= party_time &&
-					      ksp_wsnap_edge_counts(g, &g->edges[e], h->at[0], h->rule.sha1,
+					      ksp_wsnap_edge_counts(g, &g->edges[e], h->at[0], h->rule.md5, h->rule.sha1,
 								    min_created(h, h->at[0]));
 			}
 			o += len;

@@ -784,9 +784,9 @@ static const uint8_t *digest_info(int algo, size_t *plen, size_t *dlen)
 					0x03, 0x02, 0x1a, 0x05, 0x00, 0x04, 0x14 };
 	static const uint8_t rmd160[] = { 0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x24,
 					  0x03, 0x02, 0x01, 0x05, 0x00, 0x04, 0x14 };
-	/* SHA-2: OID 2.16.840.1.101.3.4.2.o, NULL parameters.  Not SHA-3: libgcrypt
-	 * 1.10 encodes it without its OID (just 0x30 before the digest), so what
-	 * it calls good we would not; it stays libgcrypt's to decide. */
+	/* SHA-2 and SHA-3: OID 2.16.840.1.101.3.4.2.o, NULL parameters (RFC 9580
+	 * 5.2.2 for SHA3-256 and SHA3-512).  libgcrypt 1.10 encodes SHA-3
+	 * without its OID (just 0x30 before the digest): that is not accepted. */
 	static const struct {
 		int algo;
 		uint8_t len;
@@ -801,6 +801,8 @@ static const uint8_t *digest_info(int algo, size_t *plen, size_t *dlen)
 		NIST(GCRY_MD_SHA256, 0x01, 32),
 		NIST(GCRY_MD_SHA384, 0x02, 48),
 		NIST(GCRY_MD_SHA512, 0x03, 64),
+		NIST(GCRY_MD_SHA3_256, 0x08, 32),
+		NIST(GCRY_MD_SHA3_512, 0x0a, 64),
 #undef NIST
 	};
 
@@ -828,19 +830,15 @@ static const uint8_t *digest_info(int algo, size_t *plen, size_t *dlen)
 	}
 }
 
-int ksp_rsa_verify_pkcs1(const struct ksp_rsa_key *k, int gcry_md_algo, const uint8_t *digest, size_t dlen,
-			 const uint8_t *s, size_t s_len)
+int ksp_rsa_pkcs1_em_check(const uint8_t *em, size_t klen, int gcry_md_algo, const uint8_t *digest, size_t dlen)
 {
-	uint8_t em[MAX_BYTES];
 	const uint8_t *prefix;
-	size_t plen, want, klen = k->nbytes, ps;
+	size_t plen, want, ps;
 
 	prefix = digest_info(gcry_md_algo, &plen, &want);
 	if (prefix == NULL)
 		return -EOPNOTSUPP;
 	if (dlen != want || klen < plen + dlen + 11)
-		return 0;
-	if (ksp_rsa_public(k, s, s_len, em) < 0)
 		return 0;
 	/* 0x00 0x01 PS 0x00 T, PS = klen - |T| - 3 octets 0xff */
 	ps = klen - plen - dlen - 3;
@@ -852,4 +850,19 @@ int ksp_rsa_verify_pkcs1(const struct ksp_rsa_key *k, int gcry_md_algo, const ui
 	if (memcmp(em + 3 + ps, prefix, plen) != 0 || memcmp(em + 3 + ps + plen, digest, dlen) != 0)
 		return 0;
 	return 1;
+}
+
+int ksp_rsa_verify_pkcs1(const struct ksp_rsa_key *k, int gcry_md_algo, const uint8_t *digest, size_t dlen,
+			 const uint8_t *s, size_t s_len)
+{
+	uint8_t em[MAX_BYTES];
+	size_t plen, want;
+
+	if (digest_info(gcry_md_algo, &plen, &want) == NULL)
+		return -EOPNOTSUPP;
+	if (dlen != want || k->nbytes < plen + dlen + 11)
+		return 0;
+	if (ksp_rsa_public(k, s, s_len, em) < 0)
+		return 0;
+	return ksp_rsa_pkcs1_em_check(em, k->nbytes, gcry_md_algo, digest, dlen);
 }

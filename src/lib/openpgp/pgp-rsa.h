@@ -51,14 +51,19 @@ int ksp_rsa_public(const struct ksp_rsa_key *k, const uint8_t *s, size_t s_len, 
 
 /* Verify an RSASSA-PKCS1-v1_5 signature s on a digest made with the
  * libgcrypt hash algorithm gcry_md_algo (MD5, SHA-1, RIPEMD-160, SHA-224,
- * SHA-256, SHA-384, SHA-512): s^e mod n must be exactly
- * 0x00 0x01 FF..FF 0x00 || DigestInfo || digest.  Returns 1 good, 0 bad
- * (also: s empty or >= n, digest of the wrong length, n too short for the
- * encoding), -EOPNOTSUPP for another hash algorithm (SHA-3 too: libgcrypt
- * 1.10 has no DigestInfo for it, just 0x30, so only it can agree with
- * itself).
+ * SHA-256, SHA-384, SHA-512, SHA3-256, SHA3-512): s^e mod n must be exactly
+ * 0x00 0x01 FF..FF 0x00 || DigestInfo || digest, with the DigestInfo of
+ * RFC 8017 9.2 note 1 (SHA-3: RFC 9580 5.2.2; libgcrypt 1.10's one-octet
+ * SHA-3 "DigestInfo", 0x30, is not one).  Returns 1 good, 0 bad (also: s
+ * empty or >= n, digest of the wrong length, n too short for the
+ * encoding), -EOPNOTSUPP for another hash algorithm.
  *
  * Unlike libgcrypt 1.10, which reduces s mod n first, s >= n is bad
  * (RFC 8017 5.2.2 RSAVP1 step 1: "signature representative out of range"). */
 int ksp_rsa_verify_pkcs1(const struct ksp_rsa_key *k, int gcry_md_algo, const uint8_t *digest,
 			 size_t dlen, const uint8_t *s, size_t s_len);
+
+/* The check of ksp_rsa_verify_pkcs1() on em[0 .. klen) = s^e mod n (klen:
+ * the length of n in octets), however it was computed: 1, 0, -EOPNOTSUPP. */
+int ksp_rsa_pkcs1_em_check(const uint8_t *em, size_t klen, int gcry_md_algo, const uint8_t *digest,
+			   size_t dlen);

@@ -28,8 +28,11 @@ struct ksp_pgp_vkey {
 	uint8_t version;     /* of the signer's key packet */
 	uint8_t kind;        /* VK_RSA, VK_DSA, VK_ECDSA, VK_EDDSA */
 	unsigned qbytes;     /* DSA: length of q; EdDSA: length of r and s */
+	unsigned qbits;      /* DSA: bits of q; ECDSA: bits of the group order */
 	gcry_sexp_t sexp;
-	struct ksp_rsa_key *rsa; /* RSA: the fast path (pgp-rsa.c), NULL: libgcrypt only */
+	struct ksp_rsa_key *rsa; /* RSA: the fast path (pgp-rsa.c), NULL: rn, re */
+	gcry_mpi_t rn, re;   /* RSA keys the fast path does not take: gcry_mpi_powm() */
+	size_t rnbytes;      /* the length of n in octets */
 	/* Ed25519 (ed25519.c, never libgcrypt): the compact key, and its
 	 * tables while ksp_pgp_vkey_add_tables() keeps them */
 	struct ksp_ed25519_key *ed;
@@ -82,25 +85,41 @@ static int get_mpi(const uint8_t *b, size_t len, size_t *p, const uint8_t **v, s
 	return 0;
 }
 
-static const char *gcry_curve(const char *name)
+/* libgcrypt's name of an ECDSA curve, and the bits of its group order */
+static const char *gcry_curve(const char *name, unsigned *order_bits)
 {
 	static const struct {
 		const char *ours, *gcry;
+		unsigned bits;
 	} map[] = {
-		{ "nistp256", "NIST P-256" },
-		{ "nistp384", "NIST P-384" },
-		{ "nistp521", "NIST P-521" },
-		{ "brainpoolP256r1", "brainpoolP256r1" },
-		{ "brainpoolP384r1", "brainpoolP384r1" },
-		{ "brainpoolP512r1", "brainpoolP512r1" },
-		{ "secp256k1", "secp256k1" },
+		{ "nistp256", "NIST P-256", 256 },
+		{ "nistp384", "NIST P-384", 384 },
+		{ "nistp521", "NIST P-521", 521 },
+		{ "brainpoolP256r1", "brainpoolP256r1", 256 },
+		{ "brainpoolP384r1", "brainpoolP384r1", 384 },
+		{ "brainpoolP512r1", "brainpoolP512r1", 512 },
+		{ "secp256k1", "secp256k1", 256 },
 	};
 	if (name == NULL)
 		return NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
-		if (strcmp(map[i].ours, name) == 0)
+		if (strcmp(map[i].ours, name) == 0) {
+			*order_bits = map[i].bits;
 			return map[i].gcry;
+		}
 	return NULL;
+}
+
+/* Bits of the big-endian value v[0..len), leading zeros stripped. */
+static unsigned value_bits(const uint8_t *v, size_t len)
+{
+	unsigned b = 0;
+
+	if (len == 0)
+		return 0;
+	for (uint8_t t = v[0]; t; t >>= 1)
+		b++;
+	return (unsigned)(len - 1) * 8 + b;
 }
 
 void ksp_pgp_vkey_free(struct ksp_pgp_vkey *k)
@@ -108,9 +127,23 @@ void ksp_pgp_vkey_free(struct ksp_pgp_vkey *k)
 	if (k) {
 		gcry_sexp_release(k->sexp);
 		ksp_rsa_key_free(k->rsa);
+		gcry_mpi_release(k->rn);
+		gcry_mpi_release(k->re);
 		ksp_ed25519_key_free(k->ed);
 		free(k);
 	}
+}
+
+/* A point of small order (order 8: libgcrypt takes it, and anyone can
+ * forge for it, one try in eight): [2^128](-A), kept in the compact key,
+ * is then the neutral element (0, 1).  A point with a component of order L
+ * is never sent there, as 2^128 is not a multiple of L. */
+static bool ed_small_order(const struct ksp_ed25519_pub *p)
+{
+	static const uint8_t one[32] = { 1 };
+	static const uint8_t zero[32];
+
+	return memcmp(p->x1, zero, 32) == 0 && memcmp(p->y1, one, 32) == 0;
 }
 
 /* The compact Ed25519 key (no sexp: libgcrypt is not used for these);
@@ -122,7 +155,7 @@ static void ed25519_prepare(struct ksp_pgp_vkey *k, const uint8_t q[32], bool la
 		k->ed_later = true;
 		return;
 	}
-	k->ed_refused = ksp_ed25519_pub_init(&k->edp, q) < 0;
+	k->ed_refused = ksp_ed25519_pub_init(&k->edp, q) < 0 || ed_small_order(&k->edp);
 }
 
 int ksp_pgp_vkey_add_tables(struct ksp_pgp_vkey *k)
@@ -166,12 +199,20 @@ static int vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret, 
 			if ((r = get_mpi(b, len, &p, &m[i], &ml[i])) < 0)
 				goto bad;
 		k->kind = VK_RSA;
-		e = gcry_sexp_build(&k->sexp, NULL, "(public-key(rsa(n%b)(e%b)))", (int)ml[0], m[0],
-				    (int)ml[1], m[1]);
-		/* -EOPNOTSUPP, -EINVAL: libgcrypt alone */
-		if (!e && ksp_rsa_key_new(m[0], ml[0], m[1], ml[1], &k->rsa) == -ENOMEM) {
-			r = -ENOMEM;
+		if (ml[0] == 0 || ml[1] == 0)
+			goto unsupported;
+		r = ksp_rsa_key_new(m[0], ml[0], m[1], ml[1], &k->rsa);
+		if (r == -ENOMEM)
 			goto bad;
+		if (r < 0) {
+			/* -EOPNOTSUPP: n over 8192 bits, e of 2^32 or more, even
+			 * n or e, e = 1 (anyone could sign: refused) */
+			if (ml[1] == 1 && m[1][0] == 1)
+				goto unsupported;
+			e = gcry_mpi_scan(&k->rn, GCRYMPI_FMT_USG, m[0], ml[0], NULL);
+			if (!e)
+				e = gcry_mpi_scan(&k->re, GCRYMPI_FMT_USG, m[1], ml[1], NULL);
+			k->rnbytes = ml[0];
 		}
 		break;
 	case KSP_PGP_PK_DSA:
@@ -180,11 +221,12 @@ static int vkey_new(const struct ksp_pgp_pubkey *pk, struct ksp_pgp_vkey **ret, 
 				goto bad;
 		k->kind = VK_DSA;
 		k->qbytes = (unsigned)ml[1];
+		k->qbits = value_bits(m[1], ml[1]);
 		e = gcry_sexp_build(&k->sexp, NULL, "(public-key(dsa(p%b)(q%b)(g%b)(y%b)))", (int)ml[0],
 				    m[0], (int)ml[1], m[1], (int)ml[2], m[2], (int)ml[3], m[3]);
 		break;
 	case KSP_PGP_PK_ECDSA: {
-		const char *c = gcry_curve(pk->curve);
+		const char *c = gcry_curve(pk->curve, &k->qbits);
 		size_t n, qn;
 
 		if (c == NULL)
@@ -281,7 +323,7 @@ static void ed_finish(struct ksp_pgp_vkey **ed, size_t m)
 		}
 		ksp_ed25519_pub_init_x8(p, q, res);
 		for (size_t j = 0; j < m; j++) {
-			ed[j]->ed_refused = res[j] < 0;
+			ed[j]->ed_refused = res[j] < 0 || ed_small_order(&ed[j]->edp);
 			ed[j]->ed_later = false;
 		}
 		return;
@@ -290,7 +332,7 @@ static void ed_finish(struct ksp_pgp_vkey **ed, size_t m)
 		uint8_t q[32];
 
 		memcpy(q, ed[j]->edp.enc, 32);
-		ed[j]->ed_refused = ksp_ed25519_pub_init(&ed[j]->edp, q) < 0;
+		ed[j]->ed_refused = ksp_ed25519_pub_init(&ed[j]->edp, q) < 0 || ed_small_order(&ed[j]->edp);
 		ed[j]->ed_later = false;
 	}
 }
@@ -323,6 +365,44 @@ static bool pad_to(const uint8_t *v, size_t vlen, uint8_t *out, size_t n)
 	return true;
 }
 
+/* RSA for keys the fast path does not take: s^e mod n by libgcrypt's
+ * gcry_mpi_powm() and the same checks as ksp_rsa_verify_pkcs1(), s >= n
+ * refused (libgcrypt's own gcry_pk_verify() would reduce s mod n, and
+ * accept SHA-3 with its one-octet prefix). */
+static int rsa_verify_mpi(const struct ksp_pgp_vkey *k, int gh, const uint8_t *digest, size_t dlen,
+			  const uint8_t *sv, size_t slen)
+{
+	gcry_mpi_t s = NULL, m = NULL;
+	uint8_t *em = NULL;
+	size_t n = 0;
+	int r = KSP_VERIFY_BAD;
+
+	if (slen == 0)
+		return KSP_VERIFY_BAD;
+	if (gcry_mpi_scan(&s, GCRYMPI_FMT_USG, sv, slen, NULL))
+		return -ENOMEM;
+	if (gcry_mpi_cmp(s, k->rn) >= 0)
+		goto out;
+	m = gcry_mpi_new(0);
+	em = malloc(k->rnbytes);
+	if (m == NULL || em == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	gcry_mpi_powm(m, s, k->re, k->rn);
+	if (gcry_mpi_print(GCRYMPI_FMT_USG, em, k->rnbytes, &n, m) || n > k->rnbytes)
+		goto out;
+	memmove(em + k->rnbytes - n, em, n);
+	memset(em, 0, k->rnbytes - n);
+	r = ksp_rsa_pkcs1_em_check(em, k->rnbytes, gh, digest, dlen);
+	r = r == -EOPNOTSUPP ? KSP_VERIFY_UNSUPPORTED : r == 1 ? KSP_VERIFY_GOOD : KSP_VERIFY_BAD;
+out:
+	free(em);
+	gcry_mpi_release(m);
+	gcry_mpi_release(s);
+	return r;
+}
+
 /* vkey_verify(), which leaves an Ed25519 check in *ec (when not NULL) and
  * says KSP_VERIFY_DEFERRED */
 static int vkey_verify_ec(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig *sig, const uint8_t *digest,
@@ -332,7 +412,6 @@ static int vkey_verify_ec(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig
 	size_t len = sig->mpi_off + sig->mpi_len, p = sig->mpi_off, l1, l2;
 	gcry_sexp_t s_sig = NULL, s_data = NULL;
 	gcry_error_t e;
-	const char *hname;
 	int gh, r;
 
 	if (sig->pk_algo != k->algo &&
@@ -348,24 +427,27 @@ static int vkey_verify_ec(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig
 			return KSP_VERIFY_BAD;
 		if (k->rsa) {
 			r = ksp_rsa_verify_pkcs1(k->rsa, gh, digest, dlen, v1, l1);
-			if (r >= 0) /* else a hash it does not do */
-				return r ? KSP_VERIFY_GOOD : KSP_VERIFY_BAD;
+			if (r < 0) /* a hash it does not do */
+				return KSP_VERIFY_UNSUPPORTED;
+			return r ? KSP_VERIFY_GOOD : KSP_VERIFY_BAD;
 		}
-		hname = gcry_md_algo_name(gh);
-		if (hname == NULL)
-			return KSP_VERIFY_UNSUPPORTED;
-		e = gcry_sexp_build(&s_data, NULL, "(data(flags pkcs1)(hash %s %b))", hname, (int)dlen, digest);
-		if (!e)
-			e = gcry_sexp_build(&s_sig, NULL, "(sig-val(rsa(s%b)))", (int)l1, v1);
-		break;
+		return rsa_verify_mpi(k, gh, digest, dlen, v1, l1);
 	case VK_DSA:
 	case VK_ECDSA: {
-		size_t use = dlen;
+		unsigned qbits = k->qbits;
+		size_t use;
 
 		if (get_mpi(b, len, &p, &v1, &l1) < 0 || get_mpi(b, len, &p, &v2, &l2) < 0)
 			return KSP_VERIFY_BAD;
-		if (k->kind == VK_DSA && use > k->qbytes)
-			use = k->qbytes; /* the leftmost q bits of the hash (FIPS 186) */
+		/* gpg 2.2 (encode_md_value): q of fewer than 160 bits or not
+		 * a whole number of octets is refused; the hash must be at
+		 * least as long as q (ECDSA over P-521: 512 bits) and is cut
+		 * to its leftmost q bits (FIPS 186-4 6.4, RFC 9580 5.2.3.2) */
+		if (k->kind == VK_ECDSA && qbits > 512)
+			qbits = 512;
+		if (qbits < 160 || qbits % 8 != 0 || dlen * 8 < qbits)
+			return KSP_VERIFY_UNSUPPORTED;
+		use = qbits / 8;
 		e = gcry_sexp_build(&s_data, NULL, "(data(flags raw)(value %b))", (int)use, digest);
 		if (!e)
 			e = gcry_sexp_build(&s_sig, NULL, k->kind == VK_DSA ? "(sig-val(dsa(r%b)(s%b)))"
@@ -382,8 +464,9 @@ static int vkey_verify_ec(const struct ksp_pgp_vkey *k, const struct ksp_pgp_sig
 			memcpy(rr, b + p, 32);
 			memcpy(ss, b + p + 32, 32);
 		} else {
-			if (get_mpi(b, len, &p, &v1, &l1) < 0 || get_mpi(b, len, &p, &v2, &l2) < 0 ||
-			    !pad_to(v1, l1, rr, 32) || !pad_to(v2, l2, ss, 32))
+			/* an R or S of value 0 is refused, as gpg does */
+			if (get_mpi(b, len, &p, &v1, &l1) < 0 || get_mpi(b, len, &p, &v2, &l2) < 0 || l1 == 0 ||
+			    l2 == 0 || !pad_to(v1, l1, rr, 32) || !pad_to(v2, l2, ss, 32))
 				return KSP_VERIFY_BAD;
 		}
 		if (k->ed_refused)
@@ -534,6 +617,17 @@ int ksp_pgp_sig_digest(const struct ksp_pgp_sig *sig, const struct ksp_pgp_pubke
 	return 0;
 }
 
+/* RFC 9580 table 23: the salt of a v6 signature, 0 for a hash v6 does not use */
+static size_t v6_salt_len(uint8_t hash_algo)
+{
+	switch (hash_algo) {
+	case 8: case 11: case 12: return 16; /* SHA-256, SHA-224, SHA3-256 */
+	case 9: return 24;                   /* SHA-384 */
+	case 10: case 14: return 32;         /* SHA-512, SHA3-512 */
+	default: return 0;
+	}
+}
+
 static int verify_with_ec(const struct ksp_pgp_vkey *k, const struct ksp_pgp_pubkey *primary,
 			  const struct ksp_pgp_uid *uid, const struct ksp_pgp_pubkey *subkey,
 			  const struct ksp_pgp_sig *sig, struct ksp_pgp_edcheck *ec)
@@ -547,6 +641,9 @@ static int verify_with_ec(const struct ksp_pgp_vkey *k, const struct ksp_pgp_pub
 	/* RFC 9580 5.2.3: v6 keys make v6 signatures, and only they do (the
 	 * key signed may be of any version) */
 	if ((sig->version == 6) != (k->version == 6))
+		return KSP_VERIFY_BAD;
+	/* RFC 9580 5.2.3: the salt's size is the hash's */
+	if (sig->version == 6 && (v6_salt_len(sig->hash_algo) == 0 || sig->salt_len != v6_salt_len(sig->hash_algo)))
 		return KSP_VERIFY_BAD;
 	r = ksp_pgp_sig_digest(sig, primary, uid, subkey, dg, &dl);
 	if (r != 0)

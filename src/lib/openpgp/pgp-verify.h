@@ -11,12 +11,26 @@
  * (RSA PKCS#1 v1.5, DSA, ECDSA over NIST P-256/384/521 and brainpool,
  * EdDSA legacy (22) with Ed25519, v6 Ed25519 (27) and Ed448 (28)).
  *
+ * The verdicts are gpg 2.2's (tests/tools/sigdiff.c compares them
+ * with libgcrypt called the way gpg calls it), stricter where gpg's would
+ * let anyone sign:
+ *  - ECDSA and DSA: the hash is cut to the leftmost bits of the group
+ *    order (q; ECDSA over P-521: 512 bits), and must be at least that long;
+ *    DSA q of fewer than 160 bits, or not whole octets, signs nothing;
+ *  - RSA: s >= n is bad on every path; the DigestInfo is RFC 8017's (SHA-3:
+ *    RFC 9580's, not libgcrypt 1.10's one-octet prefix); e = 1 signs nothing;
+ *  - EdDSA: an R or S of value 0 is bad; an Ed25519 key of small order
+ *    (which anyone can sign for, one try in eight) signs nothing;
+ *  - v6: the salt must be as long as RFC 9580 says for the hash.
+ *
  * Results (the values of certs.verified in the store):
  *   KSP_VERIFY_GOOD (1)        the mathematics is right
  *   KSP_VERIFY_BAD (2)         it is not (wrong bytes, wrong key, left16)
- *   KSP_VERIFY_UNSUPPORTED (3) an algorithm, curve or hash we do not do
- * or a negative errno (-ENOMEM).  Nothing else (time, revocation, hash
- * strength policy) is judged here.
+ *   KSP_VERIFY_UNSUPPORTED (3) an algorithm, curve or hash we do not do, or
+ *                              an ECDSA/DSA hash shorter than the key's q,
+ *                              a DSA q under 160 bits (gpg's '%')
+ * or a negative errno (-ENOMEM).  Nothing else (time, revocation, the
+ * MD5 and SHA-1 rules of the trust models) is judged here.
  */
 #pragma once
 

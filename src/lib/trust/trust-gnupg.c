@@ -54,6 +54,7 @@
 
 #include <sqlite3.h>
 
+#include "lib/trust/hash-rules.h"
 #include "lib/libksp-private.h"
 #include "lib/openpgp/pgp.h"
 #include "shared/util.h"
@@ -121,7 +122,9 @@ struct ot_entry {
 struct ksp_trust_gnupg {
 	struct ksp_ctx *ctx;
 	int marginals_needed, completes_needed, max_cert_depth, min_cert_level;
-	bool sha1;
+	bool md5;  /* hash-rules.h */
+	int sha1;  /* enum ksp_sha1_rule */
+	uint64_t dropped[KSP_DROPPED_MAX]; /* the last run */
 	struct ot_entry *ot;
 	size_t n_ot, cap_ot;
 	bool ot_sorted;
@@ -151,7 +154,7 @@ KSP_EXPORT int ksp_trust_gnupg_new(struct ksp_ctx *ctx, struct ksp_trust_gnupg *
 	g->completes_needed = 1;
 	g->max_cert_depth = 5;
 	g->min_cert_level = 2;
-	g->sha1 = true;
+	g->sha1 = KSP_SHA1_BEFORE_2019; /* gpg 2.2's rules */
 	*ret = g;
 	return 0;
 }
@@ -227,7 +230,26 @@ KSP_EXPORT int ksp_trust_gnupg_set_min_cert_level(struct ksp_trust_gnupg *g, int
 KSP_EXPORT void ksp_trust_gnupg_set_sha1(struct ksp_trust_gnupg *g, bool counts)
 {
 	if (g)
-		g->sha1 = counts;
+		g->sha1 = counts ? KSP_SHA1_YES : KSP_SHA1_NO;
+}
+
+KSP_EXPORT int ksp_trust_gnupg_set_sha1_rule(struct ksp_trust_gnupg *g, int rule)
+{
+	if (g == NULL || rule < KSP_SHA1_YES || rule > KSP_SHA1_NO)
+		return -EINVAL;
+	g->sha1 = rule;
+	return 0;
+}
+
+KSP_EXPORT void ksp_trust_gnupg_set_md5(struct ksp_trust_gnupg *g, bool counts)
+{
+	if (g)
+		g->md5 = counts;
+}
+
+KSP_EXPORT uint64_t ksp_trust_gnupg_get_dropped(const struct ksp_trust_gnupg *g, unsigned int which)
+{
+	return g && which < KSP_DROPPED_MAX ? g->dropped[which] : 0;
 }
 
 KSP_EXPORT int ksp_trust_gnupg_set_ownertrust(struct ksp_trust_gnupg *g, const char *fpr, int level)
@@ -684,7 +706,7 @@ static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kit
 			/* made after its issuer's soft revocation */
 			if (g->nodes[is].soft_revoked && created >= g->nodes[is].soft_revoked)
 				continue;
-			if (!g->sha1 && (hash == 1 || hash == 2 || hash == 3))
+			if (ksp_hash_rule(hash, created, g->md5, g->sha1) != KSP_HASH_KEPT)
 				continue;
 			if (nc == cap) {
 				size_t ncap = cap ? 2 * cap : 16;
@@ -866,6 +888,34 @@ static void klist_free(struct kitem *k, size_t n)
 	free(k);
 }
 
+/* The certifications in the store a hash rule leaves out (third-party,
+ * verified, made by then and unexpired at @at). */
+static int count_dropped(struct ksp_trust_gnupg *g, int64_t at)
+{
+	sqlite3 *db = ksp_store_db(g->store);
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(g->dropped, 0, sizeof(g->dropped));
+	rc = sqlite3_prepare_v2(db,
+				"SELECT c.hash_algo, c.created FROM certs c JOIN uids u ON u.id = c.uid_id "
+				"JOIN keys ik ON ik.fpr = c.issuer_fpr WHERE c.verified = 1 AND c.sig_type BETWEEN 16 AND 19 "
+				"AND c.hash_algo IN (1, 2, 3) AND c.created <= ?1 AND (c.expires = 0 OR c.expires > ?1) "
+				"AND ik.id != u.key_id",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(g->ctx, db, rc, "certifications");
+	sqlite3_bind_int64(st, 1, at);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int w = ksp_hash_rule(sqlite3_column_int(st, 0), sqlite3_column_int64(st, 1), g->md5, g->sha1);
+
+		if (w != KSP_HASH_KEPT)
+			g->dropped[w]++;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : ksp_errno_from_sqlite(g->ctx, db, rc, "certifications");
+}
+
 KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_store *store, int64_t at)
 {
 	struct kitem *klist = NULL, *next = NULL;
@@ -881,6 +931,8 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 	g->store = ksp_store_ref(store);
 	g->at = at;
 	r = prepare(g);
+	if (r == 0)
+		r = count_dropped(g, at);
 	if (r < 0)
 		goto out;
 	ot_sort(g);

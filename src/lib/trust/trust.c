@@ -61,7 +61,8 @@ struct ksp_trust_policy {
 	bool core_party;
 	int max_depth, min_paths;
 	bool per_uid;
-	bool sha1;          /* SHA-1 (and MD5, RIPEMD-160) certifications count */
+	bool md5;           /* MD5 certifications count (hash-rules.h) */
+	int sha1;           /* enum ksp_sha1_rule */
 	unsigned min_bits;  /* RSA, DSA, ElGamal signer keys below it do not count */
 	int64_t max_age;    /* seconds, 0 = any age */
 	const struct ksp_trust_whatif *whatif; /* health report's questions (whatif.h) */
@@ -80,7 +81,7 @@ KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy
 	p->ctx = ctx;
 	p->max_depth = 5;
 	p->min_paths = 1;
-	p->sha1 = true;
+	p->sha1 = KSP_SHA1_YES;
 	*ret = p;
 	return 0;
 }
@@ -154,8 +155,25 @@ KSP_EXPORT void ksp_trust_policy_set_per_uid(struct ksp_trust_policy *p, bool on
 
 KSP_EXPORT void ksp_trust_policy_set_sha1(struct ksp_trust_policy *p, bool counts)
 {
+	if (p) {
+		p->sha1 = counts ? KSP_SHA1_YES : KSP_SHA1_NO;
+		if (!counts)
+			p->md5 = false;
+	}
+}
+
+KSP_EXPORT int ksp_trust_policy_set_sha1_rule(struct ksp_trust_policy *p, int rule)
+{
+	if (p == NULL || rule < KSP_SHA1_YES || rule > KSP_SHA1_NO)
+		return -EINVAL;
+	p->sha1 = rule;
+	return 0;
+}
+
+KSP_EXPORT void ksp_trust_policy_set_md5(struct ksp_trust_policy *p, bool counts)
+{
 	if (p)
-		p->sha1 = counts;
+		p->md5 = counts;
 }
 
 KSP_EXPORT void ksp_trust_policy_set_min_bits(struct ksp_trust_policy *p, unsigned int bits)
@@ -188,6 +206,7 @@ void ksp_trust_policy_get_rule(const struct ksp_trust_policy *p, struct ksp_trus
 		.max_depth = p->max_depth,
 		.min_paths = p->min_paths,
 		.per_uid = p->per_uid,
+		.md5 = p->md5,
 		.sha1 = p->sha1,
 		.core_party = p->core_party,
 		.min_bits = p->min_bits,
@@ -242,6 +261,21 @@ static int parse_bool(const char *v, bool *out)
 		*out = false;
 	else
 		return -EINVAL;
+	return 0;
+}
+
+/* sha1 = yes | before-2019 | no (also the booleans of parse_bool) */
+static int parse_sha1(const char *v, int *out)
+{
+	bool b;
+
+	if (!strcasecmp(v, "before-2019")) {
+		*out = KSP_SHA1_BEFORE_2019;
+		return 0;
+	}
+	if (parse_bool(v, &b) < 0)
+		return -EINVAL;
+	*out = b ? KSP_SHA1_YES : KSP_SHA1_NO;
 	return 0;
 }
 
@@ -404,7 +438,9 @@ KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *pat
 		} else if (!strcmp(key, "per_uid")) {
 			r = parse_bool(val, &p->per_uid);
 		} else if (!strcmp(key, "sha1")) {
-			r = parse_bool(val, &p->sha1);
+			r = parse_sha1(val, &p->sha1);
+		} else if (!strcmp(key, "md5")) {
+			r = parse_bool(val, &p->md5);
 		} else if (!strcmp(key, "min_key_bits")) {
 			int b;
 			r = parse_int(val, 0, 65536, &b);
@@ -419,7 +455,7 @@ KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *pat
 				r = -EINVAL;
 		} else {
 			ksp_set_error(p->ctx, "%s:%u: unknown key '%.40s' (core, core_file, core_party, max_depth, min_paths, "
-					      "per_uid, sha1, min_key_bits, max_cert_age, trust_at)",
+					      "per_uid, sha1, md5, min_key_bits, max_cert_age, trust_at)",
 				      path, lineno, key);
 			r = -EINVAL;
 			break;
@@ -623,7 +659,7 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 		ed = &g->edges[forward ? j : g->in_eid[j]];
 		if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
 			return -EBADMSG;
-		if (!ksp_wsnap_edge_counts(g, ed, e->at, e->pol->sha1, min_created))
+		if (!ksp_wsnap_edge_counts(g, ed, e->at, e->pol->md5, e->pol->sha1, min_created))
 			continue;
 		other = forward ? ed->v : ed->u;
 		y = node_of(e, other, true);
@@ -685,6 +721,7 @@ struct ksp_trust_result {
 	char *uid; /* per-uid: the user ID the paths certify */
 	size_t uid_len;
 	uint64_t explored;
+	uint64_t dropped[KSP_DROPPED_MAX];
 };
 
 KSP_EXPORT struct ksp_trust_result *ksp_trust_result_free(struct ksp_trust_result *r)
@@ -766,6 +803,11 @@ KSP_EXPORT const char *ksp_trust_result_get_uid(const struct ksp_trust_result *r
 KSP_EXPORT uint64_t ksp_trust_result_get_explored(const struct ksp_trust_result *r)
 {
 	return r ? r->explored : 0;
+}
+
+KSP_EXPORT uint64_t ksp_trust_result_get_dropped(const struct ksp_trust_result *r, unsigned int which)
+{
+	return r && which < KSP_DROPPED_MAX ? r->dropped[which] : 0;
 }
 
 /* ---- disjoint paths on the relevant subgraph ------------------------------ */
@@ -1605,6 +1647,17 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		r = ksp_wsnap_new_query(e.g);
 	if (r < 0)
 		goto out;
+	/* what the hash rules leave out of the graph at the time */
+	for (uint64_t j = 0; j < e.g->m; j++) {
+		const struct ksp_wsnap_edge *ed = &e.g->edges[j];
+		int w;
+
+		if (ed->flags == 0 || ed->uidx >= e.g->n_uids)
+			continue;
+		w = ksp_hash_rule(ksp_wsnap_edge_hash(ed), ed->created, pol->md5, pol->sha1);
+		if (w != KSP_HASH_KEPT && ksp_wsnap_edge_valid_at(e.g, ed, at))
+			res->dropped[w]++;
+	}
 	/* the target */
 	{
 		sqlite3_stmt *st = NULL;

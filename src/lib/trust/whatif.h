@@ -30,7 +30,9 @@ struct ksp_trust_whatif {
 /* The rule of a policy, read-only (core: n_core fingerprints). */
 struct ksp_trust_rule {
 	int max_depth, min_paths;
-	bool per_uid, sha1, core_party;
+	bool per_uid, core_party;
+	bool md5; /* MD5 certifications count (hash-rules.h) */
+	int sha1; /* enum ksp_sha1_rule */
 	unsigned min_bits;
 	int64_t max_age;
 	const char (*core)[65];

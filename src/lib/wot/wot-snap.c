@@ -24,7 +24,7 @@
 #include "lib/wot/wot-snap.h"
 
 #define SNAP_MAGIC "KSPWOT1\n"
-#define SNAP_VERSION 2u /* 2: key flags (hard revocation) */
+#define SNAP_VERSION 3u /* 2: key flags (hard revocation); 3: edge flags name the hash (MD5, SHA-1, RIPEMD-160) */
 #define SNAP_ENDIAN 0x01020304u
 
 struct snap_header {
@@ -244,7 +244,7 @@ static int open_file(struct ksp_store *store, const char *path, int64_t gen, int
 struct raw_cert {
 	uint32_t signer, signee, uidx;
 	int64_t created, expires;
-	uint8_t is_rev, weak;
+	uint8_t is_rev, hash_flag;
 };
 
 struct fpr_map {
@@ -449,7 +449,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 			.created = sqlite3_column_int64(st, 4),
 			.expires = never0(sqlite3_column_int64(st, 5)),
 			.is_rev = type == 48,
-			.weak = hash == 1 || hash == 2 || hash == 3,
+			.hash_flag = hash == 1 ? KSP_WSNAP_MD5 : hash == 2 ? KSP_WSNAP_SHA1 : hash == 3 ? KSP_WSNAP_RMD160 : 0,
 		};
 	}
 	if (rc != SQLITE_DONE)
@@ -482,7 +482,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 				.u = c->signer,
 				.v = c->signee,
 				.uidx = c->uidx,
-				.flags = c->weak ? KSP_WSNAP_WEAK_HASH : 0,
+				.flags = c->hash_flag,
 				.created = c->created,
 				.expires = c->expires,
 				.revoked = rev,

@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/trust/hash-rules.h"
+
 struct ksp_store;
 
 #define KSP_WSNAP_NEVER INT64_MAX
@@ -58,7 +60,11 @@ struct ksp_wsnap_uid {
 	int64_t revoked;
 };
 
-#define KSP_WSNAP_WEAK_HASH 1u /* MD5, SHA-1 or RIPEMD-160 */
+/* edge flags: the hash the certification was made with (hash-rules.h) */
+#define KSP_WSNAP_MD5 1u
+#define KSP_WSNAP_SHA1 2u
+#define KSP_WSNAP_RMD160 4u
+#define KSP_WSNAP_WEAK (KSP_WSNAP_MD5 | KSP_WSNAP_SHA1 | KSP_WSNAP_RMD160) /* a weak hash */
 
 struct ksp_wsnap_edge {
 	uint32_t u, v;    /* signer, signee (vertex numbers) */
@@ -105,11 +111,25 @@ void ksp_wsnap_free(struct ksp_wsnap *s);
 /* The vertex of keys.id @key_id, or UINT32_MAX. */
 uint32_t ksp_wsnap_vertex(const struct ksp_wsnap *s, int64_t key_id);
 
-/* Does edge @e count at @at, under the weak-hash rule and the oldest
- * creation time allowed? */
-static inline bool ksp_wsnap_edge_counts(const struct ksp_wsnap *s, const struct ksp_wsnap_edge *e, int64_t at,
-					 bool sha1, int64_t min_created)
+/* The OpenPGP hash algorithm of edge @e as far as the rules care (1 MD5,
+ * 2 SHA-1, 3 RIPEMD-160, 0 another). */
+static inline int ksp_wsnap_edge_hash(const struct ksp_wsnap_edge *e)
 {
-	return e->created <= at && e->expires > at && e->revoked > at && s->uids[e->uidx].revoked > at &&
-	       (sha1 || !(e->flags & KSP_WSNAP_WEAK_HASH)) && e->created >= min_created;
+	return (e->flags & KSP_WSNAP_MD5) ? 1 : (e->flags & KSP_WSNAP_SHA1) ? 2 : (e->flags & KSP_WSNAP_RMD160) ? 3 : 0;
+}
+
+/* Does edge @e count at @at, but for the hash rules? */
+static inline bool ksp_wsnap_edge_valid_at(const struct ksp_wsnap *s, const struct ksp_wsnap_edge *e, int64_t at)
+{
+	return e->created <= at && e->expires > at && e->revoked > at && s->uids[e->uidx].revoked > at;
+}
+
+/* Does edge @e count at @at, under the hash rules (hash-rules.h) and the
+ * oldest creation time allowed? */
+static inline bool ksp_wsnap_edge_counts(const struct ksp_wsnap *s, const struct ksp_wsnap_edge *e, int64_t at,
+					 bool md5, int sha1, int64_t min_created)
+{
+	return ksp_wsnap_edge_valid_at(s, e, at) &&
+	       ksp_hash_rule(ksp_wsnap_edge_hash(e), e->created, md5, sha1) == KSP_HASH_KEPT &&
+	       e->created >= min_created;
 }

@@ -94,7 +94,7 @@ static int set_bfs(const struct ksp_wgraph *g, const uint32_t *members, uint32_t
 	return 0;
 }
 
-static int count_certs(struct ksp_wot_stats *s)
+static int count_certs(struct ksp_wot_stats *s, unsigned flags)
 {
 	struct ksp_ctx *ctx = ksp_store_get_ctx(s->store);
 	sqlite3 *db = ksp_store_db(s->store);
@@ -102,15 +102,17 @@ static int count_certs(struct ksp_wot_stats *s)
 	int rc;
 
 	rc = sqlite3_prepare_v2(db,
-				"SELECT sig_type = 48, verified, count(*) FROM certs "
-				"WHERE sig_type BETWEEN 16 AND 19 OR sig_type = 48 GROUP BY 1, 2",
+				"SELECT sig_type = 48, verified, CASE hash_algo WHEN 1 THEN 1 WHEN 2 THEN 2 WHEN 3 THEN 2 "
+				"ELSE 0 END, count(*) FROM certs "
+				"WHERE sig_type BETWEEN 16 AND 19 OR sig_type = 48 GROUP BY 1, 2, 3",
 				-1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return ksp_errno_from_sqlite(ctx, db, rc, "count certifications");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		bool rev = sqlite3_column_int(st, 0);
 		int v = sqlite3_column_int(st, 1);
-		uint64_t n = (uint64_t)sqlite3_column_int64(st, 2);
+		int weak = sqlite3_column_int(st, 2);
+		uint64_t n = (uint64_t)sqlite3_column_int64(st, 3);
 
 		if (rev) {
 			s->certs[KSP_WOT_CERTS_REVOCATIONS] += n;
@@ -118,7 +120,14 @@ static int count_certs(struct ksp_wot_stats *s)
 		}
 		s->certs[KSP_WOT_CERTS_TOTAL] += n;
 		switch (v) {
-		case 1: s->certs[KSP_WOT_CERTS_GOOD] += n; break;
+		case 1:
+			s->certs[KSP_WOT_CERTS_GOOD] += n;
+			/* what the graph's hash rule leaves out (wot-view.c) */
+			if (!(flags & KSP_WOT_STRUCTURAL) && weak == 1 && !(flags & KSP_WOT_ALLOW_MD5))
+				s->certs[KSP_WOT_CERTS_DROPPED_MD5] += n;
+			else if (!(flags & KSP_WOT_STRUCTURAL) && weak == 2 && (flags & KSP_WOT_NO_SHA1))
+				s->certs[KSP_WOT_CERTS_DROPPED_SHA1] += n;
+			break;
 		case 2: s->certs[KSP_WOT_CERTS_BAD] += n; break;
 		case 3: s->certs[KSP_WOT_CERTS_UNSUPPORTED] += n; break;
 		case 4: s->certs[KSP_WOT_CERTS_DANGLING] += n; break;
@@ -231,7 +240,7 @@ KSP_EXPORT int ksp_wot_stats_new(struct ksp_store *store, int64_t at, unsigned i
 		return -EINVAL;
 	ctx = ksp_store_get_ctx(store);
 	ksp_clear_error(ctx);
-	if (flags & ~(unsigned)(KSP_WOT_STRUCTURAL | KSP_WOT_NO_SHA1)) {
+	if (flags & ~(unsigned)(KSP_WOT_STRUCTURAL | KSP_WOT_NO_SHA1 | KSP_WOT_ALLOW_MD5)) {
 		ksp_set_error(ctx, "unknown metrics flags 0x%x", flags);
 		return -EINVAL;
 	}
@@ -243,7 +252,7 @@ KSP_EXPORT int ksp_wot_stats_new(struct ksp_store *store, int64_t at, unsigned i
 	s->what = ksp_store_get_path(store);
 	r = ksp_wot_view_new(store, at, flags, &s->view);
 	if (r == 0)
-		r = count_certs(s);
+		r = count_certs(s, flags);
 	return finish(s, r, ret);
 }
 

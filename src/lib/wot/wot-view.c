@@ -11,7 +11,7 @@
 #include "lib/libksp-private.h"
 #include "lib/wot/wot.h"
 
-/* ?1 = T, ?2 = 1 to drop weak hashes */
+/* ?1 = T, ?2: 1 drops SHA-1 and RIPEMD-160, 2 keeps MD5 (hash-rules.h) */
 static const char vertex_sql[] =
 	"SELECT id, fpr, created > ?1, revoked != 0 AND revoked <= ?1, expires != 0 AND expires <= ?1 "
 	"FROM keys ORDER BY fpr";
@@ -26,7 +26,8 @@ static const char vertex_sql[] =
 #define EDGE_COUNTS                                                                                    \
 	"c.sig_type BETWEEN 16 AND 19 AND c.verified = 1 AND c.exportable = 1 AND u.is_attr = 0 "      \
 	"AND ik.id != u.key_id AND c.created <= ?1 AND (c.expires = 0 OR c.expires > ?1) "             \
-	"AND (u.revoked = 0 OR u.revoked > ?1) AND (?2 = 0 OR c.hash_algo NOT IN (1, 2, 3)) "          \
+	"AND (u.revoked = 0 OR u.revoked > ?1) AND (c.hash_algo != 1 OR (?2 & 2) != 0) "               \
+	"AND ((?2 & 1) = 0 OR c.hash_algo NOT IN (2, 3)) "                                              \
 	"AND (rv.rt IS NULL OR rv.rt < c.created)"
 
 /* Repeated pairs (several user IDs, several certifications) are left to
@@ -56,6 +57,11 @@ static const char structural_cert_sql[] =
 	"ON (ik.fpr = c.issuer_fpr OR (c.issuer_fpr IS NULL AND ik.keyid = c.issuer_keyid)) "
 	"WHERE ik.id = ?3 AND u.key_id = ?4 AND c.sig_type BETWEEN 16 AND 19 AND c.exportable = 1 "
 	"AND u.is_attr = 0 AND ?1 = ?1 AND ?2 = ?2 ORDER BY c.created DESC LIMIT 1";
+
+static int hash_bits(unsigned flags)
+{
+	return ((flags & KSP_WOT_NO_SHA1) ? 1 : 0) | ((flags & KSP_WOT_ALLOW_MD5) ? 2 : 0);
+}
 
 void ksp_wot_view_free(struct ksp_wot_view *v)
 {
@@ -190,7 +196,7 @@ int ksp_wot_view_new(struct ksp_store *store, int64_t at, unsigned int flags, st
 	}
 	if (!structural) {
 		sqlite3_bind_int64(st, 1, at);
-		sqlite3_bind_int(st, 2, (flags & KSP_WOT_NO_SHA1) ? 1 : 0);
+		sqlite3_bind_int(st, 2, hash_bits(flags));
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t a = lookup(map, v->n, sqlite3_column_int64(st, 0));
@@ -253,7 +259,7 @@ int ksp_wot_edge_cert(struct ksp_store *store, const struct ksp_wot_view *v, uin
 	if (rc != SQLITE_OK)
 		return ksp_errno_from_sqlite(ctx, db, rc, "certification");
 	sqlite3_bind_int64(st, 1, v->at);
-	sqlite3_bind_int(st, 2, (v->flags & KSP_WOT_NO_SHA1) ? 1 : 0);
+	sqlite3_bind_int(st, 2, hash_bits(v->flags));
 	sqlite3_bind_int64(st, 3, v->key_id[from]);
 	sqlite3_bind_int64(st, 4, v->key_id[to]);
 	rc = sqlite3_step(st);

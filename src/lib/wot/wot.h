@@ -11,7 +11,8 @@
  *    is exportable, created at or before T, not expired at T, not revoked
  *    by u (a verified 0x30 by u on that user ID created at or after it and
  *    at or before T), on a user ID not revoked at T;
- *  - KSP_WOT_NO_SHA1 drops MD5, SHA-1 and RIPEMD-160 certifications;
+ *  - MD5 certifications do not count unless KSP_WOT_ALLOW_MD5;
+ *  - KSP_WOT_NO_SHA1 drops SHA-1 and RIPEMD-160 certifications;
  *  - KSP_WOT_STRUCTURAL: every key is a vertex, every exportable
  *    certification by a key of the store (by fingerprint, else key ID)
  *    on a user ID of another is an edge; nothing is checked.
