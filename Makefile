@@ -48,7 +48,7 @@ say = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
 SHARED_OBJS := $(patsubst %.c,%.o,$(wildcard src/shared/*.c))
-LIB_OBJS    := $(patsubst %.c,%.o,$(wildcard src/lib/*.c)) src/lib/schema.o $(SHARED_OBJS)
+LIB_OBJS    := $(patsubst %.c,%.o,$(wildcard src/lib/*.c src/lib/*/*.c)) src/lib/schema.o $(SHARED_OBJS)
 LIB_OBJS    := $(sort $(LIB_OBJS))
 CLI_OBJS    := $(patsubst %.c,%.o,$(wildcard src/cli/*.c)) $(SHARED_OBJS)
 UNIT_TESTS  := $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
@@ -208,7 +208,7 @@ uninstall:
 	@$(ldconfig_step)
 
 clean:
-	rm -f src/*/*.o src/*/*.d src/lib/schema.c src/lib/libksp.a src/lib/libksp.so* ksp src/cli/ksp.installed \
+	rm -f src/*/*.o src/*/*.d src/lib/*/*.o src/lib/*/*.d src/lib/schema.c src/lib/libksp.a src/lib/libksp.so* ksp src/cli/ksp.installed \
 	  tests/*/*.o tests/*/*.d $(UNIT_TESTS) $(TOOLS)
 	rm -rf build-asan demo-out tests/cli/tmp tests/fault/obj tests/fault/ksp-fault tests/fault/tmp fuzz/obj fuzz/tmp
 	rm -f $(patsubst %.c,%,$(wildcard fuzz/fuzz-*.c))
@@ -218,7 +218,7 @@ clean:
 CHECK_EXTRA :=
 include $(sort $(wildcard mk/*.mk))
 
--include $(wildcard src/*/*.d tests/*/*.d)
+-include $(wildcard src/*/*.d src/lib/*/*.d tests/*/*.d)
 FORCE:
 .PHONY: FORCE all tests deps print-deb-pkgs check check-asan check-valgrind demo bench install uninstall clean
 .SECONDARY:

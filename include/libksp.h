@@ -235,6 +235,29 @@ int ksp_party_get_digests(struct ksp_party *party, int version, int *ret_version
  * (newest first) in *ret_version, 0 if it matches none, <0 on error. */
 int ksp_party_verify_list(struct ksp_party *party, const void *data, size_t len,
 			  int *ret_version);
+/**
+ * ksp_party_join:
+ * A participant's own copy of the party in @store, from the announced list
+ * file @list (the canonical text 'party close' wrote, byte for byte) and
+ * the party keyring @keyring ('party export').  The list's header gives the
+ * party (name, date, place, organizer) and its version; its keys, taken
+ * from @keyring in list order with their list numbers, must give exactly
+ * the same canonical text again (fingerprints, algorithms, dates, user
+ * IDs): a key missing from the keyring, an extra key, or any other
+ * difference refuses the join.  @sha256 (may be NULL) is the announced
+ * digest of the file (hex, any case, spaces or colons allowed).  A newer
+ * version of the same party's list (latecomers) replaces the current list
+ * and keeps the older versions on record.  One transaction: on any error
+ * nothing is stored.  *@ret (may be NULL) gets the party.
+ * Returns: 0 joined (version in *@ret_version), 1 this version was
+ * joined before (nothing changed); -EBADMSG (not the list, changed, or
+ * the keyring does not match), -ENOKEY (a listed key missing or refused),
+ * -EEXIST (the store holds another party), -ESTALE (an older or different
+ * version than the store's), -EINVAL, -errno.
+ */
+int ksp_party_join(struct ksp_store *store, const void *list, size_t list_len, const char *list_source,
+		   const void *keyring, size_t keyring_len, const char *keyring_source,
+		   const char *sha256, struct ksp_party **ret, int *ret_version);
 
 /* ------------------------------------------------------------------ */
 /* Web of trust: bulk loading and metrics                              */
