@@ -16,6 +16,7 @@ static const char *state_name(int s)
 	switch (s) {
 	case KSP_CERT_DONE: return "done";
 	case KSP_CERT_SENT: return "sent";
+	case KSP_CERT_UNSENT: return "unsent";
 	case KSP_CERT_SELF: return "self";
 	case KSP_CERT_PARTIAL: return "partial";
 	default: return "missing";
@@ -27,6 +28,7 @@ static char state_char(int s)
 	switch (s) {
 	case KSP_CERT_DONE: return '+';
 	case KSP_CERT_SENT: return 's';
+	case KSP_CERT_UNSENT: return 'w';
 	case KSP_CERT_SELF: return '-';
 	case KSP_CERT_PARTIAL: return '~';
 	default: return '.';
@@ -70,9 +72,9 @@ static void print_target(const struct ksp_party_status *st, size_t j, int *buf)
 	if (ksp_party_status_get_uid_count(st, j) == 0)
 		printf("     (no user ID with an e-mail address)\n");
 	for (size_t u = 0; u < ksp_party_status_get_uid_count(st, j); u++) {
-		size_t len, nd = 0, ns = 0, nm = 0;
+		size_t len, nd = 0, ns = 0, nm = 0, nw = 0;
 		const char *uid = ksp_party_status_get_uid(st, j, u, &len);
-		int *done = buf, *sent = buf + n, *miss = buf + 2 * n;
+		int *done = buf, *sent = buf + n, *miss = buf + 2 * n, *unsent = buf + 3 * n;
 
 		print_uid("     ", uid, len);
 		for (size_t i = 0; i < n; i++) {
@@ -81,6 +83,8 @@ static void print_target(const struct ksp_party_status *st, size_t j, int *buf)
 				done[nd++] = num;
 			else if (c == KSP_CERT_SENT)
 				sent[ns++] = num;
+			else if (c == KSP_CERT_UNSENT)
+				unsent[nw++] = num;
 			else if (c == KSP_CERT_MISSING)
 				miss[nm++] = num;
 		}
@@ -88,6 +92,8 @@ static void print_target(const struct ksp_party_status *st, size_t j, int *buf)
 			print_numbers("       ", "certified by", done, nd);
 		if (ns)
 			print_numbers("       ", "sent by", sent, ns);
+		if (nw)
+			print_numbers("       ", "signed, unsent", unsent, nw);
 		if (nm)
 			print_numbers("       ", "missing", miss, nm);
 	}
@@ -99,7 +105,7 @@ static void print_matrix(const struct ksp_party_status *st)
 	const size_t per = (WIDTH - 6) / 4;
 
 	printf("\nWho certified whom (row: signer; column: key; + all user IDs, ~ some,\n"
-	       "s sent but not back, . none, - own key):\n");
+	       "s sent but not back, w signed but not sent, . none, - own key):\n");
 	for (size_t from = 0; from < n; from += per) {
 		size_t to = from + per < n ? from + per : n;
 		printf("\n      ");
@@ -134,7 +140,7 @@ static size_t print_missing(const struct ksp_party_status *st, size_t only, bool
 				int c = ksp_party_status_get_cert(st, i, j, u);
 				size_t len;
 				const char *uid;
-				if (c != KSP_CERT_MISSING && c != KSP_CERT_SENT)
+				if (c != KSP_CERT_MISSING && c != KSP_CERT_SENT && c != KSP_CERT_UNSENT)
 					continue;
 				if (shown++ == 0) {
 					char groups[96];
@@ -144,7 +150,8 @@ static size_t print_missing(const struct ksp_party_status *st, size_t only, bool
 				uid = ksp_party_status_get_uid(st, j, u, &len);
 				char *e = cli_escape(uid, len, KSP_ESCAPE_TERMINAL);
 				printf("     #%-3d %s%s\n", ksp_party_status_get_number(st, j), e ? e : "?",
-				       c == KSP_CERT_SENT ? "  (sent, not back yet)" : "");
+				       c == KSP_CERT_SENT ? "  (sent, not back yet)" :
+				       c == KSP_CERT_UNSENT ? "  (signed, not sent yet: ksp party send)" : "");
 				free(e);
 				total++;
 			}
@@ -170,11 +177,11 @@ static void print_json(const struct ksp_party_status *st, size_t only, bool one,
 		for (size_t u = 0; u < ksp_party_status_get_uid_count(st, j); u++) {
 			size_t len;
 			const char *uid = ksp_party_status_get_uid(st, j, u, &len);
-			static const int kinds[] = { KSP_CERT_DONE, KSP_CERT_SENT, KSP_CERT_MISSING };
-			static const char *const keys[] = { "certified_by", "sent_by", "missing" };
+			static const int kinds[] = { KSP_CERT_DONE, KSP_CERT_SENT, KSP_CERT_MISSING, KSP_CERT_UNSENT };
+			static const char *const keys[] = { "certified_by", "sent_by", "missing", "unsent_by" };
 			printf("%s{\"uid\":", u ? "," : "");
 			cli_json_str(stdout, uid, len);
-			for (size_t k = 0; k < 3; k++) {
+			for (size_t k = 0; k < 4; k++) {
 				bool f2 = true;
 				printf(",\"%s\":[", keys[k]);
 				for (size_t i = 0; i < n; i++)
@@ -205,7 +212,7 @@ static void print_json(const struct ksp_party_status *st, size_t only, bool one,
 				int c = ksp_party_status_get_cert(st, i, j, u);
 				size_t len;
 				const char *uid;
-				if (c != KSP_CERT_MISSING && c != KSP_CERT_SENT)
+				if (c != KSP_CERT_MISSING && c != KSP_CERT_SENT && c != KSP_CERT_UNSENT)
 					continue;
 				if (one && !missing_only && i != only && j != only)
 					continue;
@@ -213,7 +220,8 @@ static void print_json(const struct ksp_party_status *st, size_t only, bool one,
 				printf("%s{\"signer\":%d,\"key\":%d,\"uid\":", first ? "" : ",",
 				       ksp_party_status_get_number(st, i), ksp_party_status_get_number(st, j));
 				cli_json_str(stdout, uid, len);
-				printf(",\"sent\":%s}", c == KSP_CERT_SENT ? "true" : "false");
+				printf(",\"sent\":%s,\"signed\":%s}", c == KSP_CERT_SENT ? "true" : "false",
+				       c == KSP_CERT_SENT || c == KSP_CERT_UNSENT ? "true" : "false");
 				first = false;
 			}
 	}
@@ -311,7 +319,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			printf("\nNothing is missing.\n");
 		goto out;
 	}
-	buf = calloc(3 * n + 1, sizeof(*buf));
+	buf = calloc(4 * n + 1, sizeof(*buf));
 	if (buf == NULL) {
 		status = cli_fail(cli, -ENOMEM, "party status");
 		goto out;

@@ -60,6 +60,7 @@ struct sqlite3 *ksp_store_db(struct ksp_store *store);
 const char *ksp_store_path_internal(const struct ksp_store *store);
 extern const char ksp_schema_sql[];
 extern const char ksp_schema2_sql[];
+extern const char ksp_schema3_sql[];
 /* The graph snapshot cached on the store (wot-snap.h); set frees the old. */
 struct ksp_wsnap;
 struct ksp_wsnap *ksp_store_snap(struct ksp_store *store);

@@ -251,7 +251,8 @@ KSP_EXPORT int ksp_party_status_new(struct ksp_party *party, int64_t at, struct 
 			}
 
 	/* what this store's user signed with 'party sign' and sent */
-	rc = sqlite3_prepare_v2(db, "SELECT signer_fpr, key_id, uid FROM signed", -1, &cs, NULL);
+	rc = sqlite3_prepare_v2(db, "SELECT s.signer_fpr, s.key_id, s.uid, coalesce(d.state, 'unknown') IN ('written', 'failed') "
+				    "FROM signed s LEFT JOIN deliveries d ON d.signed_id = s.id", -1, &cs, NULL);
 	if (rc != SQLITE_OK) {
 		r = ksp_errno_from_sqlite(party->ctx, db, rc, "status");
 		goto fail;
@@ -270,7 +271,7 @@ KSP_EXPORT int ksp_party_status_new(struct ksp_party *party, int64_t at, struct 
 				struct cell *c = cell_at(st, signer, j, u);
 				if (st->p[j].uids[u].len == n && (n == 0 || memcmp(st->p[j].uids[u].data, b, n) == 0) &&
 				    c->state == KSP_CERT_MISSING)
-					c->state = KSP_CERT_SENT;
+					c->state = sqlite3_column_int(cs, 3) ? KSP_CERT_UNSENT : KSP_CERT_SENT;
 			}
 		}
 	}
@@ -341,7 +342,7 @@ KSP_EXPORT int ksp_party_status_get_cert(const struct ksp_party_status *st, size
 
 KSP_EXPORT int ksp_party_status_get_pair(const struct ksp_party_status *st, size_t signer, size_t target)
 {
-	size_t d = 0, s = 0, n;
+	size_t d = 0, s = 0, w = 0, n;
 
 	if (st == NULL || signer >= st->n || target >= st->n)
 		return -EINVAL;
@@ -352,11 +353,14 @@ KSP_EXPORT int ksp_party_status_get_pair(const struct ksp_party_status *st, size
 		int c = cell_at(st, signer, target, u)->state;
 		d += c == KSP_CERT_DONE;
 		s += c == KSP_CERT_SENT;
+		w += c == KSP_CERT_UNSENT;
 	}
 	if (d == n)
 		return KSP_CERT_DONE;
 	if (d + s == n)
 		return KSP_CERT_SENT;
+	if (d + s + w == n)
+		return KSP_CERT_UNSENT;
 	if (d > 0)
 		return KSP_CERT_PARTIAL;
 	return KSP_CERT_MISSING;

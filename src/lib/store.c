@@ -15,7 +15,7 @@
 #include "lib/wot-snap.h"
 
 #define KSP_APPLICATION_ID 0x4b535031 /* "KSP1" */
-#define KSP_SCHEMA_VERSION 2
+#define KSP_SCHEMA_VERSION 3
 
 struct ksp_store {
 	int refcount;
@@ -100,7 +100,8 @@ static int pragma_int(struct ksp_store *store, const char *sql, int *ret)
 }
 
 /* Migrate from schema @from to KSP_SCHEMA_VERSION: version 1 is the base
- * schema, version 2 adds the graph snapshot's state.  Two processes may
+ * schema, version 2 adds the graph snapshot's state, version 3 the
+ * delivery ledger of 'party sign'.  Two processes may
  * create one store at once: the second finds the work done once it holds
  * the write lock. */
 static int migrate(struct ksp_store *store, int from)
@@ -131,6 +132,11 @@ static int migrate(struct ksp_store *store, int from)
 	}
 	if (from < 2) {
 		r = ksp_store_exec(store, ksp_schema2_sql);
+		if (r < 0)
+			goto fail;
+	}
+	if (from < 3) {
+		r = ksp_store_exec(store, ksp_schema3_sql);
 		if (r < 0)
 			goto fail;
 	}
