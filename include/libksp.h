@@ -640,6 +640,7 @@ enum ksp_cert_state {
 	KSP_CERT_SELF = 3,    /* own key */
 	KSP_CERT_PARTIAL = 4, /* pairs only: some of the user IDs */
 	KSP_CERT_UNSENT = 5,  /* signed with 'party sign' from this store, not handed to a mailer yet (or it failed) */
+	KSP_CERT_UNDELIVERABLE = 6, /* missing, but the key has no encryption subkey: cannot be sent, not counted */
 };
 
 /* The certification state of the current participants' user IDs that
@@ -658,9 +659,14 @@ int ksp_party_status_get_cert(const struct ksp_party_status *st, size_t signer, 
 /* Over all user IDs of @target: DONE, PARTIAL, SENT (all sent or done), UNSENT (all signed,
  * some not sent), MISSING, SELF. */
 int ksp_party_status_get_pair(const struct ksp_party_status *st, size_t signer, size_t target);
-/* Certifications (signer, user ID) done, and wanted (owner excluded). */
+/* Certifications (signer, user ID) done, and wanted (owner excluded; not
+ * those that cannot be delivered, unless done). */
 uint64_t ksp_party_status_get_done(const struct ksp_party_status *st);
 uint64_t ksp_party_status_get_total(const struct ksp_party_status *st);
+/* false when participant @i's key had no usable encryption subkey when it
+ * was added: its missing certifications are KSP_CERT_UNDELIVERABLE and out
+ * of the totals and reminders. */
+bool ksp_party_status_is_deliverable(const struct ksp_party_status *st, size_t i);
 
 /* -- publishing the party keyring -- */
 enum ksp_export_flags {

@@ -17,6 +17,7 @@ static const char *state_name(int s)
 	case KSP_CERT_DONE: return "done";
 	case KSP_CERT_SENT: return "sent";
 	case KSP_CERT_UNSENT: return "unsent";
+	case KSP_CERT_UNDELIVERABLE: return "undeliverable";
 	case KSP_CERT_SELF: return "self";
 	case KSP_CERT_PARTIAL: return "partial";
 	default: return "missing";
@@ -29,6 +30,7 @@ static char state_char(int s)
 	case KSP_CERT_DONE: return '+';
 	case KSP_CERT_SENT: return 's';
 	case KSP_CERT_UNSENT: return 'w';
+	case KSP_CERT_UNDELIVERABLE: return 'x';
 	case KSP_CERT_SELF: return '-';
 	case KSP_CERT_PARTIAL: return '~';
 	default: return '.';
@@ -71,6 +73,8 @@ static void print_target(const struct ksp_party_status *st, size_t j, int *buf)
 	printf("\n#%-3d %s\n", ksp_party_status_get_number(st, j), groups);
 	if (ksp_party_status_get_uid_count(st, j) == 0)
 		printf("     (no user ID with an e-mail address)\n");
+	if (!ksp_party_status_is_deliverable(st, j))
+		printf("     (no encryption subkey: certifications cannot be sent to it; not counted)\n");
 	for (size_t u = 0; u < ksp_party_status_get_uid_count(st, j); u++) {
 		size_t len, nd = 0, ns = 0, nm = 0, nw = 0;
 		const char *uid = ksp_party_status_get_uid(st, j, u, &len);
@@ -105,7 +109,8 @@ static void print_matrix(const struct ksp_party_status *st)
 	const size_t per = (WIDTH - 6) / 4;
 
 	printf("\nWho certified whom (row: signer; column: key; + all user IDs, ~ some,\n"
-	       "s sent but not back, w signed but not sent, . none, - own key):\n");
+	       "s sent but not back, w signed but not sent, . none, - own key,\n"
+	       "x none and cannot be sent: no encryption subkey):\n");
 	for (size_t from = 0; from < n; from += per) {
 		size_t to = from + per < n ? from + per : n;
 		printf("\n      ");
@@ -146,6 +151,16 @@ static size_t print_missing(const struct ksp_party_status *st, size_t only, bool
 					char groups[96];
 					fpr_groups(ksp_party_status_get_fingerprint(st, i), groups, sizeof(groups));
 					printf("\n#%-3d %s has not certified:\n", ksp_party_status_get_number(st, i), groups);
+					/* whom to remind, and where */
+					if (ksp_party_status_get_uid_count(st, i) > 0) {
+						size_t ml;
+						const char *me = ksp_party_status_get_uid(st, i, 0, &ml);
+						char *em = cli_escape(me, ml, KSP_ESCAPE_TERMINAL);
+						printf("     remind %s\n", em ? em : "?");
+						free(em);
+					} else {
+						printf("     (no user ID with an address to remind)\n");
+					}
 				}
 				uid = ksp_party_status_get_uid(st, j, u, &len);
 				char *e = cli_escape(uid, len, KSP_ESCAPE_TERMINAL);
@@ -171,8 +186,9 @@ static void print_json(const struct ksp_party_status *st, size_t only, bool one,
 	for (size_t j = 0; j < n; j++) {
 		if (one && j != only)
 			continue;
-		printf("%s{\"number\":%d,\"fingerprint\":\"%s\",\"uids\":[", first ? "" : ",",
-		       ksp_party_status_get_number(st, j), ksp_party_status_get_fingerprint(st, j));
+		printf("%s{\"number\":%d,\"fingerprint\":\"%s\",\"deliverable\":%s,\"uids\":[", first ? "" : ",",
+		       ksp_party_status_get_number(st, j), ksp_party_status_get_fingerprint(st, j),
+		       ksp_party_status_is_deliverable(st, j) ? "true" : "false");
 		first = false;
 		for (size_t u = 0; u < ksp_party_status_get_uid_count(st, j); u++) {
 			size_t len;

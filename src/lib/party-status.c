@@ -23,6 +23,7 @@ struct st_part {
 	struct st_uid *uids;
 	size_t n_uids;
 	size_t base; /* index of the first user ID among all */
+	bool noenc;  /* no usable encryption subkey when added: nothing can be sent to it */
 };
 
 struct cell {
@@ -87,7 +88,9 @@ static int load_participants(struct ksp_party *party, struct ksp_party_status *s
 	sqlite3_stmt *ps = NULL, *us = NULL;
 	int rc, r = 0;
 
-	rc = sqlite3_prepare_v2(db, "SELECT p.ord, k.fpr, k.id FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
+	rc = sqlite3_prepare_v2(db, "SELECT p.ord, k.fpr, k.id, "
+				    "instr(',' || coalesce(p.warnings, '') || ',', ',no-encryption-subkey,') > 0 "
+				    "FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
 				-1, &ps, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(db,
@@ -109,6 +112,7 @@ static int load_participants(struct ksp_party *party, struct ksp_party_status *s
 		p->number = sqlite3_column_int(ps, 0);
 		snprintf(p->fpr, sizeof(p->fpr), "%s", (const char *)sqlite3_column_text(ps, 1));
 		p->key_id = sqlite3_column_int64(ps, 2);
+		p->noenc = sqlite3_column_int(ps, 3) != 0;
 		p->base = st->n_uids;
 		sqlite3_reset(us);
 		sqlite3_bind_int64(us, 1, p->key_id);
@@ -279,13 +283,18 @@ KSP_EXPORT int ksp_party_status_new(struct ksp_party *party, int64_t at, struct 
 		r = ksp_errno_from_sqlite(party->ctx, db, rc, "status");
 		goto fail;
 	}
+	/* a key nothing can be sent to: out of the totals, unless done anyway */
 	for (size_t i = 0; i < st->n; i++)
 		for (size_t j = 0; j < st->n; j++) {
 			if (i == j)
 				continue;
-			st->total += st->p[j].n_uids;
-			for (size_t u = 0; u < st->p[j].n_uids; u++)
-				st->done += cell_at(st, i, j, u)->state == KSP_CERT_DONE;
+			for (size_t u = 0; u < st->p[j].n_uids; u++) {
+				struct cell *c = cell_at(st, i, j, u);
+				if (st->p[j].noenc && c->state == KSP_CERT_MISSING)
+					c->state = KSP_CERT_UNDELIVERABLE;
+				st->total += c->state != KSP_CERT_UNDELIVERABLE;
+				st->done += c->state == KSP_CERT_DONE;
+			}
 		}
 	sqlite3_finalize(cs);
 	free(fx);
@@ -361,6 +370,8 @@ KSP_EXPORT int ksp_party_status_get_pair(const struct ksp_party_status *st, size
 		return KSP_CERT_SENT;
 	if (d + s + w == n)
 		return KSP_CERT_UNSENT;
+	if (st->p[target].noenc && d + s + w == 0)
+		return KSP_CERT_UNDELIVERABLE;
 	if (d > 0)
 		return KSP_CERT_PARTIAL;
 	return KSP_CERT_MISSING;
@@ -374,4 +385,9 @@ KSP_EXPORT uint64_t ksp_party_status_get_done(const struct ksp_party_status *st)
 KSP_EXPORT uint64_t ksp_party_status_get_total(const struct ksp_party_status *st)
 {
 	return st ? st->total : 0;
+}
+
+KSP_EXPORT bool ksp_party_status_is_deliverable(const struct ksp_party_status *st, size_t i)
+{
+	return st && i < st->n && !st->p[i].noenc;
 }

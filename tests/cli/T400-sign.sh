@@ -193,6 +193,7 @@ expect_eq "$(head -c 1 "$W/party.gpg" | xxd -p)" "c6" "binary export starts with
 expect_code 0 $KSP -d "$W/s3.db" party status --missing
 expect_match "$OUT" '^Certifications: 3 of 15 \(20\.0%\)$'
 expect_match "$OUT" '^#2   .* has not certified:$'
+expect_match "$OUT" '^     remind P2 INSECURE <p2@example.org>$'
 expect_match "$OUT" '^     #4   P4 INSECURE <p4@example.org>$'
 expect_match "$OUT" '^     #1   P1 INSECURE <p1@example.org>  \(signed, not sent yet: ksp party send\)$'
 expect_code 0 $KSP -d "$O" party status --for 2
@@ -273,6 +274,11 @@ expect_eq "$(ls "$W/outs" | wc -l)" 10 "5 messages in the outbox (.eml + .asc)"
 expect_eq "$(sqlite3 "$K" 'SELECT count(*) FROM signed')" 5 "5 signatures recorded"
 expect_code 0 $KSP -d "$K" party status
 if grep -q $'\x1b' "$OUT"; then _test_fail "raw escape in status"; else _test_pass "UIDs escaped in status"; fi
+# ivan's key has no encryption subkey: its own mark, out of the totals and reminders
+expect_match "$OUT" '^   #1    -   w   w   x   w '
+expect_match "$OUT" '^     \(no encryption subkey: certifications cannot be sent to it; not counted\)$'
+expect_code 0 $KSP -d "$K" party status --missing --for 2
+if grep -q 'Ivan' "$OUT"; then _test_fail "no reminder for a key nothing can be sent to"; else _test_pass "no reminder for a key nothing can be sent to"; fi
 
 # refusals: not on the list, short key IDs, a number not on the list, a changed key
 expect_code 1 env GNUPGHOME="$W/h1" $KSP -d "$W/skip2.db" party sign --as "$F1" --outbox "$W/outs2" "$FALICE" 9

@@ -137,6 +137,77 @@ expect_match "$OUT" "matches frozen list version 2\$"
 expect_eq "$(sqlite3 "$W/s6.db" 'SELECT count(*) FROM list_versions')" 1 "the latecomer holds only version 2"
 refused "an older version after a newer" "$W/s6.db" "list version 1, but .*s6.db already holds version 2" \
 	"$W/list1.txt" "$W/ring1.asc"
+
+# ---- after the party: each signs the other five from its own store --------
+# the mailer: one file per message in the mailbox of its To: address
+mkdir "$W/mail"
+cat > "$W/mailer" <<EOF
+#!/bin/sh
+t=\$(mktemp "$W/mail/in.XXXXXX")
+cat > "\$t"
+to=\$(sed -n 's/^To: //p' "\$t" | head -n 1)
+mkdir -p "$W/mail/\$to"
+mv "\$t" "$W/mail/\$to/\$(basename "\$t").eml"
+EOF
+printf '#!/bin/sh\ncat > /dev/null\nexit 1\n' > "$W/failing-mailer"
+chmod +x "$W/mailer" "$W/failing-mailer"
+for i in 1 2 3 4 5 6; do
+	eval "me=\$F$i"
+	mailer="$W/mailer"
+	want=0
+	if [ "$i" = 3 ]; then
+		mailer="$W/failing-mailer"
+		want=1
+	fi
+	expect_code $want env GNUPGHOME="$W/h$i" $KSP -d "$W/s$i.db" party sign --as "$me" --all-checked \
+		--outbox "$W/out$i" --sendmail "$mailer"
+	expect_eq "$(grep -c '^     signed ' "$OUT")" 5 "p$i signed the other five"
+	[ "$i" = 3 ] && cp "$ERR" "$W/sign3.err"
+done
+expect_match "$W/sign3.err" "the mailer exited with status 1; not sent"
+expect_eq "$(sqlite3 "$W/s3.db" "SELECT group_concat(DISTINCT state || ':' || mailer_status) FROM deliveries")" "failed:1" \
+	"p3's ledger: five messages failed, with the mailer's status"
+expect_code 0 $KSP -d "$W/s3.db" party status
+expect_match "$OUT" '^   #3    w   w   -   w   w   w$'
+# a rerun signs nothing and still fails to send; then the resend
+expect_code 1 env GNUPGHOME="$W/h3" $KSP -d "$W/s3.db" party sign --as "$F3" --all-checked --outbox "$W/out3" \
+	--sendmail "$W/failing-mailer"
+expect_eq "$(grep -c '^     already ' "$OUT")" 5 "p3's rerun signs nothing again"
+expect_code 0 $KSP -d "$W/s3.db" party send --sendmail "$W/mailer"
+expect_eq "$(grep -c '^sent ' "$OUT")" 5 "party send: p3's five messages"
+expect_code 0 $KSP -d "$W/s3.db" party send --sendmail "$W/failing-mailer"
+expect_eq "$(grep -c '^sent ' "$OUT")" 0 "party send again: nothing left to send"
+expect_code 0 $KSP -d "$W/s3.db" party status
+expect_match "$OUT" '^   #3    s   s   -   s   s   s$'
+expect_eq "$(sqlite3 "$W/s3.db" "SELECT count(*) FROM signed")" 5 "p3 certified each user ID once"
+
+# ---- each receives, imports, and checks with gpg ---------------------------
+total=0
+for j in 1 2 3 4 5 6; do
+	eval "me=\$F$j"
+	box="$W/mail/p$j@example.org"
+	n=$(ls "$box" | wc -l)
+	total=$((total + n))
+	expect_eq "$n" 5 "p$j received five messages"
+	expect_code 0 env GNUPGHOME="$W/h$j" $KSP -d "$W/s$j.db" import "$box"/*.eml
+	expect_match "$OUT" '^5 new certification\(s\), 0 duplicate'
+	# gpg on the receiving side: the signers' keys from the party keyring;
+	# decrypt each message, import, check
+	gpg --homedir "$W/h$j" --batch --import "$W/ring2.asc" 2>/dev/null
+	for m in "$box"/*.eml; do
+		sed -n '/^-----BEGIN PGP MESSAGE-----/,/^-----END PGP MESSAGE-----/p' "$m" | tr -d '\r' |
+			gpg --homedir "$W/h$j" --batch -d 2>/dev/null | gpg --homedir "$W/h$j" --batch --import 2>/dev/null
+	done
+	gpg --homedir "$W/h$j" --batch --with-colons --check-sigs "$me" 2>/dev/null |
+		awk -F: -v k="${me:24}" '$1=="sig" && $2=="!" && $5!=k {print $5}' > "$W/issuers$j"
+	expect_eq "$(wc -l < "$W/issuers$j")" 5 "p$j's key: five good certifications (gpg)"
+	expect_eq "$(sort -u "$W/issuers$j" | wc -l)" 5 "p$j's key: by five different participants, each once (gpg)"
+done
+expect_eq "$total" 30 "30 messages delivered: each certification exactly once"
+expect_code 0 $KSP -d "$W/s6.db" party status
+expect_match "$OUT" '^Certifications: 5 of 30 '
+expect_match "$OUT" '^   #6    s   s   s   s   s   -$'
+
 expect_eq "$(ls -A "$TMPDIR")" "" "no temporary GnuPG home left"
 
 test_done
