@@ -241,6 +241,29 @@ int ksp_party_get_digests(struct ksp_party *party, int version, int *ret_version
  * (newest first) in *ret_version, 0 if it matches none, <0 on error. */
 int ksp_party_verify_list(struct ksp_party *party, const void *data, size_t len,
 			  int *ret_version);
+/**
+ * ksp_party_join:
+ * A participant's own copy of the party in @store, from the announced list
+ * file @list (the canonical text 'party close' wrote, byte for byte) and
+ * the party keyring @keyring ('party export').  The list's header gives the
+ * party (name, date, place, organizer) and its version; its keys, taken
+ * from @keyring in list order with their list numbers, must give exactly
+ * the same canonical text again (fingerprints, algorithms, dates, user
+ * IDs): a key missing from the keyring, an extra key, or any other
+ * difference refuses the join.  @sha256 (may be NULL) is the announced
+ * digest of the file (hex, any case, spaces or colons allowed).  A newer
+ * version of the same party's list (latecomers) replaces the current list
+ * and keeps the older versions on record.  One transaction: on any error
+ * nothing is stored.  *@ret (may be NULL) gets the party.
+ * Returns: 0 joined (version in *@ret_version), 1 this version was
+ * joined before (nothing changed); -EBADMSG (not the list, changed, or
+ * the keyring does not match), -ENOKEY (a listed key missing or refused),
+ * -EEXIST (the store holds another party), -ESTALE (an older or different
+ * version than the store's), -EINVAL, -errno.
+ */
+int ksp_party_join(struct ksp_store *store, const void *list, size_t list_len, const char *list_source,
+		   const void *keyring, size_t keyring_len, const char *keyring_source,
+		   const char *sha256, struct ksp_party **ret, int *ret_version);
 
 /* ------------------------------------------------------------------ */
 /* Web of trust: bulk loading and metrics                              */
@@ -527,6 +550,52 @@ int64_t ksp_sign_result_get_time(const struct ksp_sign_result *res);
 /* One line, plain ASCII (no user ID bytes): why it was skipped or refused. */
 const char *ksp_sign_result_get_message(const struct ksp_sign_result *res);
 
+/* -- the delivery ledger: each message 'party sign' wrote, and its fate -- */
+struct ksp_delivery;
+
+enum ksp_delivery_state {
+	KSP_DELIVERY_WRITTEN = 0, /* in the outbox, not handed to a mailer */
+	KSP_DELIVERY_SENT = 1,    /* a mailer took it (exit status 0) */
+	KSP_DELIVERY_FAILED = 2,  /* the mailer failed or could not run: to be sent again */
+	KSP_DELIVERY_UNKNOWN = 3, /* signed before the ledger existed: never sent again by itself */
+};
+
+enum ksp_send_flags {
+	KSP_SEND_DRY_RUN = 1 << 0,     /* send nothing: report what is due */
+	KSP_SEND_ALL_RESULTS = 1 << 1, /* call @cb for every message, not only those due */
+};
+
+/**
+ * ksp_party_send:
+ * Hands each message of the ledger that is written or failed (of
+ * @signer_fpr, or of every signer when NULL) to @mailer, run with
+ * /bin/sh -c and the message on its standard input (its standard output
+ * goes to standard error), and records the outcome (sent when it exits 0,
+ * else failed, with the exit status) in its own transaction as soon as it
+ * has exited.  Signs nothing.  @cb (may be NULL) is called for each
+ * message handed over (every message with KSP_SEND_ALL_RESULTS).
+ * Returns: the number of messages still written or failed (0: everything
+ * deliverable was delivered); -EINVAL, -ENOMEM, -errno from the store.
+ */
+int ksp_party_send(struct ksp_party *party, const char *signer_fpr, const char *mailer, unsigned int flags,
+		   void (*cb)(void *cb_data, const struct ksp_delivery *d), void *cb_data);
+int ksp_delivery_get_state(const struct ksp_delivery *d);
+/* "written", "sent", "failed", "unknown"; NULL for another value. */
+const char *ksp_delivery_state_name(int state);
+const char *ksp_delivery_get_signer(const struct ksp_delivery *d);
+const char *ksp_delivery_get_fingerprint(const struct ksp_delivery *d);
+/* The key's number on the current list, 0 if it is not on it. */
+int ksp_delivery_get_number(const struct ksp_delivery *d);
+/* Raw user ID bytes (hostile; escape before output). */
+const char *ksp_delivery_get_uid(const struct ksp_delivery *d, size_t *len);
+/* The .eml file as 'party sign' named it (relative to where it ran). */
+const char *ksp_delivery_get_file(const struct ksp_delivery *d);
+int ksp_delivery_get_attempts(const struct ksp_delivery *d);
+/* The mailer's exit status at the last attempt (128+N: signal N; -1: not run). */
+int ksp_delivery_get_mailer_status(const struct ksp_delivery *d);
+/* One line, plain ASCII (no user ID bytes). */
+const char *ksp_delivery_get_message(const struct ksp_delivery *d);
+
 /* -- importing returned signatures (participant or organizer) -- */
 struct ksp_import_event;
 
@@ -581,6 +650,8 @@ enum ksp_cert_state {
 	KSP_CERT_SENT = 2,    /* signed with 'party sign' from this store, not yet imported back */
 	KSP_CERT_SELF = 3,    /* own key */
 	KSP_CERT_PARTIAL = 4, /* pairs only: some of the user IDs */
+	KSP_CERT_UNSENT = 5,  /* signed with 'party sign' from this store, not handed to a mailer yet (or it failed) */
+	KSP_CERT_UNDELIVERABLE = 6, /* missing, but the key has no encryption subkey: cannot be sent, not counted */
 };
 
 /* The certification state of the current participants' user IDs that
@@ -596,11 +667,17 @@ const char *ksp_party_status_get_uid(const struct ksp_party_status *st, size_t i
 /* State of participant @signer's certification on user ID @u of @target. */
 int ksp_party_status_get_cert(const struct ksp_party_status *st, size_t signer, size_t target,
 			      size_t u);
-/* Over all user IDs of @target: DONE, PARTIAL, SENT (all sent or done), MISSING, SELF. */
+/* Over all user IDs of @target: DONE, PARTIAL, SENT (all sent or done), UNSENT (all signed,
+ * some not sent), MISSING, SELF. */
 int ksp_party_status_get_pair(const struct ksp_party_status *st, size_t signer, size_t target);
-/* Certifications (signer, user ID) done, and wanted (owner excluded). */
+/* Certifications (signer, user ID) done, and wanted (owner excluded; not
+ * those that cannot be delivered, unless done). */
 uint64_t ksp_party_status_get_done(const struct ksp_party_status *st);
 uint64_t ksp_party_status_get_total(const struct ksp_party_status *st);
+/* false when participant @i's key had no usable encryption subkey when it
+ * was added: its missing certifications are KSP_CERT_UNDELIVERABLE and out
+ * of the totals and reminders. */
+bool ksp_party_status_is_deliverable(const struct ksp_party_status *st, size_t i);
 
 /* -- publishing the party keyring -- */
 enum ksp_export_flags {

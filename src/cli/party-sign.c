@@ -20,10 +20,6 @@ struct sign_out {
 	int last_number;
 	int n_results;
 	int n_signed, n_already, n_skipped, n_refused;
-	char **files; /* .eml files signed now, for --sendmail */
-	size_t n_files;
-	bool want_files;
-	bool oom;
 };
 
 static const char *status_name(int s)
@@ -96,19 +92,6 @@ static void on_result(void *data, const struct ksp_sign_result *res)
 	case KSP_SIGN_REFUSED: o->n_refused++; break;
 	default: o->n_skipped++; break;
 	}
-	if (o->want_files && st == KSP_SIGN_SIGNED && ksp_sign_result_get_message_file(res)) {
-		char **nf = realloc(o->files, (o->n_files + 1) * sizeof(*nf));
-		char *f = strdup(ksp_sign_result_get_message_file(res));
-		if (nf == NULL || f == NULL) {
-			free(f);
-			if (nf)
-				o->files = nf;
-			o->oom = true;
-		} else {
-			o->files = nf;
-			o->files[o->n_files++] = f;
-		}
-	}
 	if (o->cli->json) {
 		char when[24] = "";
 		printf("%s{\"number\":%d,\"fingerprint\":", o->n_results ? "," : "", ksp_sign_result_get_number(res));
@@ -170,42 +153,6 @@ static void on_result(void *data, const struct ksp_sign_result *res)
 	fflush(stdout); /* before gpg is forked again */
 }
 
-/* Run @cmd with the message on stdin; 0 when it exits 0. */
-static int send_one(struct ksp_cli *cli, const char *cmd, const char *file)
-{
-	int fd, st;
-	pid_t pid;
-
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		cli_err(cli, "%s: cannot read: %s; not sent", file, strerror(errno));
-		return -1;
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		close(fd);
-		cli_err(cli, "%s: cannot run the mailer: %s; not sent", file, strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(fd, 0);
-		dup2(2, 1); /* the mailer's chatter goes to stderr */
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	close(fd);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		cli_err(cli, "%s: the mailer '%s' failed (status %d); not sent, send it again later", file, cmd,
-			WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-		return -1;
-	}
-	return 0;
-}
-
 static int run(struct ksp_cli *cli, int argc, char *argv[]);
 
 const struct ksp_cmd ksp_cmd_party_sign = {
@@ -230,13 +177,15 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 		   "                    you checked every participant at the party\n"
 		   "  --level N         certification level 0-3 (default 0, \"no claim\")\n"
 		   "  --outbox DIR      where the messages go (default ./ksp-outbox)\n"
-		   "  --sendmail CMD    run CMD with each new message on stdin, e.g.\n"
-		   "                    --sendmail '/usr/sbin/sendmail -oi -t'\n"
+		   "  --sendmail CMD    then send what is unsent or failed, as 'party send'\n"
+		   "                    --sendmail CMD does, e.g. '/usr/sbin/sendmail -oi -t'\n"
 		   "  --keep            also import the signed keys into your keyring\n"
 		   "  --force           sign again what the store says you signed\n"
 		   "  --gnupg-home DIR  your GnuPG home (default GNUPGHOME, else ~/.gnupg)\n"
-		   "Exit status: 0 all signed (or signed before), 1 something skipped or\n"
-		   "refused or not sent, 2 an error.\n",
+		   "Exit status: 0 all signed (or signed before) and, with --sendmail, every\n"
+		   "message handed to the mailer; 1 a key refused, or a message not sent\n"
+		   "(the mailer failed: 'ksp party send' sends it again); 2 an error. User\n"
+		   "IDs that cannot be delivered are reported, not counted in the status.\n",
 	.group = KSP_GROUP_PARTICIPANT,
 };
 
@@ -296,7 +245,6 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	if (cli->json)
 		printf("{\"format_version\":1,\"results\":[");
 	fflush(stdout);
-	o.want_files = sendmail != NULL;
 	r = ksp_party_sign(party, as, (const char *const *)argv + optind, (size_t)(argc - optind), level, outbox,
 			   flags, on_result, &o);
 	if (cli->json)
@@ -310,44 +258,42 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			rmdir(outbox); /* made by this run and still empty; else kept */
 		goto out;
 	}
-	if (o.oom) {
-		/* the signatures are recorded and in the outbox: only the list of
-		 * files to send is missing */
-		if (cli->json)
-			printf(",\"sent\":0}\n");
-		fflush(stdout);
-		fprintf(stderr, "ksp: %s: out of memory before sending; %d user ID(s) ARE signed and recorded, mail the .eml files in %s yourself\n",
-			outbox, r, outbox);
-		status = KSP_EXIT_ERROR;
-		goto out;
-	}
-	int sent = 0;
+	struct cli_send_report sr = { .cli = cli, .json = cli->json };
 	if (sendmail) {
-		for (size_t i = 0; i < o.n_files; i++) {
-			if (send_one(cli, sendmail, o.files[i]) == 0) {
-				sent++;
-				if (!cli->json)
-					printf("sent %s\n", o.files[i]);
-			} else {
-				status = KSP_EXIT_NEGATIVE;
-			}
+		/* the ledger's path: what this run wrote, and what an earlier
+		 * run's mailer failed on, as 'party send' would */
+		if (cli->json)
+			printf(",\"deliveries\":[");
+		fflush(stdout);
+		int pending = ksp_party_send(party, as, sendmail, 0, cli_send_report_cb, &sr);
+		if (cli->json)
+			printf("]");
+		if (pending < 0) {
+			if (cli->json)
+				printf(",\"sent\":%d}\n", sr.sent);
+			fflush(stdout);
+			status = cli_fail(cli, pending, "%s: cannot send", cli->db_path);
+			goto out;
 		}
+		if (pending > 0)
+			status = KSP_EXIT_NEGATIVE;
 	}
 	if (cli->json) {
-		printf(",\"sent\":%d}\n", sent);
+		printf(",\"sent\":%d,\"undeliverable\":%d}\n", sr.sent, o.n_skipped);
 	} else if (!cli->quiet) {
 		fprintf(stderr, "%d user ID(s) signed, %d signed before, %d skipped, %d key(s) refused.\n", o.n_signed,
 			o.n_already, o.n_skipped, o.n_refused);
 		if (o.n_signed && !sendmail)
-			fprintf(stderr, "Nothing was sent: mail the .eml files in %s (or --sendmail CMD), or send the .asc files yourself.\n",
+			fprintf(stderr, "Nothing was sent: 'ksp party send' hands the messages to your mailer (or mail the .eml files in %s yourself).\n",
 				outbox);
+		if (o.n_skipped)
+			fprintf(stderr, "%d user ID(s) cannot be delivered (no address, or no encryption subkey): nothing was sent unencrypted.\n",
+				o.n_skipped);
 	}
-	if (o.n_skipped || o.n_refused)
+	/* what cannot be delivered is reported, not an error */
+	if (o.n_refused)
 		status = KSP_EXIT_NEGATIVE;
 out:
-	for (size_t i = 0; i < o.n_files; i++)
-		free(o.files[i]);
-	free(o.files);
 	ksp_party_unref(party);
 	ksp_store_unref(store);
 	return status;

@@ -17,6 +17,8 @@ static const char *state_name(int s)
 	switch (s) {
 	case KSP_CERT_DONE: return "done";
 	case KSP_CERT_SENT: return "sent";
+	case KSP_CERT_UNSENT: return "unsent";
+	case KSP_CERT_UNDELIVERABLE: return "undeliverable";
 	case KSP_CERT_SELF: return "self";
 	case KSP_CERT_PARTIAL: return "partial";
 	default: return "missing";
@@ -28,6 +30,8 @@ static char state_char(int s)
 	switch (s) {
 	case KSP_CERT_DONE: return '+';
 	case KSP_CERT_SENT: return 's';
+	case KSP_CERT_UNSENT: return 'w';
+	case KSP_CERT_UNDELIVERABLE: return 'x';
 	case KSP_CERT_SELF: return '-';
 	case KSP_CERT_PARTIAL: return '~';
 	default: return '.';
@@ -70,10 +74,12 @@ static void print_target(const struct ksp_party_status *st, size_t j, int *buf)
 	printf("\n#%-3d %s\n", ksp_party_status_get_number(st, j), groups);
 	if (ksp_party_status_get_uid_count(st, j) == 0)
 		printf("     (no user ID with an e-mail address)\n");
+	if (!ksp_party_status_is_deliverable(st, j))
+		printf("     (no encryption subkey: certifications cannot be sent to it; not counted)\n");
 	for (size_t u = 0; u < ksp_party_status_get_uid_count(st, j); u++) {
-		size_t len, nd = 0, ns = 0, nm = 0;
+		size_t len, nd = 0, ns = 0, nm = 0, nw = 0;
 		const char *uid = ksp_party_status_get_uid(st, j, u, &len);
-		int *done = buf, *sent = buf + n, *miss = buf + 2 * n;
+		int *done = buf, *sent = buf + n, *miss = buf + 2 * n, *unsent = buf + 3 * n;
 
 		print_uid("     ", uid, len);
 		for (size_t i = 0; i < n; i++) {
@@ -82,6 +88,8 @@ static void print_target(const struct ksp_party_status *st, size_t j, int *buf)
 				done[nd++] = num;
 			else if (c == KSP_CERT_SENT)
 				sent[ns++] = num;
+			else if (c == KSP_CERT_UNSENT)
+				unsent[nw++] = num;
 			else if (c == KSP_CERT_MISSING)
 				miss[nm++] = num;
 		}
@@ -89,6 +97,8 @@ static void print_target(const struct ksp_party_status *st, size_t j, int *buf)
 			print_numbers("       ", "certified by", done, nd);
 		if (ns)
 			print_numbers("       ", "sent by", sent, ns);
+		if (nw)
+			print_numbers("       ", "signed, unsent", unsent, nw);
 		if (nm)
 			print_numbers("       ", "missing", miss, nm);
 	}
@@ -100,7 +110,8 @@ static void print_matrix(const struct ksp_party_status *st)
 	const size_t per = (WIDTH - 6) / 4;
 
 	printf("\nWho certified whom (row: signer; column: key; + all user IDs, ~ some,\n"
-	       "s sent but not back, . none, - own key):\n");
+	       "s sent but not back, w signed but not sent, . none, - own key,\n"
+	       "x none and cannot be sent: no encryption subkey):\n");
 	for (size_t from = 0; from < n; from += per) {
 		size_t to = from + per < n ? from + per : n;
 		printf("\n      ");
@@ -135,17 +146,28 @@ static size_t print_missing(const struct ksp_party_status *st, size_t only, bool
 				int c = ksp_party_status_get_cert(st, i, j, u);
 				size_t len;
 				const char *uid;
-				if (c != KSP_CERT_MISSING && c != KSP_CERT_SENT)
+				if (c != KSP_CERT_MISSING && c != KSP_CERT_SENT && c != KSP_CERT_UNSENT)
 					continue;
 				if (shown++ == 0) {
 					char groups[96];
 					fpr_groups(ksp_party_status_get_fingerprint(st, i), groups, sizeof(groups));
 					printf("\n#%-3d %s has not certified:\n", ksp_party_status_get_number(st, i), groups);
+					/* whom to remind, and where */
+					if (ksp_party_status_get_uid_count(st, i) > 0) {
+						size_t ml;
+						const char *me = ksp_party_status_get_uid(st, i, 0, &ml);
+						char *em = cli_escape(me, ml, KSP_ESCAPE_TERMINAL);
+						printf("     remind %s\n", em ? em : "?");
+						free(em);
+					} else {
+						printf("     (no user ID with an address to remind)\n");
+					}
 				}
 				uid = ksp_party_status_get_uid(st, j, u, &len);
 				char *e = cli_escape(uid, len, KSP_ESCAPE_TERMINAL);
 				printf("     #%-3d %s%s\n", ksp_party_status_get_number(st, j), e ? e : "?",
-				       c == KSP_CERT_SENT ? "  (sent, not back yet)" : "");
+				       c == KSP_CERT_SENT ? "  (sent, not back yet)" :
+				       c == KSP_CERT_UNSENT ? "  (signed, not sent yet: ksp party send)" : "");
 				free(e);
 				total++;
 			}
@@ -165,17 +187,18 @@ static void print_json(const struct ksp_party_status *st, size_t only, bool one,
 	for (size_t j = 0; j < n; j++) {
 		if (one && j != only)
 			continue;
-		printf("%s{\"number\":%d,\"fingerprint\":\"%s\",\"uids\":[", first ? "" : ",",
-		       ksp_party_status_get_number(st, j), ksp_party_status_get_fingerprint(st, j));
+		printf("%s{\"number\":%d,\"fingerprint\":\"%s\",\"deliverable\":%s,\"uids\":[", first ? "" : ",",
+		       ksp_party_status_get_number(st, j), ksp_party_status_get_fingerprint(st, j),
+		       ksp_party_status_is_deliverable(st, j) ? "true" : "false");
 		first = false;
 		for (size_t u = 0; u < ksp_party_status_get_uid_count(st, j); u++) {
 			size_t len;
 			const char *uid = ksp_party_status_get_uid(st, j, u, &len);
-			static const int kinds[] = { KSP_CERT_DONE, KSP_CERT_SENT, KSP_CERT_MISSING };
-			static const char *const keys[] = { "certified_by", "sent_by", "missing" };
+			static const int kinds[] = { KSP_CERT_DONE, KSP_CERT_SENT, KSP_CERT_MISSING, KSP_CERT_UNSENT };
+			static const char *const keys[] = { "certified_by", "sent_by", "missing", "unsent_by" };
 			printf("%s{\"uid\":", u ? "," : "");
 			cli_json_str(stdout, uid, len);
-			for (size_t k = 0; k < 3; k++) {
+			for (size_t k = 0; k < 4; k++) {
 				bool f2 = true;
 				printf(",\"%s\":[", keys[k]);
 				for (size_t i = 0; i < n; i++)
@@ -206,7 +229,7 @@ static void print_json(const struct ksp_party_status *st, size_t only, bool one,
 				int c = ksp_party_status_get_cert(st, i, j, u);
 				size_t len;
 				const char *uid;
-				if (c != KSP_CERT_MISSING && c != KSP_CERT_SENT)
+				if (c != KSP_CERT_MISSING && c != KSP_CERT_SENT && c != KSP_CERT_UNSENT)
 					continue;
 				if (one && !missing_only && i != only && j != only)
 					continue;
@@ -214,7 +237,8 @@ static void print_json(const struct ksp_party_status *st, size_t only, bool one,
 				printf("%s{\"signer\":%d,\"key\":%d,\"uid\":", first ? "" : ",",
 				       ksp_party_status_get_number(st, i), ksp_party_status_get_number(st, j));
 				cli_json_str(stdout, uid, len);
-				printf(",\"sent\":%s}", c == KSP_CERT_SENT ? "true" : "false");
+				printf(",\"sent\":%s,\"signed\":%s}", c == KSP_CERT_SENT ? "true" : "false",
+				       c == KSP_CERT_SENT || c == KSP_CERT_UNSENT ? "true" : "false");
 				first = false;
 			}
 	}
@@ -334,7 +358,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			printf("\nNothing is missing.\n");
 		goto out;
 	}
-	buf = calloc(3 * n + 1, sizeof(*buf));
+	buf = calloc(4 * n + 1, sizeof(*buf));
 	if (buf == NULL) {
 		status = cli_fail(cli, -ENOMEM, "party status");
 		goto out;

@@ -10,6 +10,8 @@ extern const struct ksp_cmd ksp_cmd_party_close;
 extern const struct ksp_cmd ksp_cmd_party_reopen;
 extern const struct ksp_cmd ksp_cmd_party_digest;
 extern const struct ksp_cmd ksp_cmd_party_verify_list;
+extern const struct ksp_cmd ksp_cmd_party_join;
+extern const struct ksp_cmd ksp_cmd_party_send;
 extern const struct ksp_cmd ksp_cmd_party_sign;
 extern const struct ksp_cmd ksp_cmd_party_status;
 extern const struct ksp_cmd ksp_cmd_party_export;
@@ -19,3 +21,12 @@ extern const struct ksp_cmd ksp_cmd_party_sheet, ksp_cmd_party_slips;
 int cli_open_party(struct ksp_cli *cli, bool rw, struct ksp_store **store, struct ksp_party **party);
 /* Print the digests of a list version, human or JSON. */
 int cli_print_digests(struct ksp_cli *cli, struct ksp_party *party, int version);
+
+/* What 'party send' and 'party sign --sendmail' print per message handed
+ * to the mailer (human lines, or JSON objects when @json). */
+struct cli_send_report {
+	struct ksp_cli *cli;
+	bool json;
+	int sent, failed, n;
+};
+void cli_send_report_cb(void *data, const struct ksp_delivery *d);

@@ -74,6 +74,7 @@ const char *ksp_store_path_internal(const struct ksp_store *store);
 extern const char ksp_schema_sql[];
 extern const char ksp_schema2_sql[];
 extern const char ksp_schema3_sql[];
+extern const char ksp_schema4_sql[];
 /* A cache kept with the store and freed with it (the graph snapshot,
  * wot/wot-snap.c): the store knows nothing of what it holds.  Setting it
  * frees the one before (with the free function given with it). */

@@ -136,9 +136,10 @@ expect_eq "$(certs "$W/s2.db" 'verified = 1')" 6 "p2's store: 6 verified certifi
 expect_code 0 env GNUPGHOME="$W/h2" $KSP -d "$W/s2.db" import "$W"/out*/"$F2"-*.eml
 expect_match "$OUT" '^0 new certification\(s\), 6 duplicate\(s\)'
 expect_eq "$(certs "$W/s2.db")" 6 "second import stores nothing"
-# p1's own store: its signatures sent, the others' on p1 back
+# p1's own store: its signatures signed but not handed to a mailer (the
+# test carried the files), the others' on p1 back
 expect_code 0 $KSP -d "$W/s1.db" party status
-expect_match "$OUT" '^   #1    -   s   s   s$'
+expect_match "$OUT" '^   #1    -   w   w   w$'
 expect_match "$OUT" '^   #2    \+   -   \.   \.$'
 
 mkdir "$W/returned"
@@ -192,8 +193,9 @@ expect_eq "$(head -c 1 "$W/party.gpg" | xxd -p)" "c6" "binary export starts with
 expect_code 0 $KSP -d "$W/s3.db" party status --missing
 expect_match "$OUT" '^Certifications: 3 of 15 \(20\.0%\)$'
 expect_match "$OUT" '^#2   .* has not certified:$'
+expect_match "$OUT" '^     remind P2 INSECURE <p2@example.org>$'
 expect_match "$OUT" '^     #4   P4 INSECURE <p4@example.org>$'
-expect_match "$OUT" '^     #1   P1 INSECURE <p1@example.org>  \(sent, not back yet\)$'
+expect_match "$OUT" '^     #1   P1 INSECURE <p1@example.org>  \(signed, not sent yet: ksp party send\)$'
 expect_code 0 $KSP -d "$O" party status --for 2
 expect_match "$OUT" '^       certified      #1 #3 #4$'
 expect_code 2 $KSP -d "$O" party status --for 9
@@ -207,14 +209,22 @@ EOF
 chmod +x "$W/fake-sendmail"
 mkdir "$W/sent"
 expect_code 0 env GNUPGHOME="$W/h1" $KSP -d "$W/s1.db" party sign --as "$F1" --force --sendmail "$W/fake-sendmail" --outbox "$W/out1" 2
-expect_eq "$(count_lines "$OUT" '^sent ')" 2 "--force signs p2's two user IDs again, --sendmail sends both"
+expect_eq "$(count_lines "$OUT" '^sent ')" 4 "--force signs p2's two user IDs again, --sendmail sends both and the two messages the first run left unsent"
 expect_eq "$(cat "$W/sent"/*.eml | grep -c '^To: p2b\?@example.org$')" 2 "the mailer got both messages"
 [ "$(cd "$W/out1" && md5sum * | md5sum)" != "$sums" ] && _test_pass "--force rewrote the outbox" || _test_fail "--force rewrote the outbox"
 expect_eq "$(sig_lines "$W/h1")" "$before_sigs" "p1's home still has no new signature"
 printf '#!/bin/sh\nexit 3\n' > "$W/failing-sendmail"
 chmod +x "$W/failing-sendmail"
 expect_code 1 env GNUPGHOME="$W/h1" $KSP -d "$W/s1.db" party sign --as "$F1" --force --sendmail "$W/failing-sendmail" --outbox "$W/out1" 3
-expect_match "$ERR" "failed \(status 3\); not sent"
+expect_match "$ERR" "the mailer exited with status 3; not sent, run .ksp party send. to send it again"
+# the ledger: the failed message is sent again by 'party send', signed once
+expect_eq "$(sqlite3 "$W/s1.db" "SELECT state || ' ' || mailer_status FROM deliveries d JOIN signed s ON s.id = d.signed_id JOIN keys k ON k.id = s.key_id WHERE k.fpr = '$F3'")" "failed 3" "the ledger records the failure and the mailer's status"
+rows=$(sqlite3 "$W/s1.db" "SELECT count(*), max(time) FROM signed")
+expect_code 0 $KSP -d "$W/s1.db" party send --sendmail "$W/fake-sendmail"
+expect_eq "$(count_lines "$OUT" '^sent ')" 1 "party send: the one message the mailer failed on"
+expect_eq "$(sqlite3 "$W/s1.db" "SELECT count(*), max(time) FROM signed")" "$rows" "party send signs nothing"
+expect_code 0 $KSP -d "$W/s1.db" party send --sendmail "$W/failing-sendmail"
+expect_eq "$(count_lines "$OUT" '^sent ')" 0 "party send again: nothing due"
 
 # all or nothing: when one outbox file cannot be written (a directory in
 # its place is refused before anything is placed, issue 21), the run
@@ -246,7 +256,7 @@ expect_code 0 $KSP -d "$K" party add "$fx/party/p1-public.asc" "$fx/party/p2-pub
 expect_code 0 $KSP -d "$K" party add --allow-no-email "$fx/heidi-noemail.asc"
 expect_code 0 $KSP -d "$K" party close
 cp "$K" "$W/skip2.db"
-expect_code 1 env GNUPGHOME="$W/h1" $KSP -d "$K" party sign --as "$F1" --all-checked --outbox "$W/outs"
+expect_code 0 env GNUPGHOME="$W/h1" $KSP -d "$K" party sign --as "$F1" --all-checked --outbox "$W/outs"
 cp "$OUT" "$W/skip.out"
 expect_match "$W/skip.out" '^     skipped  Ivan NoEnc INSECURE <ivan@example.org>$'
 expect_match "$W/skip.out" '^              skipped: no encryption subkey; never sent unencrypted$'
@@ -265,6 +275,11 @@ expect_eq "$(ls "$W/outs" | wc -l)" 10 "5 messages in the outbox (.eml + .asc)"
 expect_eq "$(sqlite3 "$K" 'SELECT count(*) FROM signed')" 5 "5 signatures recorded"
 expect_code 0 $KSP -d "$K" party status
 if grep -q $'\x1b' "$OUT"; then _test_fail "raw escape in status"; else _test_pass "UIDs escaped in status"; fi
+# ivan's key has no encryption subkey: its own mark, out of the totals and reminders
+expect_match "$OUT" '^   #1    -   w   w   x   w '
+expect_match "$OUT" '^     \(no encryption subkey: certifications cannot be sent to it; not counted\)$'
+expect_code 0 $KSP -d "$K" party status --missing --for 2
+if grep -q 'Ivan' "$OUT"; then _test_fail "no reminder for a key nothing can be sent to"; else _test_pass "no reminder for a key nothing can be sent to"; fi
 
 # refusals: not on the list, short key IDs, a number not on the list, a changed key
 expect_code 1 env GNUPGHOME="$W/h1" $KSP -d "$W/skip2.db" party sign --as "$F1" --outbox "$W/outs2" "$FALICE" 9
@@ -283,7 +298,7 @@ expect_match "$ERR" "h1: no key $F3 in this GnuPG home"
 mkhome hpub "$fx/party/p3-public.asc"
 expect_code 2 env GNUPGHOME="$W/hpub" $KSP -d "$W/skip2.db" party sign --as "$F3" --outbox "$W/outs2" 2
 expect_match "$ERR" "hpub: the secret key of $F3 is not in private-keys-v1.d"
-expect_code 1 env GNUPGHOME="$W/h1" $KSP -d "$W/skip2.db" --json party sign --as "$F1" --outbox "$W/outs3" 3
+expect_code 0 env GNUPGHOME="$W/h1" $KSP -d "$W/skip2.db" --json party sign --as "$F1" --outbox "$W/outs3" 3
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -225,7 +225,7 @@ static void add_fpr_groups(struct strbuf *sb, const char *fpr)
 
 /* The canonical list: only store values, fixed formats, UTF-8, LF line
  * ends, user IDs escaped for a terminal.  Same store -> same bytes. */
-static int list_text(struct ksp_party *party, int version, struct strbuf *sb)
+int ksp_party_list_text(struct ksp_party *party, int version, struct strbuf *sb)
 {
 	struct ksp_participant_iter *it = NULL;
 	struct ksp_participant *p;
@@ -330,7 +330,7 @@ KSP_EXPORT int ksp_party_close(struct ksp_party *party, int *ret_version)
 		return r;
 	version = party->list_version + 1;
 	strbuf_init(&sb);
-	r = list_text(party, version, &sb);
+	r = ksp_party_list_text(party, version, &sb);
 	if (r < 0)
 		goto fail;
 	digest_hex(GCRY_MD_SHA256, sb.buf, sb.len, sha);

@@ -659,7 +659,7 @@ static int export_mem(struct ksp_ctx *ctx, gpgme_ctx_t g, const char **patterns,
 	return *ret ? 0 : -ENOMEM;
 }
 
-static int add_data(struct ksp_party *party, const void *data, size_t len, const char *source,
+int ksp_party_add_data(struct ksp_party *party, const void *data, size_t len, const char *source,
 		    unsigned int flags, void (*cb)(void *, const struct ksp_key_check *), void *cb_data)
 {
 	struct add_state a = { .party = party, .ctx = party->ctx, .flags = flags, .cb = cb,
@@ -829,7 +829,7 @@ KSP_EXPORT int ksp_party_add(struct ksp_party *party, const void *data, size_t l
 	r = ksp_store_begin(party->store);
 	if (r < 0)
 		return r;
-	n = add_data(party, data, len, source, flags, cb, cb_data);
+	n = ksp_party_add_data(party, data, len, source, flags, cb, cb_data);
 	if (n < 0) {
 		ksp_store_rollback(party->store);
 		return n;

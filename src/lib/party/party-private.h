@@ -20,3 +20,9 @@ int ksp_party_event(struct ksp_party *party, const char *what, const char *detai
 int ksp_party_require_open(struct ksp_party *party);
 /* "rsa3072", "ed25519", ... into buf */
 void ksp_algo_name(int algo, int bits, const char *curve, char *buf, size_t size);
+struct strbuf;
+/* The canonical list text of the current participants as @version. */
+int ksp_party_list_text(struct ksp_party *party, int version, struct strbuf *sb);
+/* ksp_party_add() inside the caller's transaction, without the open check. */
+int ksp_party_add_data(struct ksp_party *party, const void *data, size_t len, const char *source,
+		       unsigned int flags, void (*cb)(void *, const struct ksp_key_check *), void *cb_data);

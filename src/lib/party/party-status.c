@@ -23,6 +23,7 @@ struct st_part {
 	struct st_uid *uids;
 	size_t n_uids;
 	size_t base; /* index of the first user ID among all */
+	bool noenc;  /* no usable encryption subkey when added: nothing can be sent to it */
 };
 
 struct cell {
@@ -87,7 +88,9 @@ static int load_participants(struct ksp_party *party, struct ksp_party_status *s
 	sqlite3_stmt *ps = NULL, *us = NULL;
 	int rc, r = 0;
 
-	rc = sqlite3_prepare_v2(db, "SELECT p.ord, k.fpr, k.id FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
+	rc = sqlite3_prepare_v2(db, "SELECT p.ord, k.fpr, k.id, "
+				    "instr(',' || coalesce(p.warnings, '') || ',', ',no-encryption-subkey,') > 0 "
+				    "FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
 				-1, &ps, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(db,
@@ -109,6 +112,7 @@ static int load_participants(struct ksp_party *party, struct ksp_party_status *s
 		p->number = sqlite3_column_int(ps, 0);
 		snprintf(p->fpr, sizeof(p->fpr), "%s", (const char *)sqlite3_column_text(ps, 1));
 		p->key_id = sqlite3_column_int64(ps, 2);
+		p->noenc = sqlite3_column_int(ps, 3) != 0;
 		p->base = st->n_uids;
 		sqlite3_reset(us);
 		sqlite3_bind_int64(us, 1, p->key_id);
@@ -251,7 +255,8 @@ KSP_EXPORT int ksp_party_status_new(struct ksp_party *party, int64_t at, struct 
 			}
 
 	/* what this store's user signed with 'party sign' and sent */
-	rc = sqlite3_prepare_v2(db, "SELECT signer_fpr, key_id, uid FROM signed", -1, &cs, NULL);
+	rc = sqlite3_prepare_v2(db, "SELECT s.signer_fpr, s.key_id, s.uid, coalesce(d.state, 'unknown') IN ('written', 'failed') "
+				    "FROM signed s LEFT JOIN deliveries d ON d.signed_id = s.id", -1, &cs, NULL);
 	if (rc != SQLITE_OK) {
 		r = ksp_errno_from_sqlite(party->ctx, db, rc, "status");
 		goto fail;
@@ -270,7 +275,7 @@ KSP_EXPORT int ksp_party_status_new(struct ksp_party *party, int64_t at, struct 
 				struct cell *c = cell_at(st, signer, j, u);
 				if (st->p[j].uids[u].len == n && (n == 0 || memcmp(st->p[j].uids[u].data, b, n) == 0) &&
 				    c->state == KSP_CERT_MISSING)
-					c->state = KSP_CERT_SENT;
+					c->state = sqlite3_column_int(cs, 3) ? KSP_CERT_UNSENT : KSP_CERT_SENT;
 			}
 		}
 	}
@@ -278,13 +283,18 @@ KSP_EXPORT int ksp_party_status_new(struct ksp_party *party, int64_t at, struct 
 		r = ksp_errno_from_sqlite(party->ctx, db, rc, "status");
 		goto fail;
 	}
+	/* a key nothing can be sent to: out of the totals, unless done anyway */
 	for (size_t i = 0; i < st->n; i++)
 		for (size_t j = 0; j < st->n; j++) {
 			if (i == j)
 				continue;
-			st->total += st->p[j].n_uids;
-			for (size_t u = 0; u < st->p[j].n_uids; u++)
-				st->done += cell_at(st, i, j, u)->state == KSP_CERT_DONE;
+			for (size_t u = 0; u < st->p[j].n_uids; u++) {
+				struct cell *c = cell_at(st, i, j, u);
+				if (st->p[j].noenc && c->state == KSP_CERT_MISSING)
+					c->state = KSP_CERT_UNDELIVERABLE;
+				st->total += c->state != KSP_CERT_UNDELIVERABLE;
+				st->done += c->state == KSP_CERT_DONE;
+			}
 		}
 	sqlite3_finalize(cs);
 	free(fx);
@@ -341,7 +351,7 @@ KSP_EXPORT int ksp_party_status_get_cert(const struct ksp_party_status *st, size
 
 KSP_EXPORT int ksp_party_status_get_pair(const struct ksp_party_status *st, size_t signer, size_t target)
 {
-	size_t d = 0, s = 0, n;
+	size_t d = 0, s = 0, w = 0, n;
 
 	if (st == NULL || signer >= st->n || target >= st->n)
 		return -EINVAL;
@@ -352,11 +362,16 @@ KSP_EXPORT int ksp_party_status_get_pair(const struct ksp_party_status *st, size
 		int c = cell_at(st, signer, target, u)->state;
 		d += c == KSP_CERT_DONE;
 		s += c == KSP_CERT_SENT;
+		w += c == KSP_CERT_UNSENT;
 	}
 	if (d == n)
 		return KSP_CERT_DONE;
 	if (d + s == n)
 		return KSP_CERT_SENT;
+	if (d + s + w == n)
+		return KSP_CERT_UNSENT;
+	if (st->p[target].noenc && d + s + w == 0)
+		return KSP_CERT_UNDELIVERABLE;
 	if (d > 0)
 		return KSP_CERT_PARTIAL;
 	return KSP_CERT_MISSING;
@@ -370,4 +385,9 @@ KSP_EXPORT uint64_t ksp_party_status_get_done(const struct ksp_party_status *st)
 KSP_EXPORT uint64_t ksp_party_status_get_total(const struct ksp_party_status *st)
 {
 	return st ? st->total : 0;
+}
+
+KSP_EXPORT bool ksp_party_status_is_deliverable(const struct ksp_party_status *st, size_t i)
+{
+	return st && i < st->n && !st->p[i].noenc;
 }

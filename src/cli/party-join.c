@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* ksp party join LIST KEYRING: a participant's own store of the party. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cli/party.h"
+#include "shared/util.h"
+
+static int run(struct ksp_cli *cli, int argc, char *argv[]);
+
+const struct ksp_cmd ksp_cmd_party_join = {
+	.name = "join",
+	.run = run,
+	.usage = "LISTFILE KEYRING [--sha256 HEX]",
+	.help = "make your own store of a party from its list file and keyring",
+	.details = "The list file is the one the organizer announced ('party close -o'), the\n"
+		   "keyring the published party keyring ('party export').  The keys must give\n"
+		   "exactly the list: nothing is stored otherwise.  A newer list version\n"
+		   "(latecomers) is joined the same way; the older one stays on record.\n"
+		   "Options:\n"
+		   "  --sha256 HEX   the list's SHA-256 as announced: refuse any other file\n",
+	.group = KSP_GROUP_PARTICIPANT,
+};
+
+/* A store this command created and could not fill: no empty file left. */
+static void remove_new_store(const char *path)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm", "-journal", "-wot" };
+	char buf[4096];
+
+	for (size_t i = 0; i < ARRAY_SIZE(sfx); i++) {
+		if ((size_t)snprintf(buf, sizeof(buf), "%s%s", path, sfx[i]) < sizeof(buf))
+			(void)unlink(buf);
+	}
+}
+
+static int run(struct ksp_cli *cli, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "sha256", required_argument, NULL, 's' },
+		{},
+	};
+	const char *want = NULL;
+	struct ksp_store *store = NULL;
+	struct ksp_party *party = NULL;
+	uint8_t *list = NULL, *ring = NULL;
+	size_t list_len = 0, ring_len = 0;
+	char *sha = NULL, *e_list = NULL, *e_path = NULL;
+	struct stat stbuf;
+	bool fresh;
+	int c, r, version = 0, status;
+
+	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
+		switch (c) {
+		case 's': want = optarg; break;
+		default:
+			return cli_usage_error(cli, &ksp_cmd_party_join, "party join", "bad option");
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage_error(cli, &ksp_cmd_party_join, "party join",
+				       "give the list file and the party keyring");
+	const char *list_path = argv[optind], *ring_path = argv[optind + 1];
+	e_list = cli_escape(list_path, strlen(list_path), cli->json ? KSP_ESCAPE_JSON : KSP_ESCAPE_TERMINAL);
+	e_path = cli_escape(cli->db_path, strlen(cli->db_path), cli->json ? KSP_ESCAPE_JSON : KSP_ESCAPE_TERMINAL);
+	if (e_list == NULL || e_path == NULL) {
+		status = cli_output_fail(cli, "%s", "nothing was stored, run the command again");
+		goto out;
+	}
+	r = read_file_all(list_path, 64u << 20, &list, &list_len);
+	if (r < 0) {
+		fprintf(stderr, "ksp: %s: cannot read the list file: %s; nothing was stored\n", e_list, strerror(-r));
+		status = KSP_EXIT_ERROR;
+		goto out;
+	}
+	r = read_file_all(ring_path, 1u << 30, &ring, &ring_len);
+	if (r < 0) {
+		char *e = cli_escape(ring_path, strlen(ring_path), KSP_ESCAPE_TERMINAL);
+		fprintf(stderr, "ksp: %s: cannot read the keyring: %s; nothing was stored\n", e ? e : "?",
+			strerror(-r));
+		free(e);
+		status = KSP_EXIT_ERROR;
+		goto out;
+	}
+	fresh = stat(cli->db_path, &stbuf) < 0 && errno == ENOENT;
+	status = cli_open_store(cli, KSP_STORE_READ_WRITE | KSP_STORE_CREATE, &store);
+	if (status)
+		goto out;
+	r = ksp_party_join(store, list, list_len, list_path, ring, ring_len, ring_path, want, &party, &version);
+	if (r < 0) {
+		status = cli_fail(cli, r, "%s: cannot join", list_path);
+		ksp_store_unref(store);
+		store = NULL;
+		if (fresh)
+			remove_new_store(cli->db_path);
+		goto out;
+	}
+	if (ksp_party_get_digests(party, version, NULL, &sha, NULL) < 0) {
+		status = cli_fail(cli, -EIO, "%s: cannot read the list digest", cli->db_path);
+		goto out;
+	}
+	if (cli->json) {
+		printf("{\"format_version\":1,\"store\":\"%s\",\"list\":\"%s\",\"list_version\":%d,"
+		       "\"sha256\":\"%s\",\"new\":%s,\"sha256_checked\":%s}\n",
+		       e_path, e_list, version, sha, r == 0 ? "true" : "false", want ? "true" : "false");
+	} else {
+		const char *name = ksp_party_get_name(party);
+		char *e_name = cli_escape(name, strlen(name), KSP_ESCAPE_TERMINAL);
+		printf("%s: SHA-256 %s%s\n", e_list, sha, want ? " (as announced)" : "");
+		if (r == 0)
+			printf("Joined %s (%s), list version %d, in %s.\n", e_name ? e_name : "?",
+			       ksp_party_get_date(party), version, e_path);
+		else
+			printf("%s already holds list version %d of %s; nothing changed.\n", e_path, version,
+			       e_name ? e_name : "?");
+		if (!want)
+			printf("Compare the SHA-256 with the one read out at the party before you sign.\n");
+		free(e_name);
+	}
+	status = KSP_EXIT_OK;
+out:
+	free(sha);
+	free(e_list);
+	free(e_path);
+	free(list);
+	free(ring);
+	ksp_party_unref(party);
+	ksp_store_unref(store);
+	return status;
+}

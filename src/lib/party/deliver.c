@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The delivery ledger (store/schema-4.sql): each message 'party sign' wrote, and
+ * whether a mailer took it.  ksp_party_send() hands what is written or
+ * failed to the mailer, one message at a time, and records each outcome
+ * in its own transaction as soon as the mailer has exited, so that an
+ * interruption loses at most the outcome of the message being sent.  It
+ * never signs anything: what was certified stays certified once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <sqlite3.h>
+
+#include "lib/libksp-private.h"
+#include "lib/party/party-private.h"
+#include "shared/util.h"
+
+struct ksp_delivery {
+	int64_t id;
+	char signer[65];
+	char fpr[65];
+	int number;
+	char *uid;
+	size_t uid_len;
+	char *file;
+	int state;
+	int attempts;
+	int mailer_status;
+	char message[256];
+};
+
+static int state_of(const char *s)
+{
+	if (s == NULL || strcmp(s, "written") == 0)
+		return KSP_DELIVERY_WRITTEN;
+	if (strcmp(s, "sent") == 0)
+		return KSP_DELIVERY_SENT;
+	if (strcmp(s, "failed") == 0)
+		return KSP_DELIVERY_FAILED;
+	return KSP_DELIVERY_UNKNOWN;
+}
+
+KSP_EXPORT const char *ksp_delivery_state_name(int state)
+{
+	switch (state) {
+	case KSP_DELIVERY_WRITTEN: return "written";
+	case KSP_DELIVERY_SENT: return "sent";
+	case KSP_DELIVERY_FAILED: return "failed";
+	case KSP_DELIVERY_UNKNOWN: return "unknown";
+	default: return NULL;
+	}
+}
+
+/* Run @mailer (sh -c) with @file on its standard input; its standard
+ * output goes to standard error.  Returns its exit status (128+N for
+ * signal N), or -errno when it could not run (message in @why). */
+static int run_mailer(const char *mailer, const char *file, char *why, size_t whylen)
+{
+	int fd, st, err;
+	pid_t pid;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		snprintf(why, whylen, "cannot read the message: %s", strerror(err));
+		return -err;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err = errno;
+		close(fd);
+		snprintf(why, whylen, "cannot run the mailer: %s", strerror(err));
+		return -err;
+	}
+	if (pid == 0) {
+		/* the child: only async-signal-safe calls */
+		if (dup2(fd, 0) < 0 || dup2(2, 1) < 0)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", mailer, (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			err = errno;
+			snprintf(why, whylen, "lost the mailer: %s", strerror(err));
+			return -err;
+		}
+	}
+	if (WIFSIGNALED(st)) {
+		snprintf(why, whylen, "the mailer was killed by signal %d", WTERMSIG(st));
+		return 128 + WTERMSIG(st);
+	}
+	if (WEXITSTATUS(st) != 0)
+		snprintf(why, whylen, "the mailer exited with status %d", WEXITSTATUS(st));
+	return WEXITSTATUS(st);
+}
+
+static int record(struct ksp_party *party, struct ksp_delivery *d, const char *mailer, const char *detail)
+{
+	sqlite3 *db = ksp_store_db(party->store);
+	sqlite3_stmt *st;
+	int r, rc;
+
+	r = ksp_store_begin(party->store);
+	if (r < 0)
+		return r;
+	rc = sqlite3_prepare_v2(db, "UPDATE deliveries SET state = ?2, attempts = attempts + 1, last_attempt = ?3, "
+				    "mailer = ?4, mailer_status = ?5, detail = ?6 WHERE id = ?1", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, d->id);
+		sqlite3_bind_text(st, 2, ksp_delivery_state_name(d->state), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
+		sqlite3_bind_text(st, 4, mailer, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 5, d->mailer_status);
+		if (detail)
+			sqlite3_bind_text(st, 6, detail, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	if (rc != SQLITE_DONE) {
+		r = ksp_errno_from_sqlite(party->ctx, db, rc, "record delivery");
+		ksp_store_rollback(party->store);
+		return r;
+	}
+	return ksp_store_commit(party->store);
+}
+
+static void delivery_clear(struct ksp_delivery *d)
+{
+	free(d->uid);
+	free(d->file);
+}
+
+KSP_EXPORT int ksp_party_send(struct ksp_party *party, const char *signer_fpr, const char *mailer,
+			      unsigned int flags,
+			      void (*cb)(void *cb_data, const struct ksp_delivery *d), void *cb_data)
+{
+	struct ksp_delivery *v = NULL;
+	sqlite3 *db;
+	sqlite3_stmt *st = NULL;
+	char signer[65] = "";
+	size_t n = 0;
+	int r = 0, rc, pending = 0;
+
+	if (party == NULL || (mailer == NULL && !(flags & KSP_SEND_DRY_RUN)))
+		return -EINVAL;
+	ksp_clear_error(party->ctx);
+	if (signer_fpr && fpr_normalize(signer_fpr, signer) < 0) {
+		ksp_set_error(party->ctx, "'%s' is not a full fingerprint (40 or 64 hex digits)", signer_fpr);
+		return -EINVAL;
+	}
+	db = ksp_store_db(party->store);
+	/* read the ledger first: no statement open while the mailer runs */
+	rc = sqlite3_prepare_v2(db,
+		"SELECT d.id, s.signer_fpr, k.fpr, coalesce(p.ord, 0), s.uid, d.message_file, d.state, d.attempts, "
+		"coalesce(d.mailer_status, 0) FROM deliveries d JOIN signed s ON s.id = d.signed_id "
+		"JOIN keys k ON k.id = s.key_id LEFT JOIN participants p ON p.key_id = k.id "
+		"WHERE (?1 IS NULL OR s.signer_fpr = ?1) ORDER BY d.id", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(party->ctx, db, rc, "deliveries");
+	if (signer[0])
+		sqlite3_bind_text(st, 1, signer, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct ksp_delivery *nv = realloc(v, (n + 1) * sizeof(*nv)), *d;
+		if (nv == NULL) {
+			r = -ENOMEM;
+			break;
+		}
+		v = nv;
+		d = &v[n++];
+		memset(d, 0, sizeof(*d));
+		d->id = sqlite3_column_int64(st, 0);
+		snprintf(d->signer, sizeof(d->signer), "%s", (const char *)sqlite3_column_text(st, 1));
+		snprintf(d->fpr, sizeof(d->fpr), "%s", (const char *)sqlite3_column_text(st, 2));
+		d->number = sqlite3_column_int(st, 3);
+		d->uid_len = (size_t)sqlite3_column_bytes(st, 4);
+		d->uid = malloc(d->uid_len + 1);
+		d->file = strdup(sqlite3_column_text(st, 5) ? (const char *)sqlite3_column_text(st, 5) : "");
+		if (d->uid == NULL || d->file == NULL) {
+			r = -ENOMEM;
+			break;
+		}
+		if (d->uid_len)
+			memcpy(d->uid, sqlite3_column_blob(st, 4), d->uid_len);
+		d->uid[d->uid_len] = '\0';
+		d->state = state_of((const char *)sqlite3_column_text(st, 6));
+		d->attempts = sqlite3_column_int(st, 7);
+		d->mailer_status = sqlite3_column_int(st, 8);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = ksp_errno_from_sqlite(party->ctx, db, rc, "deliveries");
+	sqlite3_finalize(st);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		struct ksp_delivery *d = &v[i];
+		bool due = d->state == KSP_DELIVERY_WRITTEN || d->state == KSP_DELIVERY_FAILED;
+
+		if (due && !(flags & KSP_SEND_DRY_RUN)) {
+			int s = run_mailer(mailer, d->file, d->message, sizeof(d->message));
+			d->mailer_status = s < 0 ? -1 : s;
+			d->state = s == 0 ? KSP_DELIVERY_SENT : KSP_DELIVERY_FAILED;
+			if (s == 0)
+				snprintf(d->message, sizeof(d->message), "handed to the mailer");
+			r = record(party, d, mailer, s == 0 ? NULL : d->message);
+			if (r < 0) {
+				if (!ksp_get_error(party->ctx))
+					ksp_set_error(party->ctx, "%s: cannot record the delivery of %s: %s; "
+						      "it may be sent again by the next 'party send'",
+						      ksp_store_get_path(party->store), d->file, strerror(-r));
+				goto out;
+			}
+			d->attempts++;
+		} else if (d->message[0] == '\0') {
+			snprintf(d->message, sizeof(d->message), "%s",
+				 d->state == KSP_DELIVERY_SENT ? "sent before" :
+				 d->state == KSP_DELIVERY_UNKNOWN ? "signed before the delivery ledger: not known "
+				 "whether it was mailed; not sent again" :
+				 d->state == KSP_DELIVERY_FAILED ? "the mailer failed; not sent yet" : "not sent yet");
+		}
+		if (d->state == KSP_DELIVERY_WRITTEN || d->state == KSP_DELIVERY_FAILED)
+			pending++;
+		if (cb && (due || (flags & KSP_SEND_ALL_RESULTS)))
+			cb(cb_data, d);
+	}
+	r = pending;
+out:
+	for (size_t i = 0; i < n; i++)
+		delivery_clear(&v[i]);
+	free(v);
+	return r;
+}
+
+KSP_EXPORT int ksp_delivery_get_state(const struct ksp_delivery *d)
+{
+	return d ? d->state : -EINVAL;
+}
+
+KSP_EXPORT const char *ksp_delivery_get_signer(const struct ksp_delivery *d)
+{
+	return d ? d->signer : NULL;
+}
+
+KSP_EXPORT const char *ksp_delivery_get_fingerprint(const struct ksp_delivery *d)
+{
+	return d ? d->fpr : NULL;
+}
+
+KSP_EXPORT int ksp_delivery_get_number(const struct ksp_delivery *d)
+{
+	return d ? d->number : 0;
+}
+
+KSP_EXPORT const char *ksp_delivery_get_uid(const struct ksp_delivery *d, size_t *len)
+{
+	if (d == NULL)
+		return NULL;
+	if (len)
+		*len = d->uid_len;
+	return d->uid;
+}
+
+KSP_EXPORT const char *ksp_delivery_get_file(const struct ksp_delivery *d)
+{
+	return d ? d->file : NULL;
+}
+
+KSP_EXPORT int ksp_delivery_get_attempts(const struct ksp_delivery *d)
+{
+	return d ? d->attempts : 0;
+}
+
+KSP_EXPORT int ksp_delivery_get_mailer_status(const struct ksp_delivery *d)
+{
+	return d ? d->mailer_status : 0;
+}
+
+KSP_EXPORT const char *ksp_delivery_get_message(const struct ksp_delivery *d)
+{
+	return d ? d->message : NULL;
+}
