@@ -52,7 +52,7 @@ static const struct ksp_cmd cmd_stats = {
 static const struct ksp_cmd cmd_key = {
 	.name = "key",
 	.run = run_key,
-	.usage = "[--at DATE] [--no-sha1 | --structural] [--keyring FILE]... FPR [--json]",
+	.usage = "[--at DATE] [--no-sha1] [--allow-md5] [--structural] [--keyring FILE]... FPR [--json]",
 	.help = "one key: degrees, strong set, MSD rank, distance to the strong set",
 	.details = "Options: as for 'ksp wot stats'.\n",
 	.group = KSP_GROUP_ADMIN,
@@ -61,7 +61,7 @@ static const struct ksp_cmd cmd_key = {
 static const struct ksp_cmd cmd_path = {
 	.name = "path",
 	.run = run_path,
-	.usage = "[--at DATE] [--no-sha1 | --structural] [--all] FROM TO [--json]",
+	.usage = "[--at DATE] [--no-sha1] [--allow-md5] [--structural] [--all] FROM TO [--json]",
 	.help = "shortest certification path(s) from one key to another",
 	.details = "FROM and TO are full fingerprints. Each hop shows the signer, the signee,\n"
 		   "the user ID certified and the date of the newest certification. Exit\n"

@@ -69,7 +69,8 @@ enum {
 
 #define CLI_TRUST_USAGE                                                                     \
 	"[--policy FILE] [--core FILE | --core-fpr FPR... | --core-party] [--max-depth L]\n" \
-	"       [--min-paths K] [--per-uid] [--no-sha1] [--min-key-bits N] [--max-cert-age A]\n" \
+	"       [--min-paths K] [--per-uid] [--sha1 RULE | --no-sha1] [--allow-md5]\n"          \
+	"       [--min-key-bits N] [--max-cert-age A]\n" \
 	"       [--at DATE]"
 
 #define CLI_TRUST_HELP                                                                       \
