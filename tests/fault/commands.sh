@@ -8,7 +8,6 @@
 #                             run SHELL, where `ksp ARGS` is the normal ksp
 #                             on this store; $FX is tests/keyrings, $SK is
 #                             tests/data
-#                             ../shared/keyrings
 #   cmdfail NAME SETUP ARGS...
 #                             a command that must fail: every run, with or
 #                             without a failure injected, exits 2 with one
