@@ -19,6 +19,8 @@
  * transaction over shared state; split, that state would cross files.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -268,6 +270,7 @@ static int encrypt_to(struct signer *s, gpgme_key_t key, const char *plain, size
  * the others just before the commit. */
 static int stage_file(struct signer *s, const char *path, const void *data, size_t len)
 {
+	sigset_t block, saved;
 	int r;
 
 	if (s->n_staged == s->cap_staged) {
@@ -282,13 +285,23 @@ static int stage_file(struct signer *s, const char *path, const void *data, size
 		s->staged_slot = slots;
 		s->cap_staged = cap;
 	}
+	/* the temporary file exists from its creation on: the signals that
+	 * ksp_cleanup_after_signal() serves wait until it is registered (a
+	 * SIGTERM during the write left it behind) */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &saved);
 	r = staged_file_write(&s->staged[s->n_staged], path, 0600, data, len);
+	if (r >= 0)
+		s->staged_slot[s->n_staged] = ksp_cleanup_add(s->ctx, KSP_CLEANUP_FILE, s->staged[s->n_staged].tmp);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (r < 0) {
 		ksp_set_error(s->ctx, "%s: cannot write: %s; nothing was signed, check the outbox directory and run again",
 			      path, output_strerror(r));
 		return r;
 	}
-	s->staged_slot[s->n_staged] = ksp_cleanup_add(s->ctx, KSP_CLEANUP_FILE, s->staged[s->n_staged].tmp);
 	s->n_staged++;
 	return 0;
 }
