@@ -41,6 +41,7 @@ struct pdf {
 	double pw, ph, x0, x1, top, bottom;
 	int pages;
 	unsigned long missing_glyphs; /* characters no font has, in all texts */
+	int failed; /* -ENOMEM when a text could not be prepared: the PDF fails */
 };
 
 static cairo_status_t write_cb(void *closure, const unsigned char *data, unsigned int len)
@@ -90,6 +91,9 @@ static PangoLayout *mk(struct pdf *p, const PangoFontDescription *fd, const char
 {
 	PangoLayout *l = pango_layout_new(p->pc);
 	char *capped = cap_marks(text);
+
+	if (capped == NULL)
+		p->failed = -ENOMEM; /* never a PDF with "?" in place of a text */
 
 	pango_layout_set_font_description(l, fd);
 	pango_layout_set_auto_dir(l, FALSE); /* RTL user IDs stay left-aligned */
@@ -899,6 +903,8 @@ int rd_pdf_render(const struct rd_doc *doc, struct strbuf *out)
 		}
 		r = doc->kind == KSP_RENDER_SHEET ? sheet(&p) : slips(&p);
 	}
+	if (r >= 0 && p.failed < 0)
+		r = p.failed;
 	if (r >= 0 && p.missing_glyphs > 0 && (doc->flags & KSP_RENDER_STRICT_FONTS)) {
 		ksp_set_error(doc->ctx, "%lu character(s) have no glyph in any installed font", p.missing_glyphs);
 		r = -EILSEQ;
