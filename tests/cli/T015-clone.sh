@@ -14,7 +14,7 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
-if ! git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+if [ "$(git -C "$top" rev-parse --show-toplevel 2>/dev/null)" != "$top" ]; then
 	# check-asan runs the tests in a copy made with tar, which is no clone
 	echo "$name: $top is not a git checkout; clone test skipped" >&2
 	echo "$name: 0 passed, 0 failed"
