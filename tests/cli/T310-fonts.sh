@@ -83,7 +83,8 @@ grep -q "^ksp: warning: .*k.pdf: #2 $fpr2: 3 Kits character(s) of a user ID have
 $KSP party slips -o "$w/ks.pdf" >"$w/out" 2>"$w/err"
 grep -q "#2 $fpr2: 3 Kits" "$w/err" && ok || bad "slips warn too: $(cat "$w/err")"
 $KSP -q party sheet -o "$w/kq.pdf" >"$w/out" 2>"$w/err"
-[ ! -s "$w/err" ] && ok || bad "-q: no warning: $(cat "$w/err")"
+# (LeakSanitizer may add its summary of suppressed fontconfig leaks)
+! grep -q 'no font' "$w/err" && ok || bad "-q: no warning: $(cat "$w/err")"
 $KSP party sheet --strict -o "$w/k2.pdf" >"$w/out" 2>"$w/err"
 [ $? = 2 ] && ok || bad "--strict: exit 2"
 [ ! -e "$w/k2.pdf" ] && ok || bad "--strict: nothing written"
