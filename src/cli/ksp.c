@@ -621,16 +621,13 @@ static int ksp_main(struct ksp_cli *cli_, int argc, char *argv[])
 static char last_error[1024];
 static size_t line_len;
 static char line_buf[1024];
-static bool line_overflow;
 
 void cli_stderr_seen(const char *buf, size_t size)
 {
 	for (size_t i = 0; i < size; i++) {
 		if (buf[i] != '\n') {
-			if (line_len + 1 < sizeof(line_buf))
+			if (line_len + 1 < sizeof(line_buf)) /* a longer line is cut */
 				line_buf[line_len++] = buf[i];
-			else
-				line_overflow = true;
 			continue;
 		}
 		line_buf[line_len] = '\0';
@@ -639,7 +636,6 @@ void cli_stderr_seen(const char *buf, size_t size)
 		    strncmp(line_buf + 5, "debug: ", 7) != 0)
 			memcpy(last_error, line_buf + 5, line_len - 5 + 1);
 		line_len = 0;
-		line_overflow = false;
 	}
 }
 
