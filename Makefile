@@ -174,7 +174,7 @@ check-asan: deps
 
 # The brute-force comparisons (hundreds of trust runs of the code T500
 # covers) run in make check only; ASAN_SKIP= runs them under ASan too.
-ASAN_SKIP ?= T505-trust-brute T510-sequoia T520-gnupg-model T710-reliability2
+ASAN_SKIP ?= T505-trust-brute T510-sequoia T520-gnupg-model
 # Under valgrind (about 0.9 s a ksp start with its 53 libraries): the unit
 # tests and the analysis core's scripts; party, sheets, signing, graphs and
 # T700 run under ASan + UBSan (check-asan) and the fault sweep.
