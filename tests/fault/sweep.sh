@@ -62,8 +62,11 @@ unset KSP_DB KSP_LOG KSP_FAULT_N KSP_FAULT_KIND KSP_FAULT_REPORT
 # two shells); the results are moved into $W at the end
 mkdir -p "$W" || exit 2
 WW=$(mktemp -d "$W/sweep.XXXXXX") || exit 2
-trap 'rm -rf "$WW"' EXIT
-trap 'rm -rf "$WW"; exit 130' INT TERM
+# GnuPG homes for the setups: short paths (gpg-agent's socket)
+SHORT_TMP=$(mktemp -d /tmp/ksp-sweep.XXXXXX) || exit 2
+export SHORT_TMP
+trap 'rm -rf "$WW" "$SHORT_TMP"' EXIT
+trap 'rm -rf "$WW" "$SHORT_TMP"; exit 130' INT TERM
 mkdir -p "$WW/setup" "$WW/run" "$WW/ref" || exit 2
 RESULTS=$WW/fault.tsv
 LOG=$WW/failures.log
