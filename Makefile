@@ -50,8 +50,9 @@ endif
 SHARED_OBJS := $(patsubst %.c,%.o,$(wildcard src/shared/*.c))
 # the library: the foundation in src/lib/, each subsystem in a folder of its
 # own (src/lib/openpgp/, store/, party/, render/, wot/, trust/, graph/...)
-LIB_SRCS    := $(filter-out src/lib/store/schema.c,$(wildcard src/lib/*.c src/lib/*/*.c))
-LIB_OBJS    := $(patsubst %.c,%.o,$(LIB_SRCS)) src/lib/store/schema.o $(SHARED_OBJS)
+LIB_GEN     := src/lib/store/schema.c src/lib/store/schema-want.c
+LIB_SRCS    := $(filter-out $(LIB_GEN) src/lib/store/schema-rows-gen.c,$(wildcard src/lib/*.c src/lib/*/*.c))
+LIB_OBJS    := $(patsubst %.c,%.o,$(LIB_SRCS) $(LIB_GEN)) $(SHARED_OBJS)
 LIB_OBJS    := $(sort $(LIB_OBJS))
 CLI_OBJS    := $(patsubst %.c,%.o,$(wildcard src/cli/*.c)) $(SHARED_OBJS)
 GPG_OBJS    := $(patsubst %.c,%.o,$(wildcard src/gpg/*.c)) $(SHARED_OBJS)
@@ -96,6 +97,17 @@ src/lib/store/schema.c: src/lib/store/schema.sql src/lib/store/schema-2.sql src/
 	  echo 'const char ksp_schema2_sql[] ='; $(SQL_TO_C) src/lib/store/schema-2.sql; echo ';'; \
 	  echo 'const char ksp_schema3_sql[] ='; $(SQL_TO_C) src/lib/store/schema-3.sql; echo ';'; \
 	  echo 'const char ksp_schema4_sql[] ='; $(SQL_TO_C) src/lib/store/schema-4.sql; echo ';'; } > $@
+
+# ... and the rows SQLite makes of it (schema-rows.h): a store with exactly
+# these is ksp's without building the schema in memory at every open.  The
+# generator is a build tool, not part of the library.
+src/lib/store/schema-rows-gen: src/lib/store/schema-rows-gen.o src/lib/store/schema-rows.o src/lib/store/schema.o \
+			       src/shared/strbuf.o
+	$(call say,CCLD,$@)
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs sqlite3 2>/dev/null)
+src/lib/store/schema-want.c: src/lib/store/schema-rows-gen
+	$(call say,GEN,$@)
+	$(Q)src/lib/store/schema-rows-gen > $@.tmp && mv $@.tmp $@
 
 src/lib/libksp.a: $(LIB_OBJS)
 	$(call say,AR,$@)
@@ -234,7 +246,8 @@ uninstall:
 	@$(ldconfig_step)
 
 clean:
-	rm -f src/*/*.o src/*/*.d src/lib/*/*.o src/lib/*/*.d src/lib/store/schema.c src/lib/libksp.a src/lib/libksp.so* ksp src/cli/ksp.installed \
+	rm -f src/*/*.o src/*/*.d src/lib/*/*.o src/lib/*/*.d src/lib/store/schema.c src/lib/store/schema-want.c \
+	  src/lib/store/schema-rows-gen src/lib/libksp.a src/lib/libksp.so* ksp src/cli/ksp.installed \
 	  ksp-gpg src/gpg/ksp-gpg-shared \
 	  tests/*/*.o tests/*/*.d $(UNIT_TESTS) $(TOOLS)
 	rm -rf build-asan demo-out tests/cli/tmp tests/fault/obj tests/fault/ksp-fault tests/fault/tmp fuzz/obj fuzz/tmp
