@@ -1647,9 +1647,10 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		r = ksp_wsnap_new_query(e.g);
 	if (r < 0)
 		goto out;
-	/* what the hash rules leave out of the graph at the time */
-	for (uint64_t j = 0; j < e.g->m; j++) {
-		const struct ksp_wsnap_edge *ed = &e.g->edges[j];
+	/* what the hash rules leave out of the graph at the time (only
+	 * edges with a weak hash can be: the snapshot lists them) */
+	for (uint64_t k = 0; k < e.g->n_weak; k++) {
+		const struct ksp_wsnap_edge *ed = &e.g->edges[e.g->weak[k]];
 		int w;
 
 		if (ed->flags == 0 || ed->uidx >= e.g->n_uids)

@@ -6,7 +6,9 @@
  *
  * File layout (host byte order, every section 8-byte aligned):
  *   header (64 bytes), nodes[n], uids[n_uids], out_off[n + 1], edges[m],
- *   in_off[n + 1], in_eid[m].
+ *   in_off[n + 1], in_eid[m], weak[n_weak] (the edge numbers of the
+ *   certifications made with a weak hash, in order: what the hash rules
+ *   may leave out, counted by a trust query without reading every edge).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +26,7 @@
 #include "lib/wot/wot-snap.h"
 
 #define SNAP_MAGIC "KSPWOT1\n"
-#define SNAP_VERSION 3u /* 2: key flags (hard revocation); 3: edge flags name the hash (MD5, SHA-1, RIPEMD-160) */
+#define SNAP_VERSION 4u /* 2: key flags (hard revocation); 3: edge flags name the hash (MD5, SHA-1, RIPEMD-160); 4: the weak-hash edge list */
 #define SNAP_ENDIAN 0x01020304u
 
 struct snap_header {
@@ -34,7 +36,7 @@ struct snap_header {
 	uint64_t m;
 	int64_t gen, nonce;
 	uint64_t len;
-	uint64_t reserved;
+	uint64_t n_weak;
 };
 
 _Static_assert(sizeof(struct snap_header) == 64, "header is 64 bytes");
@@ -48,14 +50,14 @@ static size_t align8(size_t x)
 
 /* Section offsets for the sizes; 0 on overflow. */
 struct layout {
-	size_t nodes, uids, out_off, edges, in_off, in_eid, len;
+	size_t nodes, uids, out_off, edges, in_off, in_eid, weak, len;
 };
 
-static int layout_of(uint32_t n, uint32_t n_uids, uint64_t m, struct layout *l)
+static int layout_of(uint32_t n, uint32_t n_uids, uint64_t m, uint64_t n_weak, struct layout *l)
 {
 	uint64_t x = sizeof(struct snap_header);
 
-	if (m > UINT32_MAX || n == UINT32_MAX)
+	if (m > UINT32_MAX || n == UINT32_MAX || n_weak > m)
 		return -E2BIG;
 	l->nodes = (size_t)x;
 	x += (uint64_t)n * sizeof(struct ksp_wsnap_node);
@@ -69,6 +71,8 @@ static int layout_of(uint32_t n, uint32_t n_uids, uint64_t m, struct layout *l)
 	x = align8((size_t)(x + ((uint64_t)n + 1) * 4));
 	l->in_eid = (size_t)x;
 	x = align8((size_t)(x + m * 4));
+	l->weak = (size_t)x;
+	x = align8((size_t)(x + n_weak * 4));
 	if (x > SIZE_MAX / 2)
 		return -E2BIG;
 	l->len = (size_t)x;
@@ -88,7 +92,7 @@ static int attach(struct ksp_wsnap *s, void *mem, size_t len)
 	if (len < sizeof(*h) || memcmp(h->magic, SNAP_MAGIC, 8) != 0 ||
 	    h->endian != SNAP_ENDIAN || h->len != len)
 		return -EBADMSG;
-	if (layout_of(h->n, h->n_uids, h->m, &l) < 0 || l.len != len)
+	if (layout_of(h->n, h->n_uids, h->m, h->n_weak, &l) < 0 || l.len != len)
 		return -EBADMSG;
 	s->n = h->n;
 	s->n_uids = h->n_uids;
@@ -101,6 +105,11 @@ static int attach(struct ksp_wsnap *s, void *mem, size_t len)
 	s->edges = (const void *)(p + l.edges);
 	s->in_off = (const void *)(p + l.in_off);
 	s->in_eid = (const void *)(p + l.in_eid);
+	s->n_weak = h->n_weak;
+	s->weak = (const void *)(p + l.weak);
+	for (uint64_t i = 0; i < s->n_weak; i++)
+		if (s->weak[i] >= s->m || (i > 0 && s->weak[i] <= s->weak[i - 1]))
+			return -EBADMSG;
 	if (s->out_off[0] != 0 || s->in_off[0] != 0 || s->out_off[s->n] != s->m || s->in_off[s->n] != s->m)
 		return -EBADMSG;
 	for (uint32_t i = 0; i < s->n; i++)
@@ -332,7 +341,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	struct ksp_wsnap_edge *tmp = NULL;
 	struct fpr_map fm = { 0 };
 	struct ksp_wsnap *s = NULL;
-	size_t n = 0, cap_n = 0, nu = 0, cap_u = 0, nr = 0, cap_r = 0, nc = 0, cap_c = 0, m = 0;
+	size_t n = 0, cap_n = 0, nu = 0, cap_u = 0, nr = 0, cap_r = 0, nc = 0, cap_c = 0, m = 0, n_weak = 0;
 	struct layout l;
 	uint8_t *mem = NULL;
 	const char *what = "keys";
@@ -494,7 +503,10 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	certs = NULL;
 	free(urows);
 	urows = NULL;
-	r = layout_of((uint32_t)n, (uint32_t)nu, m, &l);
+	for (size_t i = 0; i < m; i++)
+		if (tmp[i].flags & KSP_WSNAP_WEAK)
+			n_weak++;
+	r = layout_of((uint32_t)n, (uint32_t)nu, m, n_weak, &l);
 	if (r < 0)
 		goto out;
 	r = -ENOMEM;
@@ -505,7 +517,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		struct snap_header *h = (struct snap_header *)mem;
 		struct ksp_wsnap_edge *edges = (void *)(mem + l.edges);
 		uint32_t *out_off = (void *)(mem + l.out_off), *in_off = (void *)(mem + l.in_off),
-			 *in_eid = (void *)(mem + l.in_eid), *pos;
+			 *in_eid = (void *)(mem + l.in_eid), *weak = (void *)(mem + l.weak), *pos;
 
 		memcpy(h->magic, SNAP_MAGIC, 8);
 		h->version = SNAP_VERSION;
@@ -516,6 +528,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		h->gen = gen;
 		h->nonce = nonce;
 		h->len = l.len;
+		h->n_weak = n_weak;
 		if (n)
 			memcpy(mem + l.nodes, nodes, n * sizeof(*nodes));
 		if (nu)
@@ -539,6 +552,9 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		for (size_t i = 0; i < m; i++)
 			in_eid[pos[edges[i].v]++] = (uint32_t)i;
 		free(pos);
+		for (size_t i = 0, k = 0; i < m; i++)
+			if (edges[i].flags & KSP_WSNAP_WEAK)
+				weak[k++] = (uint32_t)i;
 	}
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)

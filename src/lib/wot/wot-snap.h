@@ -81,6 +81,8 @@ struct ksp_wsnap {
 	const uint32_t *out_off;          /* n + 1; edges[out_off[u]..out_off[u+1]) are u's */
 	const struct ksp_wsnap_edge *edges;
 	const uint32_t *in_off, *in_eid;  /* n + 1, m: edges into v, by edge number */
+	const uint32_t *weak;             /* n_weak: the edges with a KSP_WSNAP_WEAK flag, by number */
+	uint64_t n_weak;
 	int64_t gen, nonce;
 	/* a query's scratch (thread-aware, not thread-safe, like the store):
 	 * vertex -> node, valid where scratch_stamp[v] == epoch */
