@@ -167,10 +167,11 @@ static int next_key(struct ksp_store *store, sqlite3_stmt *q, const char *fpr, c
 }
 
 /* Does a revocation made at @rtime with @code count for a signature made
- * at @when? */
+ * at @when?  The library's one rule (ksp_revocation_is_soft()), as
+ * verify.c and the trust models apply it. */
 static bool revocation_counts(int code, int64_t rtime, int64_t when)
 {
-	return !((code == 1 || code == 3) && rtime > when);
+	return !(ksp_revocation_is_soft(code) && rtime > when);
 }
 
 /* The newest verified binding of subkey @sk (signing flag, back-signature
