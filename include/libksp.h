@@ -174,6 +174,7 @@ enum ksp_check {
 	KSP_CHECK_NO_ENCRYPTION = 1 << 9,  /* warning only */
 	KSP_CHECK_EXPIRES_SOON = 1 << 10,  /* warning only: within 30 days after the party */
 	KSP_CHECK_INVALID = 1 << 11,       /* unusable for another reason */
+	KSP_CHECK_SAME_ADDRESS = 1 << 12,  /* warning only: an address already on the list with another key */
 };
 
 /**
@@ -695,6 +696,42 @@ int ksp_party_is_absent(struct ksp_party *party, const char *fpr);
 /* true when participant @i was absent: the certifications from and to it
  * that are not done are KSP_CERT_ABSENT, out of the totals and reminders. */
 bool ksp_party_status_is_absent(const struct ksp_party_status *st, size_t i);
+
+/* -- collecting keys at scale: a registration CSV -- */
+struct ksp_csv_row;
+enum ksp_csv_status {
+	KSP_CSV_FOUND = 0,     /* the row's key is in the key files: checked as 'party add' does */
+	KSP_CSV_MISSING = 1,   /* no key with the row's fingerprint in the files (or no fingerprint) */
+	KSP_CSV_BAD = 2,       /* the row cannot be read (not a full fingerprint, bad quoting) */
+	KSP_CSV_DUPLICATE = 3, /* the same fingerprint as an earlier row: counted once */
+};
+/**
+ * ksp_party_add_csv:
+ * Reads a registration CSV (@csv: rows of name, e-mail, fingerprint; a
+ * header row naming the columns "name", "email", "fingerprint" may put
+ * them in any order; '#' lines and blank lines are skipped), finds each
+ * row's key in the @n_key_files buffers @key_data (keyrings or key files,
+ * armored or binary; only the keys rows name are taken), then checks and
+ * adds them as ksp_party_add() does (@flags, @cb), in one transaction.
+ * @row_cb (may be NULL) is called once per row, with the person to ask
+ * when its key is missing.  Returns the number of keys accepted; -ENODATA
+ * (no row's key found), -EPERM (closed), -ENOMEM, and ksp_party_add()'s
+ * errors.  Since: LIBKSP_2. */
+int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_t csv_len, const char *csv_source,
+		      const void *const *key_data, const size_t *key_len, const char *const *key_source,
+		      size_t n_key_files, unsigned int flags,
+		      void (*cb)(void *cb_data, const struct ksp_key_check *check),
+		      void (*row_cb)(void *cb_data, const struct ksp_csv_row *row), void *cb_data);
+size_t ksp_csv_row_get_line(const struct ksp_csv_row *row);
+int ksp_csv_row_get_status(const struct ksp_csv_row *row);
+/* The row's fields as given (hostile: escape before output), or NULL. */
+const char *ksp_csv_row_get_name(const struct ksp_csv_row *row);
+const char *ksp_csv_row_get_email(const struct ksp_csv_row *row);
+/* The normalized fingerprint, NULL when the row has none. */
+const char *ksp_csv_row_get_fingerprint(const struct ksp_csv_row *row);
+/* One line naming the CSV, the line, and whom to ask (may hold the
+ * row's name and address: escape before output). */
+const char *ksp_csv_row_get_message(const struct ksp_csv_row *row);
 
 /* -- the paper round trip: a checklist to tick, read back -- */
 /* The checklist of frozen list version @version (0 = newest), made from

@@ -55,11 +55,72 @@ gg --export "${ids[@]}" >"$W/keys/registered.gpg"
 gg --armor --export "${F[20]}" "${F[21]}" >"$W/keys/p20.asc"
 gg --armor --export "${F[64]}" >"$W/keys/p64.asc"
 
+test_begin T420-collect
+# the registration: 60 people with keys, p61-p63 without (two gave a
+# fingerprint, one none), p10 and p11 registered twice
+{
+	echo "name,email,fingerprint"
+	for i in $(seq 1 63); do
+		case $i in
+		9) echo "\"Maryam, P9\",p9@example.org,$(echo "${F[9]}" | sed 's/\(....\)/\1 /g')" ;;
+		63) echo "P63,p63@example.org," ;;
+		*) echo "P$i,p$i@example.org,${F[$i]}" ;;
+		esac
+	done
+	echo "P10 again,p10@example.org,${F[10]}"
+	echo "# a comment"
+	echo ""
+	echo "P11,p11@example.org,$(echo "${F[11]}" | tr A-F a-f)"
+} >"$W/reg.csv"
 O="$W/o.db"
 expect_code 0 $KSP -d "$O" party init --name "Day party" --date 2027-03-01
-expect_code 0 $KSP -d "$O" party add "$W/keys/registered.gpg"
-expect_code 1 $KSP -d "$O" party add "$W/keys/p20.asc"
-expect_eq "$(sqlite3 "$O" 'SELECT count(*) FROM participants')" 60 "60 participants"
+expect_code 1 $KSP -d "$O" party add --dry-run --csv "$W/reg.csv" "$W/keys/registered.gpg" "$W/keys/p20.asc"
+expect_match "$ERR" "^would add 60, refuse 0; nothing stored\.$"
+expect_match "$OUT" "^#1   [0-9A-F]{40}  accepted"
+expect_match "$OUT" "^#60  [0-9A-F]{40}  accepted"
+expect_eq "$(grep -c '^#0 ' "$OUT")" 0 "--dry-run: no #0"
+expect_eq "$(sqlite3 "$O" 'SELECT count(*) FROM participants')" 0 "--dry-run: nothing stored"
+expect_code 1 $KSP -d "$O" party add --csv "$W/reg.csv" "$W/keys/registered.gpg" "$W/keys/p20.asc"
+expect_eq "$(sqlite3 "$O" 'SELECT count(*) FROM participants')" 60 "60 participants from the CSV"
+expect_match "$ERR" "^60 key\(s\) added, 0 refused\.$"
+expect_match "$ERR" "reg.csv: 3 row\(s\) without a key: ask the people listed above"
+expect_match "$OUT" "^     missing   .*reg.csv:62: no key ${F[61]} in the key files given; ask P61 <p61@example.org> to send it$"
+expect_match "$OUT" "^     missing   .*reg.csv:63: no key ${F[62]} in the key files given; ask P62 <p62@example.org> to send it$"
+expect_match "$OUT" "^     missing   .*reg.csv:64: P63 <p63@example.org> gave no fingerprint; ask them for their key's fingerprint and the key$"
+expect_match "$OUT" "^     duplicate .*reg.csv:65: P10 again <p10@example.org> registered again \(the key of line 11\); counted once$"
+expect_match "$OUT" "^     duplicate .*reg.csv:68: P11 <p11@example.org> registered again \(the key of line 12\); counted once$"
+expect_eq "$(grep -c '^     missing ' "$OUT")" 3 "three rows without a key"
+expect_eq "$(grep -c '^     duplicate ' "$OUT")" 2 "two duplicate rows"
+expect_eq "$(sqlite3 "$O" "SELECT count(*) FROM keys WHERE fpr = '${F[65]}'")" 0 "a key no row names is not taken"
+# the CSV's own mistakes
+printf 'P1,p1@example.org,ABCD\nP2,"p2@example.org,%s\n' "${F[2]}" >"$W/bad.csv"
+$KSP -d "$W/bad.db" party init --name x --date 2027-03-01 >/dev/null 2>&1
+expect_code 2 $KSP -d "$W/bad.db" party add --csv "$W/bad.csv" "$W/keys/registered.gpg"
+expect_match "$OUT" "bad.csv:1: 'ABCD' is not a full fingerprint \(40 or 64 hex digits\); ask P1 <p1@example.org> for it"
+expect_match "$OUT" "bad.csv:2: an unterminated quoted field; fix the CSV"
+expect_match "$ERR" "bad.csv: no row's key is in the key files given \(see the rows above\); give the keyring or key files beside the CSV"
+expect_code 2 $KSP -d "$W/bad.db" party add --csv "$W/reg.csv"
+expect_match "$ERR" "give the keyrings or key files that hold the keys after the CSV file"
+expect_code 1 $KSP -d "$W/bad.db" --json party add --csv "$W/reg.csv" "$W/keys/p20.asc"
+expect_match "$OUT" '^\{"format_version":1,"rows":\[\{"line":2,"status":"missing"'
+expect_match "$OUT" '"keys":\[\{"fingerprint":"[0-9A-F]{40}","accepted":true,"number":1'
+expect_eq "$(sqlite3 "$W/bad.db" 'SELECT count(*) FROM participants')" 2 "--json --csv: p20 and p21"
+# a file holding two keys, outside --csv: a warning, both checked
+expect_code 0 $KSP -d "$W/two.db" party init --name x --date 2027-03-01
+expect_code 0 $KSP -d "$W/two.db" party add "$W/keys/p20.asc"
+expect_match "$ERR" "warning: .*p20.asc holds 2 keys \(a whole keyring sent by accident\?\); each was checked on its own"
+expect_code 0 $KSP -d "$W/two.db" party add -q "$W/keys/p64.asc"
+expect_eq "$(cat "$OUT" "$ERR")" "" "add -q: nothing to say"
+# an RSVP mail with only a fingerprint; a file with no OpenPGP data
+printf 'From: P61 <p61@example.org>\nSubject: RSVP\n\nI will come. My key: %s\n' "$(echo "${F[61]}" | sed 's/\(....\)/\1 /g')" >"$W/rsvp.eml"
+expect_code 2 $KSP -d "$W/two.db" party add "$W/rsvp.eml"
+expect_match "$ERR" "rsvp.eml: a mail from P61 <p61@example.org> holding only a fingerprint \(${F[61]}\), no key; ask them to send the key"
+printf 'From: P62 <p62@example.org>\nSubject: RSVP\n\nSee you there\n' >"$W/rsvp2.eml"
+expect_code 2 $KSP -d "$W/two.db" party add "$W/rsvp2.eml"
+expect_match "$ERR" "rsvp2.eml: a mail from P62 <p62@example.org> with no key in it; ask them to send their key"
+echo hello >"$W/x.asc"
+expect_code 2 $KSP -d "$W/two.db" party add "$W/x.asc"
+expect_match "$ERR" "x.asc: holds no OpenPGP data \(neither an armored key block nor OpenPGP packets\)"
 expect_code 0 $KSP -d "$O" party close -o "$W/list-v1.txt"
 num() { sqlite3 "$O" "SELECT ord FROM list_members WHERE fpr = '$1' ORDER BY version DESC LIMIT 1"; }
 
@@ -214,6 +275,7 @@ expect_match "$ERR" "no participant 999 on the list"
 test_begin T420-version
 expect_code 0 $KSP -d "$O" party reopen --reason "latecomer"
 expect_code 0 $KSP -d "$O" party add "$W/keys/p64.asc"
+expect_match "$OUT" "accepted with warnings: p7@example.org is already on the list with the key of #$(num "${F[7]}"): a second key of the same person\?"
 expect_code 0 $KSP -d "$O" party close -o "$W/list-v2.txt"
 expect_code 0 $KSP -d "$O" party sheet --version 1 -o "$W/v1-again.txt"
 expect_eq "$(sha256sum <"$W/v1-again.txt")" "$sha_before" "sheet --version 1: the announced bytes of version 1"
