@@ -290,4 +290,23 @@ expect_match "$ERR" "html and pdf are of the newest"
 expect_code 0 env GNUPGHOME="$G" $KSP -d "$O" party sign --as "${F[1]}" --ticked "$W/ticked.txt" --outbox "$W/out-v1"
 expect_eq "$(ls "$W/out-v1" | grep -c '\.eml$')" 3 "a ticked sheet of version 1 after a version 2"
 
+test_begin T420-small
+# reopen, then close with nothing changed: no new version, a pointer to 'party digest'
+expect_code 0 $KSP -d "$O" party reopen --reason "nobody came late"
+expect_code 1 $KSP -d "$O" party close
+expect_match "$ERR" "nothing changed since list version 2: no new version made, version 2 is closed again and stays the announced one; 'ksp party digest' prints its digests"
+expect_eq "$(sqlite3 "$O" 'SELECT count(*) FROM list_versions')" 2 "no-change close: no version 3"
+expect_eq "$(sqlite3 "$O" 'SELECT state FROM party')" closed "no-change close: closed again"
+expect_code 0 $KSP -d "$O" party sheet -o "$W/v2-again.txt"
+expect_eq "$(cmp "$W/v2-again.txt" "$W/list-v2.txt" && echo same)" same "no-change close: the sheet is version 2's"
+# export --signed-only with nothing signed: exit 1, no file
+expect_code 0 $KSP -d "$W/empty.db" party init -q --name x --date 2027-03-01
+expect_eq "$(cat "$OUT" "$ERR")" "" "init -q: silent"
+expect_code 0 $KSP -d "$W/empty.db" party add -q "$W/keys/p64.asc"
+expect_code 1 $KSP -d "$W/empty.db" party export --signed-only -o "$W/signed.asc"
+expect_match "$ERR" "signed.asc: no key has a certification by another participant yet: nothing written; import the signatures sent back with 'ksp import' first"
+[ -e "$W/signed.asc" ] && _test_fail "export --signed-only: a file was written" || _test_pass "export --signed-only: no file"
+expect_code 0 $KSP -d "$O" party export --signed-only -o "$W/signed.asc"
+expect_eq "$(grep -c 'BEGIN PGP PUBLIC KEY BLOCK' "$W/signed.asc")" 1 "export --signed-only with certifications: written"
+
 test_done
