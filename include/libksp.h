@@ -441,6 +441,7 @@ enum ksp_render_flags {
 	KSP_RENDER_QR = 1 << 0,    /* slips: a QR code of OPENPGP4FPR:<fingerprint> */
 	KSP_RENDER_DRAFT = 1 << 1, /* sheet of an open list: render it marked DRAFT, without digests */
 	KSP_RENDER_STRICT_FONTS = 1 << 2, /* PDF: fail (-EILSEQ) when a character has no glyph in any font */
+	KSP_RENDER_COMPACT = 1 << 3, /* PDF slips: two columns, smaller type (18 or more to an A4 page); since LIBKSP_2 */
 };
 /* Options (defaults: A4, no flags, no template, no "for", a page of slips). */
 int ksp_render_opts_new(struct ksp_ctx *ctx, struct ksp_render_opts **ret);

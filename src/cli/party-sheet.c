@@ -140,6 +140,7 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		{ "template", required_argument, NULL, 't' },
 		{ "paper", required_argument, NULL, 'p' },
 		{ "qr", no_argument, NULL, 'Q' },
+		{ "compact", no_argument, NULL, 'C' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "print-template", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
@@ -192,6 +193,11 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 			if (kind != KSP_RENDER_SLIPS)
 				return cli_usage_error(cli, cmd, full, "bad option '--qr' (QR codes are on slips)");
 			flags |= KSP_RENDER_QR;
+			break;
+		case 'C':
+			if (kind != KSP_RENDER_SLIPS)
+				return cli_usage_error(cli, cmd, full, "bad option '--compact' (a layout of the slips)");
+			flags |= KSP_RENDER_COMPACT;
 			break;
 		case 'n': {
 			char *end;
@@ -415,13 +421,15 @@ const struct ksp_cmd ksp_cmd_party_sheet = {
 const struct ksp_cmd ksp_cmd_party_slips = {
 	.name = "slips",
 	.run = run_slips,
-	.usage = "[--format pdf|html|txt] [--qr] [--for FPR|N] [--count N] [--paper a4|letter] [--strict] [-o OUT [--json]]",
+	.usage = "[--format pdf|html|txt] [--qr] [--compact] [--for FPR|N] [--count N] [--paper a4|letter] [--strict] [-o OUT [--json]]",
 	.help = "print fingerprint slips to cut out and hand out",
 	.details = "Slips of one key with --for (a participant's own, as gpg-key2ps makes them),\n"
 		   "else one block of slips per participant, each starting a new page.\n\n"
 		   "Options:\n"
 		   "  -f, --format FMT      pdf (default), html or txt; default from -o's extension\n"
 		   "      --qr              add a QR code of OPENPGP4FPR:<fingerprint> (OpenKeychain)\n"
+		   "      --compact         PDF: two columns in smaller type (18 or more to an A4\n"
+		   "                        page, as gpg-key2ps packs them)\n"
 		   "      --for FPR|N       slips of that participant's key only\n"
 		   "      --count N         slips per key (default: a page full; 8 in html and txt)\n"
 		   "      --template FILE   your own txt or html template (see ksp-party-sheet(1))\n"

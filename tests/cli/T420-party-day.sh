@@ -34,7 +34,7 @@ for i in $(seq 1 65); do
 	[ "$i" = 9 ] && name="مريم P9"
 	addr="p$i@example.org"
 	[ "$i" = 64 ] && addr="p7@example.org" # a second key of p7
-	gg --passphrase '' --quick-gen-key "$name <$addr>" future-default default never 2>/dev/null
+	gg --utf8-strings --passphrase "" --quick-gen-key "$name <$addr>" future-default default never 2>/dev/null
 done
 p5=$(gg --with-colons --list-keys p5@example.org | awk -F: '$1=="fpr"{print $10; exit}')
 gg --passphrase '' --quick-add-uid "$p5" "P5 work <p5@work.example>" 2>/dev/null
@@ -308,5 +308,31 @@ expect_match "$ERR" "signed.asc: no key has a certification by another participa
 [ -e "$W/signed.asc" ] && _test_fail "export --signed-only: a file was written" || _test_pass "export --signed-only: no file"
 expect_code 0 $KSP -d "$O" party export --signed-only -o "$W/signed.asc"
 expect_eq "$(grep -c 'BEGIN PGP PUBLIC KEY BLOCK' "$W/signed.asc")" 1 "export --signed-only with certifications: written"
+
+test_begin T420-pdf
+n9=$(num "${F[9]}")
+if command -v pdftotext >/dev/null 2>&1; then
+	# an Arabic name laid out left to right, name first, as gpg prints it
+	expect_code 0 $KSP -d "$O" party sheet -o "$W/sheet.pdf"
+	pdftotext -bbox "$W/sheet.pdf" "$W/sheet.html"
+	x_of() { grep -m1 -F ">$1</word>" "$W/sheet.html" | sed 's/.*xMin="\([0-9.]*\)".*/\1/'; }
+	xa=$(x_of "م"); xp=$(x_of "P9"); xe=$(x_of "&lt;p9@example.org&gt;")
+	expect_eq "$(awk -v a="$xa" -v p="$xp" -v e="$xe" 'BEGIN{print (a != "" && a < p && p < e) ? "ltr" : "rtl:" a "," p "," e}')" ltr \
+		"PDF: the Arabic name left of P9, left of the address"
+	# the compact slips: two columns, at least 18 to an A4 page
+	expect_code 0 $KSP -d "$O" party slips --for "$n9" --compact -o "$W/compact.pdf"
+	per_page=$(pdftotext -f 1 -l 1 "$W/compact.pdf" - | grep -c '^uid')
+	[ "$per_page" -ge 18 ] && _test_pass "compact slips: $per_page to an A4 page" || _test_fail "compact slips: only $per_page to an A4 page"
+	expect_code 0 $KSP -d "$O" party slips --for "$n9" -o "$W/slips.pdf"
+	per_page_std=$(pdftotext -f 1 -l 1 "$W/slips.pdf" - | grep -c '^uid')
+	[ "$per_page_std" -lt "$per_page" ] && _test_pass "standard slips unchanged beside ($per_page_std)" || _test_fail "standard slips: $per_page_std"
+	expect_code 0 $KSP -d "$O" party slips --for "$n5" --compact --qr -o "$W/compact-qr.pdf"
+	[ "$(pdftotext -f 1 -l 1 "$W/compact-qr.pdf" - | grep -c 'P5 work')" -ge 18 ] && _test_pass "compact slips with QR: 18 or more" ||
+		_test_fail "compact slips with QR: fewer than 18"
+	expect_code 2 $KSP -d "$O" party sheet --compact
+	expect_match "$ERR" "'--compact'"
+else
+	_test_fail "pdftotext (poppler-utils) is not installed"
+fi
 
 test_done
