@@ -121,6 +121,8 @@ expect_match "$ERR" "rsvp2.eml: a mail from P62 <p62@example.org> with no key in
 echo hello >"$W/x.asc"
 expect_code 2 $KSP -d "$W/two.db" party add "$W/x.asc"
 expect_match "$ERR" "x.asc: holds no OpenPGP data \(neither an armored key block nor OpenPGP packets\)"
+expect_code 2 $KSP -d "$W/two.db" party absent 1
+expect_match "$ERR" "the list was never frozen; attendance is taken of the frozen list: run 'ksp party close' first"
 expect_code 0 $KSP -d "$O" party close -o "$W/list-v1.txt"
 num() { sqlite3 "$O" "SELECT ord FROM list_members WHERE fpr = '$1' ORDER BY version DESC LIMIT 1"; }
 
@@ -214,6 +216,15 @@ bad_sheet no-sha256 '/^SHA256 Checksum/,/\[x\]$/d' "no SHA256 checksum line"
 g2=$(echo "${F[2]}" | sed 's/\(....\)/\1 /g; s/ $//; s/\(.\{24\}\) /\1  /')
 bad_sheet other-fpr "s/^      ${g2:0:20}/      0000 0000 0000 0000 /" "is .* on the sheet but .* on list version 1; the sheet was altered"
 bad_sheet nothing 's/\[[xX]\] Fingerprint/[ ] Fingerprint/' "no key is ticked on the sheet"
+bad_sheet no-number "s/^$(p3 "$n2")  \[x\]/099  [x]/" "there is no number 99 on list version 1; the sheet is not of this list"
+bad_sheet no-fpr-line "/^$(p3 "$n2")  /{n;n;d}" "key $(p3 "$n2") has no fingerprint line; use the checklist as printed"
+bad_sheet sha1 '/^RIPEMD160 Checksum/a SHA1 Checksum: ABCD ABCD ABCD ABCD ABCD    ABCD ABCD ABCD ABCD ABCD         [x]' "a SHA1 checksum cannot be checked"
+bad_sheet other-version 's/^List version: 1$/List version: 2/' "the sheet says list version 2, its checksums are those of version 1"
+bad_sheet junk-sum '/^SHA256 Checksum/s/: [0-9A-F]/: Z/' "the SHA256 checksum holds 'Z'; write it in hex digits"
+bad_sheet no-box '/^RIPEMD160 Checksum/{s/ *\[x\]$//;q}' "the RIPEMD160 checksum has no box at its end"
+bad_sheet no-box2 '/^RIPEMD160 Checksum/s/ *\[x\]$//' "no-box2.txt:[0-9]*: a RIPEMD160 checksum line holds '\['; write the checksum in hex digits and tick its box"
+expect_code 2 env GNUPGHOME="$G" $KSP -d "$S" party sign --as "${F[1]}" --ticked "$W/no-such-sheet.txt"
+expect_match "$ERR" "no-such-sheet.txt: cannot read: No such file or directory; nothing was signed"
 expect_code 2 env GNUPGHOME="$G" $KSP -d "$S" party sign --as "${F[1]}" --ticked "$W/ticked.txt" 3
 expect_match "$ERR" "give --ticked FILE alone"
 echo "hello" >"$W/hello.txt"
