@@ -151,6 +151,10 @@ expect_match "$OUT" '"changed":0'
 expect_code 0 $KSP -d "$O" party status
 expect_match "$OUT" "^Absent: 3 participant\(s\), not counted$"
 expect_match "$OUT" "^     \(absent from the party: not checked there; not counted\)$"
+expect_code 0 $KSP -d "$O" party list
+expect_eq "$(grep -c 'ABSENT (not at the party)$' "$OUT")" 3 "party list: three shown absent"
+expect_code 0 $KSP -d "$O" --json party list
+expect_eq "$(grep -o '"absent":true' "$OUT" | wc -l)" 3 "party list --json: three absent"
 expect_code 0 $KSP -d "$O" party status --missing
 expect_eq "$(grep -c "^#$n44 " "$OUT")" 0 "the absent are not reminded"
 expect_code 0 $KSP -d "$O" --json party status

@@ -33,7 +33,7 @@ int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const c
 			const char *const *const *uids, size_t n_targets, int level, const char *outbox,
 			unsigned int flags, void (*cb)(void *cb_data, const struct ksp_sign_result *result),
 			void *cb_data);
-/* collect.c: when @data is a mail (a From: header) with no key block, sets
+/* rsvp.c: when @data is a mail (a From: header) with no key block, sets
  * the error naming the sender (and the fingerprint it holds) and returns 1;
  * else 0. */
 int ksp_party_mail_without_key(struct ksp_ctx *ctx, const void *data, size_t len, const char *source);
