@@ -174,6 +174,7 @@ enum ksp_check {
 	KSP_CHECK_NO_ENCRYPTION = 1 << 9,  /* warning only */
 	KSP_CHECK_EXPIRES_SOON = 1 << 10,  /* warning only: within 30 days after the party */
 	KSP_CHECK_INVALID = 1 << 11,       /* unusable for another reason */
+	KSP_CHECK_SAME_ADDRESS = 1 << 12,  /* warning only: an address already on the list with another key */
 };
 
 /**
@@ -440,6 +441,7 @@ enum ksp_render_flags {
 	KSP_RENDER_QR = 1 << 0,    /* slips: a QR code of OPENPGP4FPR:<fingerprint> */
 	KSP_RENDER_DRAFT = 1 << 1, /* sheet of an open list: render it marked DRAFT, without digests */
 	KSP_RENDER_STRICT_FONTS = 1 << 2, /* PDF: fail (-EILSEQ) when a character has no glyph in any font */
+	KSP_RENDER_COMPACT = 1 << 3, /* PDF slips: two columns, smaller type (18 or more to an A4 page); since LIBKSP_2 */
 };
 /* Options (defaults: A4, no flags, no template, no "for", a page of slips). */
 int ksp_render_opts_new(struct ksp_ctx *ctx, struct ksp_render_opts **ret);
@@ -502,6 +504,7 @@ enum ksp_sign_status {
 	KSP_SIGN_NO_EMAIL = 2,       /* skipped: the user ID has no usable e-mail address */
 	KSP_SIGN_NO_ENCRYPTION = 3,  /* skipped: the key has no usable encryption subkey */
 	KSP_SIGN_REFUSED = 4,        /* the key: not on the frozen list, changed, revoked... */
+	KSP_SIGN_ABSENT = 5,         /* KSP_SIGN_ALL: the key's owner was absent (ksp_party_set_absent()), skipped */
 };
 
 /**
@@ -652,6 +655,7 @@ enum ksp_cert_state {
 	KSP_CERT_PARTIAL = 4, /* pairs only: some of the user IDs */
 	KSP_CERT_UNSENT = 5,  /* signed with 'party sign' from this store, not handed to a mailer yet (or it failed) */
 	KSP_CERT_UNDELIVERABLE = 6, /* missing, but the key has no encryption subkey: cannot be sent, not counted */
+	KSP_CERT_ABSENT = 7,  /* missing, and the signer or the key's owner was absent (ksp_party_set_absent()): not counted */
 };
 
 /* The certification state of the current participants' user IDs that
@@ -678,6 +682,104 @@ uint64_t ksp_party_status_get_total(const struct ksp_party_status *st);
  * was added: its missing certifications are KSP_CERT_UNDELIVERABLE and out
  * of the totals and reminders. */
 bool ksp_party_status_is_deliverable(const struct ksp_party_status *st, size_t i);
+
+/* -- attendance (the party day) -- */
+/* Records participant @fpr_or_number (a number on the newest frozen list,
+ * "#3", or a full fingerprint) as absent (not at the party) or, @absent
+ * false, present again.  The frozen list and its digests are not touched;
+ * absent participants are out of the status totals, the reminders and
+ * KSP_SIGN_ALL.  *@ret_number (may be NULL) gets the list number.
+ * Returns 1 (changed), 0 (it was so already); -ENODATA (never frozen),
+ * -ENOENT (not on the frozen list), -EINVAL, -errno.  Since: LIBKSP_2. */
+int ksp_party_set_absent(struct ksp_party *party, const char *fpr_or_number, bool absent, int *ret_number);
+/* 1 when the key @fpr is recorded absent, 0 if not, <0 on error. */
+int ksp_party_is_absent(struct ksp_party *party, const char *fpr);
+/* true when participant @i was absent: the certifications from and to it
+ * that are not done are KSP_CERT_ABSENT, out of the totals and reminders. */
+bool ksp_party_status_is_absent(const struct ksp_party_status *st, size_t i);
+
+/* -- collecting keys at scale: a registration CSV -- */
+struct ksp_csv_row;
+enum ksp_csv_status {
+	KSP_CSV_FOUND = 0,     /* the row's key is in the key files: checked as 'party add' does */
+	KSP_CSV_MISSING = 1,   /* no key with the row's fingerprint in the files (or no fingerprint) */
+	KSP_CSV_BAD = 2,       /* the row cannot be read (not a full fingerprint, bad quoting) */
+	KSP_CSV_DUPLICATE = 3, /* the same fingerprint as an earlier row: counted once */
+};
+/**
+ * ksp_party_add_csv:
+ * Reads a registration CSV (@csv: rows of name, e-mail, fingerprint; a
+ * header row naming the columns "name", "email", "fingerprint" may put
+ * them in any order; '#' lines and blank lines are skipped), finds each
+ * row's key in the @n_key_files buffers @key_data (keyrings or key files,
+ * armored or binary; only the keys rows name are taken), then checks and
+ * adds them as ksp_party_add() does (@flags, @cb), in one transaction.
+ * @row_cb (may be NULL) is called once per row, with the person to ask
+ * when its key is missing.  Returns the number of keys accepted; -ENODATA
+ * (no row's key found), -EPERM (closed), -ENOMEM, and ksp_party_add()'s
+ * errors.  Since: LIBKSP_2. */
+int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_t csv_len, const char *csv_source,
+		      const void *const *key_data, const size_t *key_len, const char *const *key_source,
+		      size_t n_key_files, unsigned int flags,
+		      void (*cb)(void *cb_data, const struct ksp_key_check *check),
+		      void (*row_cb)(void *cb_data, const struct ksp_csv_row *row), void *cb_data);
+size_t ksp_csv_row_get_line(const struct ksp_csv_row *row);
+int ksp_csv_row_get_status(const struct ksp_csv_row *row);
+/* The row's fields as given (hostile: escape before output), or NULL. */
+const char *ksp_csv_row_get_name(const struct ksp_csv_row *row);
+const char *ksp_csv_row_get_email(const struct ksp_csv_row *row);
+/* The normalized fingerprint, NULL when the row has none. */
+const char *ksp_csv_row_get_fingerprint(const struct ksp_csv_row *row);
+/* One line naming the CSV, the line, and whom to ask (may hold the
+ * row's name and address: escape before output). */
+const char *ksp_csv_row_get_message(const struct ksp_csv_row *row);
+
+/* -- the paper round trip: a checklist to tick, read back -- */
+/* The checklist of frozen list version @version (0 = newest), made from
+ * the announced list text: the layout of signing-party's gpgparticipants
+ * (a line per key with its list number and "[ ] Fingerprint OK  [ ] ID OK",
+ * a "[ ]" per user ID, the SHA256 and RIPEMD160 checksum lines ending in
+ * "[ ]"), which caff reads too.  With @mark_for (a list number or a full
+ * fingerprint; NULL: none), marked gpgsigs-like: "(S)" under each user ID
+ * that participant certified, and under their own user IDs who certified
+ * them (the store's verified certifications, as 'party status' counts).
+ * *@ret is malloc'ed text.  Returns 0; -ENOENT (no such version or
+ * participant), -EINVAL, -ENOMEM, -errno.  Since: LIBKSP_2. */
+int ksp_party_checklist(struct ksp_party *party, int version, const char *mark_for, char **ret, size_t *ret_len);
+
+struct ksp_ticked;
+enum ksp_ticked_flags {
+	KSP_TICKED_NO_CHECKSUMS = 1 << 0, /* attendance: the checksum boxes need not be ticked */
+};
+enum ksp_ticked_boxes {
+	KSP_TICKED_FINGERPRINT = 1 << 0, /* "[x] Fingerprint OK" */
+	KSP_TICKED_ID = 1 << 1,          /* "[x] ID OK" */
+	KSP_TICKED_UID = 1 << 2,         /* at least one user ID ticked */
+};
+/* Reads a ticked checklist (or a gpgparticipants sheet of the same list)
+ * back.  Unless KSP_TICKED_NO_CHECKSUMS, every checksum box must be ticked
+ * [x], a SHA256 checksum must be there, and each checksum filled in must
+ * be that of a frozen list version; each key's number and fingerprint must
+ * be that version's.  Returns 0; -EPERM (a box not ticked, a checksum not
+ * filled in), -EBADMSG (a checksum or a key not the list's, no key line),
+ * -ENODATA (never frozen), -ENOMEM; the error names @source and what to
+ * do.  Since: LIBKSP_2. */
+int ksp_party_read_ticked(struct ksp_party *party, const void *data, size_t len, const char *source,
+			  unsigned int flags, struct ksp_ticked **ret);
+struct ksp_ticked *ksp_ticked_free(struct ksp_ticked *t);
+/* The list version the sheet is of. */
+int ksp_ticked_get_version(const struct ksp_ticked *t);
+size_t ksp_ticked_get_count(const struct ksp_ticked *t);
+int ksp_ticked_get_number(const struct ksp_ticked *t, size_t i);
+const char *ksp_ticked_get_fingerprint(const struct ksp_ticked *t, size_t i);
+/* KSP_TICKED_ bits of key @i. */
+unsigned int ksp_ticked_get_boxes(const struct ksp_ticked *t, size_t i);
+/* ksp_party_sign() of exactly the keys whose two boxes are ticked on @t,
+ * and of each only the user IDs ticked (none ticked: all of them, as caff
+ * does).  -ENODATA when no key is ticked. */
+int ksp_party_sign_ticked(struct ksp_party *party, const char *signer_fpr, const struct ksp_ticked *t,
+			  int level, const char *outbox, unsigned int flags,
+			  void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data);
 
 /* -- publishing the party keyring -- */
 enum ksp_export_flags {

@@ -13,6 +13,8 @@ static const struct ksp_cmd *const party_cmds[] = {
 	&ksp_cmd_party_verify_list,
 	&ksp_cmd_party_sheet,
 	&ksp_cmd_party_slips,
+	&ksp_cmd_party_absent,
+	&ksp_cmd_party_present,
 	&ksp_cmd_party_join,
 	&ksp_cmd_party_sign,
 	&ksp_cmd_party_send,

@@ -19,7 +19,7 @@ struct sign_out {
 	char last_fpr[65];
 	int last_number;
 	int n_results;
-	int n_signed, n_already, n_skipped, n_refused;
+	int n_signed, n_already, n_skipped, n_refused, n_absent;
 };
 
 static const char *status_name(int s)
@@ -30,6 +30,7 @@ static const char *status_name(int s)
 	case KSP_SIGN_NO_EMAIL: return "no-email";
 	case KSP_SIGN_NO_ENCRYPTION: return "no-encryption";
 	case KSP_SIGN_REFUSED: return "refused";
+	case KSP_SIGN_ABSENT: return "absent";
 	default: return "?";
 	}
 }
@@ -90,6 +91,7 @@ static void on_result(void *data, const struct ksp_sign_result *res)
 	case KSP_SIGN_SIGNED: o->n_signed++; break;
 	case KSP_SIGN_ALREADY: o->n_already++; break;
 	case KSP_SIGN_REFUSED: o->n_refused++; break;
+	case KSP_SIGN_ABSENT: o->n_absent++; break;
 	default: o->n_skipped++; break;
 	}
 	if (o->cli->json) {
@@ -158,7 +160,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[]);
 const struct ksp_cmd ksp_cmd_party_sign = {
 	.name = "sign",
 	.run = run,
-	.usage = "--as FPR [OPTIONS] (--all-checked | N|FPR...)",
+	.usage = "--as FPR [OPTIONS] (--all-checked | --ticked FILE | N|FPR...)",
 	.help = "certify checked keys, one user ID at a time, encrypted to each",
 	.details = "Each user ID of each key named (a number on the frozen list or a full\n"
 		   "fingerprint) is certified on its own with your key (--as, the secret key\n"
@@ -175,6 +177,10 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 		   "  --as FPR          your key's full fingerprint\n"
 		   "  --all-checked     every key on the frozen list but yours: use it only if\n"
 		   "                    you checked every participant at the party\n"
+		   "  --ticked FILE     the keys ticked \"[x] Fingerprint OK  [x] ID OK\" on a\n"
+		   "                    checklist ('party sheet --format checklist'), and of each\n"
+		   "                    the user IDs ticked (none: all); only if its checksum\n"
+		   "                    boxes are ticked and its checksums are the frozen list's\n"
 		   "  --level N         certification level 0-3 (default 0, \"no claim\")\n"
 		   "  --outbox DIR      where the messages go (default ./ksp-outbox)\n"
 		   "  --sendmail CMD    then send what is unsent or failed, as 'party send'\n"
@@ -194,6 +200,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	static const struct option opts[] = {
 		{ "as", required_argument, NULL, 'a' },
 		{ "all-checked", no_argument, NULL, 'A' },
+		{ "ticked", required_argument, NULL, 'T' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "outbox", required_argument, NULL, 'o' },
 		{ "sendmail", required_argument, NULL, 's' },
@@ -205,7 +212,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	struct ksp_store *store = NULL;
 	struct ksp_party *party = NULL;
 	struct sign_out o = { .cli = cli };
-	const char *as = NULL, *outbox = "ksp-outbox", *sendmail = NULL;
+	const char *as = NULL, *outbox = "ksp-outbox", *sendmail = NULL, *ticked = NULL;
+	struct ksp_ticked *sheet = NULL;
 	unsigned int flags = 0;
 	int c, r, level = 0, status = KSP_EXIT_OK;
 	char *end;
@@ -214,6 +222,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		switch (c) {
 		case 'a': as = optarg; break;
 		case 'A': flags |= KSP_SIGN_ALL; break;
+		case 'T': ticked = optarg; break;
 		case 'l':
 			level = (int)strtol(optarg, &end, 10);
 			if (*optarg == '\0' || *end != '\0' || level < 0 || level > 3)
@@ -233,6 +242,10 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	}
 	if (as == NULL)
 		return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--as FPR is needed: the full fingerprint of your key");
+	if (ticked && ((flags & KSP_SIGN_ALL) || optind < argc))
+		return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give --ticked FILE alone, without keys or --all-checked");
+	if (ticked)
+		flags |= KSP_SIGN_ALL; /* keys come from the sheet */
 	if ((flags & KSP_SIGN_ALL) && optind < argc)
 		return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give --all-checked or keys, not both");
 	if (!(flags & KSP_SIGN_ALL) && optind >= argc)
@@ -245,8 +258,27 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	if (cli->json)
 		printf("{\"format_version\":1,\"results\":[");
 	fflush(stdout);
-	r = ksp_party_sign(party, as, (const char *const *)argv + optind, (size_t)(argc - optind), level, outbox,
-			   flags, on_result, &o);
+	if (ticked) {
+		uint8_t *data = NULL;
+		size_t len = 0;
+		r = read_file_all(ticked, 16u << 20, &data, &len);
+		if (r < 0) {
+			if (cli->json)
+				printf("],\"signed\":0,\"sent\":0}\n");
+			fflush(stdout);
+			cli_err(cli, "%s: cannot read: %s; nothing was signed", ticked,
+				r == -EFBIG ? "larger than 16 MiB, not a sheet" : strerror(-r));
+			status = KSP_EXIT_ERROR;
+			goto out;
+		}
+		r = ksp_party_read_ticked(party, data, len, ticked, 0, &sheet);
+		free(data);
+		if (r >= 0)
+			r = ksp_party_sign_ticked(party, as, sheet, level, outbox, flags & ~(unsigned int)KSP_SIGN_ALL, on_result, &o);
+	} else {
+		r = ksp_party_sign(party, as, (const char *const *)argv + optind, (size_t)(argc - optind), level, outbox,
+				   flags, on_result, &o);
+	}
 	if (cli->json)
 		printf("],\"signed\":%d", r < 0 ? 0 : r);
 	if (r < 0) {
@@ -286,6 +318,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		if (o.n_signed && !sendmail)
 			fprintf(stderr, "Nothing was sent: 'ksp party send' hands the messages to your mailer (or mail the .eml files in %s yourself).\n",
 				outbox);
+		if (o.n_absent)
+			fprintf(stderr, "%d key(s) of absent participants left out.\n", o.n_absent);
 		if (o.n_skipped)
 			fprintf(stderr, "%d user ID(s) cannot be delivered (no address, or no encryption subkey): nothing was sent unencrypted.\n",
 				o.n_skipped);
@@ -294,6 +328,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	if (o.n_refused)
 		status = KSP_EXIT_NEGATIVE;
 out:
+	ksp_ticked_free(sheet);
 	ksp_party_unref(party);
 	ksp_store_unref(store);
 	return status;

@@ -30,7 +30,7 @@ struct ksp_key_check {
 static const char *const check_names[] = {
 	"revoked", "expired", "expires-before-party", "no-valid-self-signature",
 	"weak-key", "weak-self-signature-hash", "no-email", "duplicate", "secret-key",
-	"no-encryption-subkey", "expires-soon", "invalid",
+	"no-encryption-subkey", "expires-soon", "invalid", "same-address",
 };
 
 KSP_EXPORT const char *ksp_check_name(unsigned int check)
@@ -255,6 +255,35 @@ static int participant_number(sqlite3 *db, const char *fpr)
 	return n;
 }
 
+/* The list number of another participant with a user ID of address
+ * @email, 0 if none. */
+static int address_holder(sqlite3 *db, const char *email, const char *fpr)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT p.ord FROM participants p JOIN keys k ON k.id = p.key_id "
+				   "JOIN uids u ON u.key_id = p.key_id "
+				   "WHERE lower(u.email) = lower(?) AND u.revoked = 0 AND k.fpr != ? ORDER BY p.ord LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, email, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, fpr, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* An address fit for a one-line message: printable ASCII, no spaces. */
+static bool plain_address(const char *e)
+{
+	size_t n = 0;
+	for (; *e; e++, n++)
+		if (*e <= ' ' || *e >= 0x7f)
+			return false;
+	return n > 0 && n < 200;
+}
+
 /* Store the key (its packets as gpg exported them) and make it a participant. */
 static int store_key(struct add_state *a, gpgme_key_t key, const struct minimal_scan *scan,
 		     const void *keydata, size_t keylen, const char *warnings, int *ret_number)
@@ -432,6 +461,17 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 	existing = participant_number(ksp_store_db(a->party->store), fpr);
 	if (existing > 0)
 		problem(&v, KSP_CHECK_DUPLICATE, false, "already on the list as #%d", existing);
+	else if (!dead)
+		/* a second key of someone on the list: a new key, or an old one sent by mistake? */
+		for (gpgme_user_id_t u = key->uids; u && !(v.warns & KSP_CHECK_SAME_ADDRESS); u = u->next) {
+			int other = !u->revoked && u->email && plain_address(u->email)
+					    ? address_holder(ksp_store_db(a->party->store), u->email, fpr)
+					    : 0;
+			if (other > 0)
+				problem(&v, KSP_CHECK_SAME_ADDRESS, true,
+					"%s is already on the list with the key of #%d: a second key of the same person? (remove one with 'ksp party remove')",
+					u->email, other);
+		}
 
 	chk.problems = v.refuse | v.warns;
 	if (v.refuse) {
@@ -532,14 +572,17 @@ static int precheck(struct ksp_ctx *ctx, const uint8_t *p, size_t len, const cha
 	r = walk_packets(p, len, frame_fn, &f);
 	if (r == 0 && (f.first_tag == 6 || f.first_tag == 5))
 		return 0;
-	if (f.bad_tag)
+	if (f.packets == 0 && ksp_party_mail_without_key(ctx, p, len, source))
+		; /* an RSVP mail with a fingerprint, or nothing, and no key: said who sent it */
+	else if (f.bad_tag)
 		ksp_set_error(ctx, "%s: not an OpenPGP key file (packet type %d at offset %zu); give a file from 'gpg --export FPR'",
 			      source, f.bad_tag, f.bad_tag_off);
 	else if (r == 0)
 		ksp_set_error(ctx, "%s: not an OpenPGP key file (it does not start with a key packet); give a file from 'gpg --export FPR'",
 			      source);
-	else if (len > 4096 && f.packets == 0)
-		ksp_set_error(ctx, "%s: not an OpenPGP key file (no packet at offset 0); give a file from 'gpg --export FPR'",
+	else if (f.packets == 0 && (len == 0 || (p[0] & 0x80) == 0))
+		/* not even a packet header: text, or another kind of file */
+		ksp_set_error(ctx, "%s: holds no OpenPGP data (neither an armored key block nor OpenPGP packets); give a file from 'gpg --export --armor FPR'",
 			      source);
 	else
 		ksp_set_error(ctx, "%s: truncated or damaged at offset %zu; ask the owner for a fresh export",

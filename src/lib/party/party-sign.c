@@ -663,7 +663,24 @@ static int import_into_temp(struct signer *s, const void *data, size_t len)
 }
 
 /* Sign every user ID of one member of the frozen list. */
-static int sign_key(struct signer *s, int number, const char *fpr)
+/* Is @uid among @only (escaped for a terminal, as the list prints it)? */
+static int uid_selected(const char *const *only, const char *uid, size_t len)
+{
+	char *e = NULL;
+	int hit = 0;
+
+	if (only == NULL)
+		return 1;
+	if (ksp_escape(uid, len, KSP_ESCAPE_TERMINAL, &e) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; only[i]; i++)
+		if (strcmp(only[i], e) == 0)
+			hit = 1;
+	free(e);
+	return hit;
+}
+
+static int sign_key(struct signer *s, int number, const char *fpr, const char *const *only)
 {
 	struct ksp_sign_result res = { .number = number };
 	struct ksp_pgp_key *k = NULL;
@@ -717,6 +734,11 @@ static int sign_key(struct signer *s, int number, const char *fpr)
 				break;
 		if (gu == NULL || gu->revoked || gu->invalid)
 			continue; /* revoked, or no valid self-signature: not the owner's any more */
+		r = uid_selected(only, (const char *)nu->data, nu->len);
+		if (r < 0)
+			goto out;
+		if (r == 0)
+			continue; /* not ticked on the sheet */
 		res.uid = (const char *)nu->data;
 		res.uid_len = nu->len;
 		res.time = 0;
@@ -897,11 +919,12 @@ static int setup_home(struct signer *s)
 struct target {
 	int number;
 	char fpr[65];
+	const char *const *uids; /* NULL: every user ID; else only these (escaped text, NULL-terminated) */
 };
 
 /* The members of the newest frozen list that were asked for. */
-static int resolve_targets(struct signer *s, const char *const *targets, size_t n, struct target **ret,
-			   size_t *ret_n)
+static int resolve_targets(struct signer *s, const char *const *targets, const char *const *const *uids, size_t n,
+			   struct target **ret, size_t *ret_n)
 {
 	sqlite3_stmt *st = NULL;
 	struct target *v = NULL;
@@ -922,6 +945,7 @@ static int resolve_targets(struct signer *s, const char *const *targets, size_t 
 		}
 		all = na;
 		all[nall].number = sqlite3_column_int(st, 0);
+		all[nall].uids = NULL;
 		snprintf(all[nall].fpr, sizeof(all[nall].fpr), "%s", (const char *)sqlite3_column_text(st, 1));
 		nall++;
 	}
@@ -935,9 +959,21 @@ static int resolve_targets(struct signer *s, const char *const *targets, size_t 
 		goto out;
 	}
 	if (n == 0) {
-		for (size_t i = 0; i < nall; i++)
-			if (strcmp(all[i].fpr, s->fpr) != 0)
-				v[nv++] = all[i];
+		for (size_t i = 0; i < nall; i++) {
+			if (strcmp(all[i].fpr, s->fpr) == 0)
+				continue;
+			r = ksp_party_is_absent(s->party, all[i].fpr);
+			if (r < 0)
+				goto out;
+			if (r > 0) { /* not at the party: not checked */
+				struct ksp_sign_result res = { .number = all[i].number };
+				snprintf(res.fpr, sizeof(res.fpr), "%s", all[i].fpr);
+				report(s, &res, KSP_SIGN_ABSENT, "skipped: absent from the party (recorded with 'ksp party absent'), so not checked there");
+				continue;
+			}
+			v[nv++] = all[i];
+		}
+		r = 0;
 	}
 	for (size_t t = 0; t < n; t++) {
 		char fpr[65], *end;
@@ -982,8 +1018,10 @@ static int resolve_targets(struct signer *s, const char *const *targets, size_t 
 		for (size_t i = 0; i < nv; i++)
 			if (strcmp(v[i].fpr, hit->fpr) == 0)
 				dup = true;
-		if (!dup)
-			v[nv++] = *hit;
+		if (!dup) {
+			v[nv] = *hit;
+			v[nv++].uids = uids ? uids[t] : NULL;
+		}
 	}
 	*ret = v;
 	*ret_n = nv;
@@ -999,6 +1037,14 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 			      const char *const *targets, size_t n_targets, int level, const char *outbox,
 			      unsigned int flags,
 			      void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data)
+{
+	return ksp_party_sign_uids(party, signer_fpr, targets, NULL, n_targets, level, outbox, flags, cb, cb_data);
+}
+
+int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const char *const *targets,
+			const char *const *const *uids, size_t n_targets, int level, const char *outbox,
+			unsigned int flags, void (*cb)(void *cb_data, const struct ksp_sign_result *result),
+			void *cb_data)
 {
 	struct signer s = { .party = party, .level = level, .flags = flags, .cb = cb, .cb_data = cb_data };
 	struct target *tv = NULL;
@@ -1050,7 +1096,7 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 	r = setup_home(&s);
 	if (r < 0)
 		goto out;
-	r = resolve_targets(&s, targets, n_targets, &tv, &ntv);
+	r = resolve_targets(&s, targets, uids, n_targets, &tv, &ntv);
 	if (r < 0)
 		goto out;
 	/* all or nothing: the rows in one transaction, the outbox files put
@@ -1060,7 +1106,7 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 		goto out;
 	in_txn = true;
 	for (size_t i = 0; i < ntv; i++) {
-		r = sign_key(&s, tv[i].number, tv[i].fpr);
+		r = sign_key(&s, tv[i].number, tv[i].fpr, tv[i].uids);
 		if (r < 0)
 			goto out;
 	}
