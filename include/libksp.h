@@ -291,6 +291,20 @@ int ksp_wot_load(struct ksp_store *store, const void *data, size_t len, const ch
 int ksp_wot_load_fd(struct ksp_store *store, int fd, const char *source, unsigned int flags,
 		    uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad);
 
+/* A key tree as kernel.org's pgpkeys repository lays it out, read into
+ * one binary keyring (*ret, malloc'ed, for ksp_wot_load(),
+ * ksp_party_add(), ksp_party_import()): every file of @dir, in sorted
+ * order, with keys/<KEYID>.asc (text before the armor, several armored
+ * blocks) and .keyring/openpgp/<domain>/<local>/<selector> (symlinks
+ * inside the tree followed, one file read once); .keyring/<other type>/
+ * is skipped with a warning, dot folders (.git) are skipped, text outside
+ * armor is skipped.  Refused (-EXDEV, -EFBIG, -EBADMSG, -EEXIST, with
+ * ksp_get_error() naming the file): a symlink out of the tree, a file
+ * over 64 MiB, damaged armor, keys/<KEYID>.asc whose name or header names
+ * a key its armor does not hold, one key in two files outside .keyring/.
+ * -ENODATA: no key in the tree. (LIBKSP_3) */
+int ksp_keytree_read(struct ksp_ctx *ctx, const char *dir, void **ret, size_t *ret_len);
+
 struct ksp_wot_stats;
 enum ksp_wot_flags {
 	KSP_WOT_STRUCTURAL = 1 << 0, /* every certification counts, unchecked */
