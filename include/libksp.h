@@ -1163,6 +1163,63 @@ size_t ksp_health_get_weak_count(const struct ksp_health *health);
 int ksp_health_get_weak(const struct ksp_health *health, size_t i, const char **target, const char **uid,
 			size_t *uid_len, int64_t *created, int *hash_algo, unsigned int *carries);
 
+/* ------------------------------------------------------------------ */
+/* Publishing a keyring as kernel.org's pgpkeys repository (LIBKSP_3)  */
+
+/*
+ * ksp_publish_write() writes into @dir, for every key with a path from the
+ * policy's core (the core keys too; with ksp_publish_set_keep() the keys
+ * without a path as well): keys/<KEYID>.asc (a gpg --list-keys-like header
+ * and the key exported clean: self-signatures, and only the certifications
+ * verified in the store and made by a published key), graphs/<KEYID>.txt
+ * (wotmate's format, one block per path) and .svg, and
+ * .keyring/openpgp/<domain>/<local>/default and .keyring/by-hash/ symlinks
+ * (b4, patatt).  Paths: a maximum set of vertex-disjoint paths (at most
+ * ksp_publish_set_max_paths(), default 4) of at most the policy's max
+ * depth, from ksp_trust_check()'s engine; with one core key, paths share
+ * only it and the target.  Deterministic; only the files whose content
+ * changed are rewritten (each renamed into place from a temporary folder
+ * inside @dir, after everything was made), files no longer published are
+ * removed from keys/, graphs/, .keyring/openpgp/ and .keyring/by-hash/;
+ * other files in @dir are left alone.  An error before the renames leaves
+ * @dir as it was.  The policy (and the audit policy) must outlive @pub.
+ * The weak-hash audit: certifications with MD5, SHA-1 or RIPEMD-160 on
+ * the published paths, per certifier, and, with ksp_publish_set_audit(),
+ * the keys that have no path at all when they are dropped.
+ */
+struct ksp_publish;
+enum ksp_publish_change {
+	KSP_PUBLISH_ADDED = 1,
+	KSP_PUBLISH_CHANGED = 2,
+	KSP_PUBLISH_REMOVED = 3,
+};
+int ksp_publish_new(struct ksp_store *store, const struct ksp_trust_policy *policy, struct ksp_publish **ret);
+struct ksp_publish *ksp_publish_free(struct ksp_publish *pub);
+int ksp_publish_set_max_paths(struct ksp_publish *pub, int n); /* 1-64 */
+void ksp_publish_set_keep(struct ksp_publish *pub, bool keep);
+void ksp_publish_set_svg(struct ksp_publish *pub, bool svg); /* default on */
+void ksp_publish_set_at(struct ksp_publish *pub, int64_t at); /* default: now */
+/* the weak-hash audit's second pass (the policy with MD5, SHA-1 and
+ * RIPEMD-160 dropped) */
+int ksp_publish_set_audit(struct ksp_publish *pub, bool on);
+int ksp_publish_write(struct ksp_publish *pub, const char *dir);
+/* after ksp_publish_write(): */
+size_t ksp_publish_get_key_count(const struct ksp_publish *pub);
+size_t ksp_publish_get_pathless_count(const struct ksp_publish *pub);
+const char *ksp_publish_get_pathless(const struct ksp_publish *pub, size_t i);
+int ksp_publish_get_path_count(const struct ksp_publish *pub, const char *fpr);
+size_t ksp_publish_get_change_count(const struct ksp_publish *pub);
+/* enum ksp_publish_change; *old_paths / *new_paths: for graphs/ *.txt
+ * files the paths in the old and new file, else -1 */
+int ksp_publish_get_change(const struct ksp_publish *pub, size_t i, const char **path, int *old_paths,
+			   int *new_paths);
+size_t ksp_publish_get_weak_count(const struct ksp_publish *pub);
+/* the certifier's fingerprint; its weak certifications on the paths */
+const char *ksp_publish_get_weak(const struct ksp_publish *pub, size_t i, unsigned int *md5, unsigned int *sha1,
+				 unsigned int *ripemd160);
+size_t ksp_publish_get_orphan_count(const struct ksp_publish *pub);
+const char *ksp_publish_get_orphan(const struct ksp_publish *pub, size_t i);
+
 #ifdef __cplusplus
 }
 #endif
