@@ -271,13 +271,17 @@ int ksp_party_join(struct ksp_store *store, const void *list, size_t list_len, c
 enum ksp_wot_load_flags {
 	KSP_WOT_LOAD_STRICT = 1 << 0, /* a malformed key fails the whole load */
 	KSP_WOT_LOAD_NO_VERIFY = 1 << 1, /* store signatures unchecked (verified = 0) */
+	KSP_WOT_LOAD_FULL = 1 << 2, /* check and write again the keys stored already byte for byte (LIBKSP_3) */
 };
 /* Reads every key in @data (binary or armored keyrings, concatenated,
  * keyserver dumps) with the native reader and stores keys, user IDs and
  * third-party certifications (0x10-0x13, 0x30), in one transaction.
  * Malformed keys are skipped and counted (logged with file and offset).
  * Every signature is checked (verified = 1 good, 2 bad, 3 unsupported,
- * 4 issuer not in the store) unless KSP_WOT_LOAD_NO_VERIFY.
+ * 4 issuer not in the store) unless KSP_WOT_LOAD_NO_VERIFY.  A key whose
+ * packets are stored already, byte for byte, from a load that checked them
+ * is not checked nor written again (the same store as loading it in full;
+ * KSP_WOT_LOAD_FULL to load it in full anyway).
  * Returns 0; -EBADMSG (no key, or --strict and a bad key), -ENOMEM, -errno;
  * on failure nothing was stored.
  * ksp_wot_load_fd() reads @fd (not closed): a regular file is mapped

@@ -18,19 +18,22 @@ static int run_path(struct ksp_cli *cli, int argc, char *argv[]);
 static const struct ksp_cmd cmd_load = {
 	.name = "load",
 	.run = run_load,
-	.usage = "[--strict] [--no-verify] FILE|DIR...",
+	.usage = "[--strict] [--no-verify] [--full] FILE|DIR...",
 	.help = "read keyrings into the store with the native reader",
 	.details = "FILE is a binary or armored keyring, several concatenated, or a keyserver\n"
 		   "dump; - reads stdin; a DIR is a key tree as kernel.org's pgpkeys lays it\n"
 		   "out (keys/*.asc, .keyring/openpgp/; see ksp-publish(1)). All files are one\n"
-		   "transaction. Malformed keys are\n"
-		   "skipped and counted. Every signature on a user ID and every key\n"
-		   "self-signature is checked with libgcrypt on all CPUs (KSP_THREADS=N to\n"
-		   "choose); progress is shown when stderr is a terminal.\n\n"
+		   "transaction. Malformed keys are skipped and counted. Every signature on a\n"
+		   "user ID and every key self-signature is checked with libgcrypt on all CPUs\n"
+		   "(KSP_THREADS=N to choose); progress is shown when stderr is a terminal. A key\n"
+		   "the store holds already, byte for byte, is not checked again.\n\n"
 		   "Options:\n"
 		   "  --strict     a malformed key fails the whole load\n"
 		   "  --no-verify  store signatures unchecked (only --structural metrics\n"
-		   "               count them)\n",
+		   "               count them)\n"
+		   "  --full       check and write again the keys the store holds already,\n"
+		   "               byte for byte (by default they are skipped: a reload\n"
+		   "               costs what changed)\n",
 	.group = KSP_GROUP_ADMIN,
 };
 
@@ -89,6 +92,7 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 	static const struct option opts[] = {
 		{ "strict", no_argument, NULL, 's' },
 		{ "no-verify", no_argument, NULL, 'n' },
+		{ "full", no_argument, NULL, 'f' },
 		{},
 	};
 	struct ksp_store *store = NULL;
@@ -101,6 +105,8 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 			flags |= KSP_WOT_LOAD_STRICT;
 		else if (c == 'n')
 			flags |= KSP_WOT_LOAD_NO_VERIFY;
+		else if (c == 'f')
+			flags |= KSP_WOT_LOAD_FULL;
 		else
 			return cli_usage_error(cli, &cmd_load, "wot load", "bad option");
 	}
