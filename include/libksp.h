@@ -272,13 +272,17 @@ int ksp_party_join(struct ksp_store *store, const void *list, size_t list_len, c
 enum ksp_wot_load_flags {
 	KSP_WOT_LOAD_STRICT = 1 << 0, /* a malformed key fails the whole load */
 	KSP_WOT_LOAD_NO_VERIFY = 1 << 1, /* store signatures unchecked (verified = 0) */
+	KSP_WOT_LOAD_FULL = 1 << 2, /* check and write again the keys stored already byte for byte (LIBKSP_3) */
 };
 /* Reads every key in @data (binary or armored keyrings, concatenated,
  * keyserver dumps) with the native reader and stores keys, user IDs and
  * third-party certifications (0x10-0x13, 0x30), in one transaction.
  * Malformed keys are skipped and counted (logged with file and offset).
  * Every signature is checked (verified = 1 good, 2 bad, 3 unsupported,
- * 4 issuer not in the store) unless KSP_WOT_LOAD_NO_VERIFY.
+ * 4 issuer not in the store) unless KSP_WOT_LOAD_NO_VERIFY.  A key whose
+ * packets are stored already, byte for byte, from a load that checked them
+ * is not checked nor written again (the same store as loading it in full;
+ * KSP_WOT_LOAD_FULL to load it in full anyway).
  * Returns 0; -EBADMSG (no key, or --strict and a bad key), -ENOMEM, -errno;
  * on failure nothing was stored.
  * ksp_wot_load_fd() reads @fd (not closed): a regular file is mapped
@@ -291,6 +295,20 @@ int ksp_wot_load(struct ksp_store *store, const void *data, size_t len, const ch
 		 unsigned int flags, uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad);
 int ksp_wot_load_fd(struct ksp_store *store, int fd, const char *source, unsigned int flags,
 		    uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad);
+
+/* A key tree as kernel.org's pgpkeys repository lays it out, read into
+ * one binary keyring (*ret, malloc'ed, for ksp_wot_load(),
+ * ksp_party_add(), ksp_party_import()): every file of @dir, in sorted
+ * order, with keys/<KEYID>.asc (text before the armor, several armored
+ * blocks) and .keyring/openpgp/<domain>/<local>/<selector> (symlinks
+ * inside the tree followed, one file read once); .keyring/<other type>/
+ * is skipped with a warning, dot folders (.git) are skipped, text outside
+ * armor is skipped.  Refused (-EXDEV, -EFBIG, -EBADMSG, -EEXIST, with
+ * ksp_get_error() naming the file): a symlink out of the tree, a file
+ * over 64 MiB, damaged armor, keys/<KEYID>.asc whose name or header names
+ * a key its armor does not hold, one key in two files outside .keyring/.
+ * -ENODATA: no key in the tree. (LIBKSP_3) */
+int ksp_keytree_read(struct ksp_ctx *ctx, const char *dir, void **ret, size_t *ret_len);
 
 struct ksp_wot_stats;
 enum ksp_wot_flags {
@@ -1250,6 +1268,63 @@ int ksp_health_list_weak(struct ksp_health *health, const char *signer);
 size_t ksp_health_get_weak_count(const struct ksp_health *health);
 int ksp_health_get_weak(const struct ksp_health *health, size_t i, const char **target, const char **uid,
 			size_t *uid_len, int64_t *created, int *hash_algo, unsigned int *carries);
+
+/* ------------------------------------------------------------------ */
+/* Publishing a keyring as kernel.org's pgpkeys repository (LIBKSP_3)  */
+
+/*
+ * ksp_publish_write() writes into @dir, for every key with a path from the
+ * policy's core (the core keys too; with ksp_publish_set_keep() the keys
+ * without a path as well): keys/<KEYID>.asc (a gpg --list-keys-like header
+ * and the key exported clean: self-signatures, and only the certifications
+ * verified in the store and made by a published key), graphs/<KEYID>.txt
+ * (wotmate's format, one block per path) and .svg, and
+ * .keyring/openpgp/<domain>/<local>/default and .keyring/by-hash/ symlinks
+ * (b4, patatt).  Paths: a maximum set of vertex-disjoint paths (at most
+ * ksp_publish_set_max_paths(), default 4) of at most the policy's max
+ * depth, from ksp_trust_check()'s engine; with one core key, paths share
+ * only it and the target.  Deterministic; only the files whose content
+ * changed are rewritten (each renamed into place from a temporary folder
+ * inside @dir, after everything was made), files no longer published are
+ * removed from keys/, graphs/, .keyring/openpgp/ and .keyring/by-hash/;
+ * other files in @dir are left alone.  An error before the renames leaves
+ * @dir as it was.  The policy (and the audit policy) must outlive @pub.
+ * The weak-hash audit: certifications with MD5, SHA-1 or RIPEMD-160 on
+ * the published paths, per certifier, and, with ksp_publish_set_audit(),
+ * the keys that have no path at all when they are dropped.
+ */
+struct ksp_publish;
+enum ksp_publish_change {
+	KSP_PUBLISH_ADDED = 1,
+	KSP_PUBLISH_CHANGED = 2,
+	KSP_PUBLISH_REMOVED = 3,
+};
+int ksp_publish_new(struct ksp_store *store, const struct ksp_trust_policy *policy, struct ksp_publish **ret);
+struct ksp_publish *ksp_publish_free(struct ksp_publish *pub);
+int ksp_publish_set_max_paths(struct ksp_publish *pub, int n); /* 1-64 */
+void ksp_publish_set_keep(struct ksp_publish *pub, bool keep);
+void ksp_publish_set_svg(struct ksp_publish *pub, bool svg); /* default on */
+void ksp_publish_set_at(struct ksp_publish *pub, int64_t at); /* default: now */
+/* the weak-hash audit's second pass (the policy with MD5, SHA-1 and
+ * RIPEMD-160 dropped) */
+int ksp_publish_set_audit(struct ksp_publish *pub, bool on);
+int ksp_publish_write(struct ksp_publish *pub, const char *dir);
+/* after ksp_publish_write(): */
+size_t ksp_publish_get_key_count(const struct ksp_publish *pub);
+size_t ksp_publish_get_pathless_count(const struct ksp_publish *pub);
+const char *ksp_publish_get_pathless(const struct ksp_publish *pub, size_t i);
+int ksp_publish_get_path_count(const struct ksp_publish *pub, const char *fpr);
+size_t ksp_publish_get_change_count(const struct ksp_publish *pub);
+/* enum ksp_publish_change; *old_paths / *new_paths: for graphs/ *.txt
+ * files the paths in the old and new file, else -1 */
+int ksp_publish_get_change(const struct ksp_publish *pub, size_t i, const char **path, int *old_paths,
+			   int *new_paths);
+size_t ksp_publish_get_weak_count(const struct ksp_publish *pub);
+/* the certifier's fingerprint; its weak certifications on the paths */
+const char *ksp_publish_get_weak(const struct ksp_publish *pub, size_t i, unsigned int *md5, unsigned int *sha1,
+				 unsigned int *ripemd160);
+size_t ksp_publish_get_orphan_count(const struct ksp_publish *pub);
+const char *ksp_publish_get_orphan(const struct ksp_publish *pub, size_t i);
 
 #ifdef __cplusplus
 }

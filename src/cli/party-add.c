@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli/party.h"
 #include "shared/util.h"
 
@@ -243,7 +244,25 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			uint8_t *data = NULL;
 			size_t len = 0;
 			/* 64 MiB is far above any real key; refuse larger inputs early */
-			r = read_file_all(argv[i], 64u << 20, &data, &len);
+			struct stat st;
+
+			if (strcmp(argv[i], "-") != 0 && stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+				/* a key tree: keys/NAME.asc, .keyring/openpgp/ */
+				void *tree = NULL;
+
+				r = ksp_keytree_read(cli->ctx, argv[i], &tree, &len);
+				if (r < 0) {
+					fprintf(stderr, "ksp: %s\n", ksp_get_error(cli->ctx) ? ksp_get_error(cli->ctx) : strerror(-r));
+					if (cli->json)
+						printf("]}\n");
+					ksp_store_rollback(store);
+					status = KSP_EXIT_ERROR;
+					goto out;
+				}
+				data = tree;
+			} else {
+				r = read_file_all(argv[i], 64u << 20, &data, &len);
+			}
 			if (r < 0) {
 				const char *what = r == -EFBIG ? "larger than 64 MiB, not a key file" : strerror(-r);
 				fprintf(stderr, "ksp: %s: cannot read: %s; nothing was added\n", argv[i], what);

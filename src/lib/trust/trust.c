@@ -46,6 +46,7 @@
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
+#include "lib/trust/trust-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
@@ -118,6 +119,17 @@ KSP_EXPORT int ksp_trust_policy_add_core(struct ksp_trust_policy *p, const char 
 	}
 	memcpy(p->core[p->n_core++], norm, 65);
 	return 0;
+}
+
+const char *ksp_trust_policy_core_at(const struct ksp_trust_policy *p, size_t i)
+{
+	return p && i < p->n_core ? p->core[i] : NULL;
+}
+
+void ksp_trust_policy_clear_core(struct ksp_trust_policy *p)
+{
+	if (p)
+		p->n_core = 0;
 }
 
 KSP_EXPORT size_t ksp_trust_policy_get_core_count(const struct ksp_trust_policy *p)
