@@ -535,6 +535,41 @@ int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 		   const char *const *targets, size_t n_targets, int level, const char *outbox,
 		   unsigned int flags,
 		   void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data);
+
+/**
+ * struct ksp_sign_opts: what one ksp_party_sign_opts() run certifies with.
+ * Defaults: level 0, no expiry, no policy URL, the list notation on, no
+ * key mailed unencrypted, the built-in English mail, no Bcc.
+ */
+struct ksp_sign_opts;
+int ksp_sign_opts_new(struct ksp_ctx *ctx, struct ksp_sign_opts **ret);
+struct ksp_sign_opts *ksp_sign_opts_free(struct ksp_sign_opts *opts);
+/* The certification level (0-3) of the run (@fpr NULL) or of one key
+ * (a full fingerprint): signature type 0x10 + level. */
+int ksp_sign_opts_set_level(struct ksp_sign_opts *opts, const char *fpr, int level);
+/* Each certification expires @seconds after it is made (0: never). */
+int ksp_sign_opts_set_expires(struct ksp_sign_opts *opts, int64_t seconds);
+/* A policy URL subpacket on each certification (NULL: none). */
+int ksp_sign_opts_set_policy_url(struct ksp_sign_opts *opts, const char *url);
+/* The notation KSP_LIST_NOTATION=<SHA-256 of the frozen list file> on
+ * each certification: anyone can later see which checked list it came
+ * from (gpg --list-sigs --list-options show-notations). */
+#define KSP_LIST_NOTATION "ksp-list-sha256@ksp.invalid"
+int ksp_sign_opts_set_list_notation(struct ksp_sign_opts *opts, bool on);
+/* Key @fpr has no encryption subkey, and the user chose to mail its
+ * certifications unencrypted anyway (anyone reading that mailbox, or the
+ * mail on its way, can then publish them). */
+int ksp_sign_opts_add_unencrypted(struct ksp_sign_opts *opts, const char *fpr);
+/* The mail template (@text, @len bytes; named @source in errors), NULL:
+ * the built-in English one.  Syntax: ksp-party(1), MAIL TEMPLATES. */
+int ksp_sign_opts_set_template(struct ksp_sign_opts *opts, const char *source, const char *text, size_t len);
+/* A Bcc: to the signer's own address on each message. */
+int ksp_sign_opts_set_bcc_self(struct ksp_sign_opts *opts, bool on);
+/* ksp_party_sign() with @opts instead of one level. */
+int ksp_party_sign_opts(struct ksp_party *party, const char *signer_fpr,
+			const char *const *targets, size_t n_targets, const struct ksp_sign_opts *opts,
+			const char *outbox, unsigned int flags,
+			void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data);
 int ksp_sign_result_get_status(const struct ksp_sign_result *res);
 int ksp_sign_result_get_number(const struct ksp_sign_result *res);
 const char *ksp_sign_result_get_fingerprint(const struct ksp_sign_result *res);
