@@ -563,6 +563,11 @@ int ksp_sign_opts_add_unencrypted(struct ksp_sign_opts *opts, const char *fpr);
 /* The mail template (@text, @len bytes; named @source in errors), NULL:
  * the built-in English one.  Syntax: ksp-party(1), MAIL TEMPLATES. */
 int ksp_sign_opts_set_template(struct ksp_sign_opts *opts, const char *source, const char *text, size_t len);
+/* The mail template: "en" or "de" (built in), or a file (at most 64 KiB). */
+int ksp_sign_opts_set_template_file(struct ksp_sign_opts *opts, const char *name);
+/* The text of a built-in mail template: "sign", "sign.de", "remind",
+ * "remind.de"; NULL for another name. */
+const char *ksp_mail_template_builtin(const char *name);
 /* A Bcc: to the signer's own address on each message. */
 int ksp_sign_opts_set_bcc_self(struct ksp_sign_opts *opts, bool on);
 /* ksp_party_sign() with @opts instead of one level. */
@@ -713,6 +718,45 @@ uint64_t ksp_party_status_get_total(const struct ksp_party_status *st);
  * was added: its missing certifications are KSP_CERT_UNDELIVERABLE and out
  * of the totals and reminders. */
 bool ksp_party_status_is_deliverable(const struct ksp_party_status *st, size_t i);
+
+/* -- reminders (ksp party remind) -- */
+struct ksp_reminder;
+
+enum ksp_remind_status {
+	KSP_REMIND_WRITTEN = 0,        /* written to the outbox (no mailer given) */
+	KSP_REMIND_SENT = 1,           /* and handed to the mailer */
+	KSP_REMIND_FAILED = 2,         /* the mailer failed */
+	KSP_REMIND_NO_ADDRESS = 3,     /* not reminded: no user ID with an address */
+	KSP_REMIND_NO_ENCRYPTION = 4,  /* not reminded: no usable encryption subkey */
+};
+
+/**
+ * ksp_party_remind:
+ * For each participant who has not certified every (deliverable) user ID
+ * of the others (ksp_party_status: KSP_CERT_MISSING), one message to the
+ * address of their first user ID, listing those keys (numbers,
+ * fingerprints, user IDs), from the mail template @template_name ("en",
+ * "de" or a file; NULL: "en"), From: @sender_fpr's first address (a
+ * participant; NULL: no From:), encrypted to the participant's key, written
+ * to @outbox (NULL: ./ksp-reminders) as remind-FPR.eml and, when @mailer is
+ * not NULL, handed to it (sh -c MAILER, the message on its standard input).
+ * @cb is called once per participant reminded or not remindable.  Returns
+ * the number of messages the mailer failed on (>= 0), or -errno.
+ */
+int ksp_party_remind(struct ksp_party *party, const char *sender_fpr, const char *template_name,
+		     const char *outbox, const char *mailer,
+		     void (*cb)(void *cb_data, const struct ksp_reminder *r), void *cb_data);
+int ksp_reminder_get_status(const struct ksp_reminder *r);
+int ksp_reminder_get_number(const struct ksp_reminder *r);
+const char *ksp_reminder_get_fingerprint(const struct ksp_reminder *r);
+/* The address written to, NULL when none. */
+const char *ksp_reminder_get_email(const struct ksp_reminder *r);
+/* The .eml file, NULL when none was written. */
+const char *ksp_reminder_get_file(const struct ksp_reminder *r);
+/* How many user IDs of others the participant has not certified. */
+size_t ksp_reminder_get_missing(const struct ksp_reminder *r);
+/* One line, plain ASCII. */
+const char *ksp_reminder_get_message(const struct ksp_reminder *r);
 
 /* -- publishing the party keyring -- */
 enum ksp_export_flags {

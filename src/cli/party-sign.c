@@ -268,6 +268,10 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 		   "  --policy-url URL  a policy URL on each certification\n"
 		   "  --no-list-notation  leave out the notation ksp-list-sha256@ksp.invalid\n"
 		   "                    (the SHA-256 of the frozen list file; on by default)\n"
+		   "  --template T      the mail: en, de (built in) or your own FILE\n"
+		   "                    (see ksp-party(1), MAIL TEMPLATES)\n"
+		   "  --print-template L  print the built-in mail template L (en, de)\n"
+		   "  --bcc-self        a Bcc: to your own address on each message\n"
 		   "  --unencrypted-to FPR  mail the certifications of this key, which has no\n"
 		   "                    encryption subkey, unencrypted (anyone who reads that\n"
 		   "                    mailbox can publish them; repeatable)\n"
@@ -301,6 +305,9 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		{ "policy-url", required_argument, NULL, 'p' },
 		{ "no-list-notation", no_argument, NULL, 'N' },
 		{ "unencrypted-to", required_argument, NULL, 'u' },
+		{ "template", required_argument, NULL, 't' },
+		{ "print-template", required_argument, NULL, 'P' },
+		{ "bcc-self", no_argument, NULL, 'b' },
 		{},
 	};
 	struct ksp_store *store = NULL;
@@ -367,6 +374,26 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			}
 			break;
 		case 'N': ksp_sign_opts_set_list_notation(so, false); break;
+		case 't':
+			r = ksp_sign_opts_set_template_file(so, optarg);
+			if (r < 0) {
+				status = cli_fail(cli, r, "--template");
+				goto out;
+			}
+			break;
+		case 'P': {
+			char name[16];
+			const char *t;
+			snprintf(name, sizeof(name), "sign%s%s", strcmp(optarg, "en") ? "." : "", strcmp(optarg, "en") ? optarg : "");
+			t = strlen(optarg) == 2 ? ksp_mail_template_builtin(name) : NULL;
+			if (t == NULL) {
+				status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--print-template takes en or de");
+				goto out;
+			}
+			status = fputs(t, stdout) < 0 || fflush(stdout) != 0 ? cli_fail(cli, -EIO, "cannot write the template") : KSP_EXIT_OK;
+			goto out;
+		}
+		case 'b': ksp_sign_opts_set_bcc_self(so, true); break;
 		case 'u':
 			r = ksp_sign_opts_add_unencrypted(so, optarg);
 			if (r < 0) {

@@ -125,6 +125,58 @@ expect_code 0 $KSP -d "$W/b.db" party join "$W/list.txt" "$W/ring.asc"
 expect_code 0 env GNUPGHOME="$W/hb" $KSP -d "$W/b.db" import "$W/mail/bee@example.org"/*.eml "$W/mail/bee_x@example.org"/*.eml
 expect_match "$OUT" '^3 new certification\(s\), [0-9]+ duplicate'
 
+# ---- reminders, from Bee's store: Bee owes Ann; Cee owes both but has no
+# encryption subkey (never written to unencrypted: 3 user IDs); Ann owes nothing that
+# can be delivered ------------------------------------------------------
+expect_code 0 $KSP -d "$W/b.db" party status --missing
+expect_match "$OUT" "^#2 .* has not certified:$"
+expect_code 0 $KSP -d "$W/b.db" party remind --as "$Fb" --template de --outbox "$W/rem" --sendmail "$W/mailer"
+expect_match "$OUT" "^#2   $Fb  1 missing: handed to the mailer$"
+expect_match "$OUT" "^#3   $Fc  3 missing: not reminded: the key has no usable encryption subkey"
+if grep -q "^#1 " "$OUT"; then _test_fail "Ann is reminded of nothing"; else _test_pass "Ann is reminded of nothing"; fi
+expect_eq "$(ls "$W/rem")" "remind-$Fb.eml" "one reminder written"
+expect_eq "$(ls "$W/mail/ann@example.org" 2>/dev/null | wc -l)" 0 "the reminder goes to Bee, not to Ann"
+r=$(ls "$W/mail/bee@example.org"/*.eml | xargs grep -l '^Subject: Keysigning-Party')
+expect_match "$r" '^From: Bee Many <bee@example.org>$'
+expect_eq "$(grep -c 'BEGIN PGP MESSAGE' "$r")" 1 "the reminder is encrypted"
+sed -n '/^-----BEGIN PGP MESSAGE-----/,/^-----END PGP MESSAGE-----/p' "$r" | gpg --homedir "$W/hb" --batch -d > "$W/rem.txt" 2>/dev/null
+expect_match "$W/rem.txt" '^auf der Keysigning-Party "T415 Party" am 2027-04-01'
+expect_match "$W/rem.txt" "^  #1 $(echo "$Fa" | sed -E 's/(.{4})/\1 /g; s/ $//' | sed -E 's/^((.{4} ){5})/\1 /')\$"
+expect_match "$W/rem.txt" '^      Ann Signer <ann@example.org>$'
+expect_code 0 $KSP -d "$W/b.db" --json party remind --outbox "$W/rem2"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {x["number"]: x for x in d["reminders"]}
+assert set(r) == {2, 3} and r[2]["status"] == "written" and r[2]["missing"] == 1 and r[3]["status"] == "no-encryption", d' "$OUT" \
+	&& _test_pass "remind --json" || _test_fail "remind --json"
+# templates: the built-in ones print; a broken one is one clear line, nothing signed
+expect_code 0 $KSP party sign --print-template de
+expect_eq "$(cat "$OUT")" "$(cat "$TOP/templates/mail-sign.de.txt")" "the built-in German template is templates/mail-sign.de.txt"
+expect_code 0 $KSP party remind --print-template en
+expect_eq "$(cat "$OUT")" "$(cat "$TOP/templates/mail-remind.txt")" "the built-in reminder is templates/mail-remind.txt"
+printf 'Subject: {{key.fingerprint}}\n\n{{#uids}}{{uid}}\n' > "$W/broken.txt"
+expect_code 2 env GNUPGHOME="$W/ha" $KSP -d "$W/a.db" party sign --as "$Fa" --all-checked --force --template "$W/broken.txt" --outbox "$W/out9"
+expect_match "$ERR" "broken.txt: line 3: a section that is never closed"
+printf 'Subject: {{nope}}\n\nx\n' > "$W/broken.txt"
+expect_code 2 env GNUPGHOME="$W/ha" $KSP -d "$W/a.db" party sign --as "$Fa" --all-checked --force --template "$W/broken.txt" --outbox "$W/out9"
+expect_match "$ERR" "broken.txt: line 1: unknown name 'nope'"
+expect_eq "$(sqlite3 "$W/a.db" 'SELECT count(*) FROM signed')" 4 "a broken template signs nothing"
+# a template of one's own, a hostile signer name, Bcc to self
+printf 'Subject: Podepsaný klíč {{key.fingerprint_hex}}\n\nDobrý den, {{#uids}}{{uid}}; {{/uids}}\n' > "$W/cs.txt"
+expect_code 0 env GNUPGHOME="$W/ha" $KSP -d "$W/a.db" party sign --as "$Fa" "$Fb" --force --template "$W/cs.txt" \
+	--bcc-self --outbox "$W/outcs"
+m=$(ls "$W/outcs"/*-1-bee@example.org.eml)
+expect_match "$m" '^Subject: =\?UTF-8\?B\?[A-Za-z0-9+/=]+\?=$'
+expect_match "$m" '^Bcc: ann@example.org$'
+expect_eq "$(python3 -c '
+import email, email.header, sys
+m = email.message_from_binary_file(open(sys.argv[1], "rb"))
+print(str(email.header.make_header(email.header.decode_header(m["Subject"]))))' "$m")" "Podepsaný klíč $Fb" \
+	"the subject, RFC 2047-encoded (folded)"
+sed -n '/^-----BEGIN PGP MESSAGE-----/,/^-----END PGP MESSAGE-----/p' "$m" | gpg --homedir "$W/hb" --batch -d > "$W/cs.out" 2>/dev/null
+expect_match "$W/cs.out" '^Dobrý den, Bee Many <bee@example.org>; Bee Without Mail \(no address\); $'
+
 # bad options: one line each
 expect_code 2 env GNUPGHOME="$W/ha" $KSP -d "$W/a.db" party sign --as "$Fa" --all-checked --level-for "$Fc=7"
 expect_match "$ERR" "level '7': give 0, 1, 2 or 3"

@@ -26,3 +26,7 @@ int ksp_party_list_text(struct ksp_party *party, int version, struct strbuf *sb)
 /* ksp_party_add() inside the caller's transaction, without the open check. */
 int ksp_party_add_data(struct ksp_party *party, const void *data, size_t len, const char *source,
 		       unsigned int flags, void (*cb)(void *, const struct ksp_key_check *), void *cb_data);
+/* Run @mailer (sh -c) with @file on its standard input (deliver.c; also
+ * used by remind.c).  Its exit status (128+N for signal N), or -errno
+ * when it could not run; a failure is described in @why. */
+int ksp_party_run_mailer(const char *mailer, const char *file, char *why, size_t whylen);

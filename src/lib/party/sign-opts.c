@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/libksp-private.h"
+#include "lib/party/mail-template.h"
 #include "lib/party/sign-opts.h"
 #include "shared/util.h"
 
@@ -181,4 +182,67 @@ KSP_EXPORT int ksp_sign_opts_set_bcc_self(struct ksp_sign_opts *o, bool on)
 		return -EINVAL;
 	o->bcc_self = on;
 	return 0;
+}
+
+/* @name: a built-in template ("en", "de": the language of kind @kind),
+ * or a file. */
+int ksp_mail_template_load(struct ksp_ctx *ctx, const char *kind, const char *name, char **ret_text,
+			   char **ret_source)
+{
+	char builtin[32];
+	const char *t;
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int r;
+
+	*ret_text = *ret_source = NULL;
+	snprintf(builtin, sizeof(builtin), "%s%s%s", kind, strcmp(name, "en") ? "." : "", strcmp(name, "en") ? name : "");
+	if (strlen(name) == 2 && (t = ksp_mail_template_builtin_text(builtin)) != NULL) {
+		*ret_text = strdup(t);
+		if (asprintf(ret_source, "built-in template '%s'", builtin) < 0)
+			*ret_source = NULL;
+	} else {
+		r = read_file_all(name, 64 * 1024, &data, &len);
+		if (r < 0) {
+			ksp_set_error(ctx, "%s: cannot read the mail template: %s; give a file, or en or de for a built-in one",
+				      name, r == -EFBIG ? "more than 64 KiB" : strerror(-r));
+			return r;
+		}
+		if (memchr(data, '\0', len)) {
+			free(data);
+			ksp_set_error(ctx, "%s: a NUL byte in the mail template", name);
+			return -EINVAL;
+		}
+		*ret_text = (char *)data;
+		*ret_source = strdup(name);
+	}
+	if (*ret_text == NULL || *ret_source == NULL) {
+		free(*ret_text);
+		free(*ret_source);
+		*ret_text = *ret_source = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+KSP_EXPORT int ksp_sign_opts_set_template_file(struct ksp_sign_opts *o, const char *name)
+{
+	char *t = NULL, *src = NULL;
+	int r;
+
+	if (o == NULL || name == NULL)
+		return -EINVAL;
+	r = ksp_mail_template_load(o->ctx, "sign", name, &t, &src);
+	if (r < 0)
+		return r;
+	free(o->template_text);
+	free(o->template_source);
+	o->template_text = t;
+	o->template_source = src;
+	return 0;
+}
+
+KSP_EXPORT const char *ksp_mail_template_builtin(const char *name)
+{
+	return name ? ksp_mail_template_builtin_text(name) : NULL;
 }

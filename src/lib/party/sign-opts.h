@@ -29,3 +29,8 @@ struct ksp_sign_opts {
 /* The level for key @fpr (upper-case hex). */
 int ksp_sign_opts_level_for(const struct ksp_sign_opts *o, const char *fpr);
 bool ksp_sign_opts_is_unencrypted(const struct ksp_sign_opts *o, const char *fpr);
+
+/* The template @name of @kind ("sign", "remind"): "en", "de" (built in)
+ * or a file; *ret_text and *ret_source (its name in errors) malloc'ed. */
+int ksp_mail_template_load(struct ksp_ctx *ctx, const char *kind, const char *name, char **ret_text,
+			   char **ret_source);
