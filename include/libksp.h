@@ -499,7 +499,7 @@ enum ksp_sign_flags {
 enum ksp_sign_status {
 	KSP_SIGN_SIGNED = 0,         /* signed, encrypted to the key, written to the outbox */
 	KSP_SIGN_ALREADY = 1,        /* signed before (KSP_SIGN_FORCE to sign again) */
-	KSP_SIGN_NO_EMAIL = 2,       /* skipped: the user ID has no usable e-mail address */
+	KSP_SIGN_NO_EMAIL = 2,       /* skipped: no user ID of the key has a usable e-mail address */
 	KSP_SIGN_NO_ENCRYPTION = 3,  /* skipped: the key has no usable encryption subkey */
 	KSP_SIGN_REFUSED = 4,        /* the key: not on the frozen list, changed, revoked... */
 };
@@ -518,8 +518,11 @@ enum ksp_sign_status {
  * user ID and the new certification is encrypted to the key and written to
  * @outbox (created, mode 0700) as FPR-N-ADDRESS.eml (RFC 5322, PGP/MIME
  * RFC 3156, To: the user ID's address) and FPR-N-ADDRESS.asc (the bare
- * encrypted message).  A user ID without an address and a key without a
- * usable encryption subkey are reported and skipped, never sent in clear.
+ * encrypted message).  A user ID without an address (lib/addr.c: RFC 5322,
+ * printable ASCII) is certified too and carried, with its certification,
+ * in the message to each of the key's addressed user IDs; a key without an
+ * address, and one without a usable encryption subkey, are reported and
+ * skipped, never sent in clear (unless ksp_sign_opts_add_unencrypted()).
  * The store's table "signed" records each.  @cb (may be NULL) is called
  * once per user ID (once per key when the key is refused), as the run goes.
  * All or nothing: the rows are written in one transaction (the store stays
@@ -580,7 +583,9 @@ int ksp_sign_result_get_number(const struct ksp_sign_result *res);
 const char *ksp_sign_result_get_fingerprint(const struct ksp_sign_result *res);
 /* Raw user ID bytes (hostile; escape before output), NULL for a whole key. */
 const char *ksp_sign_result_get_uid(const struct ksp_sign_result *res, size_t *len);
-/* The user ID's address (checked: printable ASCII, no spaces), or NULL. */
+/* The user ID's address (RFC 5322 addr-spec, printable ASCII, a local part
+ * quoted when it must be), or NULL: a user ID without one (carried in the
+ * messages to the key's other user IDs when KSP_SIGN_SIGNED). */
 const char *ksp_sign_result_get_email(const struct ksp_sign_result *res);
 /* The .eml and .asc files written (KSP_SIGN_SIGNED, KSP_SIGN_ALREADY), or NULL. */
 const char *ksp_sign_result_get_message_file(const struct ksp_sign_result *res);

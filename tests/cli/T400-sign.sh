@@ -92,7 +92,7 @@ expect_eq "$(ls "$W/out1" | wc -l)" 8 "p1's outbox: 4 .eml + 4 .asc"
 cp "$W/out1/$F2-1-p2@example.org.eml" "$W/p2-1-first.eml"
 m="$W/out1/$F2-2-p2b@example.org.eml"
 expect_match "$m" '^To: p2b@example.org$'
-expect_match "$m" '^From: p1@example.org$'
+expect_match "$m" '^From: P1 INSECURE <p1@example.org>$'
 expect_match "$m" '^Content-Type: multipart/encrypted; protocol="application/pgp-encrypted";$'
 expect_match "$m" '^Content-Type: application/pgp-encrypted$'
 expect_match "$m" '^-----BEGIN PGP MESSAGE-----$'
