@@ -36,10 +36,10 @@ static bool is_atext(unsigned char c)
 	       (c != '\0' && strchr("!#$%&'*+-/=?^_`{|}~", c)) || c >= 0x80;
 }
 
-/* Control characters (CR and LF among them): never in an address. */
+/* Control characters (CR and LF among them, and TAB): never in an address. */
 static bool is_ctl(unsigned char c)
 {
-	return (c < 0x20 && c != '\t') || c == 0x7f;
+	return c < 0x20 || c == 0x7f;
 }
 
 static bool is_wsp(unsigned char c)
@@ -233,7 +233,7 @@ int ksp_uid_display_name(const char *uid, size_t len, char **ret)
 static int parse_uid(const char *uid, size_t len, char **ret, size_t *name_end)
 {
 	struct scan s = { .p = (const unsigned char *)uid, .n = len };
-	size_t lt[8], n_lt = 0, depth = 0, n_all = 0;
+	size_t lt[8], n_lt = 0, depth = 0;
 	bool quoted = false, found = false;
 	struct strbuf a;
 	int r = 0;
@@ -266,7 +266,6 @@ static int parse_uid(const char *uid, size_t len, char **ret, size_t *name_end)
 				n_lt--;
 			}
 			lt[n_lt++] = i;
-			n_all++;
 		}
 	}
 	if (quoted || depth)
@@ -283,8 +282,8 @@ static int parse_uid(const char *uid, size_t len, char **ret, size_t *name_end)
 		s.i++;
 		found = skip_cfws(&s) && s.i == len;
 	}
-	/* a bare addr-spec */
-	if (!found && n_all == 0) {
+	/* a bare addr-spec (a '<' of it is in a domain literal) */
+	if (!found) {
 		*name_end = 0;
 		s.i = 0;
 		found = addr_spec(&s) && s.i == len;

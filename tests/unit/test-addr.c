@@ -34,6 +34,10 @@ static int test_forms(void)
 	TS_ASSERT_STR_EQ(A("alice(comment)@(c2)example.org"), "alice@example.org");
 	TS_ASSERT_STR_EQ(A("first.last+tag@sub.example.org"), "first.last+tag@sub.example.org");
 	TS_ASSERT_STR_EQ(A("user@[192.0.2.1]"), "user@[192.0.2.1]");
+	/* a '<' in a domain literal (found by fuzz/fuzz-addr.c): the
+	 * canonical form reads back as itself */
+	TS_ASSERT_STR_EQ(A("x (c) <\"q\\\"x\"@[1.2.3.<]>"), "\"q\\\"x\"@[1.2.3.<]");
+	TS_ASSERT_STR_EQ(A("\"q\\\"x\"@[1.2.3.<]"), "\"q\\\"x\"@[1.2.3.<]");
 	/* display names people really have */
 	TS_ASSERT_STR_EQ(A("Jörg O'Neil, Jr. <j@example.org>"), "j@example.org");
 	TS_ASSERT_STR_EQ(A("张伟 <zhang@example.cn>"), "zhang@example.cn");
@@ -91,6 +95,9 @@ static int test_hostile(void)
 	TS_ASSERT_STR_EQ(A("\"e\nve\"@example.org"), "");
 	TS_ASSERT_STR_EQ(A("\"e\\\rve\"@example.org"), "");
 	TS_ASSERT_STR_EQ(A("eve@[1.2.3.4\n]"), "");
+	/* a TAB in a quoted local part (found by fuzz/fuzz-addr.c) */
+	TS_ASSERT_STR_EQ(A("\"a\tb\"@example.org"), "");
+	TS_ASSERT_STR_EQ(A("\"a\\\tb\"@example.org"), "");
 	TS_ASSERT_STR_EQ(A("eve\x7f@example.org"), "");
 	/* controls in the display name: the address alone is ever written */
 	TS_ASSERT_STR_EQ(A("Eve \x1b[31mRED\x1b[0m <eve@example.org>"), "eve@example.org");
