@@ -519,7 +519,7 @@ enum ksp_sign_flags {
 enum ksp_sign_status {
 	KSP_SIGN_SIGNED = 0,         /* signed, encrypted to the key, written to the outbox */
 	KSP_SIGN_ALREADY = 1,        /* signed before (KSP_SIGN_FORCE to sign again) */
-	KSP_SIGN_NO_EMAIL = 2,       /* skipped: the user ID has no usable e-mail address */
+	KSP_SIGN_NO_EMAIL = 2,       /* skipped: no user ID of the key has a usable e-mail address */
 	KSP_SIGN_NO_ENCRYPTION = 3,  /* skipped: the key has no usable encryption subkey */
 	KSP_SIGN_REFUSED = 4,        /* the key: not on the frozen list, changed, revoked... */
 	KSP_SIGN_ABSENT = 5,         /* KSP_SIGN_ALL: the key's owner was absent (ksp_party_set_absent()), skipped */
@@ -539,8 +539,11 @@ enum ksp_sign_status {
  * user ID and the new certification is encrypted to the key and written to
  * @outbox (created, mode 0700) as FPR-N-ADDRESS.eml (RFC 5322, PGP/MIME
  * RFC 3156, To: the user ID's address) and FPR-N-ADDRESS.asc (the bare
- * encrypted message).  A user ID without an address and a key without a
- * usable encryption subkey are reported and skipped, never sent in clear.
+ * encrypted message).  A user ID without an address (lib/addr.c: RFC 5322,
+ * printable ASCII) is certified too and carried, with its certification,
+ * in the message to each of the key's addressed user IDs; a key without an
+ * address, and one without a usable encryption subkey, are reported and
+ * skipped, never sent in clear (unless ksp_sign_opts_add_unencrypted()).
  * The store's table "signed" records each.  @cb (may be NULL) is called
  * once per user ID (once per key when the key is refused), as the run goes.
  * All or nothing: the rows are written in one transaction (the store stays
@@ -556,12 +559,54 @@ int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 		   const char *const *targets, size_t n_targets, int level, const char *outbox,
 		   unsigned int flags,
 		   void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data);
+
+/**
+ * struct ksp_sign_opts: what one ksp_party_sign_opts() run certifies with.
+ * Defaults: level 0, no expiry, no policy URL, the list notation on, no
+ * key mailed unencrypted, the built-in English mail, no Bcc.
+ */
+struct ksp_sign_opts;
+int ksp_sign_opts_new(struct ksp_ctx *ctx, struct ksp_sign_opts **ret);
+struct ksp_sign_opts *ksp_sign_opts_free(struct ksp_sign_opts *opts);
+/* The certification level (0-3) of the run (@fpr NULL) or of one key
+ * (a full fingerprint): signature type 0x10 + level. */
+int ksp_sign_opts_set_level(struct ksp_sign_opts *opts, const char *fpr, int level);
+/* Each certification expires @seconds after it is made (0: never). */
+int ksp_sign_opts_set_expires(struct ksp_sign_opts *opts, int64_t seconds);
+/* A policy URL subpacket on each certification (NULL: none). */
+int ksp_sign_opts_set_policy_url(struct ksp_sign_opts *opts, const char *url);
+/* The notation KSP_LIST_NOTATION=<SHA-256 of the frozen list file> on
+ * each certification: anyone can later see which checked list it came
+ * from (gpg --list-sigs --list-options show-notations). */
+#define KSP_LIST_NOTATION "ksp-list-sha256@ksp.invalid"
+int ksp_sign_opts_set_list_notation(struct ksp_sign_opts *opts, bool on);
+/* Key @fpr has no encryption subkey, and the user chose to mail its
+ * certifications unencrypted anyway (anyone reading that mailbox, or the
+ * mail on its way, can then publish them). */
+int ksp_sign_opts_add_unencrypted(struct ksp_sign_opts *opts, const char *fpr);
+/* The mail template (@text, @len bytes; named @source in errors), NULL:
+ * the built-in English one.  Syntax: ksp-party(1), MAIL TEMPLATES. */
+int ksp_sign_opts_set_template(struct ksp_sign_opts *opts, const char *source, const char *text, size_t len);
+/* The mail template: "en" or "de" (built in), or a file (at most 64 KiB). */
+int ksp_sign_opts_set_template_file(struct ksp_sign_opts *opts, const char *name);
+/* The text of a built-in mail template: "sign", "sign.de", "remind",
+ * "remind.de"; NULL for another name. */
+const char *ksp_mail_template_builtin(const char *name);
+/* A Bcc: to the signer's own address on each message. */
+int ksp_sign_opts_set_bcc_self(struct ksp_sign_opts *opts, bool on);
+/* ksp_party_sign() with @opts instead of one level. */
+int ksp_party_sign_opts(struct ksp_party *party, const char *signer_fpr,
+			const char *const *targets, size_t n_targets, const struct ksp_sign_opts *opts,
+			const char *outbox, unsigned int flags,
+			void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data);
 int ksp_sign_result_get_status(const struct ksp_sign_result *res);
 int ksp_sign_result_get_number(const struct ksp_sign_result *res);
 const char *ksp_sign_result_get_fingerprint(const struct ksp_sign_result *res);
 /* Raw user ID bytes (hostile; escape before output), NULL for a whole key. */
 const char *ksp_sign_result_get_uid(const struct ksp_sign_result *res, size_t *len);
-/* The user ID's address (checked: printable ASCII, no spaces), or NULL. */
+/* The user ID's address (RFC 5322 addr-spec, printable ASCII, a local part
+ * quoted when it must be), or NULL: a user ID without one (carried in the
+ * messages to the key's other user IDs when KSP_SIGN_SIGNED). */
 const char *ksp_sign_result_get_email(const struct ksp_sign_result *res);
 /* The .eml and .asc files written (KSP_SIGN_SIGNED, KSP_SIGN_ALREADY), or NULL. */
 const char *ksp_sign_result_get_message_file(const struct ksp_sign_result *res);
@@ -792,12 +837,51 @@ int ksp_ticked_get_number(const struct ksp_ticked *t, size_t i);
 const char *ksp_ticked_get_fingerprint(const struct ksp_ticked *t, size_t i);
 /* KSP_TICKED_ bits of key @i. */
 unsigned int ksp_ticked_get_boxes(const struct ksp_ticked *t, size_t i);
-/* ksp_party_sign() of exactly the keys whose two boxes are ticked on @t,
- * and of each only the user IDs ticked (none ticked: all of them, as caff
- * does).  -ENODATA when no key is ticked. */
+/* ksp_party_sign_opts() of exactly the keys whose two boxes are ticked on
+ * @t, and of each only the user IDs ticked (none ticked: all of them, as
+ * caff does); @opts NULL: the defaults (ksp_sign_opts_new()).  -ENODATA
+ * when no key is ticked. */
 int ksp_party_sign_ticked(struct ksp_party *party, const char *signer_fpr, const struct ksp_ticked *t,
-			  int level, const char *outbox, unsigned int flags,
+			  const struct ksp_sign_opts *opts, const char *outbox, unsigned int flags,
 			  void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data);
+/* -- reminders (ksp party remind) -- */
+struct ksp_reminder;
+
+enum ksp_remind_status {
+	KSP_REMIND_WRITTEN = 0,        /* written to the outbox (no mailer given) */
+	KSP_REMIND_SENT = 1,           /* and handed to the mailer */
+	KSP_REMIND_FAILED = 2,         /* the mailer failed */
+	KSP_REMIND_NO_ADDRESS = 3,     /* not reminded: no user ID with an address */
+	KSP_REMIND_NO_ENCRYPTION = 4,  /* not reminded: no usable encryption subkey */
+};
+
+/**
+ * ksp_party_remind:
+ * For each participant who has not certified every (deliverable) user ID
+ * of the others (ksp_party_status: KSP_CERT_MISSING), one message to the
+ * address of their first user ID, listing those keys (numbers,
+ * fingerprints, user IDs), from the mail template @template_name ("en",
+ * "de" or a file; NULL: "en"), From: @sender_fpr's first address (a
+ * participant; NULL: no From:), encrypted to the participant's key, written
+ * to @outbox (NULL: ./ksp-reminders) as remind-FPR.eml and, when @mailer is
+ * not NULL, handed to it (sh -c MAILER, the message on its standard input).
+ * @cb is called once per participant reminded or not remindable.  Returns
+ * the number of messages the mailer failed on (>= 0), or -errno.
+ */
+int ksp_party_remind(struct ksp_party *party, const char *sender_fpr, const char *template_name,
+		     const char *outbox, const char *mailer,
+		     void (*cb)(void *cb_data, const struct ksp_reminder *r), void *cb_data);
+int ksp_reminder_get_status(const struct ksp_reminder *r);
+int ksp_reminder_get_number(const struct ksp_reminder *r);
+const char *ksp_reminder_get_fingerprint(const struct ksp_reminder *r);
+/* The address written to, NULL when none. */
+const char *ksp_reminder_get_email(const struct ksp_reminder *r);
+/* The .eml file, NULL when none was written. */
+const char *ksp_reminder_get_file(const struct ksp_reminder *r);
+/* How many user IDs of others the participant has not certified. */
+size_t ksp_reminder_get_missing(const struct ksp_reminder *r);
+/* One line, plain ASCII. */
+const char *ksp_reminder_get_message(const struct ksp_reminder *r);
 
 /* -- publishing the party keyring -- */
 enum ksp_export_flags {

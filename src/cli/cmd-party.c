@@ -18,6 +18,7 @@ static const struct ksp_cmd *const party_cmds[] = {
 	&ksp_cmd_party_join,
 	&ksp_cmd_party_sign,
 	&ksp_cmd_party_send,
+	&ksp_cmd_party_remind,
 	&ksp_cmd_party_status,
 	&ksp_cmd_party_export,
 	NULL,

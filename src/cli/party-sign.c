@@ -78,6 +78,88 @@ static void json_str_or_null(const char *s)
 		printf("null");
 }
 
+/* "FPR=N" (--level-for, and each line of --levels). */
+static int parse_level_for(struct ksp_cli *cli, struct ksp_sign_opts *so, const char *arg, const char *where)
+{
+	const char *eq = strrchr(arg, '=');
+	char fpr[130], *end;
+	long lv;
+	int r;
+
+	if (eq == NULL || (size_t)(eq - arg) >= sizeof(fpr)) {
+		cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give FINGERPRINT=LEVEL");
+		return -EINVAL;
+	}
+	memcpy(fpr, arg, (size_t)(eq - arg));
+	fpr[eq - arg] = '\0';
+	lv = strtol(eq + 1, &end, 10);
+	if (eq[1] == '\0' || *end != '\0' || lv < 0 || lv > 3) {
+		cli_fail(cli, -EINVAL, "%s: level '%s': give 0, 1, 2 or 3", where, eq + 1);
+		return -EINVAL;
+	}
+	r = ksp_sign_opts_set_level(so, fpr, (int)lv);
+	if (r < 0)
+		cli_fail(cli, r, "%s", where);
+	return r;
+}
+
+/* --levels FILE: a line "FINGERPRINT LEVEL" (or FPR=LEVEL) per key; blank
+ * lines and lines starting with '#' are left out. */
+static int read_levels(struct ksp_cli *cli, struct ksp_sign_opts *so, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char line[512], where[600];
+	int r = 0, n = 0;
+
+	if (f == NULL) {
+		r = -errno;
+		cli_fail(cli, r, "%s: cannot read the levels file", path);
+		return r;
+	}
+	while (r == 0 && fgets(line, sizeof(line), f)) {
+		char *p = line, *q;
+		n++;
+		line[strcspn(line, "\r\n")] = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0' || *p == '#')
+			continue;
+		/* FPR LEVEL: the last field is the level (a fingerprint may hold spaces) */
+		q = strrchr(p, ' ');
+		if (q == NULL)
+			q = strrchr(p, '\t');
+		if (q && strchr(p, '=') == NULL)
+			*q = '=';
+		snprintf(where, sizeof(where), "%s: line %d", path, n);
+		r = parse_level_for(cli, so, p, where);
+	}
+	fclose(f);
+	return r;
+}
+
+/* --expire: N or Nd days, Nw weeks, Nm months (30 days), Ny years (365 days); 0: never. */
+static int parse_expiry(const char *arg, int64_t *secs)
+{
+	char *end;
+	long long n = strtoll(arg, &end, 10);
+	int64_t unit = 86400;
+
+	if (*arg == '\0' || n < 0 || n > 100 * 366)
+		return -EINVAL;
+	if (*end == 'w')
+		unit *= 7, end++;
+	else if (*end == 'm')
+		unit *= 30, end++;
+	else if (*end == 'y')
+		unit *= 365, end++;
+	else if (*end == 'd')
+		end++;
+	if (*end != '\0')
+		return -EINVAL;
+	*secs = (int64_t)n * unit;
+	return 0;
+}
+
 static void on_result(void *data, const struct ksp_sign_result *res)
 {
 	struct sign_out *o = data;
@@ -168,8 +250,11 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 		   "against the frozen list. For each, a copy of the key with only that user\n"
 		   "ID and the new certification is encrypted to the key and left in the\n"
 		   "outbox as FPR-N-ADDRESS.eml (a PGP/MIME message to the user ID's address)\n"
-		   "and FPR-N-ADDRESS.asc. User IDs without an address and keys without an\n"
-		   "encryption subkey are skipped: nothing is ever sent unencrypted. Your\n"
+		   "and FPR-N-ADDRESS.asc. A user ID without an address is certified too and\n"
+		   "goes in the messages to the key's addressed user IDs (as caff does); a\n"
+		   "key without any is skipped. Each certification carries the notation\n"
+		   "ksp-list-sha256@ksp.invalid=<SHA-256 of the frozen list file>. Keys without\n"
+		   "an encryption subkey are skipped unless --unencrypted-to names them. Your\n"
 		   "keyring is not changed (the work happens in a temporary GnuPG home whose\n"
 		   "private-keys-v1.d is a link to yours) unless --keep. Nothing is mailed\n"
 		   "unless --sendmail.\n\n"
@@ -182,6 +267,20 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 		   "                    the user IDs ticked (none: all); only if its checksum\n"
 		   "                    boxes are ticked and its checksums are the frozen list's\n"
 		   "  --level N         certification level 0-3 (default 0, \"no claim\")\n"
+		   "  --level-for FPR=N the level for one key (repeatable)\n"
+		   "  --levels FILE     a line \"FPR LEVEL\" per key ('#': a comment)\n"
+		   "  --expire N[dwmy]  the certifications expire after N days (weeks,\n"
+		   "                    months, years); 0: never (default)\n"
+		   "  --policy-url URL  a policy URL on each certification\n"
+		   "  --no-list-notation  leave out the notation ksp-list-sha256@ksp.invalid\n"
+		   "                    (the SHA-256 of the frozen list file; on by default)\n"
+		   "  --template T      the mail: en, de (built in) or your own FILE\n"
+		   "                    (see ksp-party(1), MAIL TEMPLATES)\n"
+		   "  --print-template L  print the built-in mail template L (en, de)\n"
+		   "  --bcc-self        a Bcc: to your own address on each message\n"
+		   "  --unencrypted-to FPR  mail the certifications of this key, which has no\n"
+		   "                    encryption subkey, unencrypted (anyone who reads that\n"
+		   "                    mailbox can publish them; repeatable)\n"
 		   "  --outbox DIR      where the messages go (default ./ksp-outbox)\n"
 		   "  --sendmail CMD    then send what is unsent or failed, as 'party send'\n"
 		   "                    --sendmail CMD does, e.g. '/usr/sbin/sendmail -oi -t'\n"
@@ -207,6 +306,15 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		{ "keep", no_argument, NULL, 'k' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "gnupg-home", required_argument, NULL, 'g' },
+		{ "level-for", required_argument, NULL, 'L' },
+		{ "levels", required_argument, NULL, 'F' },
+		{ "expire", required_argument, NULL, 'x' },
+		{ "policy-url", required_argument, NULL, 'p' },
+		{ "no-list-notation", no_argument, NULL, 'N' },
+		{ "unencrypted-to", required_argument, NULL, 'u' },
+		{ "template", required_argument, NULL, 't' },
+		{ "print-template", required_argument, NULL, 'P' },
+		{ "bcc-self", no_argument, NULL, 'b' },
 		{},
 	};
 	struct ksp_store *store = NULL;
@@ -217,6 +325,11 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	unsigned int flags = 0;
 	int c, r, level = 0, status = KSP_EXIT_OK;
 	char *end;
+	struct ksp_sign_opts *so = NULL;
+
+	r = ksp_sign_opts_new(cli->ctx, &so);
+	if (r < 0)
+		return cli_fail(cli, r, "party sign");
 
 	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		switch (c) {
@@ -225,34 +338,109 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		case 'T': ticked = optarg; break;
 		case 'l':
 			level = (int)strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || level < 0 || level > 3)
-				return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--level: give 0, 1, 2 or 3");
+			if (*optarg == '\0' || *end != '\0' || level < 0 || level > 3) {
+				status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--level: give 0, 1, 2 or 3");
+				goto out;
+			}
+			ksp_sign_opts_set_level(so, NULL, level);
 			break;
 		case 'o': outbox = optarg; break;
 		case 's': sendmail = optarg; break;
 		case 'k': flags |= KSP_SIGN_KEEP; break;
 		case 'f': flags |= KSP_SIGN_FORCE; break;
 		case 'g':
-			if (ksp_set_gnupg_home(cli->ctx, optarg) < 0)
-				return cli_fail(cli, -ENOMEM, "--gnupg-home");
+			if (ksp_set_gnupg_home(cli->ctx, optarg) < 0) {
+				status = cli_fail(cli, -ENOMEM, "--gnupg-home");
+				goto out;
+			}
+			break;
+		case 'L':
+			if (parse_level_for(cli, so, optarg, "--level-for") < 0) {
+				status = KSP_EXIT_ERROR;
+				goto out;
+			}
+			break;
+		case 'F':
+			if (read_levels(cli, so, optarg) < 0) {
+				status = KSP_EXIT_ERROR;
+				goto out;
+			}
+			break;
+		case 'x': {
+			int64_t secs;
+			if (parse_expiry(optarg, &secs) < 0 || ksp_sign_opts_set_expires(so, secs) < 0) {
+				status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign",
+							 "--expire: give N, Nd, Nw, Nm or Ny (days, weeks, months, years), or 0 for never");
+				goto out;
+			}
+			break;
+		}
+		case 'p':
+			if (ksp_sign_opts_set_policy_url(so, optarg) < 0) {
+				status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign",
+							 "--policy-url: printable ASCII without spaces");
+				goto out;
+			}
+			break;
+		case 'N': ksp_sign_opts_set_list_notation(so, false); break;
+		case 't':
+			r = ksp_sign_opts_set_template_file(so, optarg);
+			if (r < 0) {
+				status = cli_fail(cli, r, "--template");
+				goto out;
+			}
+			break;
+		case 'P': {
+			char name[16];
+			const char *t;
+			snprintf(name, sizeof(name), "sign%s%s", strcmp(optarg, "en") ? "." : "", strcmp(optarg, "en") ? optarg : "");
+			t = strlen(optarg) == 2 ? ksp_mail_template_builtin(name) : NULL;
+			if (t == NULL) {
+				status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--print-template takes en or de");
+				goto out;
+			}
+			status = fputs(t, stdout) < 0 || fflush(stdout) != 0 ? cli_fail(cli, -EIO, "cannot write the template") : KSP_EXIT_OK;
+			goto out;
+		}
+		case 'b': ksp_sign_opts_set_bcc_self(so, true); break;
+		case 'u':
+			r = ksp_sign_opts_add_unencrypted(so, optarg);
+			if (r < 0) {
+				status = cli_fail(cli, r, "--unencrypted-to");
+				goto out;
+			}
+			if (!cli->quiet)
+				fprintf(stderr, "ksp: warning: --unencrypted-to %s: its certifications are mailed unencrypted, if it has no encryption subkey; anyone who reads that mailbox (or the mail on its way) can publish them\n",
+					optarg);
 			break;
 		default:
-			return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "bad option");
+			status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "bad option");
+			goto out;
 		}
 	}
-	if (as == NULL)
-		return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--as FPR is needed: the full fingerprint of your key");
-	if (ticked && ((flags & KSP_SIGN_ALL) || optind < argc))
-		return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give --ticked FILE alone, without keys or --all-checked");
+	if (as == NULL) {
+		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--as FPR is needed: the full fingerprint of your key");
+		goto out;
+	}
+	if (ticked && ((flags & KSP_SIGN_ALL) || optind < argc)) {
+		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give --ticked FILE alone, without keys or --all-checked");
+		goto out;
+	}
 	if (ticked)
 		flags |= KSP_SIGN_ALL; /* keys come from the sheet */
-	if ((flags & KSP_SIGN_ALL) && optind < argc)
-		return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give --all-checked or keys, not both");
-	if (!(flags & KSP_SIGN_ALL) && optind >= argc)
-		return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "no key given: participant numbers, fingerprints, or --all-checked");
+	if ((flags & KSP_SIGN_ALL) && optind < argc) {
+		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give --all-checked or keys, not both");
+		goto out;
+	}
+	if (!(flags & KSP_SIGN_ALL) && optind >= argc) {
+		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "no key given: participant numbers, fingerprints, or --all-checked");
+		goto out;
+	}
 	r = cli_open_party(cli, true, &store, &party);
-	if (r)
-		return r;
+	if (r) {
+		status = r;
+		goto out;
+	}
 	struct stat ost;
 	bool outbox_new = stat(outbox, &ost) < 0 && errno == ENOENT;
 	if (cli->json)
@@ -274,10 +462,10 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		r = ksp_party_read_ticked(party, data, len, ticked, 0, &sheet);
 		free(data);
 		if (r >= 0)
-			r = ksp_party_sign_ticked(party, as, sheet, level, outbox, flags & ~(unsigned int)KSP_SIGN_ALL, on_result, &o);
+			r = ksp_party_sign_ticked(party, as, sheet, so, outbox, flags & ~(unsigned int)KSP_SIGN_ALL, on_result, &o);
 	} else {
-		r = ksp_party_sign(party, as, (const char *const *)argv + optind, (size_t)(argc - optind), level, outbox,
-				   flags, on_result, &o);
+		r = ksp_party_sign_opts(party, as, (const char *const *)argv + optind, (size_t)(argc - optind), so, outbox,
+					flags, on_result, &o);
 	}
 	if (cli->json)
 		printf("],\"signed\":%d", r < 0 ? 0 : r);
@@ -329,6 +517,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		status = KSP_EXIT_NEGATIVE;
 out:
 	ksp_ticked_free(sheet);
+	ksp_sign_opts_free(so);
 	ksp_party_unref(party);
 	ksp_store_unref(store);
 	return status;

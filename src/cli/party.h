@@ -12,6 +12,7 @@ extern const struct ksp_cmd ksp_cmd_party_digest;
 extern const struct ksp_cmd ksp_cmd_party_verify_list;
 extern const struct ksp_cmd ksp_cmd_party_join;
 extern const struct ksp_cmd ksp_cmd_party_send;
+extern const struct ksp_cmd ksp_cmd_party_remind;
 extern const struct ksp_cmd ksp_cmd_party_sign;
 extern const struct ksp_cmd ksp_cmd_party_status;
 extern const struct ksp_cmd ksp_cmd_party_export;

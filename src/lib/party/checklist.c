@@ -728,17 +728,24 @@ KSP_EXPORT unsigned int ksp_ticked_get_boxes(const struct ksp_ticked *t, size_t 
 }
 
 KSP_EXPORT int ksp_party_sign_ticked(struct ksp_party *party, const char *signer_fpr, const struct ksp_ticked *t,
-				     int level, const char *outbox, unsigned int flags,
+				     const struct ksp_sign_opts *opts, const char *outbox, unsigned int flags,
 				     void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data)
 {
 	const char **targets = NULL;
 	const char ***uids = NULL;
+	struct ksp_sign_opts *defaults = NULL;
 	size_t n = 0;
 	int r;
 
 	if (party == NULL || t == NULL)
 		return -EINVAL;
 	ksp_clear_error(party->ctx);
+	if (opts == NULL) {
+		r = ksp_sign_opts_new(party->ctx, &defaults);
+		if (r < 0)
+			return r;
+		opts = defaults;
+	}
 	targets = calloc(t->n + 1, sizeof(*targets));
 	uids = calloc(t->n + 1, sizeof(*uids));
 	if (targets == NULL || uids == NULL) {
@@ -771,9 +778,10 @@ KSP_EXPORT int ksp_party_sign_ticked(struct ksp_party *party, const char *signer
 		r = -ENODATA;
 		goto out;
 	}
-	r = ksp_party_sign_uids(party, signer_fpr, targets, (const char *const *const *)uids, n, level, outbox,
+	r = ksp_party_sign_uids(party, signer_fpr, targets, (const char *const *const *)uids, n, opts, outbox,
 				flags & ~(unsigned int)KSP_SIGN_ALL, cb, cb_data);
 out:
+	ksp_sign_opts_free(defaults);
 	if (uids)
 		for (size_t i = 0; i < n; i++)
 			free(uids[i]);

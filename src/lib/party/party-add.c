@@ -12,6 +12,7 @@
 #include <gpgme.h>
 #include <sqlite3.h>
 
+#include "lib/addr.h"
 #include "lib/gpgme-run.h"
 #include "lib/libksp-private.h"
 #include "lib/openpgp/pgp.h"
@@ -305,19 +306,28 @@ static int store_key(struct add_state *a, gpgme_key_t key, const struct minimal_
 		ksp_set_error(a->ctx, "%s: key %s: the native reader did not find it in gpg's export", a->source, key->fpr);
 		return key_id < 0 ? (int)key_id : -EIO;
 	}
-	/* what only gpg tells: the addresses of the user IDs */
+	/* the address ksp writes to, per user ID (lib/addr.c: the one parser
+	 * that party sign, status and remind agree with) */
 	rc = sqlite3_prepare_v2(db, "UPDATE uids SET email = ?3 WHERE key_id = ?1 AND uid = ?2 AND is_attr = 0", -1, &st,
 				NULL);
 	if (rc != SQLITE_OK)
 		goto sqlfail;
 	for (gpgme_user_id_t u = key->uids; u; u = u->next, idx++) {
-		if (u->email == NULL || *u->email == '\0')
+		char *addr = NULL;
+		if (u->uid == NULL)
+			continue;
+		if (ksp_uid_writable_address(u->uid, strlen(u->uid), &addr) < 0) {
+			sqlite3_finalize(st);
+			return -ENOMEM;
+		}
+		if (addr == NULL)
 			continue;
 		sqlite3_bind_int64(st, 1, key_id);
 		sqlite3_bind_blob(st, 2, u->uid, (int)strlen(u->uid), SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, u->email, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, addr, -1, SQLITE_TRANSIENT);
 		rc = sqlite3_step(st);
 		sqlite3_reset(st);
+		free(addr);
 		if (rc != SQLITE_DONE)
 			goto sqlfail;
 	}
@@ -396,7 +406,7 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 	const char *fpr = key->fpr;
 	int64_t now = time(NULL), pdate = a->party->date_t;
 	bool has_email = false, has_enc = false, dead;
-	char d[16];
+	char d[16], *unwritable = NULL;
 	int r = 0, existing;
 
 	strbuf_init(&v.why);
@@ -417,9 +427,20 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 	gpgme_subkey_t sk = key->subkeys;
 	char algo[32];
 	ksp_algo_name(scan.algo ? scan.algo : (int)sk->pubkey_algo, (int)sk->length, sk->curve, algo, sizeof(algo));
-	for (gpgme_user_id_t u = key->uids; u; u = u->next)
-		if (!u->revoked && !u->invalid && u->email && strchr(u->email, '@'))
+	for (gpgme_user_id_t u = key->uids; u; u = u->next) {
+		char *addr = NULL;
+		if (u->revoked || u->invalid || u->uid == NULL)
+			continue;
+		if (ksp_uid_address(u->uid, strlen(u->uid), &addr) < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+		if (addr && ksp_address_writable(addr))
 			has_email = true;
+		else if (addr && !unwritable)
+			unwritable = addr, addr = NULL;
+		free(addr);
+	}
 	for (gpgme_subkey_t s = key->subkeys; s; s = s->next)
 		if (s->can_encrypt && !s->revoked && !s->expired && !s->disabled && !s->invalid)
 			has_enc = true;
@@ -451,10 +472,17 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 	if (scan.weakest_hash)
 		problem(&v, KSP_CHECK_WEAK_HASH, a->flags & KSP_ADD_ALLOW_WEAK,
 			"self-signature uses %s", hash_name(scan.weakest_hash));
-	if (!has_email && !dead)
+	if (!has_email && !dead && unwritable) {
+		char *e = NULL;
+		ksp_escape(unwritable, strlen(unwritable), KSP_ESCAPE_TERMINAL, &e);
+		problem(&v, KSP_CHECK_NO_EMAIL, a->flags & KSP_ADD_ALLOW_NO_EMAIL,
+			"no address ksp can write to (%s is not ASCII; signatures are sent by e-mail)", e ? e : "?");
+		free(e);
+	} else if (!has_email && !dead) {
 		problem(&v, KSP_CHECK_NO_EMAIL, a->flags & KSP_ADD_ALLOW_NO_EMAIL,
 			a->flags & KSP_ADD_ALLOW_NO_EMAIL ? "no user ID with an e-mail address"
 			: "no user ID with an e-mail address (signatures are sent by e-mail)");
+	}
 	if (!has_enc && !dead)
 		problem(&v, KSP_CHECK_NO_ENCRYPTION, true,
 			"no usable encryption subkey: signatures cannot be sent to it");
@@ -504,6 +532,7 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 	if (a->cb)
 		a->cb(a->cb_data, &chk);
 out:
+	free(unwritable);
 	strbuf_release(&v.why);
 	strbuf_release(&v.warn);
 	strbuf_release(&names);

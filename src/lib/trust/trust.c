@@ -43,6 +43,7 @@
 
 #include <sqlite3.h>
 
+#include "lib/addr.h"
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
@@ -1562,34 +1563,20 @@ static int core_from_party(struct explore *e, struct ksp_trust_policy *extra)
 	return r;
 }
 
-/* The address of a user ID: inside its last <...>, else the whole of it
- * when it looks like one; NULL if none.  Sets *len. */
-static const char *uid_address(const char *uid, size_t n, size_t *len)
-{
-	const char *lt = NULL, *gt;
-
-	for (size_t i = 0; i < n; i++)
-		if (uid[i] == '<')
-			lt = uid + i;
-	if (lt && (gt = memchr(lt, '>', n - (size_t)(lt - uid))) && memchr(lt, '@', (size_t)(gt - lt))) {
-		*len = (size_t)(gt - lt - 1);
-		return lt + 1;
-	}
-	if (n && memchr(uid, '@', n) && !memchr(uid, ' ', n) && !memchr(uid, '<', n)) {
-		*len = n;
-		return uid;
-	}
-	return NULL;
-}
-
-/* Does user ID @uid (@n bytes) carry address @email?  ASCII letters match
- * in either case; other bytes exactly. */
+/* Does user ID @uid (@n bytes) carry address @email (lib/addr.c, the
+ * parser party add and sign use)?  ASCII letters match in either case;
+ * other bytes exactly.  -ENOMEM is "no": a binding is never granted by a
+ * failure. */
 static bool uid_has_email(const void *uid, size_t n, const char *email)
 {
-	size_t len = 0, el = strlen(email);
-	const char *a = uid_address((const char *)uid, n, &len);
+	char *a = NULL;
+	bool yes;
 
-	return a && len == el && strncasecmp(a, email, el) == 0 && !memchr(a, '\0', len);
+	if (ksp_uid_address((const char *)uid, n, &a) < 0 || a == NULL)
+		return false;
+	yes = strcasecmp(a, email) == 0;
+	free(a);
+	return yes;
 }
 
 /* Does user ID @u (@n bytes) answer the binding question (@uid exactly, or
