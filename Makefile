@@ -180,7 +180,7 @@ ASAN_SKIP ?= T505-trust-brute T510-sequoia T520-gnupg-model T710-reliability2
 # T700 run under ASan + UBSan (check-asan) and the fault sweep.
 # VALGRIND_SKIP= runs every script.
 VALGRIND_SKIP ?= T100-party T300-sheet T400-sign T505-trust-brute T510-sequoia T520-gnupg-model T600-graph \
-		 T700-reliability T710-reliability2 T015-clone T310-fonts T410-join T540-gpg-program T550-health
+		 T700-reliability T710-reliability2 T015-clone T310-fonts T410-join T540-gpg-program T550-health T555-resign-weak
 check-valgrind: all $(UNIT_TESTS)
 	$(Q)KSP_VALGRIND=1 tests/unit/run.sh $(UNIT_TESTS)
 	$(Q)VALGRIND_OPTS=--read-inline-info=no KSP_VALGRIND=1 KSP_SKIP="$(VALGRIND_SKIP)" LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/run.sh

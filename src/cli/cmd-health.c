@@ -353,6 +353,28 @@ static void print_table(struct ksp_store *store, const struct ksp_health *h, con
 			       carries == 1 ? "" : "s", e ? e : "?");
 			free(e);
 		}
+		/* the campaign: those that carry paths first (fingerprints only) */
+		if (n) {
+			size_t carrying = 0;
+			printf("Certify them again with SHA-256 (per user ID, encrypted, in the delivery ledger):\n"
+			       "  ksp party sign --as %s --resign-weak", signer);
+			for (size_t i = 0; i < n; i++) {
+				const char *t;
+				unsigned carries;
+				bool dup = false;
+				ksp_health_get_weak(h, i, &t, NULL, NULL, NULL, NULL, &carries);
+				for (size_t j = 0; j < i && carries; j++) {
+					const char *t2;
+					ksp_health_get_weak(h, j, &t2, NULL, NULL, NULL, NULL, NULL);
+					dup |= strcmp(t, t2) == 0;
+				}
+				if (carries && !dup) {
+					printf(" %s", t);
+					carrying++;
+				}
+			}
+			printf("%s\n", carrying ? "" : "   (all of them)");
+		}
 	}
 }
 

@@ -158,7 +158,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[]);
 const struct ksp_cmd ksp_cmd_party_sign = {
 	.name = "sign",
 	.run = run,
-	.usage = "--as FPR [OPTIONS] (--all-checked | N|FPR...)",
+	.usage = "--as FPR [OPTIONS] (--all-checked | N|FPR...)\n"
+		 "       --as FPR --resign-weak [OPTIONS] [FPR...]",
 	.help = "certify checked keys, one user ID at a time, encrypted to each",
 	.details = "Each user ID of each key named (a number on the frozen list or a full\n"
 		   "fingerprint) is certified on its own with your key (--as, the secret key\n"
@@ -171,10 +172,19 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 		   "keyring is not changed (the work happens in a temporary GnuPG home whose\n"
 		   "private-keys-v1.d is a link to yours) unless --keep. Nothing is mailed\n"
 		   "unless --sendmail.\n\n"
+		   "With --resign-weak, a campaign to replace your MD5/SHA-1/RIPEMD-160\n"
+		   "certifications (as 'ksp health --weak --signer FPR' lists them) in a\n"
+		   "store that holds the web of trust and a party for the campaign ('party\n"
+		   "init'; no frozen list needed): each user ID you certified with such a\n"
+		   "hash (still valid, not revoked, not certified again with a modern hash)\n"
+		   "on the keys named (default: all of them) is certified again with\n"
+		   "SHA-256, the same way, and recorded in the delivery ledger.\n\n"
 		   "Options:\n"
 		   "  --as FPR          your key's full fingerprint\n"
 		   "  --all-checked     every key on the frozen list but yours: use it only if\n"
 		   "                    you checked every participant at the party\n"
+		   "  --resign-weak     certify again, with SHA-256, what you certified with a\n"
+		   "                    weak hash (the keys named, or all)\n"
 		   "  --level N         certification level 0-3 (default 0, \"no claim\")\n"
 		   "  --outbox DIR      where the messages go (default ./ksp-outbox)\n"
 		   "  --sendmail CMD    then send what is unsent or failed, as 'party send'\n"
@@ -200,6 +210,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		{ "keep", no_argument, NULL, 'k' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "gnupg-home", required_argument, NULL, 'g' },
+		{ "resign-weak", no_argument, NULL, 'W' },
 		{},
 	};
 	struct ksp_store *store = NULL;
@@ -223,6 +234,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		case 's': sendmail = optarg; break;
 		case 'k': flags |= KSP_SIGN_KEEP; break;
 		case 'f': flags |= KSP_SIGN_FORCE; break;
+		case 'W': flags |= KSP_SIGN_RESIGN_WEAK; break;
 		case 'g':
 			if (ksp_set_gnupg_home(cli->ctx, optarg) < 0)
 				return cli_fail(cli, -ENOMEM, "--gnupg-home");
@@ -233,6 +245,10 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	}
 	if (as == NULL)
 		return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--as FPR is needed: the full fingerprint of your key");
+	if ((flags & KSP_SIGN_RESIGN_WEAK) && (flags & KSP_SIGN_ALL))
+		return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--resign-weak takes the keys to certify again, or none for all of them; not --all-checked");
+	if ((flags & KSP_SIGN_RESIGN_WEAK) && optind >= argc)
+		flags |= KSP_SIGN_ALL;
 	if ((flags & KSP_SIGN_ALL) && optind < argc)
 		return cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give --all-checked or keys, not both");
 	if (!(flags & KSP_SIGN_ALL) && optind >= argc)

@@ -1553,8 +1553,10 @@ KSP_EXPORT int ksp_health_list_weak(struct ksp_health *h, const char *signer)
 			strong |= g->edges[k].v == e->v && !(g->edges[k].flags & KSP_WSNAP_WEAK) &&
 				  ksp_wsnap_edge_counts(g, &g->edges[k], h->at[0], true, KSP_SHA1_YES,
 							min_created(h, h->at[0]));
+		if (strong)
+			continue; /* nothing to re-make */
 		/* the witnesses that use the hop s -> v */
-		for (size_t i = 0; i < h->n_keys && !strong; i++) {
+		for (size_t i = 0; i < h->n_keys; i++) {
 			const uint32_t *w = h->keys[i].wit;
 			size_t o = 1;
 			for (uint32_t p = 0; w && p < w[0]; p++) {
@@ -1573,7 +1575,7 @@ KSP_EXPORT int ksp_health_list_weak(struct ksp_health *h, const char *signer)
 		h->weak = nn;
 		struct hweak *wk = &h->weak[h->n_weak++];
 		*wk = (struct hweak){ .v = e->v, .uid_id = g->uids[e->uidx].uid_id, .created = e->created,
-				      .carries = strong ? 0 : carries };
+				      .carries = carries };
 		sqlite3_bind_int64(st, 1, wk->uid_id);
 		sqlite3_bind_text(st, 2, h->fpr[s], -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 3, e->created);
