@@ -1144,6 +1144,12 @@ int ksp_health_get_carrier(const struct ksp_health *health, size_t i, const char
 size_t ksp_health_get_pair_count(const struct ksp_health *health);
 int ksp_health_get_pair(const struct ksp_health *health, size_t i, const char **a, const char **b,
 			unsigned int *keys);
+/* The same pairs by the distances their certifying each other shortens: a
+ * key's distance is the fewest certifications from a core key (L + 1 when
+ * farther or out of reach); @hops the distance saved over all keys, @keys
+ * the keys brought closer; most hops first, then most keys. */
+int ksp_health_get_pair_by_distance(const struct ksp_health *health, size_t i, const char **a, const char **b,
+				    unsigned int *hops, unsigned int *keys);
 /* What the party did: of the keys trusted at @at, how many were not on the
  * eve of the party (@party_time - 1: reached K since), and how many of
  * those have a path through a certification between two participants made
