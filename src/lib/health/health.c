@@ -1421,6 +1421,9 @@ KSP_EXPORT int ksp_health_new(struct ksp_store *store, const struct ksp_trust_po
 		}
 	}
 	ksp_trust_policy_set_sha1(h->pol[KSP_HEALTH_NO_SHA1], false);
+	/* the copies made later (what-if questions) inherit it */
+	ksp_trust_policy_set_no_dropped(h->pol[0], true);
+	ksp_trust_policy_set_no_dropped(h->pol[KSP_HEALTH_NO_SHA1], true);
 	r = ksp_wsnap_get(store, &h->g);
 	if (r < 0)
 		goto fail;

@@ -67,6 +67,7 @@ struct ksp_trust_policy {
 	int64_t max_age;    /* seconds, 0 = any age */
 	const struct ksp_trust_whatif *whatif; /* health report's questions (whatif.h) */
 	bool at_signature;  /* trust_at = signature: judge a signer when it signed (ksp-gpg) */
+	bool no_dropped;    /* skip the dropped counts (whatif.h: the health report) */
 };
 
 KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy **ret)
@@ -239,6 +240,11 @@ struct ksp_trust_policy *ksp_trust_policy_copy(const struct ksp_trust_policy *p)
 void ksp_trust_policy_set_whatif(struct ksp_trust_policy *p, const struct ksp_trust_whatif *w)
 {
 	p->whatif = w;
+}
+
+void ksp_trust_policy_set_no_dropped(struct ksp_trust_policy *p, bool no)
+{
+	p->no_dropped = no;
 }
 
 static char *trim(char *s)
@@ -1647,8 +1653,9 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		r = ksp_wsnap_new_query(e.g);
 	if (r < 0)
 		goto out;
-	/* what the hash rules leave out of the graph at the time */
-	for (uint64_t j = 0; j < e.g->m; j++) {
+	/* what the hash rules leave out of the graph at the time (every edge:
+	 * skipped when nobody reads it, see whatif.h) */
+	for (uint64_t j = 0; !pol->no_dropped && j < e.g->m; j++) {
 		const struct ksp_wsnap_edge *ed = &e.g->edges[j];
 		int w;
 
