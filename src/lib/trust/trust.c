@@ -972,6 +972,7 @@ struct search {
 	uint64_t steps;
 	bool exhausted;
 	uint32_t *rin_off, *rin; /* reverse adjacency */
+	uint32_t cap;     /* no more disjoint paths exist (max-flow, at most K) */
 };
 
 static void rev_bfs(struct search *x)
@@ -1021,7 +1022,9 @@ static bool extend(struct search *x, uint32_t k, uint32_t depth, uint32_t min_co
 	if (v == s->t) {
 		x->lens[k] = depth + 1;
 		save_best(x, k + 1);
-		if (k + 1 == s->K)
+		/* K paths; or as many as the max-flow allows: no set of more
+		 * exists, and a later set of as many would not replace it */
+		if (k + 1 == s->K || x->n_best >= x->cap)
 			return true;
 		/* t stays free for the next path */
 		return search_paths(x, k + 1, min_core);
@@ -1348,6 +1351,7 @@ static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes,
 	if (!done && final) {
 		/* exhaustive search (also gives the best partial set) */
 		x.s = &s;
+		x.cap = fval < K ? fval : K;
 		x.used = calloc(nl, sizeof(*x.used));
 		x.dist = malloc(nl * sizeof(*x.dist));
 		x.queue = malloc(nl * sizeof(*x.queue));
