@@ -514,6 +514,10 @@ enum ksp_sign_flags {
 	KSP_SIGN_KEEP = 1 << 0,  /* also import the signed keys into the user's GnuPG home */
 	KSP_SIGN_FORCE = 1 << 1, /* sign user IDs again that the store says are signed */
 	KSP_SIGN_ALL = 1 << 2,   /* every member of the frozen list but the signer */
+	/* re-make the signer's MD5/SHA-1/RIPEMD-160 certifications with
+	 * SHA-256 (no frozen list needed; with KSP_SIGN_ALL: every key that
+	 * holds one) */
+	KSP_SIGN_RESIGN_WEAK = 1 << 3,
 };
 
 enum ksp_sign_status {
@@ -551,6 +555,13 @@ enum ksp_sign_status {
  * names, put into place just before the commit; on any failure the store
  * and the outbox are left as they were (files replaced under
  * KSP_SIGN_FORCE are restored), even if @cb reported user IDs as signed.
+ * With KSP_SIGN_RESIGN_WEAK (a campaign to replace weak certifications,
+ * tracked in the store like a party): the targets are full fingerprints of
+ * keys on which the signer made a verified MD5/SHA-1/RIPEMD-160
+ * certification that is neither expired, revoked nor already joined by a
+ * modern one (KSP_SIGN_ALL: every such key); only those user IDs are
+ * certified again, with SHA-256 (the run fails, writing nothing, if gpg
+ * makes anything weaker), and no frozen list is needed.
  * Returns: the number of user IDs signed (>= 0); -EINVAL, -ENOKEY (no
  * such key or secret key in the user's home), -ENODATA (no frozen list),
  * -ENOMEM, -EIO, -errno.
@@ -1337,6 +1348,12 @@ int ksp_health_get_carrier(const struct ksp_health *health, size_t i, const char
 size_t ksp_health_get_pair_count(const struct ksp_health *health);
 int ksp_health_get_pair(const struct ksp_health *health, size_t i, const char **a, const char **b,
 			unsigned int *keys);
+/* The same pairs by the distances their certifying each other shortens: a
+ * key's distance is the fewest certifications from a core key (L + 1 when
+ * farther or out of reach); @hops the distance saved over all keys, @keys
+ * the keys brought closer; most hops first, then most keys. */
+int ksp_health_get_pair_by_distance(const struct ksp_health *health, size_t i, const char **a, const char **b,
+				    unsigned int *hops, unsigned int *keys);
 /* What the party did: of the keys trusted at @at, how many were not on the
  * eve of the party (@party_time - 1: reached K since), and how many of
  * those have a path through a certification between two participants made
@@ -1344,9 +1361,10 @@ int ksp_health_get_pair(const struct ksp_health *health, size_t i, const char **
 int ksp_health_party_gain(struct ksp_health *health, int64_t party_time, size_t *reached, size_t *thanks);
 /* Trust queries asked (for benchmarks). */
 uint64_t ksp_health_get_queries(const struct ksp_health *health);
-/* The MD5, SHA-1 and RIPEMD-160 certifications of @signer valid at @at,
- * most core paths carried first (0: a modern certification of the same
- * key carries them, or none does); the user ID is hostile raw bytes.
+/* The MD5, SHA-1 and RIPEMD-160 certifications of @signer valid at @at
+ * that no modern certification of the signer on the same key joins (what
+ * ksp_party_sign() with KSP_SIGN_RESIGN_WEAK makes again), most core
+ * paths carried first; the user ID is hostile raw bytes.
  * Returns 0, -ENOENT (signer not in the store), -ENOMEM. */
 int ksp_health_list_weak(struct ksp_health *health, const char *signer);
 size_t ksp_health_get_weak_count(const struct ksp_health *health);

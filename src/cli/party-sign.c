@@ -242,7 +242,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[]);
 const struct ksp_cmd ksp_cmd_party_sign = {
 	.name = "sign",
 	.run = run,
-	.usage = "--as FPR [OPTIONS] (--all-checked | --ticked FILE | N|FPR...)",
+	.usage = "--as FPR [OPTIONS] (--all-checked | --ticked FILE | N|FPR...)\n"
+		 "       --as FPR --resign-weak [OPTIONS] [FPR...]",
 	.help = "certify checked keys, one user ID at a time, encrypted to each",
 	.details = "Each user ID of each key named (a number on the frozen list or a full\n"
 		   "fingerprint) is certified on its own with your key (--as, the secret key\n"
@@ -258,6 +259,13 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 		   "keyring is not changed (the work happens in a temporary GnuPG home whose\n"
 		   "private-keys-v1.d is a link to yours) unless --keep. Nothing is mailed\n"
 		   "unless --sendmail.\n\n"
+		   "With --resign-weak, a campaign to replace your MD5/SHA-1/RIPEMD-160\n"
+		   "certifications (as 'ksp health --weak --signer FPR' lists them) in a\n"
+		   "store that holds the web of trust and a party for the campaign ('party\n"
+		   "init'; no frozen list needed): each user ID you certified with such a\n"
+		   "hash (still valid, not revoked, not certified again with a modern hash)\n"
+		   "on the keys named (default: all of them) is certified again with\n"
+		   "SHA-256, the same way, and recorded in the delivery ledger.\n\n"
 		   "Options:\n"
 		   "  --as FPR          your key's full fingerprint\n"
 		   "  --all-checked     every key on the frozen list but yours: use it only if\n"
@@ -266,6 +274,8 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 		   "                    checklist ('party sheet --format checklist'), and of each\n"
 		   "                    the user IDs ticked (none: all); only if its checksum\n"
 		   "                    boxes are ticked and its checksums are the frozen list's\n"
+		   "  --resign-weak     certify again, with SHA-256, what you certified with a\n"
+		   "                    weak hash (the keys named, or all)\n"
 		   "  --level N         certification level 0-3 (default 0, \"no claim\")\n"
 		   "  --level-for FPR=N the level for one key (repeatable)\n"
 		   "  --levels FILE     a line \"FPR LEVEL\" per key ('#': a comment)\n"
@@ -315,6 +325,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		{ "template", required_argument, NULL, 't' },
 		{ "print-template", required_argument, NULL, 'P' },
 		{ "bcc-self", no_argument, NULL, 'b' },
+		{ "resign-weak", no_argument, NULL, 'W' },
 		{},
 	};
 	struct ksp_store *store = NULL;
@@ -348,6 +359,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		case 's': sendmail = optarg; break;
 		case 'k': flags |= KSP_SIGN_KEEP; break;
 		case 'f': flags |= KSP_SIGN_FORCE; break;
+		case 'W': flags |= KSP_SIGN_RESIGN_WEAK; break;
 		case 'g':
 			if (ksp_set_gnupg_home(cli->ctx, optarg) < 0) {
 				status = cli_fail(cli, -ENOMEM, "--gnupg-home");
@@ -422,12 +434,18 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--as FPR is needed: the full fingerprint of your key");
 		goto out;
 	}
-	if (ticked && ((flags & KSP_SIGN_ALL) || optind < argc)) {
-		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give --ticked FILE alone, without keys or --all-checked");
+	if (ticked && ((flags & (KSP_SIGN_ALL | KSP_SIGN_RESIGN_WEAK)) || optind < argc)) {
+		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give --ticked FILE alone, without keys, --all-checked or --resign-weak");
 		goto out;
 	}
 	if (ticked)
 		flags |= KSP_SIGN_ALL; /* keys come from the sheet */
+	if ((flags & KSP_SIGN_RESIGN_WEAK) && (flags & KSP_SIGN_ALL)) {
+		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--resign-weak takes the keys to certify again, or none for all of them; not --all-checked");
+		goto out;
+	}
+	if ((flags & KSP_SIGN_RESIGN_WEAK) && optind >= argc)
+		flags |= KSP_SIGN_ALL;
 	if ((flags & KSP_SIGN_ALL) && optind < argc) {
 		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give --all-checked or keys, not both");
 		goto out;

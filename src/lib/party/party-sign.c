@@ -469,6 +469,14 @@ static int minimal_copy(struct signer *s, const char *fpr, const struct carried 
 			r = -EIO;
 			goto out;
 		}
+		/* SHA-256, SHA-384, SHA-512, SHA-224, SHA3-256, SHA3-512 */
+		if (cert && (s->flags & KSP_SIGN_RESIGN_WEAK) &&
+		    !(cert->hash_algo >= 8 && cert->hash_algo <= 14 && cert->hash_algo != 13)) {
+			ksp_set_error(s->ctx, "%s: gpg made the new certification with hash algorithm %d, not SHA-256 or better (can your key %s sign with SHA-256?); nothing was written",
+				      fpr, cert->hash_algo, s->fpr);
+			r = -EIO;
+			goto out;
+		}
 		ksp_pgp_emit(out, KSP_PGP_TAG_USER_ID, found->data, found->len);
 		for (size_t i = 0; i < found->n_sigs; i++)
 			if (ksp_pgp_sig_is_self(k, &found->sigs[i]))
@@ -527,6 +535,43 @@ static int already_signed(struct signer *s, int64_t key_id, const char *uid, siz
 		*file = NULL;
 		found = 1;
 	} else if (rc != SQLITE_DONE) {
+		found = ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* A certification the signer must re-make (KSP_SIGN_RESIGN_WEAK): a
+ * verified MD5/SHA-1/RIPEMD-160 certification by the signer, not expired,
+ * not revoked by the signer since, and no modern one by the signer beside
+ * it.  ?1 the signer, ?2 the time; c the certification, u its user ID. */
+#define WEAK_CERT                                                                                       \
+	"c.issuer_fpr = ?1 AND c.verified = 1 AND c.sig_type BETWEEN 16 AND 19 AND c.hash_algo IN (1, 2, 3) " \
+	"AND (c.expires = 0 OR c.expires > ?2) AND u.is_attr = 0 AND NOT EXISTS (SELECT 1 FROM certs d "      \
+	"WHERE d.uid_id = c.uid_id AND d.issuer_fpr = ?1 AND d.verified = 1 AND ((d.sig_type BETWEEN 16 AND " \
+	"19 AND d.hash_algo NOT IN (1, 2, 3)) OR (d.sig_type = 48 AND d.created >= c.created)))"
+
+/* Whether the user ID holds such a certification (1: *newest its time). */
+static int weak_uid(struct signer *s, int64_t key_id, const char *uid, size_t uid_len, int64_t *newest)
+{
+	sqlite3_stmt *st;
+	int rc, found = 0;
+
+	rc = sqlite3_prepare_v2(s->db,
+				"SELECT max(c.created) FROM certs c JOIN uids u ON u.id = c.uid_id WHERE " WEAK_CERT
+				" AND u.key_id = ?3 AND u.uid = ?4",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
+	sqlite3_bind_text(st, 1, s->fpr, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 3, key_id);
+	sqlite3_bind_blob(st, 4, uid, (int)uid_len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*newest = sqlite3_column_int64(st, 0);
+		found = 1;
+	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		found = ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
 	}
 	sqlite3_finalize(st);
@@ -876,6 +921,15 @@ static int sign_key(struct signer *s, int number, const char *fpr, const char *c
 			goto out;
 		if (r == 0)
 			continue; /* not ticked on the sheet */
+		int64_t weak_at = 0;
+		if (s->flags & KSP_SIGN_RESIGN_WEAK) {
+			/* only the user IDs with a weak certification to re-make */
+			r = weak_uid(s, key_id, (const char *)n->data, n->len, &weak_at);
+			if (r < 0)
+				goto out;
+			if (r == 0)
+				continue;
+		}
 		ui->nu = n;
 		ui->gu = gu;
 		ui->idx = u;
@@ -886,6 +940,13 @@ static int sign_key(struct signer *s, int number, const char *fpr, const char *c
 		r = already_signed(s, key_id, (const char *)n->data, n->len, &ui->when, &ui->file);
 		if (r < 0)
 			goto out;
+		if ((s->flags & KSP_SIGN_RESIGN_WEAK) && r > 0 && (ui->file == NULL || ui->when <= weak_at)) {
+			/* signed before, but that was the weak one: made again
+			 * only by an earlier run after it */
+			free(ui->file);
+			ui->file = NULL;
+			r = 0;
+		}
 		ui->before = r > 0 && !(s->flags & KSP_SIGN_FORCE);
 		if (ui->email)
 			n_addr++;
@@ -1062,6 +1123,8 @@ static int setup_home(struct signer *s)
 		strbuf_addf(&sb, "cert-notation %s=%s\n", KSP_LIST_NOTATION, s->list_sha256);
 	if (s->opts->policy_url)
 		strbuf_addf(&sb, "cert-policy-url %s\n", s->opts->policy_url);
+	if (s->flags & KSP_SIGN_RESIGN_WEAK)
+		strbuf_addstr(&sb, "cert-digest-algo SHA256\n");
 	s->conf_level = s->level;
 	r = strbuf_ok(&sb) ? write_all(fd, sb.buf, sb.len) : -ENOMEM;
 	strbuf_release(&sb);
@@ -1248,6 +1311,85 @@ out:
 	return r;
 }
 
+/* KSP_SIGN_RESIGN_WEAK: the keys asked for that hold a certification by
+ * the signer to re-make (all of them with none asked for). */
+static int resolve_weak_targets(struct signer *s, const char *const *targets, size_t n, struct target **ret,
+				size_t *ret_n)
+{
+	sqlite3_stmt *st = NULL;
+	struct target *all = NULL, *v = NULL;
+	size_t nall = 0, nv = 0;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(s->db,
+				"SELECT DISTINCT k.fpr FROM keys k JOIN uids u ON u.key_id = k.id JOIN certs c ON c.uid_id = u.id "
+				"WHERE " WEAK_CERT " AND k.fpr != ?1 ORDER BY k.fpr",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
+	sqlite3_bind_text(st, 1, s->fpr, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct target *na = realloc(all, (nall + 1) * sizeof(*na));
+		if (na == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		all = na;
+		all[nall].number = 0;
+		snprintf(all[nall].fpr, sizeof(all[nall].fpr), "%s", (const char *)sqlite3_column_text(st, 0));
+		nall++;
+	}
+	if (rc != SQLITE_DONE) {
+		r = ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
+		goto out;
+	}
+	v = calloc(n + nall + 1, sizeof(*v));
+	if (v == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (n == 0) {
+		memcpy(v, all, nall * sizeof(*v));
+		nv = nall;
+	}
+	for (size_t t = 0; t < n; t++) {
+		struct ksp_sign_result res = { 0 };
+		struct target *hit = NULL;
+		char fpr[65];
+		bool dup = false;
+
+		if (fpr_normalize(targets[t], fpr) < 0) {
+			ksp_set_error(s->ctx, "'%s' is not a full fingerprint (40 or 64 hex digits); name the keys to certify again by their fingerprints ('ksp health --weak --signer FPR' lists them)",
+				      targets[t]);
+			r = -EINVAL;
+			goto out;
+		}
+		for (size_t i = 0; i < nall; i++)
+			if (strcmp(all[i].fpr, fpr) == 0)
+				hit = &all[i];
+		if (hit == NULL) {
+			snprintf(res.fpr, sizeof(res.fpr), "%s", fpr);
+			report(s, &res, KSP_SIGN_REFUSED, "refused: %s",
+			       strcmp(fpr, s->fpr) == 0 ? "that is your own key"
+							: "the store holds no MD5/SHA-1/RIPEMD-160 certification of yours on it to make again");
+			continue;
+		}
+		for (size_t i = 0; i < nv; i++)
+			dup |= strcmp(v[i].fpr, hit->fpr) == 0;
+		if (!dup)
+			v[nv++] = *hit;
+	}
+	*ret = v;
+	*ret_n = nv;
+	v = NULL;
+out:
+	free(all);
+	free(v);
+	sqlite3_finalize(st);
+	return r;
+}
+
 KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 			      const char *const *targets, size_t n_targets, int level, const char *outbox,
 			      unsigned int flags,
@@ -1316,7 +1458,7 @@ int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const c
 	if (r < 0)
 		return r;
 	s.version = party->list_version;
-	if (s.version <= 0) {
+	if (s.version <= 0 && !(flags & KSP_SIGN_RESIGN_WEAK)) {
 		ksp_set_error(s.ctx, "%s: the list was never frozen; sign only after the organizer ran 'ksp party close' and you checked the list",
 			      ksp_store_get_path(party->store));
 		return -ENODATA;
@@ -1354,7 +1496,10 @@ int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const c
 	r = setup_home(&s);
 	if (r < 0)
 		goto out;
-	r = resolve_targets(&s, targets, uids, n_targets, &tv, &ntv);
+	if (flags & KSP_SIGN_RESIGN_WEAK)
+		r = resolve_weak_targets(&s, targets, n_targets, &tv, &ntv);
+	else
+		r = resolve_targets(&s, targets, uids, n_targets, &tv, &ntv);
 	if (r < 0)
 		goto out;
 	/* all or nothing: the rows in one transaction, the outbox files put
@@ -1370,8 +1515,9 @@ int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const c
 	}
 	if (s.n_signed > 0) {
 		char detail[160];
-		snprintf(detail, sizeof(detail), "%s signed %d user ID(s)", s.fpr, s.n_signed);
-		r = ksp_party_event(party, "sign", detail);
+		snprintf(detail, sizeof(detail), "%s signed %d user ID(s)%s", s.fpr, s.n_signed,
+			 (flags & KSP_SIGN_RESIGN_WEAK) ? " again with SHA-256 (weak certifications)" : "");
+		r = ksp_party_event(party, (flags & KSP_SIGN_RESIGN_WEAK) ? "resign" : "sign", detail);
 		if (r < 0)
 			goto out;
 	}

@@ -69,6 +69,7 @@ struct ksp_trust_policy {
 	int64_t max_age;    /* seconds, 0 = any age */
 	const struct ksp_trust_whatif *whatif; /* health report's questions (whatif.h) */
 	bool at_signature;  /* trust_at = signature: judge a signer when it signed (ksp-gpg) */
+	bool no_dropped;    /* skip the dropped counts (whatif.h: the health report) */
 };
 
 KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy **ret)
@@ -252,6 +253,11 @@ struct ksp_trust_policy *ksp_trust_policy_copy(const struct ksp_trust_policy *p)
 void ksp_trust_policy_set_whatif(struct ksp_trust_policy *p, const struct ksp_trust_whatif *w)
 {
 	p->whatif = w;
+}
+
+void ksp_trust_policy_set_no_dropped(struct ksp_trust_policy *p, bool no)
+{
+	p->no_dropped = no;
 }
 
 static char *trim(char *s)
@@ -979,6 +985,7 @@ struct search {
 	uint64_t steps;
 	bool exhausted;
 	uint32_t *rin_off, *rin; /* reverse adjacency */
+	uint32_t cap;     /* no more disjoint paths exist (max-flow, at most K) */
 };
 
 static void rev_bfs(struct search *x)
@@ -1028,7 +1035,9 @@ static bool extend(struct search *x, uint32_t k, uint32_t depth, uint32_t min_co
 	if (v == s->t) {
 		x->lens[k] = depth + 1;
 		save_best(x, k + 1);
-		if (k + 1 == s->K)
+		/* K paths; or as many as the max-flow allows: no set of more
+		 * exists, and a later set of as many would not replace it */
+		if (k + 1 == s->K || x->n_best >= x->cap)
 			return true;
 		/* t stays free for the next path */
 		return search_paths(x, k + 1, min_core);
@@ -1355,6 +1364,7 @@ static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes,
 	if (!done && final) {
 		/* exhaustive search (also gives the best partial set) */
 		x.s = &s;
+		x.cap = fval < K ? fval : K;
 		x.used = calloc(nl, sizeof(*x.used));
 		x.dist = malloc(nl * sizeof(*x.dist));
 		x.queue = malloc(nl * sizeof(*x.queue));
@@ -1647,8 +1657,9 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	if (r < 0)
 		goto out;
 	/* what the hash rules leave out of the graph at the time (only
-	 * edges with a weak hash can be: the snapshot lists them) */
-	for (uint64_t k = 0; k < e.g->n_weak; k++) {
+	 * edges with a weak hash can be: the snapshot lists them; skipped
+	 * when nobody reads it, see whatif.h) */
+	for (uint64_t k = 0; !pol->no_dropped && k < e.g->n_weak; k++) {
 		const struct ksp_wsnap_edge *ed = &e.g->edges[e.g->weak[k]];
 		int w;
 
