@@ -1337,6 +1337,7 @@ static int resolve_weak_targets(struct signer *s, const char *const *targets, si
 		}
 		all = na;
 		all[nall].number = 0;
+		all[nall].uids = NULL;
 		snprintf(all[nall].fpr, sizeof(all[nall].fpr), "%s", (const char *)sqlite3_column_text(st, 0));
 		nall++;
 	}
@@ -1463,7 +1464,9 @@ int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const c
 			      ksp_store_get_path(party->store));
 		return -ENODATA;
 	}
-	if (opts->list_notation) {
+	/* a re-made weak certification was not checked against this party's
+	 * list: it carries no list notation (and needs no frozen list) */
+	if (opts->list_notation && !(flags & KSP_SIGN_RESIGN_WEAK)) {
 		char *sha = NULL;
 		r = ksp_party_get_digests(party, s.version, NULL, &sha, NULL);
 		if (r < 0)
