@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lib/libksp-private.h"
+#include "shared/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -36,7 +37,7 @@ static void check_safe(const char *o)
 
 	while (i < len) {
 		uint32_t c;
-		size_t n = ksp_utf8_decode(s + i, len - i, &c);
+		size_t n = utf8_decode(s + i, len - i, &c);
 		if (n == 0 || dangerous(c))
 			abort();
 		i += n;
@@ -162,7 +163,7 @@ static void check_json(const char *o, const uint8_t *in, size_t len)
 	size_t w = 0;
 	while (j < len) {
 		uint32_t c;
-		size_t n = ksp_utf8_decode(in + j, len - j, &c);
+		size_t n = utf8_decode(in + j, len - j, &c);
 		if (n == 0) {
 			w += put_utf8(want + w, 0xfffd);
 			j++;

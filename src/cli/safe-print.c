@@ -13,59 +13,21 @@
 #include <sys/syscall.h>
 
 #include "cli/ksp.h"
-
-/* One UTF-8 sequence at s (NUL-terminated): its length and code point,
- * 0 when invalid. */
-static size_t utf8_one(const unsigned char *s, uint32_t *cp)
-{
-	size_t n;
-	uint32_t c;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if ((s[0] & 0xe0) == 0xc0)
-		n = 2, c = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, c = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		n = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return 0;
-	*cp = c;
-	return n;
-}
-
-/* the same set as the library's escaper (escape.c) */
-static int unsafe(uint32_t c)
-{
-	return c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0xad || c == 0x061c || c == 0x200b ||
-	       (c >= 0x200e && c <= 0x200f) || c == 0x2028 || c == 0x2029 || (c >= 0x202a && c <= 0x202e) ||
-	       (c >= 0x2060 && c <= 0x2064) || (c >= 0x2066 && c <= 0x2069) || c == 0xfeff ||
-	       (c >= 0xfff9 && c <= 0xfffb) || (c >= 0xe0000 && c <= 0xe007f);
-}
+#include "shared/utf8.h"
 
 void cli_fputs_safe(const char *s, FILE *f)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *end = p + strlen(s);
 
-	while (*p) {
+	while (p < end) {
 		uint32_t c = 0;
-		size_t n = utf8_one(p, &c);
+		size_t n = utf8_decode(p, (size_t)(end - p), &c);
 
 		if (n == 0) {
 			fprintf(f, "\\x%02X", *p);
 			p++;
-		} else if (unsafe(c)) {
+		} else if (utf8_unsafe(c)) {
 			if (c < 0x80)
 				fprintf(f, "\\x%02X", (unsigned)c);
 			else
@@ -160,10 +122,10 @@ static ssize_t safe_write(void *cookie, const char *buf, size_t size)
 				continue;
 			}
 			memcpy(seq, in + i, l);
-			if (utf8_one(seq, &c) != l) {
+			if (utf8_decode(seq, l, &c) != l) {
 				o += (size_t)snprintf(out + o, 8, "\\x%02X", in[i]);
 				i++;
-			} else if (unsafe(c) && c != '\n' && c != '\r' && c != '\t') {
+			} else if (utf8_unsafe(c) && c != '\n' && c != '\r' && c != '\t') {
 				o += (size_t)snprintf(out + o, 16, c < 0x80 ? "\\x%02X" : "\\u{%04X}", (unsigned)c);
 				i += l;
 			} else {

@@ -52,9 +52,6 @@ struct sqlite3;
 int ksp_errno_from_sqlite(struct ksp_ctx *ctx, struct sqlite3 *db, int rc, const char *what);
 int ksp_errno_from_gpgme(struct ksp_ctx *ctx, unsigned int err, const char *what);
 
-/* escape.c */
-size_t ksp_utf8_decode(const uint8_t *s, size_t len, uint32_t *cp);
-
 /* Key revocations (RFC 9580 5.2.3.31, as Sequoia reads them): "key
  * retired" (3), "key superseded" (1) and "user ID no longer valid" (32)
  * are soft: the key is revoked from the revocation's date on, and what it

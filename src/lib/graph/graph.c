@@ -18,6 +18,7 @@
 #include "lib/wot/wot.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
+#include "shared/utf8.h"
 
 /* The longest name shown in a node, in code points (the rest: "...") */
 #define NAME_MAX_CP 64
@@ -84,7 +85,7 @@ static size_t cut_code_points(const char *s, size_t len, size_t max)
 
 	while (i < len && cp < max) {
 		uint32_t c;
-		size_t n = ksp_utf8_decode((const uint8_t *)s + i, len - i, &c);
+		size_t n = utf8_decode((const uint8_t *)s + i, len - i, &c);
 		i += n ? n : 1;
 		cp++;
 	}
