@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The names of the sheet and slip templates (ksp-party-sheet(1) lists
  * them) and their values from the document (render-private.h), for the
- * template engine (render-template.c): which name is known where, what it
+ * template engine (lib/template.c): which name is known where, what it
  * holds, and the escaping of each output format. */
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lib/render/render-private.h"
-#include "lib/render/render-template.h"
+#include "lib/template.h"
 
 enum frame_kind { F_TOP, F_PART, F_UID, F_SLIP };
 #define T_TEXT KSP_TPL_TEXT

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Verification sheets and fingerprint slips: options, the document model,
- * and output.  Text and HTML come from templates (render-template.c), PDF
+ * and output.  Text and HTML come from templates (render-names.c over lib/template.c), PDF
  * is drawn with cairo and pango (render-pdf.c). */
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 
 #include "lib/party/party-private.h"
 #include "lib/render/render-private.h"
-#include "lib/render/render-template.h"
+#include "lib/template.h"
 #include "shared/util.h"
 
 #define TEMPLATE_MAX (1u << 20)

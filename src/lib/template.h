@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * render-template.h: the template engine of libksp (render-template.c),
- * knowing no names: render-names.c gives the sheets' and slips'.
+ * template.h: the one template engine of libksp (template.c), knowing no
+ * names: render/render-names.c gives the sheets' and slips'.
  * Internal to libksp.
  *
  * Syntax (a small subset of mustache; ksp-party-sheet(1) and ksp-party(1),

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The template engine of sheets, slips and mails (render-template.h has the
+/* The template engine of sheets, slips and mails (template.h has the
  * syntax and who gives the names their meaning). */
 #include <errno.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lib/libksp-private.h"
-#include "lib/render/render-template.h"
+#include "lib/template.h"
 
 enum op_kind { OP_TEXT, OP_VAR, OP_SECTION, OP_INVERTED, OP_END };
 
