@@ -18,6 +18,7 @@
 
 #include "lib/libksp-private.h"
 #include "lib/party/party-private.h"
+#include "lib/party/sign-opts.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
@@ -741,7 +742,7 @@ KSP_EXPORT int ksp_party_sign_ticked(struct ksp_party *party, const char *signer
 		return -EINVAL;
 	ksp_clear_error(party->ctx);
 	if (opts == NULL) {
-		r = ksp_sign_opts_new(party->ctx, &defaults);
+		r = ksp_sign_opts_default(party->ctx, 0, &defaults);
 		if (r < 0)
 			return r;
 		opts = defaults;

@@ -1200,21 +1200,22 @@ struct target {
 	const char *const *uids; /* NULL: every user ID; else only these (escaped text, NULL-terminated) */
 };
 
-/* The members of the newest frozen list that were asked for. */
-static int resolve_targets(struct signer *s, const char *const *targets, const char *const *const *uids, size_t n,
-			   struct target **ret, size_t *ret_n)
+/* The keys to certify: of the candidates (the rows of @st: number, fpr),
+ * those asked for (@targets, each with its user IDs @uids[t] or NULL), or
+ * all of them when none is asked for.  @list: the candidates are the
+ * members of the frozen list (a target may be its number on the list;
+ * with none asked for, participants recorded absent are left out); else
+ * the keys holding a certification by the signer to re-make
+ * (KSP_SIGN_RESIGN_WEAK; targets by fingerprint).  @what names the table in
+ * errors.  What is not a candidate is reported as refused. */
+static int resolve_targets(struct signer *s, sqlite3_stmt *st, bool list, const char *what,
+			   const char *const *targets, const char *const *const *uids, size_t n, struct target **ret,
+			   size_t *ret_n)
 {
-	sqlite3_stmt *st = NULL;
-	struct target *v = NULL;
-	size_t nv = 0;
+	struct target *all = NULL, *v = NULL;
+	size_t nall = 0, nv = 0;
 	int rc, r = 0;
 
-	rc = sqlite3_prepare_v2(s->db, "SELECT ord, fpr FROM list_members WHERE version = ? ORDER BY ord", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(s->ctx, s->db, rc, "list");
-	sqlite3_bind_int(st, 1, s->version);
-	struct target *all = NULL;
-	size_t nall = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct target *na = realloc(all, (nall + 1) * sizeof(*na));
 		if (na == NULL) {
@@ -1228,7 +1229,7 @@ static int resolve_targets(struct signer *s, const char *const *targets, const c
 		nall++;
 	}
 	if (rc != SQLITE_DONE) {
-		r = ksp_errno_from_sqlite(s->ctx, s->db, rc, "list");
+		r = ksp_errno_from_sqlite(s->ctx, s->db, rc, what);
 		goto out;
 	}
 	v = calloc(n + nall + 1, sizeof(*v));
@@ -1236,29 +1237,27 @@ static int resolve_targets(struct signer *s, const char *const *targets, const c
 		r = -ENOMEM;
 		goto out;
 	}
-	if (n == 0) {
-		for (size_t i = 0; i < nall; i++) {
-			if (strcmp(all[i].fpr, s->fpr) == 0)
-				continue;
-			r = ksp_party_is_absent(s->party, all[i].fpr);
-			if (r < 0)
-				goto out;
-			if (r > 0) { /* not at the party: not checked */
-				struct ksp_sign_result res = { .number = all[i].number };
-				snprintf(res.fpr, sizeof(res.fpr), "%s", all[i].fpr);
-				report(s, &res, KSP_SIGN_ABSENT, "skipped: absent from the party (recorded with 'ksp party absent'), so not checked there");
-				continue;
-			}
-			v[nv++] = all[i];
+	for (size_t i = 0; i < nall && n == 0; i++) {
+		if (strcmp(all[i].fpr, s->fpr) == 0)
+			continue;
+		r = list ? ksp_party_is_absent(s->party, all[i].fpr) : 0;
+		if (r < 0)
+			goto out;
+		if (r > 0) { /* not at the party: not checked */
+			struct ksp_sign_result res = { .number = all[i].number };
+			snprintf(res.fpr, sizeof(res.fpr), "%s", all[i].fpr);
+			report(s, &res, KSP_SIGN_ABSENT, "skipped: absent from the party (recorded with 'ksp party absent'), so not checked there");
+			continue;
 		}
-		r = 0;
+		v[nv++] = all[i];
 	}
+	r = 0;
 	for (size_t t = 0; t < n; t++) {
 		char fpr[65], *end;
 		long num = strtol(targets[t], &end, 10);
 		struct target *hit = NULL;
 
-		if (*targets[t] != '\0' && *end == '\0' && num > 0) {
+		if (list && *targets[t] != '\0' && *end == '\0' && num > 0) {
 			for (size_t i = 0; i < nall; i++)
 				if (all[i].number == num)
 					hit = &all[i];
@@ -1270,8 +1269,12 @@ static int resolve_targets(struct signer *s, const char *const *targets, const c
 			}
 		} else {
 			if (fpr_normalize(targets[t], fpr) < 0) {
-				ksp_set_error(s->ctx, "'%s' is neither a number on the list nor a full fingerprint (40 or 64 hex digits); key IDs are not accepted",
-					      targets[t]);
+				if (list)
+					ksp_set_error(s->ctx, "'%s' is neither a number on the list nor a full fingerprint (40 or 64 hex digits); key IDs are not accepted",
+						      targets[t]);
+				else
+					ksp_set_error(s->ctx, "'%s' is not a full fingerprint (40 or 64 hex digits); name the keys to certify again by their fingerprints ('ksp health --weak --signer FPR' lists them)",
+						      targets[t]);
 				r = -EINVAL;
 				goto out;
 			}
@@ -1281,8 +1284,13 @@ static int resolve_targets(struct signer *s, const char *const *targets, const c
 			if (hit == NULL) {
 				struct ksp_sign_result res = { 0 };
 				snprintf(res.fpr, sizeof(res.fpr), "%s", fpr);
-				report(s, &res, KSP_SIGN_REFUSED, "refused: not on the frozen list (version %d); sign only keys checked at the party",
-				       s->version);
+				if (list)
+					report(s, &res, KSP_SIGN_REFUSED, "refused: not on the frozen list (version %d); sign only keys checked at the party",
+					       s->version);
+				else
+					report(s, &res, KSP_SIGN_REFUSED, "refused: %s",
+					       strcmp(fpr, s->fpr) == 0 ? "that is your own key"
+									: "the store holds no MD5/SHA-1/RIPEMD-160 certification of yours on it to make again");
 				continue;
 			}
 		}
@@ -1294,8 +1302,7 @@ static int resolve_targets(struct signer *s, const char *const *targets, const c
 		}
 		bool dup = false;
 		for (size_t i = 0; i < nv; i++)
-			if (strcmp(v[i].fpr, hit->fpr) == 0)
-				dup = true;
+			dup |= strcmp(v[i].fpr, hit->fpr) == 0;
 		if (!dup) {
 			v[nv] = *hit;
 			v[nv++].uids = uids ? uids[t] : NULL;
@@ -1307,86 +1314,38 @@ static int resolve_targets(struct signer *s, const char *const *targets, const c
 out:
 	free(all);
 	free(v);
-	sqlite3_finalize(st);
 	return r;
 }
 
-/* KSP_SIGN_RESIGN_WEAK: the keys asked for that hold a certification by
- * the signer to re-make (all of them with none asked for). */
-static int resolve_weak_targets(struct signer *s, const char *const *targets, size_t n, struct target **ret,
-				size_t *ret_n)
+/* The candidates of resolve_targets(): the members of the newest frozen
+ * list, or (KSP_SIGN_RESIGN_WEAK) the keys holding a weak certification by
+ * the signer. */
+static int find_targets(struct signer *s, const char *const *targets, const char *const *const *uids, size_t n,
+			struct target **ret, size_t *ret_n)
 {
+	bool weak = (s->flags & KSP_SIGN_RESIGN_WEAK) != 0;
+	const char *what = weak ? "certs" : "list";
 	sqlite3_stmt *st = NULL;
-	struct target *all = NULL, *v = NULL;
-	size_t nall = 0, nv = 0;
-	int rc, r = 0;
+	int rc, r;
 
-	rc = sqlite3_prepare_v2(s->db,
-				"SELECT DISTINCT k.fpr FROM keys k JOIN uids u ON u.key_id = k.id JOIN certs c ON c.uid_id = u.id "
-				"WHERE " WEAK_CERT " AND k.fpr != ?1 ORDER BY k.fpr",
-				-1, &st, NULL);
+	if (weak) {
+		rc = sqlite3_prepare_v2(s->db,
+					"SELECT DISTINCT 0, k.fpr FROM keys k JOIN uids u ON u.key_id = k.id JOIN certs c ON c.uid_id = u.id "
+					"WHERE " WEAK_CERT " AND k.fpr != ?1 ORDER BY k.fpr",
+					-1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, s->fpr, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+		}
+	} else {
+		rc = sqlite3_prepare_v2(s->db, "SELECT ord, fpr FROM list_members WHERE version = ? ORDER BY ord", -1, &st,
+					NULL);
+		if (rc == SQLITE_OK)
+			sqlite3_bind_int(st, 1, s->version);
+	}
 	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
-	sqlite3_bind_text(st, 1, s->fpr, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct target *na = realloc(all, (nall + 1) * sizeof(*na));
-		if (na == NULL) {
-			r = -ENOMEM;
-			goto out;
-		}
-		all = na;
-		all[nall].number = 0;
-		all[nall].uids = NULL;
-		snprintf(all[nall].fpr, sizeof(all[nall].fpr), "%s", (const char *)sqlite3_column_text(st, 0));
-		nall++;
-	}
-	if (rc != SQLITE_DONE) {
-		r = ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
-		goto out;
-	}
-	v = calloc(n + nall + 1, sizeof(*v));
-	if (v == NULL) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (n == 0) {
-		memcpy(v, all, nall * sizeof(*v));
-		nv = nall;
-	}
-	for (size_t t = 0; t < n; t++) {
-		struct ksp_sign_result res = { 0 };
-		struct target *hit = NULL;
-		char fpr[65];
-		bool dup = false;
-
-		if (fpr_normalize(targets[t], fpr) < 0) {
-			ksp_set_error(s->ctx, "'%s' is not a full fingerprint (40 or 64 hex digits); name the keys to certify again by their fingerprints ('ksp health --weak --signer FPR' lists them)",
-				      targets[t]);
-			r = -EINVAL;
-			goto out;
-		}
-		for (size_t i = 0; i < nall; i++)
-			if (strcmp(all[i].fpr, fpr) == 0)
-				hit = &all[i];
-		if (hit == NULL) {
-			snprintf(res.fpr, sizeof(res.fpr), "%s", fpr);
-			report(s, &res, KSP_SIGN_REFUSED, "refused: %s",
-			       strcmp(fpr, s->fpr) == 0 ? "that is your own key"
-							: "the store holds no MD5/SHA-1/RIPEMD-160 certification of yours on it to make again");
-			continue;
-		}
-		for (size_t i = 0; i < nv; i++)
-			dup |= strcmp(v[i].fpr, hit->fpr) == 0;
-		if (!dup)
-			v[nv++] = *hit;
-	}
-	*ret = v;
-	*ret_n = nv;
-	v = NULL;
-out:
-	free(all);
-	free(v);
+		return ksp_errno_from_sqlite(s->ctx, s->db, rc, what);
+	r = resolve_targets(s, st, !weak, what, targets, weak ? NULL : uids, n, ret, ret_n);
 	sqlite3_finalize(st);
 	return r;
 }
@@ -1401,10 +1360,7 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 
 	if (party == NULL)
 		return -EINVAL;
-	r = ksp_sign_opts_new(party->ctx, &o);
-	if (r < 0)
-		return r;
-	r = ksp_sign_opts_set_level(o, NULL, level);
+	r = ksp_sign_opts_default(party->ctx, level, &o);
 	if (r == 0)
 		r = ksp_party_sign_opts(party, signer_fpr, targets, n_targets, o, outbox, flags, cb, cb_data);
 	ksp_sign_opts_free(o);
@@ -1499,10 +1455,7 @@ int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const c
 	r = setup_home(&s);
 	if (r < 0)
 		goto out;
-	if (flags & KSP_SIGN_RESIGN_WEAK)
-		r = resolve_weak_targets(&s, targets, n_targets, &tv, &ntv);
-	else
-		r = resolve_targets(&s, targets, uids, n_targets, &tv, &ntv);
+	r = find_targets(&s, targets, uids, n_targets, &tv, &ntv);
 	if (r < 0)
 		goto out;
 	/* all or nothing: the rows in one transaction, the outbox files put
