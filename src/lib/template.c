@@ -53,6 +53,14 @@ static int add_op(struct ksp_tpl *t, size_t *cap, const struct op *op)
 	return 0;
 }
 
+/* The template's bytes from @from to @to as they are (none: nothing). */
+static int add_text(struct ksp_tpl *t, size_t *cap, size_t from, size_t to)
+{
+	const struct op op = { .kind = OP_TEXT, .off = from, .len = to - from };
+
+	return to > from ? add_op(t, cap, &op) : 0;
+}
+
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t';
@@ -172,10 +180,7 @@ int ksp_tpl_parse(struct ksp_ctx *ctx, const struct ksp_tpl_syntax *syn, const c
 		char sigil;
 
 		if (o == NULL) {
-			op.kind = OP_TEXT;
-			op.off = pos;
-			op.len = len - pos;
-			r = add_op(t, &cap, &op);
+			r = add_text(t, &cap, pos, len);
 			if (r < 0)
 				goto fail;
 			break;
@@ -219,15 +224,9 @@ int ksp_tpl_parse(struct ksp_ctx *ctx, const struct ksp_tpl_syntax *syn, const c
 				after = re == len ? re : re + (s[re] == '\r' ? 2 : 1);
 			}
 		}
-		if (text_end > pos) {
-			op.kind = OP_TEXT;
-			op.off = pos;
-			op.len = text_end - pos;
-			r = add_op(t, &cap, &op);
-			if (r < 0)
-				goto fail;
-		}
-		memset(&op, 0, sizeof(op));
+		r = add_text(t, &cap, pos, text_end);
+		if (r < 0)
+			goto fail;
 		op.line = line;
 		if (sigil == '!') {
 			/* comment */
