@@ -18,6 +18,7 @@
 
 #include "lib/libksp-private.h"
 #include "lib/party/party-private.h"
+#include "lib/party/sign-opts.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
@@ -394,6 +395,42 @@ struct sum {
 	char box;
 };
 
+/* A part of a checksum line, the checksum's first (@first: after
+ * "NAME Checksum:") or a continuation: hex digits or blanks ('_' where it
+ * is to be filled in), then maybe its box.  Returns 1 when the box closed
+ * it, 0 when more lines follow, -EBADMSG for anything else. */
+static int sum_part(struct ksp_party *party, const char *source, size_t line, struct sum *cur, const char *p,
+		    size_t l, bool first)
+{
+	bool box = l >= 3 && p[l - 1] == ']' && p[l - 3] == '[';
+	size_t hl = box ? l - 3 : l;
+
+	for (size_t i = 0; i < hl; i++) {
+		char c = p[i];
+		if (c == '_') {
+			cur->unfilled = true;
+		} else if (c != ' ' && c != '\t') {
+			if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
+				if (first)
+					ksp_set_error(party->ctx, "%s:%zu: the %s checksum holds '%c'; write it in hex digits and tick its box [x]",
+						      source, line, cur->name, c);
+				else
+					ksp_set_error(party->ctx, "%s:%zu: a %s checksum line holds '%c'; write the checksum in hex digits and tick its box [x]",
+						      source, line, cur->name, c);
+				return -EBADMSG;
+			}
+			if (cur->n + 1 < sizeof(cur->hex))
+				cur->hex[cur->n] = c >= 'a' ? (char)(c - 'a' + 'A') : c;
+			cur->n++;
+		}
+	}
+	if (!box)
+		return 0;
+	cur->boxed = true;
+	cur->box = p[l - 2];
+	return 1;
+}
+
 static int read_sheet(struct ksp_party *party, const char *data, size_t len, const char *source,
 		      struct ksp_ticked *t, struct sum *sums, size_t *n_sums, int *sheet_version)
 {
@@ -412,36 +449,9 @@ static int read_sheet(struct ksp_party *party, const char *data, size_t len, con
 		line++;
 		while (l > 0 && (p[l - 1] == '\r' || p[l - 1] == ' ' || p[l - 1] == '\t') && !(cur && p[l - 1] == ']'))
 			l--;
-		if (cur) {
-			/* a checksum's continuation: hex (or blanks), then its box */
-			size_t hl = l;
-			bool box = l >= 3 && p[l - 1] == ']' && p[l - 3] == '[';
-			if (box)
-				hl = l - 3;
-			for (size_t i = 0; i < hl; i++) {
-				char c = p[i];
-				if (c == '_')
-					cur->unfilled = true;
-				else if (c != ' ' && c != '\t') {
-					if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
-						ksp_set_error(party->ctx, "%s:%zu: a %s checksum line holds '%c'; write the checksum in hex digits and tick its box [x]",
-							      source, line, cur->name, c);
-						return -EBADMSG;
-					}
-					if (cur->n + 1 < sizeof(cur->hex))
-						cur->hex[cur->n] = c >= 'a' ? (char)(c - 'a' + 'A') : c;
-					cur->n++;
-				}
-			}
-			if (box) {
-				cur->boxed = true;
-				cur->box = p[l - 2];
-				cur = NULL;
-			}
-			p = next;
-			continue;
-		}
-		const char *cs = memmem(p, l, " Checksum:", 10);
+		const char *cs = cur ? NULL : memmem(p, l, " Checksum:", 10);
+		const char *part = p;
+		size_t pl = l;
 		if (cs && cs > p && memchr(p, ' ', (size_t)(cs - p)) == NULL && memchr(p, '\t', (size_t)(cs - p)) == NULL) {
 			size_t nl2 = (size_t)(cs - p);
 			if (*n_sums >= 8) {
@@ -452,32 +462,17 @@ static int read_sheet(struct ksp_party *party, const char *data, size_t len, con
 			cur = &sums[(*n_sums)++];
 			memset(cur, 0, sizeof(*cur));
 			snprintf(cur->name, sizeof(cur->name), "%.*s", (int)(nl2 < 15 ? nl2 : 15), p);
-			/* the rest of this line is read as a continuation */
-			size_t off = nl2 + 10;
-			const char *rest = p + off;
-			size_t rl = l - off;
-			bool box = rl >= 3 && rest[rl - 1] == ']' && rest[rl - 3] == '[';
-			size_t hl = box ? rl - 3 : rl;
-			for (size_t i = 0; i < hl; i++) {
-				char c = rest[i];
-				if (c == '_')
-					cur->unfilled = true;
-				else if (c != ' ' && c != '\t') {
-					if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
-						ksp_set_error(party->ctx, "%s:%zu: the %s checksum holds '%c'; write it in hex digits and tick its box [x]",
-							      source, line, cur->name, c);
-						return -EBADMSG;
-					}
-					if (cur->n + 1 < sizeof(cur->hex))
-						cur->hex[cur->n] = c >= 'a' ? (char)(c - 'a' + 'A') : c;
-					cur->n++;
-				}
-			}
-			if (box) {
-				cur->boxed = true;
-				cur->box = rest[rl - 2];
+			part = p + nl2 + 10;
+			pl = l - nl2 - 10;
+		} else {
+			cs = NULL;
+		}
+		if (cur) { /* a checksum's line, its first or a continuation */
+			int r = sum_part(party, source, line, cur, part, pl, cs != NULL);
+			if (r < 0)
+				return r;
+			if (r > 0)
 				cur = NULL;
-			}
 			p = next;
 			continue;
 		}
@@ -741,7 +736,7 @@ KSP_EXPORT int ksp_party_sign_ticked(struct ksp_party *party, const char *signer
 		return -EINVAL;
 	ksp_clear_error(party->ctx);
 	if (opts == NULL) {
-		r = ksp_sign_opts_new(party->ctx, &defaults);
+		r = ksp_sign_opts_default(party->ctx, 0, &defaults);
 		if (r < 0)
 			return r;
 		opts = defaults;

@@ -2,12 +2,12 @@
 /*
  * mail-template.h: the subject and body of the mails 'party sign' and
  * 'party remind' write, from templates (templates/mail-*.txt, built in;
- * or the user's, --template).  The syntax is the sheets' (ksp-party-sheet(1)):
+ * or the user's, --template), through the one template engine of libksp
+ * (lib/template.h, the sheets' syntax):
  *   {{name}}  {{#name}}...{{/name}}  {{^name}}...{{/name}}  {{! comment }}
  * with a line holding only a section tag or a comment dropped whole, and no
- * way to output a value unescaped.  The sheet engine (render/) is bound to
- * the sheet's document and lives where party/ may not call it (the arrows
- * of tests/check-arrows.py); this one takes any names, given per mail kind.
+ * way to output a value unescaped.  The names are given per mail kind
+ * (struct mt_var) and looked up when rendering.
  * A template's first line (after comments) is "Subject: ...", then an
  * empty line, then the body.  Internal to libksp.
  */

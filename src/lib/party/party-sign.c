@@ -14,9 +14,15 @@
  * stopped by ksp_gpghome_free()) finds it; a passphrase is asked by that
  * agent's pinentry.
  *
- * Why one file (over 1,000 lines): the private home, the per-user-ID
- * signing, the encryption and the staged outbox are one all-or-nothing
- * transaction over shared state; split, that state would cross files.
+ * Which keys a run certifies is sign-targets.c (it only reads the store);
+ * the options of a run are sign-opts.c; the mail's text is the template
+ * engine's (mail-template.c).  Why the rest is one file (over 1,000
+ * lines): the private home, the per-user-ID signing, the encryption, the
+ * messages and the staged outbox are one all-or-nothing transaction over
+ * one struct signer (the gpgme context of the private home, the staged
+ * files and their cleanup slots, the store's open transaction); split
+ * along signing vs. delivery, that state and its undo on every error path
+ * would cross files, and each half would call the other.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -39,6 +45,7 @@
 #include "lib/party/mail-template.h"
 #include "lib/party/mime.h"
 #include "lib/party/sign-opts.h"
+#include "lib/party/sign-targets.h"
 #include "lib/cleanup.h"
 #include "lib/gpgme-run.h"
 #include "shared/util.h"
@@ -541,17 +548,8 @@ static int already_signed(struct signer *s, int64_t key_id, const char *uid, siz
 	return found;
 }
 
-/* A certification the signer must re-make (KSP_SIGN_RESIGN_WEAK): a
- * verified MD5/SHA-1/RIPEMD-160 certification by the signer, not expired,
- * not revoked by the signer since, and no modern one by the signer beside
- * it.  ?1 the signer, ?2 the time; c the certification, u its user ID. */
-#define WEAK_CERT                                                                                       \
-	"c.issuer_fpr = ?1 AND c.verified = 1 AND c.sig_type BETWEEN 16 AND 19 AND c.hash_algo IN (1, 2, 3) " \
-	"AND (c.expires = 0 OR c.expires > ?2) AND u.is_attr = 0 AND NOT EXISTS (SELECT 1 FROM certs d "      \
-	"WHERE d.uid_id = c.uid_id AND d.issuer_fpr = ?1 AND d.verified = 1 AND ((d.sig_type BETWEEN 16 AND " \
-	"19 AND d.hash_algo NOT IN (1, 2, 3)) OR (d.sig_type = 48 AND d.created >= c.created)))"
-
-/* Whether the user ID holds such a certification (1: *newest its time). */
+/* Whether the user ID holds a certification to re-make (WEAK_CERT,
+ * sign-targets.h) (1: *newest its time). */
 static int weak_uid(struct signer *s, int64_t key_id, const char *uid, size_t uid_len, int64_t *newest)
 {
 	sqlite3_stmt *st;
@@ -1194,201 +1192,13 @@ static int setup_home(struct signer *s)
 	return 0;
 }
 
-struct target {
-	int number;
-	char fpr[65];
-	const char *const *uids; /* NULL: every user ID; else only these (escaped text, NULL-terminated) */
-};
-
-/* The members of the newest frozen list that were asked for. */
-static int resolve_targets(struct signer *s, const char *const *targets, const char *const *const *uids, size_t n,
-			   struct target **ret, size_t *ret_n)
+/* A target left out (sign-targets.c): reported as its result. */
+static void left_out(void *data, int status, int number, const char *fpr, const char *message)
 {
-	sqlite3_stmt *st = NULL;
-	struct target *v = NULL;
-	size_t nv = 0;
-	int rc, r = 0;
+	struct ksp_sign_result res = { .number = number };
 
-	rc = sqlite3_prepare_v2(s->db, "SELECT ord, fpr FROM list_members WHERE version = ? ORDER BY ord", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(s->ctx, s->db, rc, "list");
-	sqlite3_bind_int(st, 1, s->version);
-	struct target *all = NULL;
-	size_t nall = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct target *na = realloc(all, (nall + 1) * sizeof(*na));
-		if (na == NULL) {
-			r = -ENOMEM;
-			goto out;
-		}
-		all = na;
-		all[nall].number = sqlite3_column_int(st, 0);
-		snprintf(all[nall].fpr, sizeof(all[nall].fpr), "%s", (const char *)sqlite3_column_text(st, 1));
-		all[nall].uids = NULL;
-		nall++;
-	}
-	if (rc != SQLITE_DONE) {
-		r = ksp_errno_from_sqlite(s->ctx, s->db, rc, "list");
-		goto out;
-	}
-	v = calloc(n + nall + 1, sizeof(*v));
-	if (v == NULL) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (n == 0) {
-		for (size_t i = 0; i < nall; i++) {
-			if (strcmp(all[i].fpr, s->fpr) == 0)
-				continue;
-			r = ksp_party_is_absent(s->party, all[i].fpr);
-			if (r < 0)
-				goto out;
-			if (r > 0) { /* not at the party: not checked */
-				struct ksp_sign_result res = { .number = all[i].number };
-				snprintf(res.fpr, sizeof(res.fpr), "%s", all[i].fpr);
-				report(s, &res, KSP_SIGN_ABSENT, "skipped: absent from the party (recorded with 'ksp party absent'), so not checked there");
-				continue;
-			}
-			v[nv++] = all[i];
-		}
-		r = 0;
-	}
-	for (size_t t = 0; t < n; t++) {
-		char fpr[65], *end;
-		long num = strtol(targets[t], &end, 10);
-		struct target *hit = NULL;
-
-		if (*targets[t] != '\0' && *end == '\0' && num > 0) {
-			for (size_t i = 0; i < nall; i++)
-				if (all[i].number == num)
-					hit = &all[i];
-			if (hit == NULL) {
-				struct ksp_sign_result res = { .number = (int)num };
-				report(s, &res, KSP_SIGN_REFUSED, "refused: there is no number %ld on the frozen list (version %d)",
-				       num, s->version);
-				continue;
-			}
-		} else {
-			if (fpr_normalize(targets[t], fpr) < 0) {
-				ksp_set_error(s->ctx, "'%s' is neither a number on the list nor a full fingerprint (40 or 64 hex digits); key IDs are not accepted",
-					      targets[t]);
-				r = -EINVAL;
-				goto out;
-			}
-			for (size_t i = 0; i < nall; i++)
-				if (strcmp(all[i].fpr, fpr) == 0)
-					hit = &all[i];
-			if (hit == NULL) {
-				struct ksp_sign_result res = { 0 };
-				snprintf(res.fpr, sizeof(res.fpr), "%s", fpr);
-				report(s, &res, KSP_SIGN_REFUSED, "refused: not on the frozen list (version %d); sign only keys checked at the party",
-				       s->version);
-				continue;
-			}
-		}
-		if (strcmp(hit->fpr, s->fpr) == 0) {
-			struct ksp_sign_result res = { .number = hit->number };
-			snprintf(res.fpr, sizeof(res.fpr), "%s", hit->fpr);
-			report(s, &res, KSP_SIGN_REFUSED, "refused: that is your own key");
-			continue;
-		}
-		bool dup = false;
-		for (size_t i = 0; i < nv; i++)
-			if (strcmp(v[i].fpr, hit->fpr) == 0)
-				dup = true;
-		if (!dup) {
-			v[nv] = *hit;
-			v[nv++].uids = uids ? uids[t] : NULL;
-		}
-	}
-	*ret = v;
-	*ret_n = nv;
-	v = NULL;
-out:
-	free(all);
-	free(v);
-	sqlite3_finalize(st);
-	return r;
-}
-
-/* KSP_SIGN_RESIGN_WEAK: the keys asked for that hold a certification by
- * the signer to re-make (all of them with none asked for). */
-static int resolve_weak_targets(struct signer *s, const char *const *targets, size_t n, struct target **ret,
-				size_t *ret_n)
-{
-	sqlite3_stmt *st = NULL;
-	struct target *all = NULL, *v = NULL;
-	size_t nall = 0, nv = 0;
-	int rc, r = 0;
-
-	rc = sqlite3_prepare_v2(s->db,
-				"SELECT DISTINCT k.fpr FROM keys k JOIN uids u ON u.key_id = k.id JOIN certs c ON c.uid_id = u.id "
-				"WHERE " WEAK_CERT " AND k.fpr != ?1 ORDER BY k.fpr",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
-	sqlite3_bind_text(st, 1, s->fpr, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct target *na = realloc(all, (nall + 1) * sizeof(*na));
-		if (na == NULL) {
-			r = -ENOMEM;
-			goto out;
-		}
-		all = na;
-		all[nall].number = 0;
-		all[nall].uids = NULL;
-		snprintf(all[nall].fpr, sizeof(all[nall].fpr), "%s", (const char *)sqlite3_column_text(st, 0));
-		nall++;
-	}
-	if (rc != SQLITE_DONE) {
-		r = ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
-		goto out;
-	}
-	v = calloc(n + nall + 1, sizeof(*v));
-	if (v == NULL) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (n == 0) {
-		memcpy(v, all, nall * sizeof(*v));
-		nv = nall;
-	}
-	for (size_t t = 0; t < n; t++) {
-		struct ksp_sign_result res = { 0 };
-		struct target *hit = NULL;
-		char fpr[65];
-		bool dup = false;
-
-		if (fpr_normalize(targets[t], fpr) < 0) {
-			ksp_set_error(s->ctx, "'%s' is not a full fingerprint (40 or 64 hex digits); name the keys to certify again by their fingerprints ('ksp health --weak --signer FPR' lists them)",
-				      targets[t]);
-			r = -EINVAL;
-			goto out;
-		}
-		for (size_t i = 0; i < nall; i++)
-			if (strcmp(all[i].fpr, fpr) == 0)
-				hit = &all[i];
-		if (hit == NULL) {
-			snprintf(res.fpr, sizeof(res.fpr), "%s", fpr);
-			report(s, &res, KSP_SIGN_REFUSED, "refused: %s",
-			       strcmp(fpr, s->fpr) == 0 ? "that is your own key"
-							: "the store holds no MD5/SHA-1/RIPEMD-160 certification of yours on it to make again");
-			continue;
-		}
-		for (size_t i = 0; i < nv; i++)
-			dup |= strcmp(v[i].fpr, hit->fpr) == 0;
-		if (!dup)
-			v[nv++] = *hit;
-	}
-	*ret = v;
-	*ret_n = nv;
-	v = NULL;
-out:
-	free(all);
-	free(v);
-	sqlite3_finalize(st);
-	return r;
+	snprintf(res.fpr, sizeof(res.fpr), "%s", fpr);
+	report(data, &res, status, "%s", message);
 }
 
 KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
@@ -1401,10 +1211,7 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 
 	if (party == NULL)
 		return -EINVAL;
-	r = ksp_sign_opts_new(party->ctx, &o);
-	if (r < 0)
-		return r;
-	r = ksp_sign_opts_set_level(o, NULL, level);
+	r = ksp_sign_opts_default(party->ctx, level, &o);
 	if (r == 0)
 		r = ksp_party_sign_opts(party, signer_fpr, targets, n_targets, o, outbox, flags, cb, cb_data);
 	ksp_sign_opts_free(o);
@@ -1425,7 +1232,7 @@ int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const c
 			void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data)
 {
 	struct signer s = { .party = party, .opts = opts, .flags = flags, .cb = cb, .cb_data = cb_data };
-	struct target *tv = NULL;
+	struct sign_target *tv = NULL;
 	size_t ntv = 0;
 	struct stat st;
 	bool in_txn = false;
@@ -1499,10 +1306,13 @@ int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const c
 	r = setup_home(&s);
 	if (r < 0)
 		goto out;
-	if (flags & KSP_SIGN_RESIGN_WEAK)
-		r = resolve_weak_targets(&s, targets, n_targets, &tv, &ntv);
-	else
-		r = resolve_targets(&s, targets, uids, n_targets, &tv, &ntv);
+	{
+		const struct sign_targets_of w = {
+			.party = party, .ctx = s.ctx, .db = s.db, .fpr = s.fpr, .version = s.version,
+			.weak = (flags & KSP_SIGN_RESIGN_WEAK) != 0, .left_out = left_out, .data = &s,
+		};
+		r = ksp_sign_targets(&w, targets, uids, n_targets, &tv, &ntv);
+	}
 	if (r < 0)
 		goto out;
 	/* all or nothing: the rows in one transaction, the outbox files put

@@ -30,6 +30,21 @@ KSP_EXPORT int ksp_sign_opts_new(struct ksp_ctx *ctx, struct ksp_sign_opts **ret
 	return 0;
 }
 
+int ksp_sign_opts_default(struct ksp_ctx *ctx, int level, struct ksp_sign_opts **ret)
+{
+	struct ksp_sign_opts *o = NULL;
+	int r = ksp_sign_opts_new(ctx, &o);
+
+	if (r == 0)
+		r = ksp_sign_opts_set_level(o, NULL, level);
+	if (r < 0) {
+		ksp_sign_opts_free(o);
+		return r;
+	}
+	*ret = o;
+	return 0;
+}
+
 KSP_EXPORT struct ksp_sign_opts *ksp_sign_opts_free(struct ksp_sign_opts *o)
 {
 	if (o) {

@@ -26,6 +26,11 @@ struct ksp_sign_opts {
 	bool bcc_self;
 };
 
+/* The options of a run given none (ksp_party_sign(), and
+ * ksp_party_sign_ticked() with NULL options): ksp_sign_opts_new()'s
+ * defaults, at level @level for every key.  Free with ksp_sign_opts_free(). */
+int ksp_sign_opts_default(struct ksp_ctx *ctx, int level, struct ksp_sign_opts **ret);
+
 /* The level for key @fpr (upper-case hex). */
 int ksp_sign_opts_level_for(const struct ksp_sign_opts *o, const char *fpr);
 bool ksp_sign_opts_is_unencrypted(const struct ksp_sign_opts *o, const char *fpr);

@@ -49,14 +49,15 @@ struct rd_doc {
 	void *glyph_data;
 };
 
-/* A template, parsed.  @source names it in error messages. */
-struct rd_template;
+/* A sheet or slips template (render-names.c: its names, over the engine
+ * of lib/template.h), parsed for @kind (KSP_RENDER_SHEET / _SLIPS).
+ * @source names it in error messages.  Free it with ksp_tpl_free(). */
+struct ksp_tpl;
 int rd_template_parse(struct ksp_ctx *ctx, const char *source, const char *text, size_t len,
-		      unsigned int kind, struct rd_template **ret);
-struct rd_template *rd_template_free(struct rd_template *t);
+		      unsigned int kind, struct ksp_tpl **ret);
 /* Renders @t with @doc into @out, escaping every value for @format
  * (KSP_FORMAT_TXT: KSP_ESCAPE_TERMINAL, KSP_FORMAT_HTML: KSP_ESCAPE_HTML). */
-int rd_template_render(const struct rd_template *t, const struct rd_doc *doc, unsigned int format,
+int rd_template_render(const struct ksp_tpl *t, const struct rd_doc *doc, unsigned int format,
 		       struct strbuf *out);
 
 /* The built-in templates (render-builtin.c, made from templates/ by

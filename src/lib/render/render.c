@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Verification sheets and fingerprint slips: options, the document model,
- * and output.  Text and HTML come from templates (render-template.c), PDF
+ * and output.  Text and HTML come from templates (render-names.c over lib/template.c), PDF
  * is drawn with cairo and pango (render-pdf.c). */
 #include <errno.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "lib/party/party-private.h"
 #include "lib/render/render-private.h"
+#include "lib/template.h"
 #include "shared/util.h"
 
 #define TEMPLATE_MAX (1u << 20)
@@ -298,7 +299,7 @@ static int doc_init(struct rd_doc *doc, struct ksp_party *party, unsigned int ki
 }
 
 static int load_template(struct ksp_ctx *ctx, const struct ksp_render_opts *opts, unsigned int kind,
-			 unsigned int format, struct rd_template **ret)
+			 unsigned int format, struct ksp_tpl **ret)
 {
 	const char *src = NULL, *text;
 	uint8_t *data = NULL;
@@ -333,7 +334,7 @@ static int load_template(struct ksp_ctx *ctx, const struct ksp_render_opts *opts
  * data and compare it with the frozen bytes. */
 static int check_frozen(struct rd_doc *doc)
 {
-	struct rd_template *t = NULL;
+	struct ksp_tpl *t = NULL;
 	struct rd_part *you = doc->you;
 	struct strbuf sb;
 	char *text = NULL;
@@ -363,7 +364,7 @@ static int check_frozen(struct rd_doc *doc)
 		r = -ESTALE;
 	}
 	strbuf_release(&sb);
-	rd_template_free(t);
+	ksp_tpl_free(t);
 	free(text);
 	return r;
 }
@@ -373,7 +374,7 @@ static int render_mem(struct ksp_party *party, unsigned int kind, unsigned int f
 {
 	struct ksp_ctx *ctx = party->ctx;
 	bool custom = opts && (opts->template_path || opts->template_text);
-	struct rd_template *t = NULL;
+	struct ksp_tpl *t = NULL;
 	struct rd_doc doc;
 	int r;
 
@@ -420,7 +421,7 @@ out:
 		r = -ENOMEM;
 	if (r == -ENOMEM && !ksp_get_error(ctx))
 		ksp_set_error(ctx, "out of memory rendering the %s", kind == KSP_RENDER_SHEET ? "sheet" : "slips");
-	rd_template_free(t);
+	ksp_tpl_free(t);
 	doc_release(&doc);
 	return r;
 }
