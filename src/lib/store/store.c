@@ -14,7 +14,7 @@
 #include "shared/strbuf.h"
 
 #define KSP_APPLICATION_ID 0x4b535031 /* "KSP1" */
-#define KSP_SCHEMA_VERSION 4
+#define KSP_SCHEMA_VERSION 5
 
 struct ksp_store {
 	int refcount;
@@ -190,7 +190,8 @@ static int check_schema(struct ksp_store *store)
 	r = sqlite3_exec(mem, ksp_schema_sql, NULL, NULL, NULL) == SQLITE_OK &&
 			    sqlite3_exec(mem, ksp_schema2_sql, NULL, NULL, NULL) == SQLITE_OK &&
 			    sqlite3_exec(mem, ksp_schema3_sql, NULL, NULL, NULL) == SQLITE_OK &&
-			    sqlite3_exec(mem, ksp_schema4_sql, NULL, NULL, NULL) == SQLITE_OK
+			    sqlite3_exec(mem, ksp_schema4_sql, NULL, NULL, NULL) == SQLITE_OK &&
+			    sqlite3_exec(mem, ksp_schema5_sql, NULL, NULL, NULL) == SQLITE_OK
 		    ? 0
 		    : -ENOMEM;
 	if (r == 0)
@@ -216,7 +217,8 @@ static int check_schema(struct ksp_store *store)
 /* Migrate from schema @from to KSP_SCHEMA_VERSION: version 1 is the base
  * schema, version 2 adds the graph snapshot's state, version 3 a fresh
  * nonce with every change to it, version 4 the delivery ledger of 'party
- * sign'.  Two processes may
+ * sign', version 5 a graph state that also follows self-signatures,
+ * revocation reasons and user ID texts.  Two processes may
  * create one store at once: the second finds the work done once it holds
  * the write lock. */
 static int migrate(struct ksp_store *store, int from)
@@ -257,6 +259,11 @@ static int migrate(struct ksp_store *store, int from)
 	}
 	if (from < 4) {
 		r = ksp_store_exec(store, ksp_schema4_sql);
+		if (r < 0)
+			goto fail;
+	}
+	if (from < 5) {
+		r = ksp_store_exec(store, ksp_schema5_sql);
 		if (r < 0)
 			goto fail;
 	}
