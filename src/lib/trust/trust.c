@@ -591,6 +591,53 @@ static int add_edge(struct explore *e, uint32_t u, uint32_t v, int64_t uid_id, i
 	return 1;
 }
 
+/* Append @v to the array *@arr (*@n of *@cap used). */
+static int push_u32(uint32_t **arr, size_t *n, size_t *cap, uint32_t v)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 256;
+		void *nn = realloc(*arr, nc * sizeof(**arr));
+		if (nn == NULL)
+			return -ENOMEM;
+		*arr = nn;
+		*cap = nc;
+	}
+	(*arr)[(*n)++] = v;
+	return 0;
+}
+
+/* One certification met while expanding vertex @x (node) at depth @d:
+ * between it and snapshot vertex @other, forward (x certified other) or
+ * backward, on uids.id @uid_id, made at @created.  When @other is a vertex
+ * at the reference time (check_node(), the what-if's lost and extended
+ * keys included) and not already reached from the other side, the edge is
+ * kept and @other, if new on this side, joins @next at depth d + 1.  The
+ * one place both the snapshot's certifications and the what-if's added
+ * ones go through. */
+static int reach(struct explore *e, uint32_t x, uint32_t other, bool forward, uint32_t d, int64_t uid_id,
+		 int64_t created, uint32_t **next, size_t *n_next, size_t *cap_next)
+{
+	uint32_t y = node_of(e, other, true), *dep;
+	int r;
+
+	if (y == UINT32_MAX)
+		return e->n >= MAX_EXPLORE ? -E2BIG : -ENOMEM;
+	if (check_node(e, y) == 0)
+		return 0;
+	/* an edge between a vertex expanded forward and one expanded
+	 * backward is found from both ends: keep the first */
+	if (forward ? e->nodes[y].bexp : e->nodes[y].fexp)
+		return 0;
+	r = forward ? add_edge(e, x, y, uid_id, created) : add_edge(e, y, x, uid_id, created);
+	if (r < 0)
+		return r;
+	dep = forward ? &e->nodes[y].df : &e->nodes[y].db;
+	if (*dep != UINT32_MAX)
+		return 0;
+	*dep = d + 1;
+	return push_u32(next, n_next, cap_next, y);
+}
+
 /* The what-if certifications (whatif.h) at vertex @x, as expand() takes
  * the snapshot's. */
 static int expand_added(struct explore *e, uint32_t x, bool forward, uint32_t d, uint32_t **next, size_t *n_next,
@@ -602,34 +649,12 @@ static int expand_added(struct explore *e, uint32_t x, bool forward, uint32_t d,
 
 	for (size_t j = 0; j < wi->n_added; j++) {
 		const struct ksp_trust_added *a = &wi->added[j];
-		uint32_t y, other;
 
 		if ((forward ? a->u : a->v) != vx || a->u >= e->g->n || a->v >= e->g->n || a->u == a->v)
 			continue;
-		other = forward ? a->v : a->u;
-		y = node_of(e, other, true);
-		if (y == UINT32_MAX)
-			return e->n >= MAX_EXPLORE ? -E2BIG : -ENOMEM;
-		if (check_node(e, y) == 0)
-			continue;
-		if (forward ? e->nodes[y].bexp : e->nodes[y].fexp)
-			continue;
-		r = forward ? add_edge(e, x, y, a->uid_id, e->at) : add_edge(e, y, x, a->uid_id, e->at);
+		r = reach(e, x, forward ? a->v : a->u, forward, d, a->uid_id, e->at, next, n_next, cap_next);
 		if (r < 0)
 			return r;
-		uint32_t *dep = forward ? &e->nodes[y].df : &e->nodes[y].db;
-		if (*dep == UINT32_MAX) {
-			*dep = d + 1;
-			if (*n_next == *cap_next) {
-				size_t nc = *cap_next ? 2 * *cap_next : 256;
-				void *nn = realloc(*next, nc * sizeof(**next));
-				if (nn == NULL)
-					return -ENOMEM;
-				*next = nn;
-				*cap_next = nc;
-			}
-			(*next)[(*n_next)++] = y;
-		}
 	}
 	return 0;
 }
@@ -652,7 +677,6 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 
 	for (uint32_t j = lo; j < hi; j++) {
 		const struct ksp_wsnap_edge *ed;
-		uint32_t y, other;
 
 		if (!forward && g->in_eid[j] >= g->m)
 			return -EBADMSG;
@@ -661,33 +685,10 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 			return -EBADMSG;
 		if (!ksp_wsnap_edge_counts(g, ed, e->at, e->pol->md5, e->pol->sha1, min_created))
 			continue;
-		other = forward ? ed->v : ed->u;
-		y = node_of(e, other, true);
-		if (y == UINT32_MAX)
-			return e->n >= MAX_EXPLORE ? -E2BIG : -ENOMEM;
-		if (check_node(e, y) == 0)
-			continue;
-		/* an edge between a vertex expanded forward and one expanded
-		 * backward is found from both ends: keep the first */
-		if (forward ? e->nodes[y].bexp : e->nodes[y].fexp)
-			continue;
-		r = forward ? add_edge(e, x, y, g->uids[ed->uidx].uid_id, ed->created)
-			    : add_edge(e, y, x, g->uids[ed->uidx].uid_id, ed->created);
+		r = reach(e, x, forward ? ed->v : ed->u, forward, d, g->uids[ed->uidx].uid_id, ed->created, next,
+			  n_next, cap_next);
 		if (r < 0)
 			return r;
-		uint32_t *dep = forward ? &e->nodes[y].df : &e->nodes[y].db;
-		if (*dep == UINT32_MAX) {
-			*dep = d + 1;
-			if (*n_next == *cap_next) {
-				size_t nc = *cap_next ? 2 * *cap_next : 256;
-				void *nn = realloc(*next, nc * sizeof(**next));
-				if (nn == NULL)
-					return -ENOMEM;
-				*next = nn;
-				*cap_next = nc;
-			}
-			(*next)[(*n_next)++] = y;
-		}
 	}
 	if (e->pol->whatif && e->pol->whatif->n_added)
 		return expand_added(e, x, forward, d, next, n_next, cap_next);
@@ -1817,16 +1818,9 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		for (uint32_t i = 0; i < n_cores; i++) {
 			if (e.nodes[cores[i]].df == UINT32_MAX) {
 				e.nodes[cores[i]].df = 0;
-				if (n_fr == cap_fr) {
-					cap_fr = cap_fr ? 2 * cap_fr : 64;
-					void *n = realloc(fr, cap_fr * sizeof(*fr));
-					if (n == NULL) {
-						r = -ENOMEM;
-						goto out;
-					}
-					fr = n;
-				}
-				fr[n_fr++] = cores[i];
+				r = push_u32(&fr, &n_fr, &cap_fr, cores[i]);
+				if (r < 0)
+					goto out;
 			}
 		}
 		e.nodes[target].db = 0;
