@@ -18,7 +18,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 ksp="$top/ksp"
 kspgpg="$top/ksp-gpg"
-kspgpg_static="$top/src/gpg/ksp-gpg-static" # make bench builds it; a row when present
+kspgpg_shared="$top/src/gpg/ksp-gpg-shared" # make bench builds it; a row when present
 gen="$top/tests/tools/gen-wot"
 export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LC_ALL=C
@@ -95,26 +95,31 @@ nkeys=$(sqlite3 "$w/s.db" 'SELECT count(*) FROM keys' 2>/dev/null || echo "?")
 mkdir -m 700 "$w/one"
 gpg --homedir "$w/one" --batch --quiet --import "$repo/signer.gpg" 2>/dev/null
 
-run() { # LABEL: seconds of git log --show-signature over the whole history
-	local start end
-	start=$(date +%s.%N)
-	git -C "$repo/r" log --show-signature --format=%H >"$w/$1.out" 2>&1 || { say "git log failed ($1)"; exit 2; }
-	end=$(date +%s.%N)
-	echo "$end - $start" | bc
+run() { # LABEL: seconds of git log --show-signature over the whole history;
+	# the CPU seconds it and what it started took (user + system) into $w/LABEL.cpu:
+	# on a machine others load, the wall time has their share in it too
+	local TIMEFORMAT='%R %U %S' t
+	t=$( { time git -C "$repo/r" log --show-signature --format=%H >"$w/$1.out" 2>&1; } 2>&1) ||
+		{ say "git log failed ($1)"; exit 2; }
+	set -- "$1" $t
+	echo "$3 + $4" | bc >"$w/$1.cpu"
+	echo "$2"
 }
+cpu() { cat "$w/$1.cpu"; }
 say "git log --show-signature, gpg.program = gpg (one-key keyring)"
 git -C "$repo/r" config gpg.program gpg
 t_gpg=$(GNUPGHOME="$w/one" run gpg)
 say "git log --show-signature, gpg.program = ksp-gpg ($nkeys keys)"
 git -C "$repo/r" config gpg.program "$kspgpg"
 t_ksp=$(KSP_DB="$w/s.db" KSP_POLICY="$repo/policy" run ksp)
-t_static=
-if [ -x "$kspgpg_static" ]; then
-	say "git log --show-signature, gpg.program = ksp-gpg with libksp linked in ($nkeys keys)"
-	git -C "$repo/r" config gpg.program "$kspgpg_static"
-	t_static=$(KSP_DB="$w/s.db" KSP_POLICY="$repo/policy" run static)
-	good_static=$(grep -c '^ksp-gpg: TRUST_FULLY' "$w/static.out")
-	ratio_static=$(printf %.2f "$(echo "scale=3; $t_static / $t_gpg" | bc)")
+t_shared=
+if [ -x "$kspgpg_shared" ]; then
+	say "git log --show-signature, gpg.program = ksp-gpg linked against libksp.so.1 ($nkeys keys)"
+	git -C "$repo/r" config gpg.program "$kspgpg_shared"
+	t_shared=$(KSP_DB="$w/s.db" KSP_POLICY="$repo/policy" run shared)
+	good_shared=$(grep -c '^ksp-gpg: TRUST_FULLY' "$w/shared.out")
+	ratio_shared=$(printf %.2f "$(echo "scale=3; $t_shared / $t_gpg" | bc)")
+	ratio_shared_cpu=$(printf %.2f "$(echo "scale=3; $(cpu shared) / $(cpu gpg)" | bc)")
 fi
 git -C "$repo/r" config --unset gpg.program
 good_gpg=$(grep -c '^gpg: Good signature' "$w/gpg.out")
@@ -122,23 +127,27 @@ good_ksp=$(grep -c '^ksp-gpg: TRUST_FULLY' "$w/ksp.out")
 [ "$good_gpg" = "$commits" ] || say "gpg: $good_gpg good signatures of $commits"
 [ "$good_ksp" = "$commits" ] || say "ksp-gpg: $good_ksp trusted signatures of $commits"
 ratio=$(printf %.2f "$(echo "scale=3; $t_ksp / $t_gpg" | bc)")
+ratio_cpu=$(printf %.2f "$(echo "scale=3; $(cpu ksp) / $(cpu gpg)" | bc)")
 ms() { echo "scale=1; 1000 * $1 / $commits" | bc; }
 
 table() {
-	echo "| what | time | per commit | result |"
-	echo "|---|---|---|---|"
-	printf '| git log --show-signature, gpg.program = gpg, one-key keyring | %.2f s | %s ms | %s good signatures |\n' "$t_gpg" "$(ms "$t_gpg")" "$good_gpg"
-	printf '| git log --show-signature, gpg.program = ksp-gpg, %s-key store | %.2f s | %s ms | %s good, trusted by the core |\n' "$nkeys" "$t_ksp" "$(ms "$t_ksp")" "$good_ksp"
-	printf '| ratio ksp-gpg / gpg | %s | | |\n' "$ratio"
-	if [ -n "$t_static" ]; then
-		printf '| same, ksp-gpg with libksp linked in (src/gpg/ksp-gpg-static: 9 shared libraries, not 53) | %.2f s | %s ms | %s good, trusted by the core |\n' "$t_static" "$(ms "$t_static")" "$good_static"
-		printf '| ratio ksp-gpg (libksp linked in) / gpg | %s | | |\n' "$ratio_static"
+	echo "| what | time | per commit | CPU (user + system, git's too) | per commit | result |"
+	echo "|---|---|---|---|---|---|"
+	printf '| git log --show-signature, gpg.program = gpg, one-key keyring | %.2f s | %s ms | %.2f s | %s ms | %s good signatures |\n' "$t_gpg" "$(ms "$t_gpg")" "$(cpu gpg)" "$(ms "$(cpu gpg)")" "$good_gpg"
+	printf '| git log --show-signature, gpg.program = ksp-gpg, %s-key store | %.2f s | %s ms | %.2f s | %s ms | %s good, trusted by the core |\n' "$nkeys" "$t_ksp" "$(ms "$t_ksp")" "$(cpu ksp)" "$(ms "$(cpu ksp)")" "$good_ksp"
+	printf '| ratio ksp-gpg / gpg | %s | | %s | | |\n' "$ratio" "$ratio_cpu"
+	if [ -n "$t_shared" ]; then
+		printf '| for comparison: ksp-gpg linked against libksp.so.1 (src/gpg/ksp-gpg-shared: 53 shared libraries, not 9) | %.2f s | %s ms | %.2f s | %s ms | %s good, trusted by the core |\n' "$t_shared" "$(ms "$t_shared")" "$(cpu shared)" "$(ms "$(cpu shared)")" "$good_shared"
+		printf '| ratio ksp-gpg (libksp.so.1) / gpg | %s | | %s | | |\n' "$ratio_shared" "$ratio_shared_cpu"
 	fi
-	printf '| (store: ksp wot load of the %s keys, once) | %.1f s | | |\n' "$nkeys" "$load_s"
+	printf '| (store: ksp wot load of the %s keys, once) | %.1f s | | | | |\n' "$nkeys" "$load_s"
 }
 echo "git log --show-signature over $commits signed commits (Ed25519), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 table
 if [ "$results" != - ]; then
+	# the notes below the table (how the time was found and cut) are kept
+	notes=
+	[ -f "$results" ] && notes=$(sed -n '/^## /,$p' "$results")
 	{
 		echo "# git log --show-signature: gpg.program = gpg and = ksp-gpg"
 		echo
@@ -153,6 +162,7 @@ if [ "$results" != - ]; then
 		echo "twice per commit (now and when signed: policy core = that key)."
 		echo
 		table
+		[ -n "$notes" ] && printf '\n%s\n' "$notes"
 	} >"$results"
 	say "table written to $results"
 fi

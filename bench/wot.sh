@@ -4,6 +4,8 @@
 # input, in one run; prints a table and writes it to bench/results-wot.md.
 #
 #   Debian keyring   ksp wot load + wot stats       vs  gpg --import + gpg --check-sigs
+#                    ksp wot load again: unchanged, and with 1% of the keys
+#                    changed (tests/tools/keyring-vary.py), vs the first load
 #                    ksp wot stats --structural --keyring (no store), and
 #                    ksp wot load --no-verify + wot stats --structural
 #                                                   vs  pgpring | process_keys; keyanalyze
@@ -258,6 +260,21 @@ elif [ -r "$ring" ]; then
 	row "Debian keyring" "the same, gpg --check-sigs alone" "" "$(f2 "${WALL[deb-gpg]}") s" \
 		"$(ratio "${WALL[deb-gpg]}" "$d_ksp")" "" "ksp CPU $(f1 "$(echo "${CPU[deb-load]} + ${CPU[deb-stats]}" | bc -l)") s, gpg CPU $(f1 "$(echo "${CPU[deb-gpgimp]} + ${CPU[deb-gpg]}" | bc -l)") s (import + check)"
 	verify_rate_row "Debian keyring" deb-load 1
+	# incremental loading (issue 24): the same keyring again into its store,
+	# and into a store that holds an older copy of 1% of its keys
+	run deb-reload "$ksp" -v -d "$w/deb.db" wot load "$ring"
+	python3 "$top/tests/tools/keyring-vary.py" "$ring" "$w/deb-old.gpg" 1 >"$w/deb-old.n"
+	rm -f "$w/deb1.db"*
+	run deb-old "$ksp" -d "$w/deb1.db" wot load "$w/deb-old.gpg"
+	run deb-reload1 "$ksp" -v -d "$w/deb1.db" wot load "$ring"
+	for t in deb-reload:unchanged:10 deb-reload1:"$(cat "$w/deb-old.n") keys (1%) changed":15; do
+		n=${t%%:*}; rest=${t#*:}; what=${rest%:*}; target=${rest##*:}
+		pc=$(echo "100 * ${WALL[$n]} / ${WALL[deb-load]}" | bc -l)
+		ok=no; [ "$(echo "$pc <= $target" | bc -l)" = 1 ] && ok=yes
+		row "Debian keyring" "wot load again, $what" "$(f2 "${WALL[$n]}") s" "first load $(f2 "${WALL[deb-load]}") s" \
+			"$(f1 "$pc")% of the first" "<= $target%: $ok" \
+			"$(grep -o '[0-9]* signatures checked' "$w/$n.err" | head -n 1); $(grep -o '[0-9]* key(s) stored already' "$w/$n.err" | head -n 1)"
+	done
 	if [ -n "$VR_WHOLE" ]; then
 		g_rate=$(echo "$g_all / (${CPU[deb-gpgimp]} + ${CPU[deb-gpg]})" | bc -l)
 		notes+=("Debian keyring: gpg checked $g_all signature records at $(printf '%.0f' "$g_rate") per CPU-second (import + --check-sigs).")

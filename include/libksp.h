@@ -174,6 +174,7 @@ enum ksp_check {
 	KSP_CHECK_NO_ENCRYPTION = 1 << 9,  /* warning only */
 	KSP_CHECK_EXPIRES_SOON = 1 << 10,  /* warning only: within 30 days after the party */
 	KSP_CHECK_INVALID = 1 << 11,       /* unusable for another reason */
+	KSP_CHECK_SAME_ADDRESS = 1 << 12,  /* warning only: an address already on the list with another key */
 };
 
 /**
@@ -271,13 +272,17 @@ int ksp_party_join(struct ksp_store *store, const void *list, size_t list_len, c
 enum ksp_wot_load_flags {
 	KSP_WOT_LOAD_STRICT = 1 << 0, /* a malformed key fails the whole load */
 	KSP_WOT_LOAD_NO_VERIFY = 1 << 1, /* store signatures unchecked (verified = 0) */
+	KSP_WOT_LOAD_FULL = 1 << 2, /* check and write again the keys stored already byte for byte (LIBKSP_3) */
 };
 /* Reads every key in @data (binary or armored keyrings, concatenated,
  * keyserver dumps) with the native reader and stores keys, user IDs and
  * third-party certifications (0x10-0x13, 0x30), in one transaction.
  * Malformed keys are skipped and counted (logged with file and offset).
  * Every signature is checked (verified = 1 good, 2 bad, 3 unsupported,
- * 4 issuer not in the store) unless KSP_WOT_LOAD_NO_VERIFY.
+ * 4 issuer not in the store) unless KSP_WOT_LOAD_NO_VERIFY.  A key whose
+ * packets are stored already, byte for byte, from a load that checked them
+ * is not checked nor written again (the same store as loading it in full;
+ * KSP_WOT_LOAD_FULL to load it in full anyway).
  * Returns 0; -EBADMSG (no key, or --strict and a bad key), -ENOMEM, -errno;
  * on failure nothing was stored.
  * ksp_wot_load_fd() reads @fd (not closed): a regular file is mapped
@@ -290,6 +295,20 @@ int ksp_wot_load(struct ksp_store *store, const void *data, size_t len, const ch
 		 unsigned int flags, uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad);
 int ksp_wot_load_fd(struct ksp_store *store, int fd, const char *source, unsigned int flags,
 		    uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad);
+
+/* A key tree as kernel.org's pgpkeys repository lays it out, read into
+ * one binary keyring (*ret, malloc'ed, for ksp_wot_load(),
+ * ksp_party_add(), ksp_party_import()): every file of @dir, in sorted
+ * order, with keys/<KEYID>.asc (text before the armor, several armored
+ * blocks) and .keyring/openpgp/<domain>/<local>/<selector> (symlinks
+ * inside the tree followed, one file read once); .keyring/<other type>/
+ * is skipped with a warning, dot folders (.git) are skipped, text outside
+ * armor is skipped.  Refused (-EXDEV, -EFBIG, -EBADMSG, -EEXIST, with
+ * ksp_get_error() naming the file): a symlink out of the tree, a file
+ * over 64 MiB, damaged armor, keys/<KEYID>.asc whose name or header names
+ * a key its armor does not hold, one key in two files outside .keyring/.
+ * -ENODATA: no key in the tree. (LIBKSP_3) */
+int ksp_keytree_read(struct ksp_ctx *ctx, const char *dir, void **ret, size_t *ret_len);
 
 struct ksp_wot_stats;
 enum ksp_wot_flags {
@@ -440,6 +459,7 @@ enum ksp_render_flags {
 	KSP_RENDER_QR = 1 << 0,    /* slips: a QR code of OPENPGP4FPR:<fingerprint> */
 	KSP_RENDER_DRAFT = 1 << 1, /* sheet of an open list: render it marked DRAFT, without digests */
 	KSP_RENDER_STRICT_FONTS = 1 << 2, /* PDF: fail (-EILSEQ) when a character has no glyph in any font */
+	KSP_RENDER_COMPACT = 1 << 3, /* PDF slips: two columns, smaller type (18 or more to an A4 page); since LIBKSP_2 */
 };
 /* Options (defaults: A4, no flags, no template, no "for", a page of slips). */
 int ksp_render_opts_new(struct ksp_ctx *ctx, struct ksp_render_opts **ret);
@@ -494,14 +514,19 @@ enum ksp_sign_flags {
 	KSP_SIGN_KEEP = 1 << 0,  /* also import the signed keys into the user's GnuPG home */
 	KSP_SIGN_FORCE = 1 << 1, /* sign user IDs again that the store says are signed */
 	KSP_SIGN_ALL = 1 << 2,   /* every member of the frozen list but the signer */
+	/* re-make the signer's MD5/SHA-1/RIPEMD-160 certifications with
+	 * SHA-256 (no frozen list needed; with KSP_SIGN_ALL: every key that
+	 * holds one) */
+	KSP_SIGN_RESIGN_WEAK = 1 << 3,
 };
 
 enum ksp_sign_status {
 	KSP_SIGN_SIGNED = 0,         /* signed, encrypted to the key, written to the outbox */
 	KSP_SIGN_ALREADY = 1,        /* signed before (KSP_SIGN_FORCE to sign again) */
-	KSP_SIGN_NO_EMAIL = 2,       /* skipped: the user ID has no usable e-mail address */
+	KSP_SIGN_NO_EMAIL = 2,       /* skipped: no user ID of the key has a usable e-mail address */
 	KSP_SIGN_NO_ENCRYPTION = 3,  /* skipped: the key has no usable encryption subkey */
 	KSP_SIGN_REFUSED = 4,        /* the key: not on the frozen list, changed, revoked... */
+	KSP_SIGN_ABSENT = 5,         /* KSP_SIGN_ALL: the key's owner was absent (ksp_party_set_absent()), skipped */
 };
 
 /**
@@ -518,8 +543,11 @@ enum ksp_sign_status {
  * user ID and the new certification is encrypted to the key and written to
  * @outbox (created, mode 0700) as FPR-N-ADDRESS.eml (RFC 5322, PGP/MIME
  * RFC 3156, To: the user ID's address) and FPR-N-ADDRESS.asc (the bare
- * encrypted message).  A user ID without an address and a key without a
- * usable encryption subkey are reported and skipped, never sent in clear.
+ * encrypted message).  A user ID without an address (lib/addr.c: RFC 5322,
+ * printable ASCII) is certified too and carried, with its certification,
+ * in the message to each of the key's addressed user IDs; a key without an
+ * address, and one without a usable encryption subkey, are reported and
+ * skipped, never sent in clear (unless ksp_sign_opts_add_unencrypted()).
  * The store's table "signed" records each.  @cb (may be NULL) is called
  * once per user ID (once per key when the key is refused), as the run goes.
  * All or nothing: the rows are written in one transaction (the store stays
@@ -527,6 +555,13 @@ enum ksp_sign_status {
  * names, put into place just before the commit; on any failure the store
  * and the outbox are left as they were (files replaced under
  * KSP_SIGN_FORCE are restored), even if @cb reported user IDs as signed.
+ * With KSP_SIGN_RESIGN_WEAK (a campaign to replace weak certifications,
+ * tracked in the store like a party): the targets are full fingerprints of
+ * keys on which the signer made a verified MD5/SHA-1/RIPEMD-160
+ * certification that is neither expired, revoked nor already joined by a
+ * modern one (KSP_SIGN_ALL: every such key); only those user IDs are
+ * certified again, with SHA-256 (the run fails, writing nothing, if gpg
+ * makes anything weaker), and no frozen list is needed.
  * Returns: the number of user IDs signed (>= 0); -EINVAL, -ENOKEY (no
  * such key or secret key in the user's home), -ENODATA (no frozen list),
  * -ENOMEM, -EIO, -errno.
@@ -535,12 +570,54 @@ int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 		   const char *const *targets, size_t n_targets, int level, const char *outbox,
 		   unsigned int flags,
 		   void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data);
+
+/**
+ * struct ksp_sign_opts: what one ksp_party_sign_opts() run certifies with.
+ * Defaults: level 0, no expiry, no policy URL, the list notation on, no
+ * key mailed unencrypted, the built-in English mail, no Bcc.
+ */
+struct ksp_sign_opts;
+int ksp_sign_opts_new(struct ksp_ctx *ctx, struct ksp_sign_opts **ret);
+struct ksp_sign_opts *ksp_sign_opts_free(struct ksp_sign_opts *opts);
+/* The certification level (0-3) of the run (@fpr NULL) or of one key
+ * (a full fingerprint): signature type 0x10 + level. */
+int ksp_sign_opts_set_level(struct ksp_sign_opts *opts, const char *fpr, int level);
+/* Each certification expires @seconds after it is made (0: never). */
+int ksp_sign_opts_set_expires(struct ksp_sign_opts *opts, int64_t seconds);
+/* A policy URL subpacket on each certification (NULL: none). */
+int ksp_sign_opts_set_policy_url(struct ksp_sign_opts *opts, const char *url);
+/* The notation KSP_LIST_NOTATION=<SHA-256 of the frozen list file> on
+ * each certification: anyone can later see which checked list it came
+ * from (gpg --list-sigs --list-options show-notations). */
+#define KSP_LIST_NOTATION "ksp-list-sha256@ksp.invalid"
+int ksp_sign_opts_set_list_notation(struct ksp_sign_opts *opts, bool on);
+/* Key @fpr has no encryption subkey, and the user chose to mail its
+ * certifications unencrypted anyway (anyone reading that mailbox, or the
+ * mail on its way, can then publish them). */
+int ksp_sign_opts_add_unencrypted(struct ksp_sign_opts *opts, const char *fpr);
+/* The mail template (@text, @len bytes; named @source in errors), NULL:
+ * the built-in English one.  Syntax: ksp-party(1), MAIL TEMPLATES. */
+int ksp_sign_opts_set_template(struct ksp_sign_opts *opts, const char *source, const char *text, size_t len);
+/* The mail template: "en" or "de" (built in), or a file (at most 64 KiB). */
+int ksp_sign_opts_set_template_file(struct ksp_sign_opts *opts, const char *name);
+/* The text of a built-in mail template: "sign", "sign.de", "remind",
+ * "remind.de"; NULL for another name. */
+const char *ksp_mail_template_builtin(const char *name);
+/* A Bcc: to the signer's own address on each message. */
+int ksp_sign_opts_set_bcc_self(struct ksp_sign_opts *opts, bool on);
+/* ksp_party_sign() with @opts instead of one level. */
+int ksp_party_sign_opts(struct ksp_party *party, const char *signer_fpr,
+			const char *const *targets, size_t n_targets, const struct ksp_sign_opts *opts,
+			const char *outbox, unsigned int flags,
+			void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data);
 int ksp_sign_result_get_status(const struct ksp_sign_result *res);
 int ksp_sign_result_get_number(const struct ksp_sign_result *res);
 const char *ksp_sign_result_get_fingerprint(const struct ksp_sign_result *res);
 /* Raw user ID bytes (hostile; escape before output), NULL for a whole key. */
 const char *ksp_sign_result_get_uid(const struct ksp_sign_result *res, size_t *len);
-/* The user ID's address (checked: printable ASCII, no spaces), or NULL. */
+/* The user ID's address (RFC 5322 addr-spec, printable ASCII, a local part
+ * quoted when it must be), or NULL: a user ID without one (carried in the
+ * messages to the key's other user IDs when KSP_SIGN_SIGNED). */
 const char *ksp_sign_result_get_email(const struct ksp_sign_result *res);
 /* The .eml and .asc files written (KSP_SIGN_SIGNED, KSP_SIGN_ALREADY), or NULL. */
 const char *ksp_sign_result_get_message_file(const struct ksp_sign_result *res);
@@ -652,6 +729,7 @@ enum ksp_cert_state {
 	KSP_CERT_PARTIAL = 4, /* pairs only: some of the user IDs */
 	KSP_CERT_UNSENT = 5,  /* signed with 'party sign' from this store, not handed to a mailer yet (or it failed) */
 	KSP_CERT_UNDELIVERABLE = 6, /* missing, but the key has no encryption subkey: cannot be sent, not counted */
+	KSP_CERT_ABSENT = 7,  /* missing, and the signer or the key's owner was absent (ksp_party_set_absent()): not counted */
 };
 
 /* The certification state of the current participants' user IDs that
@@ -678,6 +756,143 @@ uint64_t ksp_party_status_get_total(const struct ksp_party_status *st);
  * was added: its missing certifications are KSP_CERT_UNDELIVERABLE and out
  * of the totals and reminders. */
 bool ksp_party_status_is_deliverable(const struct ksp_party_status *st, size_t i);
+
+/* -- attendance (the party day) -- */
+/* Records participant @fpr_or_number (a number on the newest frozen list,
+ * "#3", or a full fingerprint) as absent (not at the party) or, @absent
+ * false, present again.  The frozen list and its digests are not touched;
+ * absent participants are out of the status totals, the reminders and
+ * KSP_SIGN_ALL.  *@ret_number (may be NULL) gets the list number.
+ * Returns 1 (changed), 0 (it was so already); -ENODATA (never frozen),
+ * -ENOENT (not on the frozen list), -EINVAL, -errno.  Since: LIBKSP_2. */
+int ksp_party_set_absent(struct ksp_party *party, const char *fpr_or_number, bool absent, int *ret_number);
+/* 1 when the key @fpr is recorded absent, 0 if not, <0 on error. */
+int ksp_party_is_absent(struct ksp_party *party, const char *fpr);
+/* true when participant @i was absent: the certifications from and to it
+ * that are not done are KSP_CERT_ABSENT, out of the totals and reminders. */
+bool ksp_party_status_is_absent(const struct ksp_party_status *st, size_t i);
+
+/* -- collecting keys at scale: a registration CSV -- */
+struct ksp_csv_row;
+enum ksp_csv_status {
+	KSP_CSV_FOUND = 0,     /* the row's key is in the key files: checked as 'party add' does */
+	KSP_CSV_MISSING = 1,   /* no key with the row's fingerprint in the files (or no fingerprint) */
+	KSP_CSV_BAD = 2,       /* the row cannot be read (not a full fingerprint, bad quoting) */
+	KSP_CSV_DUPLICATE = 3, /* the same fingerprint as an earlier row: counted once */
+};
+/**
+ * ksp_party_add_csv:
+ * Reads a registration CSV (@csv: rows of name, e-mail, fingerprint; a
+ * header row naming the columns "name", "email", "fingerprint" may put
+ * them in any order; '#' lines and blank lines are skipped), finds each
+ * row's key in the @n_key_files buffers @key_data (keyrings or key files,
+ * armored or binary; only the keys rows name are taken), then checks and
+ * adds them as ksp_party_add() does (@flags, @cb), in one transaction.
+ * @row_cb (may be NULL) is called once per row, with the person to ask
+ * when its key is missing.  Returns the number of keys accepted; -ENODATA
+ * (no row's key found), -EPERM (closed), -ENOMEM, and ksp_party_add()'s
+ * errors.  Since: LIBKSP_2. */
+int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_t csv_len, const char *csv_source,
+		      const void *const *key_data, const size_t *key_len, const char *const *key_source,
+		      size_t n_key_files, unsigned int flags,
+		      void (*cb)(void *cb_data, const struct ksp_key_check *check),
+		      void (*row_cb)(void *cb_data, const struct ksp_csv_row *row), void *cb_data);
+size_t ksp_csv_row_get_line(const struct ksp_csv_row *row);
+int ksp_csv_row_get_status(const struct ksp_csv_row *row);
+/* The row's fields as given (hostile: escape before output), or NULL. */
+const char *ksp_csv_row_get_name(const struct ksp_csv_row *row);
+const char *ksp_csv_row_get_email(const struct ksp_csv_row *row);
+/* The normalized fingerprint, NULL when the row has none. */
+const char *ksp_csv_row_get_fingerprint(const struct ksp_csv_row *row);
+/* One line naming the CSV, the line, and whom to ask (may hold the
+ * row's name and address: escape before output). */
+const char *ksp_csv_row_get_message(const struct ksp_csv_row *row);
+
+/* -- the paper round trip: a checklist to tick, read back -- */
+/* The checklist of frozen list version @version (0 = newest), made from
+ * the announced list text: the layout of signing-party's gpgparticipants
+ * (a line per key with its list number and "[ ] Fingerprint OK  [ ] ID OK",
+ * a "[ ]" per user ID, the SHA256 and RIPEMD160 checksum lines ending in
+ * "[ ]"), which caff reads too.  With @mark_for (a list number or a full
+ * fingerprint; NULL: none), marked gpgsigs-like: "(S)" under each user ID
+ * that participant certified, and under their own user IDs who certified
+ * them (the store's verified certifications, as 'party status' counts).
+ * *@ret is malloc'ed text.  Returns 0; -ENOENT (no such version or
+ * participant), -EINVAL, -ENOMEM, -errno.  Since: LIBKSP_2. */
+int ksp_party_checklist(struct ksp_party *party, int version, const char *mark_for, char **ret, size_t *ret_len);
+
+struct ksp_ticked;
+enum ksp_ticked_flags {
+	KSP_TICKED_NO_CHECKSUMS = 1 << 0, /* attendance: the checksum boxes need not be ticked */
+};
+enum ksp_ticked_boxes {
+	KSP_TICKED_FINGERPRINT = 1 << 0, /* "[x] Fingerprint OK" */
+	KSP_TICKED_ID = 1 << 1,          /* "[x] ID OK" */
+	KSP_TICKED_UID = 1 << 2,         /* at least one user ID ticked */
+};
+/* Reads a ticked checklist (or a gpgparticipants sheet of the same list)
+ * back.  Unless KSP_TICKED_NO_CHECKSUMS, every checksum box must be ticked
+ * [x], a SHA256 checksum must be there, and each checksum filled in must
+ * be that of a frozen list version; each key's number and fingerprint must
+ * be that version's.  Returns 0; -EPERM (a box not ticked, a checksum not
+ * filled in), -EBADMSG (a checksum or a key not the list's, no key line),
+ * -ENODATA (never frozen), -ENOMEM; the error names @source and what to
+ * do.  Since: LIBKSP_2. */
+int ksp_party_read_ticked(struct ksp_party *party, const void *data, size_t len, const char *source,
+			  unsigned int flags, struct ksp_ticked **ret);
+struct ksp_ticked *ksp_ticked_free(struct ksp_ticked *t);
+/* The list version the sheet is of. */
+int ksp_ticked_get_version(const struct ksp_ticked *t);
+size_t ksp_ticked_get_count(const struct ksp_ticked *t);
+int ksp_ticked_get_number(const struct ksp_ticked *t, size_t i);
+const char *ksp_ticked_get_fingerprint(const struct ksp_ticked *t, size_t i);
+/* KSP_TICKED_ bits of key @i. */
+unsigned int ksp_ticked_get_boxes(const struct ksp_ticked *t, size_t i);
+/* ksp_party_sign_opts() of exactly the keys whose two boxes are ticked on
+ * @t, and of each only the user IDs ticked (none ticked: all of them, as
+ * caff does); @opts NULL: the defaults (ksp_sign_opts_new()).  -ENODATA
+ * when no key is ticked. */
+int ksp_party_sign_ticked(struct ksp_party *party, const char *signer_fpr, const struct ksp_ticked *t,
+			  const struct ksp_sign_opts *opts, const char *outbox, unsigned int flags,
+			  void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data);
+/* -- reminders (ksp party remind) -- */
+struct ksp_reminder;
+
+enum ksp_remind_status {
+	KSP_REMIND_WRITTEN = 0,        /* written to the outbox (no mailer given) */
+	KSP_REMIND_SENT = 1,           /* and handed to the mailer */
+	KSP_REMIND_FAILED = 2,         /* the mailer failed */
+	KSP_REMIND_NO_ADDRESS = 3,     /* not reminded: no user ID with an address */
+	KSP_REMIND_NO_ENCRYPTION = 4,  /* not reminded: no usable encryption subkey */
+};
+
+/**
+ * ksp_party_remind:
+ * For each participant who has not certified every (deliverable) user ID
+ * of the others (ksp_party_status: KSP_CERT_MISSING), one message to the
+ * address of their first user ID, listing those keys (numbers,
+ * fingerprints, user IDs), from the mail template @template_name ("en",
+ * "de" or a file; NULL: "en"), From: @sender_fpr's first address (a
+ * participant; NULL: no From:), encrypted to the participant's key, written
+ * to @outbox (NULL: ./ksp-reminders) as remind-FPR.eml and, when @mailer is
+ * not NULL, handed to it (sh -c MAILER, the message on its standard input).
+ * @cb is called once per participant reminded or not remindable.  Returns
+ * the number of messages the mailer failed on (>= 0), or -errno.
+ */
+int ksp_party_remind(struct ksp_party *party, const char *sender_fpr, const char *template_name,
+		     const char *outbox, const char *mailer,
+		     void (*cb)(void *cb_data, const struct ksp_reminder *r), void *cb_data);
+int ksp_reminder_get_status(const struct ksp_reminder *r);
+int ksp_reminder_get_number(const struct ksp_reminder *r);
+const char *ksp_reminder_get_fingerprint(const struct ksp_reminder *r);
+/* The address written to, NULL when none. */
+const char *ksp_reminder_get_email(const struct ksp_reminder *r);
+/* The .eml file, NULL when none was written. */
+const char *ksp_reminder_get_file(const struct ksp_reminder *r);
+/* How many user IDs of others the participant has not certified. */
+size_t ksp_reminder_get_missing(const struct ksp_reminder *r);
+/* One line, plain ASCII. */
+const char *ksp_reminder_get_message(const struct ksp_reminder *r);
 
 /* -- publishing the party keyring -- */
 enum ksp_export_flags {
@@ -1133,6 +1348,12 @@ int ksp_health_get_carrier(const struct ksp_health *health, size_t i, const char
 size_t ksp_health_get_pair_count(const struct ksp_health *health);
 int ksp_health_get_pair(const struct ksp_health *health, size_t i, const char **a, const char **b,
 			unsigned int *keys);
+/* The same pairs by the distances their certifying each other shortens: a
+ * key's distance is the fewest certifications from a core key (L + 1 when
+ * farther or out of reach); @hops the distance saved over all keys, @keys
+ * the keys brought closer; most hops first, then most keys. */
+int ksp_health_get_pair_by_distance(const struct ksp_health *health, size_t i, const char **a, const char **b,
+				    unsigned int *hops, unsigned int *keys);
 /* What the party did: of the keys trusted at @at, how many were not on the
  * eve of the party (@party_time - 1: reached K since), and how many of
  * those have a path through a certification between two participants made
@@ -1140,14 +1361,72 @@ int ksp_health_get_pair(const struct ksp_health *health, size_t i, const char **
 int ksp_health_party_gain(struct ksp_health *health, int64_t party_time, size_t *reached, size_t *thanks);
 /* Trust queries asked (for benchmarks). */
 uint64_t ksp_health_get_queries(const struct ksp_health *health);
-/* The MD5, SHA-1 and RIPEMD-160 certifications of @signer valid at @at,
- * most core paths carried first (0: a modern certification of the same
- * key carries them, or none does); the user ID is hostile raw bytes.
+/* The MD5, SHA-1 and RIPEMD-160 certifications of @signer valid at @at
+ * that no modern certification of the signer on the same key joins (what
+ * ksp_party_sign() with KSP_SIGN_RESIGN_WEAK makes again), most core
+ * paths carried first; the user ID is hostile raw bytes.
  * Returns 0, -ENOENT (signer not in the store), -ENOMEM. */
 int ksp_health_list_weak(struct ksp_health *health, const char *signer);
 size_t ksp_health_get_weak_count(const struct ksp_health *health);
 int ksp_health_get_weak(const struct ksp_health *health, size_t i, const char **target, const char **uid,
 			size_t *uid_len, int64_t *created, int *hash_algo, unsigned int *carries);
+
+/* ------------------------------------------------------------------ */
+/* Publishing a keyring as kernel.org's pgpkeys repository (LIBKSP_3)  */
+
+/*
+ * ksp_publish_write() writes into @dir, for every key with a path from the
+ * policy's core (the core keys too; with ksp_publish_set_keep() the keys
+ * without a path as well): keys/<KEYID>.asc (a gpg --list-keys-like header
+ * and the key exported clean: self-signatures, and only the certifications
+ * verified in the store and made by a published key), graphs/<KEYID>.txt
+ * (wotmate's format, one block per path) and .svg, and
+ * .keyring/openpgp/<domain>/<local>/default and .keyring/by-hash/ symlinks
+ * (b4, patatt).  Paths: a maximum set of vertex-disjoint paths (at most
+ * ksp_publish_set_max_paths(), default 4) of at most the policy's max
+ * depth, from ksp_trust_check()'s engine; with one core key, paths share
+ * only it and the target.  Deterministic; only the files whose content
+ * changed are rewritten (each renamed into place from a temporary folder
+ * inside @dir, after everything was made), files no longer published are
+ * removed from keys/, graphs/, .keyring/openpgp/ and .keyring/by-hash/;
+ * other files in @dir are left alone.  An error before the renames leaves
+ * @dir as it was.  The policy (and the audit policy) must outlive @pub.
+ * The weak-hash audit: certifications with MD5, SHA-1 or RIPEMD-160 on
+ * the published paths, per certifier, and, with ksp_publish_set_audit(),
+ * the keys that have no path at all when they are dropped.
+ */
+struct ksp_publish;
+enum ksp_publish_change {
+	KSP_PUBLISH_ADDED = 1,
+	KSP_PUBLISH_CHANGED = 2,
+	KSP_PUBLISH_REMOVED = 3,
+};
+int ksp_publish_new(struct ksp_store *store, const struct ksp_trust_policy *policy, struct ksp_publish **ret);
+struct ksp_publish *ksp_publish_free(struct ksp_publish *pub);
+int ksp_publish_set_max_paths(struct ksp_publish *pub, int n); /* 1-64 */
+void ksp_publish_set_keep(struct ksp_publish *pub, bool keep);
+void ksp_publish_set_svg(struct ksp_publish *pub, bool svg); /* default on */
+void ksp_publish_set_at(struct ksp_publish *pub, int64_t at); /* default: now */
+/* the weak-hash audit's second pass (the policy with MD5, SHA-1 and
+ * RIPEMD-160 dropped) */
+int ksp_publish_set_audit(struct ksp_publish *pub, bool on);
+int ksp_publish_write(struct ksp_publish *pub, const char *dir);
+/* after ksp_publish_write(): */
+size_t ksp_publish_get_key_count(const struct ksp_publish *pub);
+size_t ksp_publish_get_pathless_count(const struct ksp_publish *pub);
+const char *ksp_publish_get_pathless(const struct ksp_publish *pub, size_t i);
+int ksp_publish_get_path_count(const struct ksp_publish *pub, const char *fpr);
+size_t ksp_publish_get_change_count(const struct ksp_publish *pub);
+/* enum ksp_publish_change; *old_paths / *new_paths: for graphs/ *.txt
+ * files the paths in the old and new file, else -1 */
+int ksp_publish_get_change(const struct ksp_publish *pub, size_t i, const char **path, int *old_paths,
+			   int *new_paths);
+size_t ksp_publish_get_weak_count(const struct ksp_publish *pub);
+/* the certifier's fingerprint; its weak certifications on the paths */
+const char *ksp_publish_get_weak(const struct ksp_publish *pub, size_t i, unsigned int *md5, unsigned int *sha1,
+				 unsigned int *ripemd160);
+size_t ksp_publish_get_orphan_count(const struct ksp_publish *pub);
+const char *ksp_publish_get_orphan(const struct ksp_publish *pub, size_t i);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@ ALLOWED = {
     'trust': {'openpgp', 'party', 'store', 'wot'},
     'graph': {'store', 'trust', 'wot'},
     'health': {'party', 'store', 'trust', 'wot'},
+    'publish': {'graph', 'openpgp', 'party', 'store', 'trust', 'wot'},
 }
 top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(top)

@@ -31,7 +31,8 @@ const struct ksp_cmd ksp_cmd_health = {
 		   "Options:\n" CLI_TRUST_HELP
 		   "  --repair-at H     the horizon the repair plan is for (default +90d)\n"
 		   "  --party           rank the pairs of the store's party participants by the\n"
-		   "                    keys their certifying each other brings to K\n"
+		   "                    keys their certifying each other brings to K, and by\n"
+		   "                    the distances from the core it shortens\n"
 		   "  --all             a row for every key, not only those below K\n"
 		   "  --top N           rows of each ranking shown (default 10; 0 = all)\n"
 		   "  --no-spof         skip the single points of failure\n"
@@ -199,6 +200,13 @@ static void print_json(const struct ksp_health *h, const struct ksp_trust_policy
 			ksp_health_get_pair(h, i, &a, &b, &n);
 			printf("%s{\"a\":\"%s\",\"b\":\"%s\",\"keys\":%u}", i ? "," : "", a, b, n);
 		}
+		printf("],\"pairs_by_distance\":[");
+		for (size_t i = 0; i < ksp_health_get_pair_count(h); i++) {
+			const char *a, *b;
+			unsigned hops, n;
+			ksp_health_get_pair_by_distance(h, i, &a, &b, &hops, &n);
+			printf("%s{\"a\":\"%s\",\"b\":\"%s\",\"hops\":%u,\"keys\":%u}", i ? "," : "", a, b, hops, n);
+		}
 		printf("]");
 	}
 	if (weak) {
@@ -335,6 +343,14 @@ static void print_table(struct ksp_store *store, const struct ksp_health *h, con
 			ksp_health_get_pair(h, i, &a, &b, &c);
 			printf("  %s <-> %s: %u key%s\n", a, b, c, c == 1 ? "" : "s");
 		}
+		printf("Party pairs by the distances they shorten (certifications from the core,\n"
+		       "L + 1 when farther): hops saved over all keys, keys brought closer:\n");
+		for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
+			const char *a, *b;
+			unsigned hops, c;
+			ksp_health_get_pair_by_distance(h, i, &a, &b, &hops, &c);
+			printf("  %s <-> %s: %u hop%s, %u key%s\n", a, b, hops, hops == 1 ? "" : "s", c, c == 1 ? "" : "s");
+		}
 	}
 	if (weak) {
 		n = ksp_health_get_weak_count(h);
@@ -352,6 +368,28 @@ static void print_table(struct ksp_store *store, const struct ksp_health *h, con
 			printf("  %s %s %s carries %u path%s \"%s\"\n", t, date, hash_name(hash), carries,
 			       carries == 1 ? "" : "s", e ? e : "?");
 			free(e);
+		}
+		/* the campaign: those that carry paths first (fingerprints only) */
+		if (n) {
+			size_t carrying = 0;
+			printf("Certify them again with SHA-256 (per user ID, encrypted, in the delivery ledger):\n"
+			       "  ksp party sign --as %s --resign-weak", signer);
+			for (size_t i = 0; i < n; i++) {
+				const char *t;
+				unsigned carries;
+				bool dup = false;
+				ksp_health_get_weak(h, i, &t, NULL, NULL, NULL, NULL, &carries);
+				for (size_t j = 0; j < i && carries; j++) {
+					const char *t2;
+					ksp_health_get_weak(h, j, &t2, NULL, NULL, NULL, NULL, NULL);
+					dup |= strcmp(t, t2) == 0;
+				}
+				if (carries && !dup) {
+					printf(" %s", t);
+					carrying++;
+				}
+			}
+			printf("%s\n", carrying ? "" : "   (all of them)");
 		}
 	}
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli/ksp.h"
@@ -17,17 +18,22 @@ static int run_path(struct ksp_cli *cli, int argc, char *argv[]);
 static const struct ksp_cmd cmd_load = {
 	.name = "load",
 	.run = run_load,
-	.usage = "[--strict] [--no-verify] FILE...",
+	.usage = "[--strict] [--no-verify] [--full] FILE|DIR...",
 	.help = "read keyrings into the store with the native reader",
 	.details = "FILE is a binary or armored keyring, several concatenated, or a keyserver\n"
-		   "dump; - reads stdin. All files are one transaction. Malformed keys are\n"
-		   "skipped and counted. Every signature on a user ID and every key\n"
-		   "self-signature is checked with libgcrypt on all CPUs (KSP_THREADS=N to\n"
-		   "choose); progress is shown when stderr is a terminal.\n\n"
+		   "dump; - reads stdin; a DIR is a key tree as kernel.org's pgpkeys lays it\n"
+		   "out (keys/*.asc, .keyring/openpgp/; see ksp-publish(1)). All files are one\n"
+		   "transaction. Malformed keys are skipped and counted. Every signature on a\n"
+		   "user ID and every key self-signature is checked with libgcrypt on all CPUs\n"
+		   "(KSP_THREADS=N to choose); progress is shown when stderr is a terminal. A key\n"
+		   "the store holds already, byte for byte, is not checked again.\n\n"
 		   "Options:\n"
 		   "  --strict     a malformed key fails the whole load\n"
 		   "  --no-verify  store signatures unchecked (only --structural metrics\n"
-		   "               count them)\n",
+		   "               count them)\n"
+		   "  --full       check and write again the keys the store holds already,\n"
+		   "               byte for byte (by default they are skipped: a reload\n"
+		   "               costs what changed)\n",
 	.group = KSP_GROUP_ADMIN,
 };
 
@@ -86,6 +92,7 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 	static const struct option opts[] = {
 		{ "strict", no_argument, NULL, 's' },
 		{ "no-verify", no_argument, NULL, 'n' },
+		{ "full", no_argument, NULL, 'f' },
 		{},
 	};
 	struct ksp_store *store = NULL;
@@ -98,6 +105,8 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 			flags |= KSP_WOT_LOAD_STRICT;
 		else if (c == 'n')
 			flags |= KSP_WOT_LOAD_NO_VERIFY;
+		else if (c == 'f')
+			flags |= KSP_WOT_LOAD_FULL;
 		else
 			return cli_usage_error(cli, &cmd_load, "wot load", "bad option");
 	}
@@ -115,15 +124,28 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 		printf("{\"format_version\":1,\"files\":[");
 	for (int i = optind; i < argc; i++) {
 		uint64_t k = 0, ce = 0, b = 0;
-		int fd = cli_open_input(argv[i]);
+		struct stat st;
 
-		if (fd < 0) {
-			fprintf(stderr, "ksp: %s: cannot read: %s; nothing was loaded\n", argv[i], strerror(-fd));
-			status = KSP_EXIT_ERROR;
-			break;
+		if (strcmp(argv[i], "-") != 0 && stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			/* a key tree (keys/NAME.asc, .keyring/openpgp/): one keyring */
+			void *tree = NULL;
+			size_t len = 0;
+
+			r = ksp_keytree_read(cli->ctx, argv[i], &tree, &len);
+			if (r >= 0)
+				r = ksp_wot_load(store, tree, len, argv[i], flags, &k, &ce, &b);
+			free(tree);
+		} else {
+			int fd = cli_open_input(argv[i]);
+
+			if (fd < 0) {
+				fprintf(stderr, "ksp: %s: cannot read: %s; nothing was loaded\n", argv[i], strerror(-fd));
+				status = KSP_EXIT_ERROR;
+				break;
+			}
+			r = ksp_wot_load_fd(store, fd, argv[i], flags, &k, &ce, &b);
+			cli_close_input(fd);
 		}
-		r = ksp_wot_load_fd(store, fd, argv[i], flags, &k, &ce, &b);
-		cli_close_input(fd);
 		if (r < 0) {
 			status = cli_fail(cli, r, "%s: cannot load", argv[i]);
 			break;

@@ -9,6 +9,7 @@ extern const struct ksp_cmd ksp_cmd_health;
 extern const struct ksp_cmd ksp_cmd_verify;
 extern const struct ksp_cmd ksp_cmd_graph;
 extern const struct ksp_cmd ksp_cmd_import;
+extern const struct ksp_cmd ksp_cmd_publish;
 
 const struct ksp_cmd *const ksp_commands[] = {
 	&ksp_cmd_party,
@@ -17,6 +18,7 @@ const struct ksp_cmd *const ksp_commands[] = {
 	&ksp_cmd_health,
 	&ksp_cmd_verify,
 	&ksp_cmd_graph,
+	&ksp_cmd_publish,
 	&ksp_cmd_import,
 	&ksp_cmd_help,
 	NULL,

@@ -118,6 +118,9 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Import one file; returns an exit status. */
+static int import_data(struct ksp_cli *cli, struct ksp_party *party, const char *path, uint8_t *data, size_t len,
+		       struct import_out *o);
+
 static int import_file(struct ksp_cli *cli, struct ksp_party *party, const char *path, struct import_out *o)
 {
 	uint8_t *data = NULL;
@@ -130,6 +133,27 @@ static int import_file(struct ksp_cli *cli, struct ksp_party *party, const char 
 			r == -EFBIG ? "; split it into smaller files" : "; check the name");
 		return KSP_EXIT_ERROR;
 	}
+	return import_data(cli, party, path, data, len, o);
+}
+
+/* A key tree (keys/NAME.asc, .keyring/openpgp/): one transaction */
+static int import_tree(struct ksp_cli *cli, struct ksp_party *party, const char *path, struct import_out *o)
+{
+	void *data = NULL;
+	size_t len = 0;
+	int r = ksp_keytree_read(cli->ctx, path, &data, &len);
+
+	if (r < 0)
+		return cli_fail(cli, r, "%s: cannot read the key tree", path);
+	return import_data(cli, party, path, data, len, o);
+}
+
+/* @data is freed */
+static int import_data(struct ksp_cli *cli, struct ksp_party *party, const char *path, uint8_t *data, size_t len,
+		       struct import_out *o)
+{
+	int r;
+
 	/* the file's transaction held open until its report is printed: a
 	 * report that could not be formatted stores nothing of the file */
 	r = ksp_store_begin(o->store);
@@ -234,7 +258,8 @@ const struct ksp_cmd ksp_cmd_import = {
 	.help = "import certifications sent back after the party",
 	.details = "FILE is an armored or binary key, an encrypted message (decrypted with\n"
 		   "your GnuPG home), a mail message (.eml) or an mbox file; a DIR is read\n"
-		   "file by file. Only certifications on user IDs of the party's keys are\n"
+		   "file by file, or, when it holds keys/ or .keyring/, as a key tree (see\n"
+		   "ksp-publish(1)) in one transaction. Only certifications on user IDs of the party's keys are\n"
 		   "imported, each verified against the signer's key in the store; bad ones\n"
 		   "are reported and dropped, those by keys outside the party kept but not\n"
 		   "counted. Each file is one transaction.\n\n"
@@ -277,7 +302,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		struct stat st;
 		int s;
 		if (strcmp(argv[i], "-") != 0 && stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
-			s = import_dir(cli, party, argv[i], &o);
+			s = cli_is_keytree(argv[i]) ? import_tree(cli, party, argv[i], &o) : import_dir(cli, party, argv[i], &o);
 		else
 			s = import_file(cli, party, argv[i], &o);
 		if (s > status)

@@ -86,6 +86,8 @@ int cli_open_store(struct ksp_cli *cli, unsigned int flags, struct ksp_store **r
  * descriptor or -errno. */
 int cli_open_input(const char *path);
 void cli_close_input(int fd);
+/* Is @path a directory holding keys/ or .keyring/ (a key tree)? */
+bool cli_is_keytree(const char *path);
 
 /* Escaped user IDs for the terminal and JSON; caller frees. */
 char *cli_escape(const void *s, size_t len, unsigned int format);

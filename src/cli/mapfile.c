@@ -10,7 +10,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/ksp.h"
@@ -52,4 +55,21 @@ void cli_close_input(int fd)
 	mapped_path = NULL;
 	if (fd > STDIN_FILENO)
 		close(fd);
+}
+
+bool cli_is_keytree(const char *path)
+{
+	struct stat st;
+	char *p = NULL;
+	bool yes = false;
+
+	if (asprintf(&p, "%s/keys", path) >= 0) {
+		yes = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+		free(p);
+	}
+	if (!yes && asprintf(&p, "%s/.keyring", path) >= 0) {
+		yes = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+		free(p);
+	}
+	return yes;
 }

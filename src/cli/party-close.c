@@ -130,6 +130,21 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		goto done;
 	}
 	r = ksp_party_close(party, &version);
+	if (r == -EALREADY) {
+		/* nothing changed since the last version: closed again as it was */
+		const char *why = ksp_get_error(cli->ctx);
+		char *msg = why ? strdup(why) : NULL;
+		r = ksp_store_commit(store);
+		if (r < 0) {
+			free(msg);
+			status = cli_fail(cli, r, "%s: cannot close the list", cli->db_path);
+			goto done;
+		}
+		cli_err(cli, "%s", msg ? msg : "nothing changed since the last list version; 'ksp party digest' prints its digests");
+		free(msg);
+		status = KSP_EXIT_NEGATIVE;
+		goto done;
+	}
 	if (r < 0) {
 		ksp_store_rollback(store);
 		status = cli_fail(cli, r, "%s: cannot close the list", cli->db_path);

@@ -67,6 +67,13 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		goto done;
 	}
 	int n = r;
+	if (n == 0 && (flags & KSP_EXPORT_SIGNED_ONLY)) {
+		/* an empty keyring published would say "nobody signed": say it here */
+		cli_err(cli, "%s: no key has a certification by another participant yet: nothing written; import the signatures sent back with 'ksp import' first",
+			strcmp(out, "-") == 0 ? "standard output" : out);
+		status = KSP_EXIT_NEGATIVE;
+		goto done;
+	}
 	if (strcmp(out, "-") == 0) {
 		fflush(stdout);
 		r = write_all(1, data, len);

@@ -74,7 +74,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		if (cli->json)
 			printf("{\"format_version\":1,\"store\":\"%s\",\"name\":\"%s\",\"date\":\"%s\"}\n", e_path,
 			       e_name, ksp_party_get_date(party));
-		else
+		else if (!cli->quiet)
 			printf("Created party on %s in %s.\nNext: ksp party add KEYFILE...\n",
 			       ksp_party_get_date(party), e_path);
 		r = KSP_EXIT_OK;

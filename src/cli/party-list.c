@@ -71,7 +71,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 				}
 				free(copy);
 			}
-			printf("],\"uids\":[");
+			printf("],\"absent\":%s,\"uids\":[", ksp_party_is_absent(party, ksp_participant_get_fingerprint(p)) > 0 ? "true" : "false");
 			for (size_t i = 0; i < ksp_participant_get_uid_count(p); i++) {
 				size_t len;
 				const char *u = ksp_participant_get_uid(p, i, &len);
@@ -86,6 +86,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			       ksp_participant_get_algo(p), created, expires);
 			if (ksp_participant_get_warnings(p))
 				printf("  [%s]", ksp_participant_get_warnings(p));
+			if (ksp_party_is_absent(party, ksp_participant_get_fingerprint(p)) > 0)
+				printf("  ABSENT (not at the party)");
 			printf("\n");
 			for (size_t i = 0; i < ksp_participant_get_uid_count(p); i++) {
 				size_t len;

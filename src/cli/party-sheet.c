@@ -128,6 +128,8 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		{ "output", required_argument, NULL, 'o' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "plan", no_argument, NULL, 'L' },
+		{ "version", required_argument, NULL, 'V' },
+		{ "mark", no_argument, NULL, 'M' },
 		CLI_TRUST_LONGOPTS,
 		{},
 	};
@@ -138,6 +140,7 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		{ "template", required_argument, NULL, 't' },
 		{ "paper", required_argument, NULL, 'p' },
 		{ "qr", no_argument, NULL, 'Q' },
+		{ "compact", no_argument, NULL, 'C' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "print-template", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
@@ -155,14 +158,17 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 	int c, r, format = -1, status = KSP_EXIT_OK;
 	struct glyph_report gr = { .cli = cli };
 	struct cli_trust_opts to = { 0 };
-	bool plan = false;
+	bool plan = false, checklist = false, mark = false;
+	int version = 0;
 
 	while ((c = cli_getopt(cli, argc, argv, "f:o:", kind == KSP_RENDER_SHEET ? opts : slips_opts)) != -1) {
 		switch (c) {
 		case 'f':
-			format = parse_format(optarg);
+			checklist = kind == KSP_RENDER_SHEET && strcmp(optarg, "checklist") == 0;
+			format = checklist ? KSP_FORMAT_TXT : parse_format(optarg);
 			if (format < 0)
-				return cli_usage_error(cli, cmd, full, "--format takes txt, html or pdf, not '%s'", optarg);
+				return cli_usage_error(cli, cmd, full, "--format takes txt, html, pdf%s, not '%s'",
+						       kind == KSP_RENDER_SHEET ? " or checklist" : "", optarg);
 			break;
 		case 'F':
 			for_spec = optarg;
@@ -187,6 +193,11 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 			if (kind != KSP_RENDER_SLIPS)
 				return cli_usage_error(cli, cmd, full, "bad option '--qr' (QR codes are on slips)");
 			flags |= KSP_RENDER_QR;
+			break;
+		case 'C':
+			if (kind != KSP_RENDER_SLIPS)
+				return cli_usage_error(cli, cmd, full, "bad option '--compact' (a layout of the slips)");
+			flags |= KSP_RENDER_COMPACT;
 			break;
 		case 'n': {
 			char *end;
@@ -221,6 +232,17 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		case 'S':
 			flags |= KSP_RENDER_STRICT_FONTS;
 			gr.strict = true;
+			break;
+		case 'V': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > 1000000)
+				return cli_usage_error(cli, cmd, full, "--version takes a list version number (1, 2, ...)");
+			version = (int)v;
+			break;
+		}
+		case 'M':
+			mark = true;
 			break;
 		case 'L':
 			plan = kind == KSP_RENDER_SHEET;
@@ -258,6 +280,18 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		return cli_usage_error(cli, cmd, full, "unexpected argument '%s'", argv[optind]);
 	if (out && strcmp(out, "-") == 0)
 		out = NULL;
+	if (mark && (!checklist || for_spec == NULL))
+		return cli_usage_error(cli, cmd, full, "--mark goes with --format checklist and --for FPR|N");
+	if (checklist || version) {
+		if (format != KSP_FORMAT_TXT && format >= 0)
+			return cli_usage_error(cli, cmd, full, "--version renders the txt sheet or the checklist of an older list; html and pdf are of the newest");
+		if (tmpl || (flags & KSP_RENDER_DRAFT) || (for_spec && !mark))
+			return cli_usage_error(cli, cmd, full, "%s takes no --template, --draft, or --for without --mark",
+					       checklist ? "--format checklist" : "--version");
+		if (cli->json && out == NULL)
+			return cli_usage_error(cli, cmd, full, "--json reports on the file written: give -o FILE");
+		return cli_party_sheet_text(cli, checklist, version, for_spec, mark, out);
+	}
 	if (format < 0)
 		format = format_from_name(out);
 	if (format < 0)
@@ -355,6 +389,8 @@ const struct ksp_cmd ksp_cmd_party_sheet = {
 	.run = run_sheet,
 	.usage = "[--format txt|html|pdf] [--for FPR|N] [--template FILE] [--paper a4|letter] [--draft] [--strict]\n"
 		 "       [-o OUT [--json]]\n"
+		 "   or: ksp party sheet --format checklist [--for FPR|N --mark] [--version N] [-o OUT [--json]]\n"
+		 "   or: ksp party sheet --version N [-o OUT [--json]]\n"
 		 "   or: ksp party sheet --plan " CLI_TRUST_USAGE,
 	.help = "print the verification sheet of the frozen list",
 	.details = "The sheet shows the party, the list version and its digests (with room to write\n"
@@ -362,8 +398,13 @@ const struct ksp_cmd ksp_cmd_party_sheet = {
 		   "user ID. The text sheet of a frozen list is the canonical list text, byte for\n"
 		   "byte: 'ksp party sheet | sha256sum' gives the announced SHA-256.\n\n"
 		   "Options:\n"
-		   "  -f, --format FMT      txt (default), html or pdf; default from -o's extension\n"
+		   "  -f, --format FMT      txt (default), html or pdf; default from -o's extension;\n"
+		   "                        checklist: the list with tick boxes in gpgparticipants'\n"
+		   "                        layout (caff reads it), for 'party sign --ticked FILE'\n"
 		   "      --for FPR|N       personal copy: mark that participant \"this is you\"\n"
+		   "      --mark            checklist --for ME: (S) under the user IDs you certified,\n"
+		   "                        and under yours who certified them (gpgsigs-like)\n"
+		   "      --version N       the txt sheet or checklist of an older list version\n"
 		   "      --template FILE   your own txt or html template (see ksp-party-sheet(1))\n"
 		   "      --print-template FMT  print the built-in txt or html template\n"
 		   "      --paper SIZE      a4 (default) or letter\n"
@@ -380,13 +421,15 @@ const struct ksp_cmd ksp_cmd_party_sheet = {
 const struct ksp_cmd ksp_cmd_party_slips = {
 	.name = "slips",
 	.run = run_slips,
-	.usage = "[--format pdf|html|txt] [--qr] [--for FPR|N] [--count N] [--paper a4|letter] [--strict] [-o OUT [--json]]",
+	.usage = "[--format pdf|html|txt] [--qr] [--compact] [--for FPR|N] [--count N] [--paper a4|letter] [--strict] [-o OUT [--json]]",
 	.help = "print fingerprint slips to cut out and hand out",
 	.details = "Slips of one key with --for (a participant's own, as gpg-key2ps makes them),\n"
 		   "else one block of slips per participant, each starting a new page.\n\n"
 		   "Options:\n"
 		   "  -f, --format FMT      pdf (default), html or txt; default from -o's extension\n"
 		   "      --qr              add a QR code of OPENPGP4FPR:<fingerprint> (OpenKeychain)\n"
+		   "      --compact         PDF: two columns in smaller type (18 or more to an A4\n"
+		   "                        page, as gpg-key2ps packs them)\n"
 		   "      --for FPR|N       slips of that participant's key only\n"
 		   "      --count N         slips per key (default: a page full; 8 in html and txt)\n"
 		   "      --template FILE   your own txt or html template (see ksp-party-sheet(1))\n"

@@ -19,6 +19,7 @@ static const char *state_name(int s)
 	case KSP_CERT_SENT: return "sent";
 	case KSP_CERT_UNSENT: return "unsent";
 	case KSP_CERT_UNDELIVERABLE: return "undeliverable";
+	case KSP_CERT_ABSENT: return "absent";
 	case KSP_CERT_SELF: return "self";
 	case KSP_CERT_PARTIAL: return "partial";
 	default: return "missing";
@@ -32,6 +33,7 @@ static char state_char(int s)
 	case KSP_CERT_SENT: return 's';
 	case KSP_CERT_UNSENT: return 'w';
 	case KSP_CERT_UNDELIVERABLE: return 'x';
+	case KSP_CERT_ABSENT: return 'a';
 	case KSP_CERT_SELF: return '-';
 	case KSP_CERT_PARTIAL: return '~';
 	default: return '.';
@@ -76,6 +78,8 @@ static void print_target(const struct ksp_party_status *st, size_t j, int *buf)
 		printf("     (no user ID with an e-mail address)\n");
 	if (!ksp_party_status_is_deliverable(st, j))
 		printf("     (no encryption subkey: certifications cannot be sent to it; not counted)\n");
+	if (ksp_party_status_is_absent(st, j))
+		printf("     (absent from the party: not checked there; not counted)\n");
 	for (size_t u = 0; u < ksp_party_status_get_uid_count(st, j); u++) {
 		size_t len, nd = 0, ns = 0, nm = 0, nw = 0;
 		const char *uid = ksp_party_status_get_uid(st, j, u, &len);
@@ -111,7 +115,7 @@ static void print_matrix(const struct ksp_party_status *st)
 
 	printf("\nWho certified whom (row: signer; column: key; + all user IDs, ~ some,\n"
 	       "s sent but not back, w signed but not sent, . none, - own key,\n"
-	       "x none and cannot be sent: no encryption subkey):\n");
+	       "x none and cannot be sent: no encryption subkey, a none and absent):\n");
 	for (size_t from = 0; from < n; from += per) {
 		size_t to = from + per < n ? from + per : n;
 		printf("\n      ");
@@ -187,9 +191,10 @@ static void print_json(const struct ksp_party_status *st, size_t only, bool one,
 	for (size_t j = 0; j < n; j++) {
 		if (one && j != only)
 			continue;
-		printf("%s{\"number\":%d,\"fingerprint\":\"%s\",\"deliverable\":%s,\"uids\":[", first ? "" : ",",
+		printf("%s{\"number\":%d,\"fingerprint\":\"%s\",\"deliverable\":%s,\"absent\":%s,\"uids\":[", first ? "" : ",",
 		       ksp_party_status_get_number(st, j), ksp_party_status_get_fingerprint(st, j),
-		       ksp_party_status_is_deliverable(st, j) ? "true" : "false");
+		       ksp_party_status_is_deliverable(st, j) ? "true" : "false",
+		       ksp_party_status_is_absent(st, j) ? "true" : "false");
 		first = false;
 		for (size_t u = 0; u < ksp_party_status_get_uid_count(st, j); u++) {
 			size_t len;
@@ -346,8 +351,13 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	for (size_t i = 0; i < n; i++)
 		uids += ksp_party_status_get_uid_count(st, i);
 	char *name = cli_escape(ksp_party_get_name(party), strlen(ksp_party_get_name(party)), KSP_ESCAPE_TERMINAL);
+	size_t absent = 0;
+	for (size_t i = 0; i < n; i++)
+		absent += ksp_party_status_is_absent(st, i);
 	printf("%s, %s: %zu participant(s), %zu user ID(s) with an address\n", name ? name : "?",
 	       ksp_party_get_date(party), n, uids);
+	if (absent)
+		printf("Absent: %zu participant(s), not counted\n", absent);
 	free(name);
 	printf("Certifications: %llu of %llu (%.1f%%)\n", (unsigned long long)done, (unsigned long long)total,
 	       total ? 100.0 * (double)done / (double)total : 100.0);
@@ -373,7 +383,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			int p = ksp_party_status_get_pair(st, only, j);
 			if (p == KSP_CERT_DONE)
 				d[nd++] = ksp_party_status_get_number(st, j);
-			else if (p != KSP_CERT_SELF)
+			else if (p != KSP_CERT_SELF && p != KSP_CERT_ABSENT)
 				m[nm++] = ksp_party_status_get_number(st, j);
 		}
 		printf("\n     as signer\n");

@@ -12,10 +12,18 @@ extern const struct ksp_cmd ksp_cmd_party_digest;
 extern const struct ksp_cmd ksp_cmd_party_verify_list;
 extern const struct ksp_cmd ksp_cmd_party_join;
 extern const struct ksp_cmd ksp_cmd_party_send;
+extern const struct ksp_cmd ksp_cmd_party_remind;
 extern const struct ksp_cmd ksp_cmd_party_sign;
 extern const struct ksp_cmd ksp_cmd_party_status;
 extern const struct ksp_cmd ksp_cmd_party_export;
 extern const struct ksp_cmd ksp_cmd_party_sheet, ksp_cmd_party_slips;
+extern const struct ksp_cmd ksp_cmd_party_absent, ksp_cmd_party_present;
+
+/* 'party sheet --format checklist' / '--version N' (cmd-party-day.c):
+ * the checklist (@checklist; marked for @for_spec with @mark) or the
+ * announced text of list @version (0: the newest), to @out or stdout. */
+int cli_party_sheet_text(struct ksp_cli *cli, bool checklist, int version, const char *for_spec, bool mark,
+			 const char *out);
 
 /* Open the store and its party; returns 0 or an exit status (message printed). */
 int cli_open_party(struct ksp_cli *cli, bool rw, struct ksp_store **store, struct ksp_party **party);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -89,14 +90,29 @@ static int rm_rf_once(const char *path)
 
 /* Remove the directory @path and all in it.  A failure (EMFILE, ENOMEM, an
  * entry that could not be opened) may be passing: a second pass removes
- * what the first left.  Returns 0 once @path is gone, else the first pass's
- * error; the caller tells the user what is left. */
+ * what the first left.  ENOTEMPTY means something was still writing into
+ * it (a gpg-agent on its way out, after its gpg was killed, removes its
+ * sockets and may leave a lock file behind): then a few more passes, a
+ * little apart (at most about 0.3 s in all).  Returns 0 once @path is
+ * gone, else the first pass's error; the caller tells the user what is
+ * left. */
 int ksp_rm_rf(const char *path)
 {
-	int r = rm_rf_once(path);
+	int r = rm_rf_once(path), q = r;
 
-	if (r < 0 && rm_rf_once(path) == 0)
+	if (r == 0)
 		return 0;
+	for (int pass = 0; pass < 5; pass++) {
+		if (pass > 0) {
+			if (q != -ENOTEMPTY)
+				break;
+			struct timespec ts = { 0, 10000000L << pass }; /* 20, 40, 80, 160 ms */
+			nanosleep(&ts, NULL);
+		}
+		q = rm_rf_once(path);
+		if (q == 0)
+			return 0;
+	}
 	return r;
 }
 

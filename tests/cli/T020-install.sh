@@ -60,6 +60,12 @@ grep -q ldconfig "$w/err" && bad "ldconfig message for a DESTDIR install" || ok
 LD_LIBRARY_PATH="$w/root/usr/lib" "$w/root/usr/bin/ksp-gpg" --ksp-gpg-version | grep -q '^ksp-gpg ' && ok || bad "installed ksp-gpg"
 # the installed ksp-gpg does not carry the build tree's RUNPATH
 readelf -d "$w/root/usr/bin/ksp-gpg" 2>/dev/null | grep -q 'ORIGIN' && bad "installed ksp-gpg has \$ORIGIN in its RUNPATH" || ok
+# ... and has libksp linked in: git starts it once per signature, and it
+# must not make the dynamic loader open libksp.so.1 and its 53 libraries
+# (graphviz, cairo, pango): it runs without LD_LIBRARY_PATH, needs neither
+deps=$(readelf -d "$w/root/usr/bin/ksp-gpg" 2>/dev/null | grep NEEDED)
+echo "$deps" | grep -q 'libksp\|libgvc\|libcgraph\|libcairo\|libpango' && bad "installed ksp-gpg needs: $deps" || ok
+env -u LD_LIBRARY_PATH "$w/root/usr/bin/ksp-gpg" --ksp-gpg-version | grep -q '^ksp-gpg ' && ok || bad "installed ksp-gpg without LD_LIBRARY_PATH"
 make -s -C "$top" uninstall DESTDIR="$w/root" PREFIX=/usr >/dev/null 2>&1
 [ -z "$(find "$w/root" -type f -o -type l)" ] && ok || bad "left after uninstall: $(find "$w/root" -type f -o -type l)"
 [ ! -e "$w/root/usr/share/ksp" ] && [ ! -e "$w/root/usr/share/bash-completion" ] && ok || bad "ksp's own directories left after uninstall"

@@ -92,7 +92,7 @@ expect_eq "$(ls "$W/out1" | wc -l)" 8 "p1's outbox: 4 .eml + 4 .asc"
 cp "$W/out1/$F2-1-p2@example.org.eml" "$W/p2-1-first.eml"
 m="$W/out1/$F2-2-p2b@example.org.eml"
 expect_match "$m" '^To: p2b@example.org$'
-expect_match "$m" '^From: p1@example.org$'
+expect_match "$m" '^From: P1 INSECURE <p1@example.org>$'
 expect_match "$m" '^Content-Type: multipart/encrypted; protocol="application/pgp-encrypted";$'
 expect_match "$m" '^Content-Type: application/pgp-encrypted$'
 expect_match "$m" '^-----BEGIN PGP MESSAGE-----$'
@@ -260,19 +260,24 @@ expect_code 0 env GNUPGHOME="$W/h1" $KSP -d "$K" party sign --as "$F1" --all-che
 cp "$OUT" "$W/skip.out"
 expect_match "$W/skip.out" '^     skipped  Ivan NoEnc INSECURE <ivan@example.org>$'
 expect_match "$W/skip.out" '^              skipped: no encryption subkey; never sent unencrypted$'
-expect_match "$W/skip.out" '^              skipped: no e-mail address to send the certification to$'
+expect_match "$W/skip.out" '^              skipped: no user ID of this key has an address to send the certification to$'
 expect_match "$W/skip.out" '^     skipped  Heidi No Email INSECURE$'
-expect_match "$W/skip.out" '^     skipped  Judy No Address INSECURE$'
+# a user ID without an address is certified and travels with the key's
+# addressed user IDs (as caff does), encrypted to the key like them
+expect_match "$W/skip.out" '^     signed   Judy No Address INSECURE$'
+expect_eq "$(grep -c "^              $W/outs/$FJUDY-1-judy@example.org.eml$" "$W/skip.out")" 2 \
+	"judy's user ID without an address goes in the message to her address"
 expect_match "$W/skip.out" '^     signed   Judy INSECURE <judy@example.org>$'
 expect_match "$W/skip.out" '^     signed   Dave \\x1B\[31mRED\\x1B\[0m \\u\{202E\} INSECURE <dave@example.org>$'
 if grep -q $'\x1b' "$W/skip.out"; then _test_fail "raw escape in sign output"; else _test_pass "UIDs escaped in sign output"; fi
 expect_match "$W/skip.out" '^     signed   <script>alert\(1\)</script> INSECURE <dave2@example.org>$'
 expect_match "$W/skip.out" "^              $W/outs/[0-9A-F]{40}-2-dave2@example.org.eml$"
-expect_match "$ERR" '^5 user ID\(s\) signed, 0 signed before, 3 skipped, 0 key\(s\) refused\.$'
+expect_match "$ERR" '^6 user ID\(s\) signed, 0 signed before, 2 skipped, 0 key\(s\) refused\.$'
 expect_eq "$(ls "$W/outs" | grep -c -e "$FIVAN" -e "$FHEIDI")" 0 "nothing written for ivan and heidi"
-expect_eq "$(ls "$W/outs" | grep -c "$FJUDY")" 2 "judy: only the user ID with an address (.eml + .asc)"
+expect_eq "$(ls "$W/outs" | grep -c "$FJUDY")" 2 "judy: one message, to the user ID with an address (.eml + .asc)"
 expect_eq "$(ls "$W/outs" | wc -l)" 10 "5 messages in the outbox (.eml + .asc)"
-expect_eq "$(sqlite3 "$K" 'SELECT count(*) FROM signed')" 5 "5 signatures recorded"
+expect_eq "$(sqlite3 "$K" 'SELECT count(*) FROM signed')" 6 "6 signatures recorded"
+expect_eq "$(sqlite3 "$K" 'SELECT count(*) FROM deliveries')" 5 "5 messages in the ledger, each once"
 expect_code 0 $KSP -d "$K" party status
 if grep -q $'\x1b' "$OUT"; then _test_fail "raw escape in status"; else _test_pass "UIDs escaped in status"; fi
 # ivan's key has no encryption subkey: its own mark, out of the totals and reminders
@@ -303,8 +308,9 @@ python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = d["results"]
-assert d["signed"] == 1 and len(r) == 2 and r[0]["status"] == "signed" and r[0]["email"] == "judy@example.org", d
-assert r[1]["status"] == "no-email" and r[1]["uid"] == "Judy No Address INSECURE" and r[1]["eml"] is None, d' "$OUT" \
+assert d["signed"] == 2 and len(r) == 2 and r[0]["status"] == "signed" and r[0]["email"] == "judy@example.org", d
+assert r[1]["status"] == "signed" and r[1]["uid"] == "Judy No Address INSECURE" and r[1]["email"] is None, d
+assert r[1]["eml"] == r[0]["eml"], d' "$OUT" \
 	&& _test_pass "sign --json" || _test_fail "sign --json"
 
 # ---- bad input to import; the store keeps what it had ----------------------

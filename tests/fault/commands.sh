@@ -21,20 +21,23 @@
 #
 # Setups and commands run in that directory with TMPDIR pointing to an
 # empty directory (it must be empty again afterwards) and GNUPGHOME to a
-# directory that must never be created.  `participant SETUP N` prints the
+# directory that must never be created.  GnuPG homes the setups need live
+# in $SHORT_TMP, under /tmp: gpg-agent's socket path must fit in 108 bytes,
+# and a clone's own path can be long.  `participant SETUP N` prints the
 # fingerprint of participant N of a setup made above.
 
 setup init   -     'ksp party init --name "Fault party" --date 2027-01-15 --location "Room 1"'
 setup added  init  'ksp party add "$FX/party/p1-public.asc" "$FX/party/p2-public.asc" "$FX/party/p3-public.asc"'
 setup closed added 'ksp party close -o list-closed.txt'
 # p2's key certified by p1 (both user IDs), as sent back after the party
-setup signed closed 'g=$(mktemp -d) && gpg --homedir "$g" --batch --quiet --import "$FX/party/p1-secret.asc" "$FX/party/p2-public.asc" &&
+setup signed closed 'g=$(mktemp -d "$SHORT_TMP/g.XXXXXX") && gpg --homedir "$g" --batch --quiet --import "$FX/party/p1-secret.asc" "$FX/party/p2-public.asc" &&
 	gpg --homedir "$g" --batch --quiet --yes --pinentry-mode loopback --passphrase "" --default-key "$(participant closed 1)" --quick-sign-key "$(participant closed 2)" &&
-	gpg --homedir "$g" --armor --export "$(participant closed 2)" >p2-signed.asc; gpgconf --homedir "$g" --kill all; rm -rf "$g"'
+	gpg --homedir "$g" --armor --export "$(participant closed 2)" >p2-signed.asc;
+	r=$?; gpgconf --homedir "$g" --kill all; rm -rf "$g"; exit $r'
 setup imported signed 'ksp import p2-signed.asc'
 setup signeddir signed 'mkdir in && mv p2-signed.asc in/'
 # a file and a git tag signed by p2 (certified by p1): what verify checks
-setup signedby imported 'g=$(mktemp -d) && gpg --homedir "$g" --batch --quiet --import "$FX/party/p2-secret.asc" &&
+setup signedby imported 'g=$(mktemp -d "$SHORT_TMP/g.XXXXXX") && gpg --homedir "$g" --batch --quiet --import "$FX/party/p2-secret.asc" &&
 	printf "release 1.0\n" >data.txt &&
 	gpg --homedir "$g" --batch --quiet --pinentry-mode loopback --passphrase "" -u "$(participant imported 2)" --armor --detach-sign data.txt &&
 	git init -q repo && git -C repo -c user.name=P2 -c user.email=p2@example.org commit -q --allow-empty -m one &&

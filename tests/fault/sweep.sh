@@ -61,9 +61,15 @@ unset KSP_DB KSP_LOG KSP_FAULT_N KSP_FAULT_KIND KSP_FAULT_REPORT
 # a private work directory: several sweeps may run at once (make check in
 # two shells); the results are moved into $W at the end
 mkdir -p "$W" || exit 2
-WW=$(mktemp -d "$W/sweep.XXXXXX") || exit 2
-trap 'rm -rf "$WW"' EXIT
-trap 'rm -rf "$WW"; exit 130' INT TERM
+# under /tmp, not in the tree: the runs' GnuPG homes (the setups' and ksp's
+# own, in each run's TMPDIR) hold gpg-agent's sockets, whose paths must fit
+# in 108 bytes, and a clone's own path can be long (CI's is)
+WW=$(mktemp -d /tmp/ksp-sweep.XXXXXX) || exit 2
+# GnuPG homes for the setups: short paths (gpg-agent's socket)
+SHORT_TMP=$(mktemp -d /tmp/ksp-sweep.XXXXXX) || exit 2
+export SHORT_TMP
+trap 'rm -rf "$WW" "$SHORT_TMP"' EXIT
+trap 'rm -rf "$WW" "$SHORT_TMP"; exit 130' INT TERM
 mkdir -p "$WW/setup" "$WW/run" "$WW/ref" || exit 2
 RESULTS=$WW/fault.tsv
 LOG=$WW/failures.log

@@ -71,3 +71,9 @@ struct ksp_graph {
 
 /* graph.c: a graphviz-safe label line of raw (hostile) bytes; caller frees. */
 char *ksp_graph_label_escape(const void *raw, size_t len);
+
+/* graph.c, for publish/: the paths given, path p being the lens[p]
+ * fingerprints that follow those of the paths before it (its first key a
+ * source, its last the target). */
+int ksp_graph_new_pathset(struct ksp_store *store, const char *const *fprs, const size_t *lens, size_t n_paths,
+			  const char *title, struct ksp_graph **ret);

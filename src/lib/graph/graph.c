@@ -1052,3 +1052,60 @@ KSP_EXPORT int ksp_graph_new_trust(struct ksp_store *store, const struct ksp_tru
 out:
 	return builder_end(&b, r, ret);
 }
+
+/* ---- a set of paths given by the caller (publish/) ------------------------- */
+
+int ksp_graph_new_pathset(struct ksp_store *store, const char *const *fprs, const size_t *lens, size_t n_paths,
+			  const char *title, struct ksp_graph **ret)
+{
+	struct builder b;
+	size_t at = 0;
+	int r;
+
+	if (store == NULL || fprs == NULL || lens == NULL || ret == NULL)
+		return -EINVAL;
+	r = builder_begin(&b, store, 0, 0, GRAPH_TRUST, false);
+	if (r < 0)
+		goto out;
+	for (size_t p = 0; p < n_paths; p++) {
+		int64_t prev = -1;
+
+		for (size_t v = 0; v < lens[p]; v++) {
+			int64_t n = node_of(&b, fprs[at + v],
+					   v == 0 ? GNODE_CORE : v + 1 == lens[p] ? GNODE_TARGET : GNODE_PLAIN);
+			bool dup = false;
+
+			if (n < 0) {
+				r = (int)n;
+				goto out;
+			}
+			if (prev >= 0) {
+				for (size_t e = 0; e < b.g->n_edges; e++)
+					if (b.g->edges[e].tail == (uint32_t)prev && b.g->edges[e].head == (uint32_t)n)
+						dup = true;
+				if (!dup && (r = add_edge(b.g, (uint32_t)prev, (uint32_t)n, 0, "")) < 0)
+					goto out;
+			}
+			prev = n;
+		}
+		at += lens[p];
+	}
+	for (size_t i = 0; i < b.g->n_nodes; i++) {
+		struct gnode *nd = &b.g->nodes[i];
+		snprintf(nd->fill, sizeof(nd->fill), "%s",
+			 nd->role == GNODE_CORE ? "0.130 0.700 1.000" : nd->role == GNODE_TARGET ? "0.333 0.450 1.000" : "0 0 1");
+	}
+	if (title) {
+		char *m = ksp_graph_label_escape(title, strlen(title));
+		if (m == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		free(b.g->title);
+		b.g->title = m;
+	}
+	r = 0;
+out:
+	return builder_end(&b, r, ret);
+}
+

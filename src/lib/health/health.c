@@ -60,6 +60,11 @@ struct hrepair {
 	int64_t when;
 };
 
+struct hpair_dist {
+	uint32_t a, b;
+	unsigned hops, keys;
+};
+
 struct hspof {
 	uint32_t vx;
 	unsigned cuts, carries;
@@ -98,6 +103,7 @@ struct ksp_health {
 	bool spof_exact;
 	struct hrepair *pairs; /* a, b participants, n keys brought to K */
 	size_t n_pairs;
+	struct hpair_dist *pair_dist; /* the same pairs by the distances they shorten */
 	struct hweak *weak;
 	size_t n_weak;
 	uint64_t queries;
@@ -1101,6 +1107,151 @@ out:
 
 /* ---- the party's pairs ------------------------------------------------------------ */
 
+/* Breadth-first from the sources (distance 0) over the certifications that
+ * count now, at most lim hops; d[] (UINT8_MAX = farther) must be filled
+ * with UINT8_MAX; the vertices reached go to reached[] (*n_reached). */
+static void bfs_counting(const struct ksp_health *h, uint8_t *d, uint32_t *queue, const uint32_t *src, size_t n_src,
+			 unsigned lim, size_t *n_reached)
+{
+	const struct ksp_wsnap *g = h->g;
+	int64_t at = h->at[0], mc = min_created(h, at);
+	size_t hd = 0, tl = 0;
+
+	for (size_t i = 0; i < n_src; i++)
+		if (d[src[i]] != 0 && node_ok(h, src[i], at)) {
+			d[src[i]] = 0;
+			queue[tl++] = src[i];
+		}
+	while (hd < tl) {
+		uint32_t u = queue[hd++];
+		if (d[u] >= lim)
+			continue;
+		for (uint32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
+			const struct ksp_wsnap_edge *e = &g->edges[j];
+			if (d[e->v] != UINT8_MAX || !node_ok(h, e->v, at) ||
+			    !ksp_wsnap_edge_counts(g, e, at, h->rule.md5, h->rule.sha1, mc))
+				continue;
+			d[e->v] = (uint8_t)(d[u] + 1);
+			queue[tl++] = e->v;
+		}
+	}
+	*n_reached = tl;
+}
+
+static int cmp_pair_dist(const void *x, const void *y)
+{
+	const struct hpair_dist *p = x, *q = y;
+	if (p->hops != q->hops)
+		return p->hops < q->hops ? 1 : -1;
+	if (p->keys != q->keys)
+		return p->keys < q->keys ? 1 : -1;
+	return 0;
+}
+
+struct hreach {
+	uint32_t v;
+	uint32_t d;
+};
+
+/* The pairs (h->pairs, in their order) by how much their certifying each
+ * other shortens the distances from the core: a key's distance is the
+ * fewest certifications (counting now) from a core key, L + 1 when it is
+ * farther or out of reach.  A shortest path uses at most one of the two
+ * new certifications (using both would visit a or b twice), so the new
+ * distance of v is min(d(v), d(a) + 1 + d_b(v), d(b) + 1 + d_a(v)), d_x
+ * the distances from x in the graph as it is: one search from the core and
+ * one from each participant (within L - 1: only there can a new
+ * certification bring a key to L or closer), then a pass per pair over what
+ * its two participants reach. */
+static int pair_distances(struct ksp_health *h, const uint32_t *part, uint32_t np)
+{
+	const struct ksp_wsnap *g = h->g;
+	unsigned L = h->rule.max_depth < 1 ? 1 : h->rule.max_depth > 200 ? 200 : (unsigned)h->rule.max_depth;
+	uint8_t *d = NULL, *best = NULL, *dp = NULL;
+	uint32_t *queue = NULL, *idx = NULL;
+	struct hreach **reach = NULL;
+	size_t *n_reach = NULL, n;
+	int r = -ENOMEM;
+
+	d = malloc(g->n ? g->n : 1);
+	best = malloc(g->n ? g->n : 1);
+	dp = malloc(g->n ? g->n : 1);
+	queue = malloc((g->n ? g->n : 1) * sizeof(*queue));
+	idx = malloc((g->n ? g->n : 1) * sizeof(*idx));
+	reach = calloc(np ? np : 1, sizeof(*reach));
+	n_reach = calloc(np ? np : 1, sizeof(*n_reach));
+	h->pair_dist = calloc(h->n_pairs ? h->n_pairs : 1, sizeof(*h->pair_dist));
+	if (d == NULL || best == NULL || dp == NULL || queue == NULL || idx == NULL || reach == NULL ||
+	    n_reach == NULL || h->pair_dist == NULL)
+		goto out;
+	memset(d, UINT8_MAX, g->n);
+	bfs_counting(h, d, queue, h->core, h->n_core, L, &n);
+	for (uint32_t v = 0; v < g->n; v++) {
+		if (d[v] > L)
+			d[v] = (uint8_t)(L + 1);
+		idx[v] = UINT32_MAX;
+	}
+	memset(dp, UINT8_MAX, g->n);
+	for (uint32_t p = 0; p < np; p++) {
+		idx[part[p]] = p;
+		bfs_counting(h, dp, queue, &part[p], 1, L - 1, &n_reach[p]);
+		reach[p] = malloc((n_reach[p] ? n_reach[p] : 1) * sizeof(**reach));
+		if (reach[p] == NULL)
+			goto out;
+		for (size_t i = 0; i < n_reach[p]; i++) {
+			reach[p][i] = (struct hreach){ .v = queue[i], .d = dp[queue[i]] };
+			dp[queue[i]] = UINT8_MAX;
+		}
+	}
+	memcpy(best, d, g->n);
+	for (size_t i = 0; i < h->n_pairs; i++) {
+		uint32_t ab[2] = { h->pairs[i].a, h->pairs[i].b };
+		unsigned hops = 0, keys = 0;
+		/* each direction: x certifies y, then what y reaches */
+		for (int dir = 0; dir < 2; dir++) {
+			uint32_t x = ab[dir], py = idx[ab[1 - dir]];
+			if (py == UINT32_MAX || d[x] + 1u > L)
+				continue;
+			for (size_t k = 0; k < n_reach[py]; k++) {
+				unsigned nd = d[x] + 1u + reach[py][k].d;
+				if (nd < best[reach[py][k].v])
+					best[reach[py][k].v] = (uint8_t)nd;
+			}
+		}
+		for (int dir = 0; dir < 2; dir++) {
+			uint32_t py = idx[ab[dir]];
+			for (size_t k = 0; py != UINT32_MAX && k < n_reach[py]; k++) {
+				uint32_t v = reach[py][k].v;
+				if (best[v] < d[v] && !h->is_core[v]) {
+					hops += d[v] - best[v];
+					keys++;
+				}
+				best[v] = d[v];
+			}
+		}
+		h->pair_dist[i] = (struct hpair_dist){ .a = ab[0], .b = ab[1], .hops = hops, .keys = keys };
+	}
+	/* most hops first, then most keys; equal: the order of the pairs */
+	for (size_t i = 1; i < h->n_pairs; i++)
+		for (size_t j = i; j > 0 && cmp_pair_dist(&h->pair_dist[j], &h->pair_dist[j - 1]) < 0; j--) {
+			struct hpair_dist t = h->pair_dist[j];
+			h->pair_dist[j] = h->pair_dist[j - 1];
+			h->pair_dist[j - 1] = t;
+		}
+	r = 0;
+out:
+	for (uint32_t p = 0; reach && p < np; p++)
+		free(reach[p]);
+	free(reach);
+	free(n_reach);
+	free(d);
+	free(best);
+	free(dp);
+	free(queue);
+	free(idx);
+	return r;
+}
+
 static int party_pairs(struct ksp_health *h)
 {
 	const struct ksp_wsnap *g = h->g;
@@ -1196,7 +1347,7 @@ static int party_pairs(struct ksp_health *h)
 			h->pairs[j] = h->pairs[j - 1];
 			h->pairs[j - 1] = t;
 		}
-	r = 0;
+	r = pair_distances(h, part, np);
 out:
 	free(part);
 	free(dist);
@@ -1232,6 +1383,7 @@ KSP_EXPORT struct ksp_health *ksp_health_free(struct ksp_health *h)
 	free(h->spof);
 	free(h->carrier);
 	free(h->pairs);
+	free(h->pair_dist);
 	for (size_t i = 0; i < h->n_weak; i++)
 		free(h->weak[i].uid);
 	free(h->weak);
@@ -1269,6 +1421,9 @@ KSP_EXPORT int ksp_health_new(struct ksp_store *store, const struct ksp_trust_po
 		}
 	}
 	ksp_trust_policy_set_sha1(h->pol[KSP_HEALTH_NO_SHA1], false);
+	/* the copies made later (what-if questions) inherit it */
+	ksp_trust_policy_set_no_dropped(h->pol[0], true);
+	ksp_trust_policy_set_no_dropped(h->pol[KSP_HEALTH_NO_SHA1], true);
 	r = ksp_wsnap_get(store, &h->g);
 	if (r < 0)
 		goto fail;
@@ -1494,6 +1649,22 @@ KSP_EXPORT int ksp_health_get_pair(const struct ksp_health *h, size_t i, const c
 	return 0;
 }
 
+KSP_EXPORT int ksp_health_get_pair_by_distance(const struct ksp_health *h, size_t i, const char **a, const char **b,
+					       unsigned int *hops, unsigned int *keys)
+{
+	if (h == NULL || h->pair_dist == NULL || i >= h->n_pairs)
+		return -EINVAL;
+	if (a)
+		*a = h->fpr[h->pair_dist[i].a];
+	if (b)
+		*b = h->fpr[h->pair_dist[i].b];
+	if (hops)
+		*hops = h->pair_dist[i].hops;
+	if (keys)
+		*keys = h->pair_dist[i].keys;
+	return 0;
+}
+
 KSP_EXPORT uint64_t ksp_health_get_queries(const struct ksp_health *h)
 {
 	return h ? h->queries : 0;
@@ -1553,8 +1724,10 @@ KSP_EXPORT int ksp_health_list_weak(struct ksp_health *h, const char *signer)
 			strong |= g->edges[k].v == e->v && !(g->edges[k].flags & KSP_WSNAP_WEAK) &&
 				  ksp_wsnap_edge_counts(g, &g->edges[k], h->at[0], true, KSP_SHA1_YES,
 							min_created(h, h->at[0]));
+		if (strong)
+			continue; /* nothing to re-make */
 		/* the witnesses that use the hop s -> v */
-		for (size_t i = 0; i < h->n_keys && !strong; i++) {
+		for (size_t i = 0; i < h->n_keys; i++) {
 			const uint32_t *w = h->keys[i].wit;
 			size_t o = 1;
 			for (uint32_t p = 0; w && p < w[0]; p++) {
@@ -1573,7 +1746,7 @@ KSP_EXPORT int ksp_health_list_weak(struct ksp_health *h, const char *signer)
 		h->weak = nn;
 		struct hweak *wk = &h->weak[h->n_weak++];
 		*wk = (struct hweak){ .v = e->v, .uid_id = g->uids[e->uidx].uid_id, .created = e->created,
-				      .carries = strong ? 0 : carries };
+				      .carries = carries };
 		sqlite3_bind_int64(st, 1, wk->uid_id);
 		sqlite3_bind_text(st, 2, h->fpr[s], -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 3, e->created);

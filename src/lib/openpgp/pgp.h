@@ -252,3 +252,9 @@ unsigned ksp_pgp_reader_n_skipped_packets(const struct ksp_pgp_reader *rd);
 unsigned ksp_pgp_reader_n_armor_errors(const struct ksp_pgp_reader *rd);
 /* Offset of the first malformed key skipped; false when none. */
 bool ksp_pgp_reader_first_problem(const struct ksp_pgp_reader *rd, size_t *offset);
+
+/* ---- a key tree (pgp-tree.c, ksp_keytree_read() in libksp.h) ------------ */
+
+/* One file of a key tree may hold at most this much (a key with all its
+ * certifications is far smaller): beyond it the tree is refused. */
+#define KSP_TREE_MAX_FILE ((size_t)64 << 20)

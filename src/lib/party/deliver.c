@@ -62,7 +62,7 @@ KSP_EXPORT const char *ksp_delivery_state_name(int state)
 /* Run @mailer (sh -c) with @file on its standard input; its standard
  * output goes to standard error.  Returns its exit status (128+N for
  * signal N), or -errno when it could not run (message in @why). */
-static int run_mailer(const char *mailer, const char *file, char *why, size_t whylen)
+int ksp_party_run_mailer(const char *mailer, const char *file, char *why, size_t whylen)
 {
 	int fd, st, err;
 	pid_t pid;
@@ -207,7 +207,7 @@ KSP_EXPORT int ksp_party_send(struct ksp_party *party, const char *signer_fpr, c
 		bool due = d->state == KSP_DELIVERY_WRITTEN || d->state == KSP_DELIVERY_FAILED;
 
 		if (due && !(flags & KSP_SEND_DRY_RUN)) {
-			int s = run_mailer(mailer, d->file, d->message, sizeof(d->message));
+			int s = ksp_party_run_mailer(mailer, d->file, d->message, sizeof(d->message));
 			d->mailer_status = s < 0 ? -1 : s;
 			d->state = s == 0 ? KSP_DELIVERY_SENT : KSP_DELIVERY_FAILED;
 			if (s == 0)

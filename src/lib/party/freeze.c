@@ -330,6 +330,36 @@ KSP_EXPORT int ksp_party_close(struct ksp_party *party, int *ret_version)
 		return r;
 	version = party->list_version + 1;
 	strbuf_init(&sb);
+	if (party->list_version > 0) {
+		/* reopened and closed with nothing changed: the announced list
+		 * stands; no new version and digest nobody checked */
+		char *old = NULL;
+		size_t old_len = 0;
+		r = ksp_party_list_text(party, party->list_version, &sb);
+		if (r == 0)
+			r = ksp_party_get_list_text(party, party->list_version, &old, &old_len);
+		if (r < 0)
+			goto fail;
+		bool same = old_len == sb.len && memcmp(old, sb.buf, sb.len) == 0;
+		free(old);
+		strbuf_release(&sb);
+		strbuf_init(&sb);
+		if (same) {
+			r = ksp_store_exec(party->store, "UPDATE party SET state = 'closed' WHERE id = 1");
+			if (r == 0)
+				r = ksp_party_event(party, "close", "unchanged");
+			if (r == 0)
+				r = ksp_store_commit(party->store);
+			if (r < 0)
+				goto fail;
+			party->closed = true;
+			if (ret_version)
+				*ret_version = party->list_version;
+			ksp_set_error(party->ctx, "%s: nothing changed since list version %d: no new version made, version %d is closed again and stays the announced one; 'ksp party digest' prints its digests",
+				      ksp_store_get_path(party->store), party->list_version, party->list_version);
+			return -EALREADY;
+		}
+	}
 	r = ksp_party_list_text(party, version, &sb);
 	if (r < 0)
 		goto fail;

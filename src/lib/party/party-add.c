@@ -12,6 +12,7 @@
 #include <gpgme.h>
 #include <sqlite3.h>
 
+#include "lib/addr.h"
 #include "lib/gpgme-run.h"
 #include "lib/libksp-private.h"
 #include "lib/openpgp/pgp.h"
@@ -30,7 +31,7 @@ struct ksp_key_check {
 static const char *const check_names[] = {
 	"revoked", "expired", "expires-before-party", "no-valid-self-signature",
 	"weak-key", "weak-self-signature-hash", "no-email", "duplicate", "secret-key",
-	"no-encryption-subkey", "expires-soon", "invalid",
+	"no-encryption-subkey", "expires-soon", "invalid", "same-address",
 };
 
 KSP_EXPORT const char *ksp_check_name(unsigned int check)
@@ -255,6 +256,35 @@ static int participant_number(sqlite3 *db, const char *fpr)
 	return n;
 }
 
+/* The list number of another participant with a user ID of address
+ * @email, 0 if none. */
+static int address_holder(sqlite3 *db, const char *email, const char *fpr)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT p.ord FROM participants p JOIN keys k ON k.id = p.key_id "
+				   "JOIN uids u ON u.key_id = p.key_id "
+				   "WHERE lower(u.email) = lower(?) AND u.revoked = 0 AND k.fpr != ? ORDER BY p.ord LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, email, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, fpr, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* An address fit for a one-line message: printable ASCII, no spaces. */
+static bool plain_address(const char *e)
+{
+	size_t n = 0;
+	for (; *e; e++, n++)
+		if (*e <= ' ' || *e >= 0x7f)
+			return false;
+	return n > 0 && n < 200;
+}
+
 /* Store the key (its packets as gpg exported them) and make it a participant. */
 static int store_key(struct add_state *a, gpgme_key_t key, const struct minimal_scan *scan,
 		     const void *keydata, size_t keylen, const char *warnings, int *ret_number)
@@ -276,19 +306,28 @@ static int store_key(struct add_state *a, gpgme_key_t key, const struct minimal_
 		ksp_set_error(a->ctx, "%s: key %s: the native reader did not find it in gpg's export", a->source, key->fpr);
 		return key_id < 0 ? (int)key_id : -EIO;
 	}
-	/* what only gpg tells: the addresses of the user IDs */
+	/* the address ksp writes to, per user ID (lib/addr.c: the one parser
+	 * that party sign, status and remind agree with) */
 	rc = sqlite3_prepare_v2(db, "UPDATE uids SET email = ?3 WHERE key_id = ?1 AND uid = ?2 AND is_attr = 0", -1, &st,
 				NULL);
 	if (rc != SQLITE_OK)
 		goto sqlfail;
 	for (gpgme_user_id_t u = key->uids; u; u = u->next, idx++) {
-		if (u->email == NULL || *u->email == '\0')
+		char *addr = NULL;
+		if (u->uid == NULL)
+			continue;
+		if (ksp_uid_writable_address(u->uid, strlen(u->uid), &addr) < 0) {
+			sqlite3_finalize(st);
+			return -ENOMEM;
+		}
+		if (addr == NULL)
 			continue;
 		sqlite3_bind_int64(st, 1, key_id);
 		sqlite3_bind_blob(st, 2, u->uid, (int)strlen(u->uid), SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, u->email, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, addr, -1, SQLITE_TRANSIENT);
 		rc = sqlite3_step(st);
 		sqlite3_reset(st);
+		free(addr);
 		if (rc != SQLITE_DONE)
 			goto sqlfail;
 	}
@@ -367,7 +406,7 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 	const char *fpr = key->fpr;
 	int64_t now = time(NULL), pdate = a->party->date_t;
 	bool has_email = false, has_enc = false, dead;
-	char d[16];
+	char d[16], *unwritable = NULL;
 	int r = 0, existing;
 
 	strbuf_init(&v.why);
@@ -388,9 +427,20 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 	gpgme_subkey_t sk = key->subkeys;
 	char algo[32];
 	ksp_algo_name(scan.algo ? scan.algo : (int)sk->pubkey_algo, (int)sk->length, sk->curve, algo, sizeof(algo));
-	for (gpgme_user_id_t u = key->uids; u; u = u->next)
-		if (!u->revoked && !u->invalid && u->email && strchr(u->email, '@'))
+	for (gpgme_user_id_t u = key->uids; u; u = u->next) {
+		char *addr = NULL;
+		if (u->revoked || u->invalid || u->uid == NULL)
+			continue;
+		if (ksp_uid_address(u->uid, strlen(u->uid), &addr) < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+		if (addr && ksp_address_writable(addr))
 			has_email = true;
+		else if (addr && !unwritable)
+			unwritable = addr, addr = NULL;
+		free(addr);
+	}
 	for (gpgme_subkey_t s = key->subkeys; s; s = s->next)
 		if (s->can_encrypt && !s->revoked && !s->expired && !s->disabled && !s->invalid)
 			has_enc = true;
@@ -422,16 +472,34 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 	if (scan.weakest_hash)
 		problem(&v, KSP_CHECK_WEAK_HASH, a->flags & KSP_ADD_ALLOW_WEAK,
 			"self-signature uses %s", hash_name(scan.weakest_hash));
-	if (!has_email && !dead)
+	if (!has_email && !dead && unwritable) {
+		char *e = NULL;
+		ksp_escape(unwritable, strlen(unwritable), KSP_ESCAPE_TERMINAL, &e);
+		problem(&v, KSP_CHECK_NO_EMAIL, a->flags & KSP_ADD_ALLOW_NO_EMAIL,
+			"no address ksp can write to (%s is not ASCII; signatures are sent by e-mail)", e ? e : "?");
+		free(e);
+	} else if (!has_email && !dead) {
 		problem(&v, KSP_CHECK_NO_EMAIL, a->flags & KSP_ADD_ALLOW_NO_EMAIL,
 			a->flags & KSP_ADD_ALLOW_NO_EMAIL ? "no user ID with an e-mail address"
 			: "no user ID with an e-mail address (signatures are sent by e-mail)");
+	}
 	if (!has_enc && !dead)
 		problem(&v, KSP_CHECK_NO_ENCRYPTION, true,
 			"no usable encryption subkey: signatures cannot be sent to it");
 	existing = participant_number(ksp_store_db(a->party->store), fpr);
 	if (existing > 0)
 		problem(&v, KSP_CHECK_DUPLICATE, false, "already on the list as #%d", existing);
+	else if (!dead)
+		/* a second key of someone on the list: a new key, or an old one sent by mistake? */
+		for (gpgme_user_id_t u = key->uids; u && !(v.warns & KSP_CHECK_SAME_ADDRESS); u = u->next) {
+			int other = !u->revoked && u->email && plain_address(u->email)
+					    ? address_holder(ksp_store_db(a->party->store), u->email, fpr)
+					    : 0;
+			if (other > 0)
+				problem(&v, KSP_CHECK_SAME_ADDRESS, true,
+					"%s is already on the list with the key of #%d: a second key of the same person? (remove one with 'ksp party remove')",
+					u->email, other);
+		}
 
 	chk.problems = v.refuse | v.warns;
 	if (v.refuse) {
@@ -464,6 +532,7 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 	if (a->cb)
 		a->cb(a->cb_data, &chk);
 out:
+	free(unwritable);
 	strbuf_release(&v.why);
 	strbuf_release(&v.warn);
 	strbuf_release(&names);
@@ -532,14 +601,17 @@ static int precheck(struct ksp_ctx *ctx, const uint8_t *p, size_t len, const cha
 	r = walk_packets(p, len, frame_fn, &f);
 	if (r == 0 && (f.first_tag == 6 || f.first_tag == 5))
 		return 0;
-	if (f.bad_tag)
+	if (f.packets == 0 && ksp_party_mail_without_key(ctx, p, len, source))
+		; /* an RSVP mail with a fingerprint, or nothing, and no key: said who sent it */
+	else if (f.bad_tag)
 		ksp_set_error(ctx, "%s: not an OpenPGP key file (packet type %d at offset %zu); give a file from 'gpg --export FPR'",
 			      source, f.bad_tag, f.bad_tag_off);
 	else if (r == 0)
 		ksp_set_error(ctx, "%s: not an OpenPGP key file (it does not start with a key packet); give a file from 'gpg --export FPR'",
 			      source);
-	else if (len > 4096 && f.packets == 0)
-		ksp_set_error(ctx, "%s: not an OpenPGP key file (no packet at offset 0); give a file from 'gpg --export FPR'",
+	else if (f.packets == 0 && (len == 0 || (p[0] & 0x80) == 0))
+		/* not even a packet header: text, or another kind of file */
+		ksp_set_error(ctx, "%s: holds no OpenPGP data (neither an armored key block nor OpenPGP packets); give a file from 'gpg --export --armor FPR'",
 			      source);
 	else
 		ksp_set_error(ctx, "%s: truncated or damaged at offset %zu; ask the owner for a fresh export",

@@ -26,3 +26,18 @@ int ksp_party_list_text(struct ksp_party *party, int version, struct strbuf *sb)
 /* ksp_party_add() inside the caller's transaction, without the open check. */
 int ksp_party_add_data(struct ksp_party *party, const void *data, size_t len, const char *source,
 		       unsigned int flags, void (*cb)(void *, const struct ksp_key_check *), void *cb_data);
+/* ksp_party_sign() with, per target, the user IDs to sign (@uids[t]: their
+ * text escaped for a terminal as the list prints it, NULL-terminated; NULL
+ * or @uids NULL: all of them): 'party sign --ticked' (checklist.c). */
+int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const char *const *targets,
+			const char *const *const *uids, size_t n_targets, const struct ksp_sign_opts *opts,
+			const char *outbox, unsigned int flags,
+			void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data);
+/* rsvp.c: when @data is a mail (a From: header) with no key block, sets
+ * the error naming the sender (and the fingerprint it holds) and returns 1;
+ * else 0. */
+int ksp_party_mail_without_key(struct ksp_ctx *ctx, const void *data, size_t len, const char *source);
+/* Run @mailer (sh -c) with @file on its standard input (deliver.c; also
+ * used by remind.c).  Its exit status (128+N for signal N), or -errno
+ * when it could not run; a failure is described in @why. */
+int ksp_party_run_mailer(const char *mailer, const char *file, char *why, size_t whylen);

@@ -35,7 +35,10 @@
 #include <sqlite3.h>
 
 #include "lib/party/import-private.h"
+#include "lib/addr.h"
+#include "lib/party/mail-template.h"
 #include "lib/party/mime.h"
+#include "lib/party/sign-opts.h"
 #include "lib/cleanup.h"
 #include "lib/gpgme-run.h"
 #include "shared/util.h"
@@ -102,6 +105,14 @@ KSP_EXPORT const char *ksp_sign_result_get_message(const struct ksp_sign_result 
 	return res ? res->message : NULL;
 }
 
+/* A user ID that goes into a message: its bytes, and whether the copy
+ * carries a certification by the signer on it. */
+struct carried {
+	const char *uid;
+	size_t len;
+	bool cert;
+};
+
 struct signer {
 	struct ksp_party *party;
 	struct ksp_ctx *ctx;
@@ -111,8 +122,15 @@ struct signer {
 	char fpr[65];
 	char keyid[17];
 	char from[256];     /* the signer's address, "" if none */
+	char *from_name;    /* the display name of that user ID, or NULL */
+	const char *tmpl;   /* the mail template and its name */
+	const char *tmpl_source;
 	char user_home[PATH_MAX];
-	int level;
+	int level;          /* of the key being signed */
+	int conf_level;     /* the one gpg.conf says (-1: none yet) */
+	const struct ksp_sign_opts *opts;
+	bool plain;         /* the key being signed is mailed unencrypted (opt-in) */
+	char list_sha256[65];
 	const char *outbox;
 	unsigned int flags;
 	int version;        /* the frozen list version checked against */
@@ -140,58 +158,6 @@ static void report(struct signer *s, struct ksp_sign_result *res, int status, co
 	}
 	if (s->cb)
 		s->cb(s->cb_data, res);
-}
-
-/* An address ksp is willing to put in a To: line: printable ASCII, one
- * '@' with text on both sides, none of the characters that would change
- * the meaning of a header field. */
-static bool usable_address(const char *a)
-{
-	size_t n = 0, at = 0;
-	const char *p;
-
-	if (a == NULL || *a == '\0')
-		return false;
-	for (p = a; *p; p++, n++) {
-		unsigned char c = (unsigned char)*p;
-		if (c <= 32 || c >= 127 || strchr("<>()[],;:\\\"", c))
-			return false;
-		if (c == '@')
-			at++;
-	}
-	p = strchr(a, '@');
-	return at == 1 && n <= 254 && p != a && p[1] != '\0';
-}
-
-/* The address of a user ID: "Name <addr>" (the last <...> ending it) or a
- * bare "addr"; *ret = NULL when there is none ksp is willing to write to
- * (or the user ID holds a NUL byte).  0 or -ENOMEM. */
-static int uid_address(const char *uid, size_t len, char **ret)
-{
-	const char *lt;
-	char *a;
-
-	*ret = NULL;
-	if (memchr(uid, '\0', len))
-		return 0;
-	if (len > 0 && uid[len - 1] == '>') {
-		lt = memrchr(uid, '<', len);
-		if (lt == NULL)
-			return 0;
-		a = strndup(lt + 1, (size_t)(uid + len - 1 - (lt + 1)));
-	} else {
-		if (memchr(uid, ' ', len))
-			return 0;
-		a = strndup(uid, len);
-	}
-	if (a == NULL)
-		return -ENOMEM;
-	if (!usable_address(a)) {
-		free(a);
-		return 0;
-	}
-	*ret = a;
-	return 0;
 }
 
 /* Safe bytes for a file name. */
@@ -306,54 +272,101 @@ static int stage_file(struct signer *s, const char *path, const void *data, size
 	return 0;
 }
 
-/* The plaintext of the PGP/MIME message: a short note and the key. */
-static void inner_entity(struct signer *s, struct strbuf *sb, const char *fpr, const char *uid,
-			 size_t uid_len, const char *email, const char *armored)
+/* The subject and text of a message, from the template. */
+static int mail_text(struct signer *s, const char *fpr, const struct carried *uv, size_t n_uv, const char *email,
+		     struct strbuf *subject, struct strbuf *text)
 {
-	char bnd[33], groups[96], sgroups[96];
-	char *euid = NULL, *ename = NULL;
-	const char *pname = ksp_party_get_name(s->party);
+	char groups[96], sgroups[96], level[8], version[16];
+	char *sha = s->list_sha256[0] ? s->list_sha256 : NULL;
+	struct mt_var *items = calloc(2 * n_uv + 1, sizeof(*items));
+	char **uids = calloc(n_uv + 1, sizeof(*uids));
+	int r = -ENOMEM;
 
-	random_hex(bnd, 16);
+	if (items == NULL || uids == NULL)
+		goto out;
 	fpr_groups(fpr, groups, sizeof(groups));
 	fpr_groups(s->fpr, sgroups, sizeof(sgroups));
-	ksp_escape(uid, uid_len, KSP_ESCAPE_TERMINAL, &euid);
-	ksp_escape(pname, strlen(pname), KSP_ESCAPE_TERMINAL, &ename);
+	snprintf(level, sizeof(level), "%d", s->level);
+	snprintf(version, sizeof(version), "%d", s->version);
+	for (size_t i = 0; i < n_uv; i++) {
+		uids[i] = strndup(uv[i].uid, uv[i].len);
+		if (uids[i] == NULL)
+			goto out;
+		items[2 * i] = (struct mt_var){ .name = "uid", .text = uids[i] };
+		items[2 * i + 1] = (struct mt_var){ .name = "certified", .truth = uv[i].cert };
+	}
+	const struct mt_var vars[] = {
+		{ .name = "party.name", .text = ksp_party_get_name(s->party) },
+		{ .name = "party.date", .text = ksp_party_get_date(s->party) },
+		{ .name = "list.version", .text = version },
+		{ .name = "list.sha256", .text = sha ? sha : "" },
+		{ .name = "signer.name", .text = s->from_name ? s->from_name : "" },
+		{ .name = "signer.address", .text = s->from },
+		{ .name = "signer.fingerprint", .text = sgroups },
+		{ .name = "signer.fingerprint_hex", .text = s->fpr },
+		{ .name = "key.fingerprint", .text = groups },
+		{ .name = "key.fingerprint_hex", .text = fpr },
+		{ .name = "to", .text = email },
+		{ .name = "level", .text = level },
+		{ .name = "unencrypted", .truth = s->plain },
+		{ .name = "uids", .items = items, .n_items = n_uv, .n_fields = 2, .is_list = true },
+	};
+	r = ksp_mail_template_render(s->ctx, s->tmpl_source, s->tmpl, strlen(s->tmpl), vars,
+				     sizeof(vars) / sizeof(vars[0]), subject, text);
+out:
+	for (size_t i = 0; uids && i < n_uv; i++)
+		free(uids[i]);
+	free(uids);
+	free(items);
+	return r;
+}
+
+/* The plaintext of the PGP/MIME message: the text and the key. */
+static void inner_entity(struct strbuf *sb, const char *fpr, const char *text, const char *armored)
+{
+	char bnd[33];
+
+	random_hex(bnd, 16);
 	strbuf_addf(sb, "Content-Type: multipart/mixed; boundary=\"ksp-%s\"\n\n", bnd);
 	strbuf_addf(sb, "--ksp-%s\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n", bnd);
-	strbuf_addf(sb,
-		    "Hello,\n\n"
-		    "attached is your OpenPGP key\n\n    %s\n\n"
-		    "with the user ID\n\n    %s\n\n"
-		    "certified by my key\n\n    %s\n\n"
-		    "as checked at the key-signing party \"%s\" on %s.\n\n"
-		    "It was sent encrypted to <%s>,\n"
-		    "so that only whoever reads mail there and holds the key can use it.\n"
-		    "Import it with 'gpg --import' (or 'ksp import' on this message), then\n"
-		    "publish it or send it to the organizer.\n",
-		    groups, euid ? euid : "?", sgroups, ename ? ename : "?", ksp_party_get_date(s->party),
-		    email);
+	strbuf_addstr(sb, text);
 	strbuf_addf(sb, "\n--ksp-%s\nContent-Type: application/pgp-keys; name=\"%s.asc\"\n"
 			"Content-Disposition: attachment; filename=\"%s.asc\"\n\n%s\n--ksp-%s--\n",
 		    bnd, fpr, fpr, armored, bnd);
-	free(euid);
-	free(ename);
 }
 
 /* RFC 5322 + RFC 3156 multipart/encrypted around @cipher (armored). */
-static void outer_message(struct signer *s, struct strbuf *sb, const char *fpr, const char *email,
-			  const char *cipher, int64_t now)
+static void outer_message(struct signer *s, struct strbuf *sb, const char *subject, const char *email,
+			  const char *cipher, const char *plain_entity, int64_t now)
 {
 	char bnd[33], mid[33], date[64];
 
 	random_hex(bnd, 16);
 	random_hex(mid, 16);
 	rfc5322_date(now, date, sizeof(date));
-	if (s->from[0])
-		strbuf_addf(sb, "From: %s\n", s->from);
+	/* header fields: addresses from lib/addr.c (printable ASCII, no
+	 * controls), the name and the subject RFC 2047-encoded unless they
+	 * are plain ASCII words: nothing can start another field */
+	if (s->from[0]) {
+		strbuf_addstr(sb, "From: ");
+		if (s->from_name) {
+			ksp_mail_header_text(sb, s->from_name, true);
+			strbuf_addf(sb, " <%s>\n", s->from);
+		} else {
+			strbuf_addf(sb, "%s\n", s->from);
+		}
+		if (s->opts->bcc_self)
+			strbuf_addf(sb, "Bcc: %s\n", s->from);
+	}
 	strbuf_addf(sb, "To: %s\n", email);
-	strbuf_addf(sb, "Subject: Your OpenPGP key %s, signed by %s\n", fpr, s->fpr);
+	strbuf_addstr(sb, "Subject: ");
+	ksp_mail_header_text(sb, subject, false);
+	strbuf_addch(sb, '\n');
 	strbuf_addf(sb, "Date: %s\nMessage-ID: <ksp.%s@ksp.invalid>\nMIME-Version: 1.0\n", date, mid);
+	if (plain_entity) {
+		strbuf_addstr(sb, plain_entity);
+		return;
+	}
 	strbuf_addf(sb, "Content-Type: multipart/encrypted; protocol=\"application/pgp-encrypted\";\n"
 			" boundary=\"ksp-%s\"\n\n", bnd);
 	strbuf_addf(sb, "This is an OpenPGP/MIME encrypted message (RFC 4880 and RFC 3156).\n");
@@ -390,9 +403,25 @@ static bool sig_by(const struct ksp_pgp_sig *sig, const char *fpr, const char *k
 	return f[0] ? strcmp(f, fpr) == 0 : strcmp(kid, keyid) == 0;
 }
 
-/* After gpg signed @uid: export the key, and build the copy holding only
- * that user ID with its self-signatures and the new certification. */
-static int minimal_copy(struct signer *s, const char *fpr, const char *uid, size_t uid_len,
+/* The newest certification by the signer on @u, or NULL. */
+static const struct ksp_pgp_sig *signer_cert(struct signer *s, const struct ksp_pgp_uid *u)
+{
+	const struct ksp_pgp_sig *cert = NULL;
+
+	for (size_t i = 0; u && i < u->n_sigs; i++) {
+		const struct ksp_pgp_sig *sig = &u->sigs[i];
+		if (sig->type >= 0x10 && sig->type <= 0x13 && sig_by(sig, s->fpr, s->keyid) &&
+		    (cert == NULL || sig->created >= cert->created))
+			cert = sig;
+	}
+	return cert;
+}
+
+/* After gpg signed: export the key, and build the copy holding only the
+ * user IDs @uv (the addressed one first, then those without an address
+ * that travel with it, as caff does), each with its self-signatures and,
+ * where asked, the new certification. */
+static int minimal_copy(struct signer *s, const char *fpr, const struct carried *uv, size_t n_uv,
 			struct strbuf *out)
 {
 	gpgme_data_t d = NULL;
@@ -424,29 +453,37 @@ static int minimal_copy(struct signer *s, const char *fpr, const char *uid, size
 		}
 		goto out;
 	}
-	const struct ksp_pgp_uid *found = NULL;
-	for (size_t u = 0; u < k->n_uids; u++)
-		if (!k->uids[u].attribute && k->uids[u].len == uid_len && memcmp(k->uids[u].data, uid, uid_len) == 0)
-			found = &k->uids[u];
-	const struct ksp_pgp_sig *cert = NULL;
-	for (size_t i = 0; found && i < found->n_sigs; i++) {
-		const struct ksp_pgp_sig *sig = &found->sigs[i];
-		if (sig->type >= 0x10 && sig->type <= 0x13 && sig_by(sig, s->fpr, s->keyid) &&
-		    (cert == NULL || sig->created >= cert->created))
-			cert = sig;
-	}
-	if (cert == NULL) {
-		ksp_set_error(s->ctx, "%s: gpg reported the user ID signed, but the certification is not on the key; nothing was written",
-			      fpr);
-		r = -EIO;
-		goto out;
-	}
 	ksp_pgp_emit_primary(out, k);
-	ksp_pgp_emit(out, KSP_PGP_TAG_USER_ID, found->data, found->len);
-	for (size_t i = 0; i < found->n_sigs; i++)
-		if (ksp_pgp_sig_is_self(k, &found->sigs[i]))
-			ksp_pgp_emit(out, KSP_PGP_TAG_SIGNATURE, found->sigs[i].body, found->sigs[i].body_len);
-	ksp_pgp_emit(out, KSP_PGP_TAG_SIGNATURE, cert->body, cert->body_len);
+	for (size_t j = 0; j < n_uv; j++) {
+		const struct ksp_pgp_uid *found = NULL;
+		const struct ksp_pgp_sig *cert = NULL;
+		for (size_t u = 0; u < k->n_uids; u++)
+			if (!k->uids[u].attribute && k->uids[u].len == uv[j].len &&
+			    memcmp(k->uids[u].data, uv[j].uid, uv[j].len) == 0)
+				found = &k->uids[u];
+		if (uv[j].cert)
+			cert = signer_cert(s, found);
+		if (found == NULL || (uv[j].cert && cert == NULL)) {
+			ksp_set_error(s->ctx, "%s: gpg reported the user ID signed, but the certification is not on the key; nothing was written",
+				      fpr);
+			r = -EIO;
+			goto out;
+		}
+		/* SHA-256, SHA-384, SHA-512, SHA-224, SHA3-256, SHA3-512 */
+		if (cert && (s->flags & KSP_SIGN_RESIGN_WEAK) &&
+		    !(cert->hash_algo >= 8 && cert->hash_algo <= 14 && cert->hash_algo != 13)) {
+			ksp_set_error(s->ctx, "%s: gpg made the new certification with hash algorithm %d, not SHA-256 or better (can your key %s sign with SHA-256?); nothing was written",
+				      fpr, cert->hash_algo, s->fpr);
+			r = -EIO;
+			goto out;
+		}
+		ksp_pgp_emit(out, KSP_PGP_TAG_USER_ID, found->data, found->len);
+		for (size_t i = 0; i < found->n_sigs; i++)
+			if (ksp_pgp_sig_is_self(k, &found->sigs[i]))
+				ksp_pgp_emit(out, KSP_PGP_TAG_SIGNATURE, found->sigs[i].body, found->sigs[i].body_len);
+		if (cert)
+			ksp_pgp_emit(out, KSP_PGP_TAG_SIGNATURE, cert->body, cert->body_len);
+	}
 	ksp_pgp_emit_subkeys(out, k);
 	r = strbuf_ok(out) ? 0 : -ENOMEM;
 out:
@@ -504,6 +541,43 @@ static int already_signed(struct signer *s, int64_t key_id, const char *uid, siz
 	return found;
 }
 
+/* A certification the signer must re-make (KSP_SIGN_RESIGN_WEAK): a
+ * verified MD5/SHA-1/RIPEMD-160 certification by the signer, not expired,
+ * not revoked by the signer since, and no modern one by the signer beside
+ * it.  ?1 the signer, ?2 the time; c the certification, u its user ID. */
+#define WEAK_CERT                                                                                       \
+	"c.issuer_fpr = ?1 AND c.verified = 1 AND c.sig_type BETWEEN 16 AND 19 AND c.hash_algo IN (1, 2, 3) " \
+	"AND (c.expires = 0 OR c.expires > ?2) AND u.is_attr = 0 AND NOT EXISTS (SELECT 1 FROM certs d "      \
+	"WHERE d.uid_id = c.uid_id AND d.issuer_fpr = ?1 AND d.verified = 1 AND ((d.sig_type BETWEEN 16 AND " \
+	"19 AND d.hash_algo NOT IN (1, 2, 3)) OR (d.sig_type = 48 AND d.created >= c.created)))"
+
+/* Whether the user ID holds such a certification (1: *newest its time). */
+static int weak_uid(struct signer *s, int64_t key_id, const char *uid, size_t uid_len, int64_t *newest)
+{
+	sqlite3_stmt *st;
+	int rc, found = 0;
+
+	rc = sqlite3_prepare_v2(s->db,
+				"SELECT max(c.created) FROM certs c JOIN uids u ON u.id = c.uid_id WHERE " WEAK_CERT
+				" AND u.key_id = ?3 AND u.uid = ?4",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
+	sqlite3_bind_text(st, 1, s->fpr, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 3, key_id);
+	sqlite3_bind_blob(st, 4, uid, (int)uid_len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*newest = sqlite3_column_int64(st, 0);
+		found = 1;
+	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		found = ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
 static int record(struct signer *s, int64_t key_id, const char *uid, size_t uid_len, int64_t now,
 		  const char *file)
 {
@@ -533,55 +607,114 @@ static int record(struct signer *s, int64_t key_id, const char *uid, size_t uid_
 	return 0;
 }
 
-/* Sign one user ID, encrypt, write the outbox files, record. */
-static int sign_uid(struct signer *s, gpgme_key_t key, int64_t key_id, size_t idx, gpgme_user_id_t gu,
-		    const char *email, struct ksp_sign_result *res)
+/* The certification level of the next certifications: gpg reads gpg.conf
+ * at each run, and the last default-cert-level line counts. */
+static int set_cert_level(struct signer *s, int level)
 {
-	struct strbuf keypk, armored, inner, eml, path;
-	char *cipher1 = NULL, *cipher2 = NULL, fpart[96];
-	size_t c1len = 0, c2len = 0;
-	int64_t now = (int64_t)time(NULL);
+	struct strbuf sb;
+	char conf[64];
+	int fd, n, r;
+
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%s/gpg.conf", ksp_gpghome_path(s->home));
+	fd = strbuf_ok(&sb) ? open(sb.buf, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+	strbuf_release(&sb);
+	if (fd < 0) {
+		ksp_set_error(s->ctx, "%s: cannot write gpg.conf", ksp_gpghome_path(s->home));
+		return -EIO;
+	}
+	n = snprintf(conf, sizeof(conf), "default-cert-level %d\n", level);
+	r = write_all(fd, conf, (size_t)n);
+	close(fd);
+	if (r < 0) {
+		ksp_set_error(s->ctx, "%s: cannot write gpg.conf: %s", ksp_gpghome_path(s->home), strerror(-r));
+		return r;
+	}
+	s->conf_level = level;
+	return 0;
+}
+
+/* Certify user ID @gu (number @idx + 1) with gpg in the temporary home. */
+static int certify(struct signer *s, gpgme_key_t key, gpgme_user_id_t gu, size_t idx, const char *fpr)
+{
 	gpgme_error_t e;
 	int r;
 
+	if (s->conf_level != s->level) {
+		r = set_cert_level(s, s->level);
+		if (r < 0)
+			return r;
+	}
+	e = gpgme_op_keysign(s->g, key, gu->uid, (unsigned long)s->opts->expires,
+			     s->opts->expires ? 0 : GPGME_KEYSIGN_NOEXPIRE);
+
+	if (e) {
+		r = gpg_fail(s, e, "sign the key");
+		ksp_set_error(s->ctx, "%s: gpg could not certify user ID %zu of %s: %s; is the secret key usable (passphrase)?",
+			      s->user_home, idx + 1, fpr, gpgme_strerror(e));
+		return r;
+	}
+	return 0;
+}
+
+/* The message to @email (user ID number @idx + 1) carrying the user IDs
+ * @uv: the key copy encrypted to the key, staged as FPR-N-ADDR.eml and
+ * .asc; *ret_eml is the .eml path (malloc'ed). */
+static int write_message(struct signer *s, gpgme_key_t key, const char *fpr, size_t idx, const char *email,
+			 const struct carried *uv, size_t n_uv, int64_t now, char **ret_eml)
+{
+	struct strbuf keypk, armored, inner, eml, path, subject, text;
+	char *cipher1 = NULL, *cipher2 = NULL, fpart[96];
+	size_t c1len = 0, c2len = 0;
+	int r;
+
+	*ret_eml = NULL;
 	strbuf_init(&keypk);
 	strbuf_init(&armored);
 	strbuf_init(&inner);
 	strbuf_init(&eml);
 	strbuf_init(&path);
-	e = gpgme_op_keysign(s->g, key, gu->uid, 0, 0);
-	if (e) {
-		r = gpg_fail(s, e, "sign the key");
-		ksp_set_error(s->ctx, "%s: gpg could not certify user ID %zu of %s: %s; is the secret key usable (passphrase)?",
-			      s->user_home, idx + 1, res->fpr, gpgme_strerror(e));
-		goto out;
-	}
-	r = minimal_copy(s, res->fpr, res->uid, res->uid_len, &keypk);
+	strbuf_init(&subject);
+	strbuf_init(&text);
+	r = minimal_copy(s, fpr, uv, n_uv, &keypk);
+	if (r == 0)
+		r = mail_text(s, fpr, uv, n_uv, email, &subject, &text);
 	if (r < 0)
 		goto out;
 	ksp_armor_encode(&armored, "PUBLIC KEY BLOCK", (const uint8_t *)keypk.buf, keypk.len);
-	inner_entity(s, &inner, res->fpr, res->uid, res->uid_len, email, strbuf_str(&armored));
+	inner_entity(&inner, fpr, strbuf_str(&text), strbuf_str(&armored));
 	if (!strbuf_ok(&armored) || !strbuf_ok(&inner)) {
 		r = -ENOMEM;
 		goto out;
 	}
-	r = encrypt_to(s, key, armored.buf, armored.len, &cipher1, &c1len);
-	if (r == 0)
-		r = encrypt_to(s, key, inner.buf, inner.len, &cipher2, &c2len);
-	if (r < 0)
-		goto out;
-	/* trim the trailing newline of gpg's armor for the MIME part */
-	while (c2len && (cipher2[c2len - 1] == '\n' || cipher2[c2len - 1] == '\r'))
-		c2len--;
-	char *c2 = strndup(cipher2, c2len);
-	if (c2 == NULL) {
-		r = -ENOMEM;
-		goto out;
+	if (s->plain) {
+		/* the user's explicit choice (--unencrypted-to): the key as it is */
+		cipher1 = strndup(armored.buf, armored.len);
+		c1len = armored.len;
+		if (cipher1 == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		outer_message(s, &eml, strbuf_str(&subject), email, NULL, strbuf_str(&inner), now);
+	} else {
+		r = encrypt_to(s, key, armored.buf, armored.len, &cipher1, &c1len);
+		if (r == 0)
+			r = encrypt_to(s, key, inner.buf, inner.len, &cipher2, &c2len);
+		if (r < 0)
+			goto out;
+		/* trim the trailing newline of gpg's armor for the MIME part */
+		while (c2len && (cipher2[c2len - 1] == '\n' || cipher2[c2len - 1] == '\r'))
+			c2len--;
+		char *c2 = strndup(cipher2, c2len);
+		if (c2 == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		outer_message(s, &eml, strbuf_str(&subject), email, c2, NULL, now);
+		free(c2);
 	}
-	outer_message(s, &eml, res->fpr, email, c2, now);
-	free(c2);
 	file_part(email, fpart, sizeof(fpart));
-	strbuf_addf(&path, "%s/%s-%zu-%s.eml", s->outbox, res->fpr, idx + 1, fpart);
+	strbuf_addf(&path, "%s/%s-%zu-%s.eml", s->outbox, fpr, idx + 1, fpart);
 	if (!strbuf_ok(&eml) || !strbuf_ok(&path)) {
 		r = -ENOMEM;
 		goto out;
@@ -597,25 +730,33 @@ static int sign_uid(struct signer *s, gpgme_key_t key, int64_t key_id, size_t id
 		r = stage_file(s, path.buf, cipher1, c1len);
 	}
 	if (r == 0)
-		r = record(s, key_id, res->uid, res->uid_len, now, emlpath);
-	if (r == 0) {
-		res->eml = emlpath;
-		res->asc = path.buf;
-		res->time = now;
-		s->n_signed++;
-		report(s, res, KSP_SIGN_SIGNED, "signed at level %d, encrypted to the key", s->level);
-		res->eml = res->asc = NULL;
-	}
-	free(emlpath);
+		*ret_eml = emlpath;
+	else
+		free(emlpath);
 out:
-	gpgme_free(cipher1);
+	if (s->plain)
+		free(cipher1);
+	else
+		gpgme_free(cipher1);
 	gpgme_free(cipher2);
 	strbuf_release(&keypk);
 	strbuf_release(&armored);
 	strbuf_release(&inner);
 	strbuf_release(&eml);
 	strbuf_release(&path);
+	strbuf_release(&subject);
+	strbuf_release(&text);
 	return r;
+}
+
+/* "x.eml" -> "x.asc" (malloc'ed), or NULL. */
+static char *asc_of(const char *eml)
+{
+	char *asc = eml && strlen(eml) > 4 ? strdup(eml) : NULL;
+
+	if (asc)
+		memcpy(asc + strlen(asc) - 4, ".asc", 4);
+	return asc;
 }
 
 /* Import @data into the user's own home (--keep). */
@@ -662,15 +803,65 @@ static int import_into_temp(struct signer *s, const void *data, size_t len)
 	return 0;
 }
 
-/* Sign every user ID of one member of the frozen list. */
-static int sign_key(struct signer *s, int number, const char *fpr)
+/* One user ID of a key being signed. */
+struct uinfo {
+	const struct ksp_pgp_uid *nu;
+	gpgme_user_id_t gu;
+	size_t idx;
+	char *email;   /* NULL: no address ksp writes to */
+	bool before;   /* signed before (and not --force) */
+	int64_t when;
+	char *file;
+};
+
+static void report_uid(struct signer *s, struct ksp_sign_result *res, const struct uinfo *u, int status,
+		       const char *eml, int64_t when, const char *msg)
+{
+	char *asc = asc_of(eml);
+
+	res->uid = (const char *)u->nu->data;
+	res->uid_len = u->nu->len;
+	res->email = u->email;
+	res->eml = eml;
+	res->asc = asc;
+	res->time = when;
+	res->message[0] = '\0';
+	report(s, res, status, "%s", msg);
+	res->eml = res->asc = NULL;
+	free(asc);
+}
+
+/* Sign every user ID of one member of the frozen list.  User IDs without
+ * an address ksp writes to ("riders") are certified too and travel with
+ * the message to each of the key's addressed user IDs, as caff does. */
+/* Is @uid among @only (escaped for a terminal, as the list prints it)? */
+static int uid_selected(const char *const *only, const char *uid, size_t len)
+{
+	char *e = NULL;
+	int hit = 0;
+
+	if (only == NULL)
+		return 1;
+	if (ksp_escape(uid, len, KSP_ESCAPE_TERMINAL, &e) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; only[i]; i++)
+		if (strcmp(only[i], e) == 0)
+			hit = 1;
+	free(e);
+	return hit;
+}
+
+static int sign_key(struct signer *s, int number, const char *fpr, const char *const *only)
 {
 	struct ksp_sign_result res = { .number = number };
 	struct ksp_pgp_key *k = NULL;
 	struct strbuf sb;
 	gpgme_key_t key = NULL;
-	int64_t key_id = 0;
-	char hex[65], *email = NULL;
+	int64_t key_id = 0, now = (int64_t)time(NULL);
+	struct uinfo *uv = NULL;
+	struct carried *cv = NULL;
+	size_t nu = 0, n_addr = 0, n_riders = 0, n_msgs = 0;
+	char hex[65], *first_eml = NULL, msg[256];
 	int r, before = s->n_signed;
 
 	snprintf(res.fpr, sizeof(res.fpr), "%s", fpr);
@@ -704,58 +895,144 @@ static int sign_key(struct signer *s, int number, const char *fpr)
 		r = 0;
 		goto out;
 	}
+	s->level = ksp_sign_opts_level_for(s->opts, fpr);
+	s->plain = !key->can_encrypt && ksp_sign_opts_is_unencrypted(s->opts, fpr);
+	uv = calloc(k->n_uids + 1, sizeof(*uv));
+	cv = calloc(k->n_uids + 1, sizeof(*cv));
+	if (uv == NULL || cv == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	/* the user IDs still the owner's, with their addresses and history */
 	for (size_t u = 0; u < k->n_uids; u++) {
-		const struct ksp_pgp_uid *nu = &k->uids[u];
+		const struct ksp_pgp_uid *n = &k->uids[u];
 		gpgme_user_id_t gu;
-		int64_t when = 0;
-		char *file = NULL;
+		struct uinfo *ui = &uv[nu];
 
-		if (nu->attribute)
+		if (n->attribute)
 			continue;
 		for (gu = key->uids; gu; gu = gu->next)
-			if (gu->uid && strlen(gu->uid) == nu->len && memcmp(gu->uid, nu->data, nu->len) == 0)
+			if (gu->uid && strlen(gu->uid) == n->len && memcmp(gu->uid, n->data, n->len) == 0)
 				break;
 		if (gu == NULL || gu->revoked || gu->invalid)
 			continue; /* revoked, or no valid self-signature: not the owner's any more */
-		res.uid = (const char *)nu->data;
-		res.uid_len = nu->len;
-		res.time = 0;
-		res.message[0] = '\0';
-		free(email);
-		r = uid_address(res.uid, res.uid_len, &email);
+		r = uid_selected(only, (const char *)n->data, n->len);
 		if (r < 0)
 			goto out;
-		res.email = email;
-		if (email == NULL) {
-			report(s, &res, KSP_SIGN_NO_EMAIL, "skipped: no e-mail address to send the certification to");
-			continue;
+		if (r == 0)
+			continue; /* not ticked on the sheet */
+		int64_t weak_at = 0;
+		if (s->flags & KSP_SIGN_RESIGN_WEAK) {
+			/* only the user IDs with a weak certification to re-make */
+			r = weak_uid(s, key_id, (const char *)n->data, n->len, &weak_at);
+			if (r < 0)
+				goto out;
+			if (r == 0)
+				continue;
 		}
-		if (!key->can_encrypt) {
-			report(s, &res, KSP_SIGN_NO_ENCRYPTION, "skipped: no encryption subkey; never sent unencrypted");
-			continue;
-		}
-		r = already_signed(s, key_id, res.uid, res.uid_len, &when, &file);
+		ui->nu = n;
+		ui->gu = gu;
+		ui->idx = u;
+		nu++;
+		r = ksp_uid_writable_address((const char *)n->data, n->len, &ui->email);
 		if (r < 0)
 			goto out;
-		if (r > 0 && !(s->flags & KSP_SIGN_FORCE)) {
+		r = already_signed(s, key_id, (const char *)n->data, n->len, &ui->when, &ui->file);
+		if (r < 0)
+			goto out;
+		if ((s->flags & KSP_SIGN_RESIGN_WEAK) && r > 0 && (ui->file == NULL || ui->when <= weak_at)) {
+			/* signed before, but that was the weak one: made again
+			 * only by an earlier run after it */
+			free(ui->file);
+			ui->file = NULL;
+			r = 0;
+		}
+		ui->before = r > 0 && !(s->flags & KSP_SIGN_FORCE);
+		if (ui->email)
+			n_addr++;
+		else if (!ui->before)
+			n_riders++;
+	}
+	for (size_t i = 0; i < nu; i++) {
+		if (!key->can_encrypt && !s->plain)
+			report_uid(s, &res, &uv[i], KSP_SIGN_NO_ENCRYPTION, NULL, 0,
+				   "skipped: no encryption subkey; never sent unencrypted");
+		else if (n_addr == 0)
+			report_uid(s, &res, &uv[i], KSP_SIGN_NO_EMAIL, NULL, 0,
+				   "skipped: no user ID of this key has an address to send the certification to");
+	}
+	if ((!key->can_encrypt && !s->plain) || n_addr == 0) {
+		r = 0;
+		goto out;
+	}
+	/* the riders: certified first, so that each message carries them */
+	for (size_t i = 0; i < nu; i++) {
+		if (uv[i].email || uv[i].before)
+			continue;
+		r = certify(s, key, uv[i].gu, uv[i].idx, fpr);
+		if (r == 0)
+			r = record(s, key_id, (const char *)uv[i].nu->data, uv[i].nu->len, now, NULL);
+		if (r < 0)
+			goto out;
+		cv[1 + n_msgs++] = (struct carried){ (const char *)uv[i].nu->data, uv[i].nu->len, true };
+	}
+	n_msgs = 0;
+	for (size_t i = 0; i < nu; i++) {
+		struct uinfo *ui = &uv[i];
+		char *eml = NULL;
+
+		if (ui->before) {
 			char d[16];
-			format_date(when, d, sizeof(d));
-			char *asc = file && strlen(file) > 4 ? strdup(file) : NULL;
-			if (asc)
-				memcpy(asc + strlen(asc) - 4, ".asc", 4);
-			res.time = when;
-			res.eml = file;
-			res.asc = asc;
-			report(s, &res, KSP_SIGN_ALREADY, "already signed on %s; not signed again (--force to sign again)", d);
-			res.eml = res.asc = NULL;
-			free(file);
-			free(asc);
+			format_date(ui->when, d, sizeof(d));
+			snprintf(msg, sizeof(msg), "already signed on %s; not signed again (--force to sign again)", d);
+			report_uid(s, &res, ui, KSP_SIGN_ALREADY, ui->file, ui->when, msg);
 			continue;
 		}
-		free(file);
-		r = sign_uid(s, key, key_id, u, gu, email, &res);
+		if (ui->email == NULL)
+			continue;
+		r = certify(s, key, ui->gu, ui->idx, fpr);
 		if (r < 0)
 			goto out;
+		cv[0] = (struct carried){ (const char *)ui->nu->data, ui->nu->len, true };
+		r = write_message(s, key, fpr, ui->idx, ui->email, cv, 1 + n_riders, now, &eml);
+		if (r == 0)
+			r = record(s, key_id, (const char *)ui->nu->data, ui->nu->len, now, eml);
+		if (r < 0) {
+			free(eml);
+			goto out;
+		}
+		s->n_signed++;
+		snprintf(msg, sizeof(msg), s->plain ? "signed at level %d; NOT encrypted (--unencrypted-to): anyone who reads that mailbox can publish it"
+			 : "signed at level %d, encrypted to the key", s->level);
+		report_uid(s, &res, ui, KSP_SIGN_SIGNED, eml, now, msg);
+		n_msgs++;
+		if (first_eml == NULL)
+			first_eml = eml;
+		else
+			free(eml);
+	}
+	/* riders whose addressed user IDs were all signed before: their own
+	 * message to the first address (in the ledger under the first rider) */
+	if (n_riders > 0 && n_msgs == 0) {
+		for (size_t i = 0; i < nu && first_eml == NULL; i++) {
+			if (uv[i].email == NULL)
+				continue;
+			cv[0] = (struct carried){ (const char *)uv[i].nu->data, uv[i].nu->len, false };
+			r = write_message(s, key, fpr, uv[i].idx, uv[i].email, cv, 1 + n_riders, now, &first_eml);
+			if (r < 0)
+				goto out;
+			r = record(s, key_id, cv[1].uid, cv[1].len, now, first_eml);
+			if (r < 0)
+				goto out;
+		}
+	}
+	for (size_t i = 0; i < nu; i++) {
+		if (uv[i].email || uv[i].before)
+			continue;
+		s->n_signed++;
+		snprintf(msg, sizeof(msg), "signed at level %d; no address of its own: sent with the message%s to this key's address%s",
+			 s->level, n_msgs > 1 ? "s" : "", n_msgs > 1 ? "es" : "");
+		report_uid(s, &res, &uv[i], KSP_SIGN_SIGNED, first_eml, now, msg);
 	}
 	if ((s->flags & KSP_SIGN_KEEP) && s->n_signed > before) {
 		r = keep_in_user_home(s, fpr);
@@ -764,7 +1041,13 @@ static int sign_key(struct signer *s, int number, const char *fpr)
 	}
 	r = 0;
 out:
-	free(email);
+	for (size_t i = 0; uv && i < nu; i++) {
+		free(uv[i].email);
+		free(uv[i].file);
+	}
+	free(uv);
+	free(cv);
+	free(first_eml);
 	if (key)
 		gpgme_key_unref(key);
 	ksp_pgp_key_free(k);
@@ -831,9 +1114,20 @@ static int setup_home(struct signer *s)
 		ksp_set_error(s->ctx, "%s: cannot write gpg.conf", ksp_gpghome_path(s->home));
 		return -EIO;
 	}
-	char conf[128];
-	int n = snprintf(conf, sizeof(conf), "default-cert-level %d\ntrust-model always\nno-auto-check-trustdb\n", s->level);
-	r = write_all(fd, conf, (size_t)n);
+	/* and on each certification: the list it was checked against, the
+	 * policy URL (gpgme's notations do not reach --quick-sign-key; the
+	 * URL is printable ASCII without spaces, the digest hex) */
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "default-cert-level %d\ntrust-model always\nno-auto-check-trustdb\n", s->level);
+	if (s->opts->list_notation && s->list_sha256[0])
+		strbuf_addf(&sb, "cert-notation %s=%s\n", KSP_LIST_NOTATION, s->list_sha256);
+	if (s->opts->policy_url)
+		strbuf_addf(&sb, "cert-policy-url %s\n", s->opts->policy_url);
+	if (s->flags & KSP_SIGN_RESIGN_WEAK)
+		strbuf_addstr(&sb, "cert-digest-algo SHA256\n");
+	s->conf_level = s->level;
+	r = strbuf_ok(&sb) ? write_all(fd, sb.buf, sb.len) : -ENOMEM;
+	strbuf_release(&sb);
 	close(fd);
 	if (r < 0)
 		return r;
@@ -878,12 +1172,18 @@ static int setup_home(struct signer *s)
 		char *a = NULL;
 		if (u->revoked || u->invalid || u->uid == NULL)
 			continue;
-		if (uid_address(u->uid, strlen(u->uid), &a) < 0) {
+		if (ksp_uid_writable_address(u->uid, strlen(u->uid), &a) < 0) {
 			gpgme_key_unref(sk);
 			return -ENOMEM;
 		}
-		if (a)
+		if (a) {
 			snprintf(s->from, sizeof(s->from), "%s", a);
+			if (ksp_uid_display_name(u->uid, strlen(u->uid), &s->from_name) < 0) {
+				free(a);
+				gpgme_key_unref(sk);
+				return -ENOMEM;
+			}
+		}
 		free(a);
 	}
 	gpgme_signers_clear(s->g);
@@ -897,11 +1197,12 @@ static int setup_home(struct signer *s)
 struct target {
 	int number;
 	char fpr[65];
+	const char *const *uids; /* NULL: every user ID; else only these (escaped text, NULL-terminated) */
 };
 
 /* The members of the newest frozen list that were asked for. */
-static int resolve_targets(struct signer *s, const char *const *targets, size_t n, struct target **ret,
-			   size_t *ret_n)
+static int resolve_targets(struct signer *s, const char *const *targets, const char *const *const *uids, size_t n,
+			   struct target **ret, size_t *ret_n)
 {
 	sqlite3_stmt *st = NULL;
 	struct target *v = NULL;
@@ -923,6 +1224,7 @@ static int resolve_targets(struct signer *s, const char *const *targets, size_t 
 		all = na;
 		all[nall].number = sqlite3_column_int(st, 0);
 		snprintf(all[nall].fpr, sizeof(all[nall].fpr), "%s", (const char *)sqlite3_column_text(st, 1));
+		all[nall].uids = NULL;
 		nall++;
 	}
 	if (rc != SQLITE_DONE) {
@@ -935,9 +1237,21 @@ static int resolve_targets(struct signer *s, const char *const *targets, size_t 
 		goto out;
 	}
 	if (n == 0) {
-		for (size_t i = 0; i < nall; i++)
-			if (strcmp(all[i].fpr, s->fpr) != 0)
-				v[nv++] = all[i];
+		for (size_t i = 0; i < nall; i++) {
+			if (strcmp(all[i].fpr, s->fpr) == 0)
+				continue;
+			r = ksp_party_is_absent(s->party, all[i].fpr);
+			if (r < 0)
+				goto out;
+			if (r > 0) { /* not at the party: not checked */
+				struct ksp_sign_result res = { .number = all[i].number };
+				snprintf(res.fpr, sizeof(res.fpr), "%s", all[i].fpr);
+				report(s, &res, KSP_SIGN_ABSENT, "skipped: absent from the party (recorded with 'ksp party absent'), so not checked there");
+				continue;
+			}
+			v[nv++] = all[i];
+		}
+		r = 0;
 	}
 	for (size_t t = 0; t < n; t++) {
 		char fpr[65], *end;
@@ -982,6 +1296,88 @@ static int resolve_targets(struct signer *s, const char *const *targets, size_t 
 		for (size_t i = 0; i < nv; i++)
 			if (strcmp(v[i].fpr, hit->fpr) == 0)
 				dup = true;
+		if (!dup) {
+			v[nv] = *hit;
+			v[nv++].uids = uids ? uids[t] : NULL;
+		}
+	}
+	*ret = v;
+	*ret_n = nv;
+	v = NULL;
+out:
+	free(all);
+	free(v);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* KSP_SIGN_RESIGN_WEAK: the keys asked for that hold a certification by
+ * the signer to re-make (all of them with none asked for). */
+static int resolve_weak_targets(struct signer *s, const char *const *targets, size_t n, struct target **ret,
+				size_t *ret_n)
+{
+	sqlite3_stmt *st = NULL;
+	struct target *all = NULL, *v = NULL;
+	size_t nall = 0, nv = 0;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(s->db,
+				"SELECT DISTINCT k.fpr FROM keys k JOIN uids u ON u.key_id = k.id JOIN certs c ON c.uid_id = u.id "
+				"WHERE " WEAK_CERT " AND k.fpr != ?1 ORDER BY k.fpr",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
+	sqlite3_bind_text(st, 1, s->fpr, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct target *na = realloc(all, (nall + 1) * sizeof(*na));
+		if (na == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		all = na;
+		all[nall].number = 0;
+		all[nall].uids = NULL;
+		snprintf(all[nall].fpr, sizeof(all[nall].fpr), "%s", (const char *)sqlite3_column_text(st, 0));
+		nall++;
+	}
+	if (rc != SQLITE_DONE) {
+		r = ksp_errno_from_sqlite(s->ctx, s->db, rc, "certs");
+		goto out;
+	}
+	v = calloc(n + nall + 1, sizeof(*v));
+	if (v == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (n == 0) {
+		memcpy(v, all, nall * sizeof(*v));
+		nv = nall;
+	}
+	for (size_t t = 0; t < n; t++) {
+		struct ksp_sign_result res = { 0 };
+		struct target *hit = NULL;
+		char fpr[65];
+		bool dup = false;
+
+		if (fpr_normalize(targets[t], fpr) < 0) {
+			ksp_set_error(s->ctx, "'%s' is not a full fingerprint (40 or 64 hex digits); name the keys to certify again by their fingerprints ('ksp health --weak --signer FPR' lists them)",
+				      targets[t]);
+			r = -EINVAL;
+			goto out;
+		}
+		for (size_t i = 0; i < nall; i++)
+			if (strcmp(all[i].fpr, fpr) == 0)
+				hit = &all[i];
+		if (hit == NULL) {
+			snprintf(res.fpr, sizeof(res.fpr), "%s", fpr);
+			report(s, &res, KSP_SIGN_REFUSED, "refused: %s",
+			       strcmp(fpr, s->fpr) == 0 ? "that is your own key"
+							: "the store holds no MD5/SHA-1/RIPEMD-160 certification of yours on it to make again");
+			continue;
+		}
+		for (size_t i = 0; i < nv; i++)
+			dup |= strcmp(v[i].fpr, hit->fpr) == 0;
 		if (!dup)
 			v[nv++] = *hit;
 	}
@@ -1000,15 +1396,46 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 			      unsigned int flags,
 			      void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data)
 {
-	struct signer s = { .party = party, .level = level, .flags = flags, .cb = cb, .cb_data = cb_data };
+	struct ksp_sign_opts *o = NULL;
+	int r;
+
+	if (party == NULL)
+		return -EINVAL;
+	r = ksp_sign_opts_new(party->ctx, &o);
+	if (r < 0)
+		return r;
+	r = ksp_sign_opts_set_level(o, NULL, level);
+	if (r == 0)
+		r = ksp_party_sign_opts(party, signer_fpr, targets, n_targets, o, outbox, flags, cb, cb_data);
+	ksp_sign_opts_free(o);
+	return r;
+}
+
+KSP_EXPORT int ksp_party_sign_opts(struct ksp_party *party, const char *signer_fpr,
+				   const char *const *targets, size_t n_targets, const struct ksp_sign_opts *opts,
+				   const char *outbox, unsigned int flags,
+				   void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data)
+{
+	return ksp_party_sign_uids(party, signer_fpr, targets, NULL, n_targets, opts, outbox, flags, cb, cb_data);
+}
+
+int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const char *const *targets,
+			const char *const *const *uids, size_t n_targets, const struct ksp_sign_opts *opts,
+			const char *outbox, unsigned int flags,
+			void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data)
+{
+	struct signer s = { .party = party, .opts = opts, .flags = flags, .cb = cb, .cb_data = cb_data };
 	struct target *tv = NULL;
 	size_t ntv = 0;
 	struct stat st;
 	bool in_txn = false;
 	int r;
 
-	if (party == NULL || signer_fpr == NULL || (n_targets > 0 && targets == NULL))
+	if (party == NULL || signer_fpr == NULL || opts == NULL || (n_targets > 0 && targets == NULL))
 		return -EINVAL;
+	s.level = opts->level;
+	s.tmpl = opts->template_text ? opts->template_text : ksp_mail_template_builtin_text("sign");
+	s.tmpl_source = opts->template_text ? opts->template_source : "built-in template 'sign'";
 	s.ctx = party->ctx;
 	s.db = ksp_store_db(party->store);
 	s.outbox = outbox ? outbox : "ksp-outbox";
@@ -1020,8 +1447,8 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 	}
 	memcpy(s.keyid, strlen(s.fpr) == 40 ? s.fpr + 24 : s.fpr, 16);
 	s.keyid[16] = '\0';
-	if (level < 0 || level > 3) {
-		ksp_set_error(s.ctx, "certification level %d: give 0, 1, 2 or 3", level);
+	if (s.level < 0 || s.level > 3) {
+		ksp_set_error(s.ctx, "certification level %d: give 0, 1, 2 or 3", s.level);
 		return -EINVAL;
 	}
 	if (n_targets == 0 && !(flags & KSP_SIGN_ALL)) {
@@ -1032,10 +1459,32 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 	if (r < 0)
 		return r;
 	s.version = party->list_version;
-	if (s.version <= 0) {
+	if (s.version <= 0 && !(flags & KSP_SIGN_RESIGN_WEAK)) {
 		ksp_set_error(s.ctx, "%s: the list was never frozen; sign only after the organizer ran 'ksp party close' and you checked the list",
 			      ksp_store_get_path(party->store));
 		return -ENODATA;
+	}
+	/* a re-made weak certification was not checked against this party's
+	 * list: it carries no list notation (and needs no frozen list) */
+	if (opts->list_notation && !(flags & KSP_SIGN_RESIGN_WEAK)) {
+		char *sha = NULL;
+		r = ksp_party_get_digests(party, s.version, NULL, &sha, NULL);
+		if (r < 0)
+			return r;
+		snprintf(s.list_sha256, sizeof(s.list_sha256), "%s", sha ? sha : "");
+		free(sha);
+	}
+	/* the template, tried before anything is signed */
+	{
+		struct strbuf subj, text;
+		struct carried one = { "Name <name@example.org>", 23, true };
+		strbuf_init(&subj);
+		strbuf_init(&text);
+		r = mail_text(&s, s.fpr, &one, 1, "name@example.org", &subj, &text);
+		strbuf_release(&subj);
+		strbuf_release(&text);
+		if (r < 0)
+			return r;
 	}
 	if (stat(s.outbox, &st) < 0) {
 		if (mkdir(s.outbox, 0700) < 0) {
@@ -1050,7 +1499,10 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 	r = setup_home(&s);
 	if (r < 0)
 		goto out;
-	r = resolve_targets(&s, targets, n_targets, &tv, &ntv);
+	if (flags & KSP_SIGN_RESIGN_WEAK)
+		r = resolve_weak_targets(&s, targets, n_targets, &tv, &ntv);
+	else
+		r = resolve_targets(&s, targets, uids, n_targets, &tv, &ntv);
 	if (r < 0)
 		goto out;
 	/* all or nothing: the rows in one transaction, the outbox files put
@@ -1060,14 +1512,15 @@ KSP_EXPORT int ksp_party_sign(struct ksp_party *party, const char *signer_fpr,
 		goto out;
 	in_txn = true;
 	for (size_t i = 0; i < ntv; i++) {
-		r = sign_key(&s, tv[i].number, tv[i].fpr);
+		r = sign_key(&s, tv[i].number, tv[i].fpr, tv[i].uids);
 		if (r < 0)
 			goto out;
 	}
 	if (s.n_signed > 0) {
 		char detail[160];
-		snprintf(detail, sizeof(detail), "%s signed %d user ID(s)", s.fpr, s.n_signed);
-		r = ksp_party_event(party, "sign", detail);
+		snprintf(detail, sizeof(detail), "%s signed %d user ID(s)%s", s.fpr, s.n_signed,
+			 (flags & KSP_SIGN_RESIGN_WEAK) ? " again with SHA-256 (weak certifications)" : "");
+		r = ksp_party_event(party, (flags & KSP_SIGN_RESIGN_WEAK) ? "resign" : "sign", detail);
 		if (r < 0)
 			goto out;
 	}
@@ -1098,6 +1551,7 @@ out:
 	}
 	free(s.staged);
 	free(s.staged_slot);
+	free(s.from_name);
 	free(tv);
 	if (s.g)
 		gpgme_release(s.g);

@@ -24,6 +24,7 @@ struct st_part {
 	size_t n_uids;
 	size_t base; /* index of the first user ID among all */
 	bool noenc;  /* no usable encryption subkey when added: nothing can be sent to it */
+	bool absent; /* not at the party (attendance.c) */
 };
 
 struct cell {
@@ -89,7 +90,8 @@ static int load_participants(struct ksp_party *party, struct ksp_party_status *s
 	int rc, r = 0;
 
 	rc = sqlite3_prepare_v2(db, "SELECT p.ord, k.fpr, k.id, "
-				    "instr(',' || coalesce(p.warnings, '') || ',', ',no-encryption-subkey,') > 0 "
+				    "instr(',' || coalesce(p.warnings, '') || ',', ',no-encryption-subkey,') > 0, "
+				    "EXISTS (SELECT 1 FROM attendance a WHERE a.fpr = k.fpr AND a.absent) "
 				    "FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
 				-1, &ps, NULL);
 	if (rc == SQLITE_OK)
@@ -113,6 +115,7 @@ static int load_participants(struct ksp_party *party, struct ksp_party_status *s
 		snprintf(p->fpr, sizeof(p->fpr), "%s", (const char *)sqlite3_column_text(ps, 1));
 		p->key_id = sqlite3_column_int64(ps, 2);
 		p->noenc = sqlite3_column_int(ps, 3) != 0;
+		p->absent = sqlite3_column_int(ps, 4) != 0;
 		p->base = st->n_uids;
 		sqlite3_reset(us);
 		sqlite3_bind_int64(us, 1, p->key_id);
@@ -292,7 +295,11 @@ KSP_EXPORT int ksp_party_status_new(struct ksp_party *party, int64_t at, struct 
 				struct cell *c = cell_at(st, i, j, u);
 				if (st->p[j].noenc && c->state == KSP_CERT_MISSING)
 					c->state = KSP_CERT_UNDELIVERABLE;
-				st->total += c->state != KSP_CERT_UNDELIVERABLE;
+				/* not at the party: nothing was checked, nothing is owed */
+				if ((st->p[i].absent || st->p[j].absent) &&
+				    (c->state == KSP_CERT_MISSING || c->state == KSP_CERT_UNDELIVERABLE))
+					c->state = KSP_CERT_ABSENT;
+				st->total += c->state != KSP_CERT_UNDELIVERABLE && c->state != KSP_CERT_ABSENT;
 				st->done += c->state == KSP_CERT_DONE;
 			}
 		}
@@ -370,6 +377,8 @@ KSP_EXPORT int ksp_party_status_get_pair(const struct ksp_party_status *st, size
 		return KSP_CERT_SENT;
 	if (d + s + w == n)
 		return KSP_CERT_UNSENT;
+	if ((st->p[target].absent || st->p[signer].absent) && d + s + w == 0)
+		return KSP_CERT_ABSENT;
 	if (st->p[target].noenc && d + s + w == 0)
 		return KSP_CERT_UNDELIVERABLE;
 	if (d > 0)
@@ -390,4 +399,9 @@ KSP_EXPORT uint64_t ksp_party_status_get_total(const struct ksp_party_status *st
 KSP_EXPORT bool ksp_party_status_is_deliverable(const struct ksp_party_status *st, size_t i)
 {
 	return st && i < st->n && !st->p[i].noenc;
+}
+
+KSP_EXPORT bool ksp_party_status_is_absent(const struct ksp_party_status *st, size_t i)
+{
+	return st && i < st->n && st->p[i].absent;
 }

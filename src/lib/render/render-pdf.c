@@ -106,16 +106,73 @@ static PangoLayout *mk(struct pdf *p, const PangoFontDescription *fd, const char
 	return l;
 }
 
+/* Is @c a strong right-to-left character (Hebrew, Arabic, Syriac, Thaana,
+ * NKo, Samaritan, Mandaic and their presentation forms)? */
+static bool rtl_char(gunichar c)
+{
+	return (c >= 0x0590 && c <= 0x08FF) || (c >= 0xFB1D && c <= 0xFDFF) || (c >= 0xFE70 && c <= 0xFEFF) ||
+	       (c >= 0x10800 && c <= 0x10FFF) || (c >= 0x1E800 && c <= 0x1EFFF);
+}
+
+/* A user ID (escaped) for a left-to-right line, as gpg and the text list
+ * print it: each right-to-left run (right-to-left characters and the
+ * spaces and marks between them) is put in a right-to-left isolate
+ * (U+2067 ... U+2069): it keeps its own order inside, and the line reads
+ * in the user ID's order, name first, then the address.  NULL on no
+ * memory. */
+static char *uid_isolated(const char *e)
+{
+	struct strbuf sb;
+	const char *q = e;
+
+	if (!g_utf8_validate(e, -1, NULL))
+		return strdup(e);
+	strbuf_init(&sb);
+	while (*q) {
+		gunichar c = g_utf8_get_char(q);
+		if (!rtl_char(c)) {
+			const char *n = g_utf8_next_char(q);
+			strbuf_add(&sb, q, (size_t)(n - q));
+			q = n;
+			continue;
+		}
+		/* the run: up to the last right-to-left character before a
+		 * left-to-right one, a '<', or the end */
+		const char *run_end = g_utf8_next_char(q), *r = run_end;
+		while (*r) {
+			gunichar d = g_utf8_get_char(r);
+			if (rtl_char(d))
+				run_end = g_utf8_next_char(r);
+			else if (d == '<' || d == '(' || d == ')' || g_unichar_isalnum(d))
+				break;
+			r = g_utf8_next_char(r);
+		}
+		strbuf_addstr(&sb, "\xe2\x81\xa7"); /* RLI */
+		strbuf_add(&sb, q, (size_t)(run_end - q));
+		strbuf_addstr(&sb, "\xe2\x81\xa9"); /* PDI */
+		q = run_end;
+	}
+	if (!strbuf_ok(&sb)) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_steal(&sb);
+}
+
 static PangoLayout *mk_esc(struct pdf *p, const PangoFontDescription *fd, const char *raw, size_t len,
 			   double width)
 {
-	char *e = NULL;
+	char *e = NULL, *iso;
 	PangoLayout *l;
 
 	if (ksp_escape(raw, len, KSP_ESCAPE_TERMINAL, &e) < 0)
 		return NULL;
-	l = mk(p, fd, e, width);
+	iso = uid_isolated(e);
 	free(e);
+	if (iso == NULL)
+		return NULL;
+	l = mk(p, fd, iso, width);
+	free(iso);
 	return l;
 }
 
@@ -291,6 +348,9 @@ static int pdf_open(struct pdf *p, const struct rd_doc *doc, struct strbuf *out)
 	if (p->fm == NULL)
 		return -ENOMEM;
 	p->pc = pango_font_map_create_context(p->fm);
+	/* every line left to right, as gpg and the text list print user IDs;
+	 * right-to-left names are isolated runs inside (uid_isolated()) */
+	pango_context_set_base_dir(p->pc, PANGO_DIRECTION_LTR);
 	pango_cairo_context_set_resolution(p->pc, 72.0);
 	fo = cairo_font_options_create();
 	cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
@@ -736,7 +796,7 @@ static void draw_qr(struct pdf *p, cairo_surface_t *qr, double x, double y)
 	cairo_restore(p->cr);
 }
 
-static void cut_line(struct pdf *p, double y)
+static void dashed(struct pdf *p, double x0, double y0, double x1, double y1)
 {
 	static const double dash[] = { 4.0, 3.0 };
 
@@ -744,10 +804,15 @@ static void cut_line(struct pdf *p, double y)
 	cairo_set_line_width(p->cr, 0.5);
 	cairo_set_source_rgb(p->cr, 0.35, 0.35, 0.35);
 	cairo_set_dash(p->cr, dash, 2, 0);
-	cairo_move_to(p->cr, p->x0 - 10, y);
-	cairo_line_to(p->cr, p->x1 + 10, y);
+	cairo_move_to(p->cr, x0, y0);
+	cairo_line_to(p->cr, x1, y1);
 	cairo_stroke(p->cr);
 	cairo_restore(p->cr);
+}
+
+static void cut_line(struct pdf *p, double y)
+{
+	dashed(p, p->x0 - 10, y, p->x1 + 10, y);
 }
 
 #define SLIP_PAD 8.0
@@ -756,8 +821,10 @@ struct slip {
 	PangoLayout *pub, *fpr, **uid;
 	size_t n_uid;
 	cairo_surface_t *qr;
-	double h;
+	double h, w;        /* w: the column's width */
 	unsigned int per_page, count;
+	unsigned int cols;  /* 2 in the compact layout (KSP_RENDER_COMPACT) */
+	double pad, qr_size;
 };
 
 static void slip_free(struct slip *s)
@@ -774,16 +841,22 @@ static void slip_free(struct slip *s)
 
 static int slip_make(struct pdf *p, const struct rd_part *rp, struct slip *s)
 {
-	bool qr = (p->doc->flags & KSP_RENDER_QR) != 0;
-	double tx = p->x0 + SLIP_PAD + (qr ? QR_SIZE + 12 : 0), w = p->x1 - SLIP_PAD - tx, h;
+	bool qr = (p->doc->flags & KSP_RENDER_QR) != 0, compact = (p->doc->flags & KSP_RENDER_COMPACT) != 0;
+	double tx, w, h;
 	char buf[160];
 	int r;
 
 	memset(s, 0, sizeof(*s));
+	s->cols = compact ? 2 : 1;
+	s->pad = compact ? 5.0 : SLIP_PAD;
+	s->qr_size = compact ? 44.0 : QR_SIZE;
+	s->w = (p->x1 - p->x0) / s->cols;
+	tx = p->x0 + s->pad + (qr ? s->qr_size + (compact ? 6 : 12) : 0);
+	w = p->x0 + s->w - s->pad - tx;
 	snprintf(buf, sizeof(buf), "pub  %s, created %s%s%s", ksp_participant_get_algo(rp->p), rp->created,
 		 *rp->expires ? ", expires " : "", rp->expires);
-	s->pub = mk(p, p->f_small, buf, w);
-	s->fpr = mk(p, fpr_font(p, rp->fpr_hex), rp->fpr_groups, w);
+	s->pub = mk(p, compact ? p->f_tiny : p->f_small, buf, w);
+	s->fpr = mk(p, compact ? p->f_mono_small : fpr_font(p, rp->fpr_hex), rp->fpr_groups, w);
 	h = lh(s->pub) + 2 + lh(s->fpr) + 3;
 	s->n_uid = ksp_participant_get_uid_count(rp->p);
 	s->uid = calloc(s->n_uid ? s->n_uid : 1, sizeof(*s->uid));
@@ -796,15 +869,19 @@ static int slip_make(struct pdf *p, const struct rd_part *rp, struct slip *s)
 		char *e = NULL;
 		if (ksp_escape(u, len, KSP_ESCAPE_TERMINAL, &e) < 0)
 			return -ENOMEM;
+		char *iso = uid_isolated(e);
+		free(e);
+		if (iso == NULL)
+			return -ENOMEM;
 		strbuf_init(&sb);
 		strbuf_addstr(&sb, "uid  ");
-		strbuf_addstr(&sb, e);
-		free(e);
+		strbuf_addstr(&sb, iso);
+		free(iso);
 		if (!strbuf_ok(&sb)) {
 			strbuf_release(&sb);
 			return -ENOMEM;
 		}
-		s->uid[i] = mk(p, p->f_text, strbuf_str(&sb), w);
+		s->uid[i] = mk(p, compact ? p->f_small : p->f_text, strbuf_str(&sb), w);
 		strbuf_release(&sb);
 		glyph_gaps(p, s->uid[i], rp->number, rp->fpr_hex);
 		h += lh(s->uid[i]);
@@ -814,30 +891,31 @@ static int slip_make(struct pdf *p, const struct rd_part *rp, struct slip *s)
 		r = rd_qr_new(p->doc->ctx, rp->fpr_hex, &q);
 		if (r < 0)
 			return r;
-		s->qr = qr_surface(q, QR_SIZE);
+		s->qr = qr_surface(q, s->qr_size);
 		rd_qr_free(q);
 		if (cairo_surface_status(s->qr) != CAIRO_STATUS_SUCCESS)
 			return -ENOMEM;
-		h = MAX(h, QR_SIZE);
+		h = MAX(h, s->qr_size);
 	}
-	s->h = h + 2 * SLIP_PAD;
+	s->h = h + 2 * s->pad;
 	s->per_page = (unsigned int)((p->bottom + MARGIN_BOTTOM - 24 - p->top) / s->h);
 	if (s->per_page == 0)
 		s->per_page = 1;
+	s->per_page *= s->cols;
 	s->count = p->doc->count ? p->doc->count : s->per_page;
 	return 0;
 }
 
-static void slip_draw(struct pdf *p, const struct slip *s, double y)
+static void slip_draw(struct pdf *p, const struct slip *s, double x, double y)
 {
-	double tx = p->x0 + SLIP_PAD + (s->qr ? QR_SIZE + 12 : 0), ty;
+	double tx = x + s->pad + (s->qr ? s->qr_size + (s->cols > 1 ? 6 : 12) : 0), ty;
 	double th = lh(s->pub) + 2 + lh(s->fpr) + 3;
 
 	for (size_t i = 0; i < s->n_uid; i++)
 		th += lh(s->uid[i]);
 	ty = y + (s->h - th) / 2;
 	if (s->qr)
-		draw_qr(p, s->qr, p->x0 + SLIP_PAD, y + (s->h - QR_SIZE) / 2);
+		draw_qr(p, s->qr, x + s->pad, y + (s->h - s->qr_size) / 2);
 	show(p, s->pub, tx, ty);
 	ty += lh(s->pub) + 2;
 	show(p, s->fpr, tx, ty);
@@ -866,16 +944,22 @@ static int slips(struct pdf *p)
 		p->pages += (int)((sl[i].count + sl[i].per_page - 1) / sl[i].per_page);
 	}
 	for (size_t i = 0; i < doc->n_selected; i++) {
+		unsigned int rows = sl[i].per_page / sl[i].cols;
 		for (unsigned int c = 0; c < sl[i].count; c++) {
-			unsigned int k = c % sl[i].per_page;
-			double y = p->top + k * sl[i].h;
+			unsigned int k = c % sl[i].per_page, col = k / rows, row = k % rows;
+			double y = p->top + row * sl[i].h, x = p->x0 + col * sl[i].w;
 			if (k == 0) {
 				if (page > 0)
 					cairo_show_page(p->cr);
 				page++;
 				cut_line(p, y);
+				if (sl[i].cols > 1) { /* the cut between the columns */
+					unsigned int used = sl[i].count - c < sl[i].per_page ? sl[i].count - c : sl[i].per_page;
+					unsigned int depth = used < rows ? used : rows;
+					dashed(p, p->x0 + sl[i].w, y - 6, p->x0 + sl[i].w, y + depth * sl[i].h + 6);
+				}
 			}
-			slip_draw(p, &sl[i], y);
+			slip_draw(p, &sl[i], x, y);
 		}
 	}
 	cairo_show_page(p->cr);

@@ -128,7 +128,7 @@ KSP_EXPORT int ksp_render_opts_set_paper(struct ksp_render_opts *opts, unsigned 
 
 KSP_EXPORT int ksp_render_opts_set_flags(struct ksp_render_opts *opts, unsigned int flags)
 {
-	if (opts == NULL || (flags & ~(unsigned)(KSP_RENDER_QR | KSP_RENDER_DRAFT | KSP_RENDER_STRICT_FONTS)))
+	if (opts == NULL || (flags & ~(unsigned)(KSP_RENDER_QR | KSP_RENDER_DRAFT | KSP_RENDER_STRICT_FONTS | KSP_RENDER_COMPACT)))
 		return -EINVAL;
 	opts->flags = flags;
 	return 0;

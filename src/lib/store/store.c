@@ -11,10 +11,11 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/schema-rows.h"
 #include "shared/strbuf.h"
 
 #define KSP_APPLICATION_ID 0x4b535031 /* "KSP1" */
-#define KSP_SCHEMA_VERSION 5
+#define KSP_SCHEMA_VERSION 6
 
 struct ksp_store {
 	int refcount;
@@ -111,35 +112,6 @@ static void harden(sqlite3 *db)
 	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
 }
 
-/* The schema of sqlite_master as ksp makes it: the same statements run on
- * an empty in-memory database, one "type name tbl_name sql" row each,
- * sorted.  SQLite's statistics tables (ANALYZE) are left out. */
-static const char schema_rows_sql[] =
-	"SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master "
-	"WHERE name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\' ORDER BY type, name";
-
-static int schema_rows(sqlite3 *db, struct strbuf *sb, char *first_bad, size_t size)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	(void)first_bad;
-	(void)size;
-	rc = sqlite3_prepare_v2(db, schema_rows_sql, -1, &st, NULL);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		for (int i = 0; i < 4; i++) {
-			const unsigned char *t = sqlite3_column_text(st, i);
-			strbuf_addstr(sb, t ? (const char *)t : "");
-			strbuf_addch(sb, i < 3 ? '\t' : '\0');
-		}
-		rc = SQLITE_OK;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return rc == SQLITE_NOMEM ? -ENOMEM : -EBADMSG;
-	return strbuf_ok(sb) ? 0 : -ENOMEM;
-}
-
 /* The name of the first schema entry where @have and @want differ. */
 static void first_difference(const struct strbuf *have, const struct strbuf *want, char *buf, size_t size)
 {
@@ -173,42 +145,35 @@ static void first_difference(const struct strbuf *have, const struct strbuf *wan
 
 /* Is the store's schema exactly ksp's (schema version KSP_SCHEMA_VERSION)?
  * An edited schema (PRAGMA writable_schema, an extra trigger or view, a
- * changed index or column) is refused: 0, or -EBADMSG with the error set. */
+ * changed index or column) is refused: 0, or -EBADMSG with the error set.
+ * The rows are first compared with those this build's SQLite made of ksp's
+ * schema (schema-want.c); only when they differ is the schema built in an
+ * in-memory database and compared with that (another SQLite at run time
+ * may write the same schema's rows otherwise). */
 static int check_schema(struct ksp_store *store)
 {
-	sqlite3 *mem = NULL;
 	struct strbuf have, want;
 	char what[80];
 	int r;
 
 	strbuf_init(&have);
 	strbuf_init(&want);
-	if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) != SQLITE_OK) {
-		sqlite3_close_v2(mem);
-		return -ENOMEM;
-	}
-	r = sqlite3_exec(mem, ksp_schema_sql, NULL, NULL, NULL) == SQLITE_OK &&
-			    sqlite3_exec(mem, ksp_schema2_sql, NULL, NULL, NULL) == SQLITE_OK &&
-			    sqlite3_exec(mem, ksp_schema3_sql, NULL, NULL, NULL) == SQLITE_OK &&
-			    sqlite3_exec(mem, ksp_schema4_sql, NULL, NULL, NULL) == SQLITE_OK &&
-			    sqlite3_exec(mem, ksp_schema5_sql, NULL, NULL, NULL) == SQLITE_OK
-		    ? 0
-		    : -ENOMEM;
+	r = ksp_schema_rows(store->db, &have);
+	if (r == -EBADMSG)
+		ksp_set_error(store->ctx, "%s: cannot read the store's schema: %s; it is damaged or was edited, use a store made by ksp",
+			      store->path, sqlite3_errmsg(store->db));
+	if (r == 0 && ksp_schema_want_len > 0 && have.len == ksp_schema_want_len &&
+	    memcmp(have.buf, ksp_schema_want, have.len) == 0)
+		goto out;
 	if (r == 0)
-		r = schema_rows(mem, &want, NULL, 0);
-	sqlite3_close_v2(mem);
-	if (r == 0) {
-		r = schema_rows(store->db, &have, NULL, 0);
-		if (r == -EBADMSG)
-			ksp_set_error(store->ctx, "%s: cannot read the store's schema: %s; it is damaged or was edited, use a store made by ksp",
-				      store->path, sqlite3_errmsg(store->db));
-	}
+		r = ksp_schema_rows_ksp(&want);
 	if (r == 0 && (have.len != want.len || memcmp(have.buf, want.buf, have.len) != 0)) {
 		first_difference(&have, &want, what, sizeof(what));
 		ksp_set_error(store->ctx, "%s: the store's schema is not ksp's (it differs at '%s'): it was edited or made by another program, and is refused; use a store made by ksp",
 			      store->path, what);
 		r = -EBADMSG;
 	}
+out:
 	strbuf_release(&have);
 	strbuf_release(&want);
 	return r;
@@ -217,8 +182,9 @@ static int check_schema(struct ksp_store *store)
 /* Migrate from schema @from to KSP_SCHEMA_VERSION: version 1 is the base
  * schema, version 2 adds the graph snapshot's state, version 3 a fresh
  * nonce with every change to it, version 4 the delivery ledger of 'party
- * sign', version 5 a graph state that also follows self-signatures,
- * revocation reasons and user ID texts.  Two processes may
+ * sign', version 5 attendance ('party absent'), version 6 a graph state
+ * that also follows self-signatures, revocation reasons and user ID texts.
+ * Two processes may
  * create one store at once: the second finds the work done once it holds
  * the write lock. */
 static int migrate(struct ksp_store *store, int from)
@@ -264,6 +230,11 @@ static int migrate(struct ksp_store *store, int from)
 	}
 	if (from < 5) {
 		r = ksp_store_exec(store, ksp_schema5_sql);
+		if (r < 0)
+			goto fail;
+	}
+	if (from < 6) {
+		r = ksp_store_exec(store, ksp_schema6_sql);
 		if (r < 0)
 			goto fail;
 	}

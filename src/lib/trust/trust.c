@@ -43,9 +43,11 @@
 
 #include <sqlite3.h>
 
+#include "lib/addr.h"
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
+#include "lib/trust/trust-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
@@ -67,6 +69,7 @@ struct ksp_trust_policy {
 	int64_t max_age;    /* seconds, 0 = any age */
 	const struct ksp_trust_whatif *whatif; /* health report's questions (whatif.h) */
 	bool at_signature;  /* trust_at = signature: judge a signer when it signed (ksp-gpg) */
+	bool no_dropped;    /* skip the dropped counts (whatif.h: the health report) */
 };
 
 KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy **ret)
@@ -118,6 +121,17 @@ KSP_EXPORT int ksp_trust_policy_add_core(struct ksp_trust_policy *p, const char 
 	}
 	memcpy(p->core[p->n_core++], norm, 65);
 	return 0;
+}
+
+const char *ksp_trust_policy_core_at(const struct ksp_trust_policy *p, size_t i)
+{
+	return p && i < p->n_core ? p->core[i] : NULL;
+}
+
+void ksp_trust_policy_clear_core(struct ksp_trust_policy *p)
+{
+	if (p)
+		p->n_core = 0;
 }
 
 KSP_EXPORT size_t ksp_trust_policy_get_core_count(const struct ksp_trust_policy *p)
@@ -239,6 +253,11 @@ struct ksp_trust_policy *ksp_trust_policy_copy(const struct ksp_trust_policy *p)
 void ksp_trust_policy_set_whatif(struct ksp_trust_policy *p, const struct ksp_trust_whatif *w)
 {
 	p->whatif = w;
+}
+
+void ksp_trust_policy_set_no_dropped(struct ksp_trust_policy *p, bool no)
+{
+	p->no_dropped = no;
 }
 
 static char *trim(char *s)
@@ -967,6 +986,7 @@ struct search {
 	uint64_t steps;
 	bool exhausted;
 	uint32_t *rin_off, *rin; /* reverse adjacency */
+	uint32_t cap;     /* no more disjoint paths exist (max-flow, at most K) */
 };
 
 static void rev_bfs(struct search *x)
@@ -1016,7 +1036,9 @@ static bool extend(struct search *x, uint32_t k, uint32_t depth, uint32_t min_co
 	if (v == s->t) {
 		x->lens[k] = depth + 1;
 		save_best(x, k + 1);
-		if (k + 1 == s->K)
+		/* K paths; or as many as the max-flow allows: no set of more
+		 * exists, and a later set of as many would not replace it */
+		if (k + 1 == s->K || x->n_best >= x->cap)
 			return true;
 		/* t stays free for the next path */
 		return search_paths(x, k + 1, min_core);
@@ -1343,6 +1365,7 @@ static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes,
 	if (!done && final) {
 		/* exhaustive search (also gives the best partial set) */
 		x.s = &s;
+		x.cap = fval < K ? fval : K;
 		x.used = calloc(nl, sizeof(*x.used));
 		x.dist = malloc(nl * sizeof(*x.dist));
 		x.queue = malloc(nl * sizeof(*x.queue));
@@ -1551,34 +1574,20 @@ static int core_from_party(struct explore *e, struct ksp_trust_policy *extra)
 	return r;
 }
 
-/* The address of a user ID: inside its last <...>, else the whole of it
- * when it looks like one; NULL if none.  Sets *len. */
-static const char *uid_address(const char *uid, size_t n, size_t *len)
-{
-	const char *lt = NULL, *gt;
-
-	for (size_t i = 0; i < n; i++)
-		if (uid[i] == '<')
-			lt = uid + i;
-	if (lt && (gt = memchr(lt, '>', n - (size_t)(lt - uid))) && memchr(lt, '@', (size_t)(gt - lt))) {
-		*len = (size_t)(gt - lt - 1);
-		return lt + 1;
-	}
-	if (n && memchr(uid, '@', n) && !memchr(uid, ' ', n) && !memchr(uid, '<', n)) {
-		*len = n;
-		return uid;
-	}
-	return NULL;
-}
-
-/* Does user ID @uid (@n bytes) carry address @email?  ASCII letters match
- * in either case; other bytes exactly. */
+/* Does user ID @uid (@n bytes) carry address @email (lib/addr.c, the
+ * parser party add and sign use)?  ASCII letters match in either case;
+ * other bytes exactly.  -ENOMEM is "no": a binding is never granted by a
+ * failure. */
 static bool uid_has_email(const void *uid, size_t n, const char *email)
 {
-	size_t len = 0, el = strlen(email);
-	const char *a = uid_address((const char *)uid, n, &len);
+	char *a = NULL;
+	bool yes;
 
-	return a && len == el && strncasecmp(a, email, el) == 0 && !memchr(a, '\0', len);
+	if (ksp_uid_address((const char *)uid, n, &a) < 0 || a == NULL)
+		return false;
+	yes = strcasecmp(a, email) == 0;
+	free(a);
+	return yes;
 }
 
 /* Does user ID @u (@n bytes) answer the binding question (@uid exactly, or
@@ -1648,9 +1657,11 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		r = ksp_wsnap_new_query(e.g);
 	if (r < 0)
 		goto out;
-	/* what the hash rules leave out of the graph at the time */
-	for (uint64_t j = 0; j < e.g->m; j++) {
-		const struct ksp_wsnap_edge *ed = &e.g->edges[j];
+	/* what the hash rules leave out of the graph at the time (only
+	 * edges with a weak hash can be: the snapshot lists them; skipped
+	 * when nobody reads it, see whatif.h) */
+	for (uint64_t k = 0; !pol->no_dropped && k < e.g->n_weak; k++) {
+		const struct ksp_wsnap_edge *ed = &e.g->edges[e.g->weak[k]];
 		int w;
 
 		if (ed->flags == 0 || ed->uidx >= e.g->n_uids)

@@ -24,7 +24,6 @@
  * messages are the same.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,17 +40,6 @@
 #include "shared/util.h"
 
 #define NATIVE_FALLBACK 1 /* not for this verifier: use gpgme */
-
-static void set_msg(struct ksp_verify_result *res, int status, const char *fmt, ...) _printf_format_(3, 4);
-static void set_msg(struct ksp_verify_result *res, int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	res->status = status;
-	va_start(ap, fmt);
-	vsnprintf(res->message, sizeof(res->message), fmt, ap);
-	va_end(ap);
-}
 
 /* ---- subpackets the parser does not keep ------------------------------------ */
 
@@ -178,29 +166,12 @@ static int next_key(struct ksp_store *store, sqlite3_stmt *q, const char *fpr, c
 	return 0;
 }
 
-static const char *reason_name(int code)
-{
-	switch (code) {
-	case 0:
-		return "no reason given";
-	case 1:
-		return "superseded";
-	case 2:
-		return "key compromised";
-	case 3:
-		return "retired";
-	case 32:
-		return "user ID no longer valid";
-	default:
-		return "unknown reason";
-	}
-}
-
 /* Does a revocation made at @rtime with @code count for a signature made
- * at @when? */
+ * at @when?  The library's one rule (ksp_revocation_is_soft()), as
+ * verify.c and the trust models apply it. */
 static bool revocation_counts(int code, int64_t rtime, int64_t when)
 {
-	return !((code == 1 || code == 3) && rtime > when);
+	return !(ksp_revocation_is_soft(code) && rtime > when);
 }
 
 /* The newest verified binding of subkey @sk (signing flag, back-signature
@@ -326,7 +297,7 @@ static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, co
 	uint8_t *dec = NULL, dg[64], kidb[8];
 	const uint8_t *b = sig;
 	size_t blen = siglen, pos = 0, consumed, dl = 0;
-	char fpr[65] = "", keyid[17] = "", d1[32], d2[32];
+	char fpr[65] = "", keyid[17] = "", d1[32], why[160];
 	bool have_sig = false, found = false, any = false;
 	int r, pass;
 
@@ -437,13 +408,13 @@ static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, co
 	}
 	r = 0;
 	if (!any) {
-		set_msg(res, KSP_SIGNATURE_KEY_UNKNOWN,
+		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNKNOWN,
 			"signed by %s %s, which is not in the store %s; get the signer's key and load it with 'ksp wot load FILE'",
 			fpr[0] ? "key" : "key ID", fpr[0] ? fpr : keyid, ksp_store_get_path(store));
 		goto done;
 	}
 	if (!found) {
-		set_msg(res, KSP_SIGNATURE_BAD,
+		ksp_verify_set_msg(res, KSP_SIGNATURE_BAD,
 			"bad signature: the data or the signature was changed after it was signed (issuer %s)",
 			fpr[0] ? fpr : keyid);
 		goto done;
@@ -462,34 +433,25 @@ static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, co
 		}
 	}
 	if (!st.selfsig_ok) {
-		set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
 			"signed by %s, but the store's key %s has no valid self-signature", res->issuer, st.fpr);
 		goto done;
 	}
 	if (st.revoked > 0 && revocation_counts(st.revoked_reason, st.revoked, s.created)) {
-		format_datetime(st.revoked, d2, sizeof(d2));
-		set_msg(res, KSP_SIGNATURE_KEY_REVOKED, "signed on %s by %s, a revoked key (%s, %s)", d1, st.fpr,
-			reason_name(st.revoked_reason), d2);
+		ksp_verify_revocation_why(st.revoked_reason, st.revoked, why, sizeof(why));
+		ksp_verify_set_revoked(res, d1, false, NULL, st.fpr, why);
 		goto done;
 	}
-	if ((int64_t)s.created < (int64_t)st.key->primary.created) {
-		format_datetime(st.key->primary.created, d2, sizeof(d2));
-		set_msg(res, KSP_SIGNATURE_KEY_EXPIRED, "signed on %s by %s, which was only made on %s", d1, st.fpr, d2);
+	if (!ksp_verify_key_valid_at(res, s.created, d1, false, st.fpr, st.key->primary.created, st.expires))
 		goto done;
-	}
-	if (st.expires > 0 && (int64_t)s.created >= st.expires) {
-		format_datetime(st.expires, d2, sizeof(d2));
-		set_msg(res, KSP_SIGNATURE_KEY_EXPIRED, "signed on %s by %s, which had expired on %s", d1, st.fpr, d2);
-		goto done;
-	}
 	if (res->subkey) {
 		const struct ksp_pgp_pubkey *sk = st.signing;
-		const char *why;
-		const struct ksp_pgp_sig *bind = good_binding(st.key, sk, &why);
+		const char *missing;
+		const struct ksp_pgp_sig *bind = good_binding(st.key, sk, &missing);
 
 		if (bind == NULL) {
-			set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signed by subkey %s of %s, which has %s", res->signing_key,
-				st.fpr, why);
+			ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signed by subkey %s of %s, which has %s",
+					   res->signing_key, st.fpr, missing);
 			goto done;
 		}
 		for (size_t i = 0; i < sk->n_sigs; i++) {
@@ -498,37 +460,22 @@ static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, co
 			if (rv->type != 0x28 || !revocation_counts(code, rv->created, s.created) ||
 			    ksp_pgp_verify_key_sig(&st.key->primary, &st.key->primary, sk, rv) != KSP_VERIFY_GOOD)
 				continue;
-			format_datetime(rv->created, d2, sizeof(d2));
-			set_msg(res, KSP_SIGNATURE_KEY_REVOKED, "signed on %s by subkey %s of %s, a revoked subkey (%s, %s)",
-				d1, res->signing_key, st.fpr, reason_name(code), d2);
+			ksp_verify_revocation_why(code, rv->created, why, sizeof(why));
+			ksp_verify_set_revoked(res, d1, true, res->signing_key, st.fpr, why);
 			goto done;
 		}
-		if ((int64_t)s.created < (int64_t)sk->created) {
-			format_datetime(sk->created, d2, sizeof(d2));
-			set_msg(res, KSP_SIGNATURE_KEY_EXPIRED, "signed on %s by subkey %s, which was only made on %s", d1,
-				res->signing_key, d2);
+		if (!ksp_verify_key_valid_at(res, s.created, d1, true, res->signing_key, sk->created,
+					     bind->has_key_expires && bind->key_expires
+						     ? (int64_t)sk->created + bind->key_expires
+						     : 0))
 			goto done;
-		}
-		if (bind->has_key_expires && bind->key_expires &&
-		    (int64_t)s.created >= (int64_t)sk->created + bind->key_expires) {
-			format_datetime((int64_t)sk->created + bind->key_expires, d2, sizeof(d2));
-			set_msg(res, KSP_SIGNATURE_KEY_EXPIRED, "signed on %s by subkey %s, which had expired on %s", d1,
-				res->signing_key, d2);
-			goto done;
-		}
 	} else if (!primary_may_sign(st.key)) {
-		set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signed by %s, which is not a signing key", st.fpr);
+		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signed by %s, which is not a signing key", st.fpr);
 		goto done;
 	}
-	if (s.expires && (int64_t)s.created + s.expires <= (int64_t)time(NULL)) {
-		format_datetime((int64_t)s.created + s.expires, d2, sizeof(d2));
-		set_msg(res, KSP_SIGNATURE_EXPIRED, "the signature by %s expired on %s", st.fpr, d2);
+	if (ksp_verify_sig_expired(res, st.fpr, s.expires ? (int64_t)s.created + s.expires : 0, false))
 		goto done;
-	}
-	if (res->subkey)
-		set_msg(res, KSP_SIGNATURE_GOOD, "good signature by %s (subkey %s), made %s", st.fpr, res->signing_key, d1);
-	else
-		set_msg(res, KSP_SIGNATURE_GOOD, "good signature by %s, made %s", st.fpr, d1);
+	ksp_verify_set_good(res, st.fpr, res->subkey, res->signing_key, d1);
 done:
 	*ret = res;
 	res = NULL;

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shared/macro.h"
+
 struct ksp_verify_result {
 	int status;
 	char message[600];
@@ -21,3 +23,30 @@ struct ksp_verify_result {
 	char *plaintext; /* a signed message's text (ksp_verify_inline), or NULL */
 	size_t plaintext_len;
 };
+
+/* ---- verify-common.c: the verdicts both verifiers give, in the same words ---- */
+
+/* The result's status and message (printf). */
+void ksp_verify_set_msg(struct ksp_verify_result *res, int status, const char *fmt, ...) _printf_format_(3, 4);
+/* A revocation reason code (RFC 9580 5.2.3.31) in words. */
+const char *ksp_verify_reason_name(int code);
+/* "REASON, DATE" of a revocation with @code made at @when, into @buf. */
+void ksp_verify_revocation_why(int code, int64_t when, char *buf, size_t size);
+/* KSP_SIGNATURE_KEY_REVOKED: the signature made on @date (text) by the
+ * primary key @owner, or (@subkey) by its subkey @signing, revoked for
+ * @why. */
+void ksp_verify_set_revoked(struct ksp_verify_result *res, const char *date, bool subkey, const char *signing,
+			    const char *owner, const char *why);
+/* Was the key @fpr (@subkey: a subkey), made at @created and expiring at
+ * @expires (0: never), valid at @when, when the signature was made (@date,
+ * its text)?  true; else false and KSP_SIGNATURE_KEY_EXPIRED set (not made
+ * yet, or expired by then). */
+bool ksp_verify_key_valid_at(struct ksp_verify_result *res, int64_t when, const char *date, bool subkey,
+			     const char *fpr, int64_t created, int64_t expires);
+/* Has the signature by @owner expired: @expired (the verifier says so) or
+ * @expires_at (0: never) now or past?  true and KSP_SIGNATURE_EXPIRED set. */
+bool ksp_verify_sig_expired(struct ksp_verify_result *res, const char *owner, int64_t expires_at, bool expired);
+/* KSP_SIGNATURE_GOOD by @owner (@subkey: through its subkey @signing),
+ * made on @date (text). */
+void ksp_verify_set_good(struct ksp_verify_result *res, const char *owner, bool subkey, const char *signing,
+			 const char *date);

@@ -21,7 +21,6 @@
  * signed.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,24 +309,6 @@ static void emit_own(struct strbuf *sb, const struct ksp_pgp_key *k)
 	ksp_pgp_emit_subkeys(sb, k);
 }
 
-static const char *reason_name(int code)
-{
-	switch (code) {
-	case 0:
-		return "no reason given";
-	case 1:
-		return "superseded";
-	case 2:
-		return "key compromised";
-	case 3:
-		return "retired";
-	case 32:
-		return "user ID no longer valid";
-	default:
-		return "unknown reason";
-	}
-}
-
 /* Was the (sub)key revoked for the signature made at @when?  A revocation
  * counts unless it is soft (ksp_revocation_is_soft(): superseded, retired,
  * user ID no longer valid) and newer than @when.
@@ -341,7 +322,6 @@ static bool revoked_at(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *si
 	for (size_t i = 0; i < n; i++) {
 		const struct ksp_pgp_sig *s = &sigs[i];
 		int code;
-		char date[32];
 
 		if (s->type != type || !ksp_pgp_sig_is_self(k, s))
 			continue;
@@ -349,8 +329,7 @@ static bool revoked_at(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *si
 		code = s->has_revocation_reason ? s->revocation_code : 0;
 		if (ksp_revocation_is_soft(code) && (int64_t)s->created > when)
 			continue;
-		format_datetime(s->created, date, sizeof(date));
-		snprintf(why, whylen, "%s, %s", reason_name(code), date);
+		ksp_verify_revocation_why(code, s->created, why, whylen);
 		return true;
 	}
 	if (!any) {
@@ -396,17 +375,6 @@ static int load_uid(struct ksp_store *store, int64_t key_id, struct ksp_verify_r
 }
 
 /* ---- verification ------------------------------------------------------------ */
-
-static void set_msg(struct ksp_verify_result *res, int status, const char *fmt, ...) _printf_format_(3, 4);
-static void set_msg(struct ksp_verify_result *res, int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	res->status = status;
-	va_start(ap, fmt);
-	vsnprintf(res->message, sizeof(res->message), fmt, ap);
-	va_end(ap);
-}
 
 static const char *issuer_text(const struct sig_scan *sc)
 {
@@ -568,7 +536,7 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 	if (r < 0)
 		goto fail;
 	if (c.n == 0) {
-		set_msg(res, KSP_SIGNATURE_KEY_UNKNOWN,
+		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNKNOWN,
 			"signed by %s %s, which is not in the store %s; get the signer's key and load it with 'ksp wot load FILE'",
 			sc.fpr[0] ? "key" : "key ID", issuer_text(&sc), ksp_store_get_path(store));
 		goto done;
@@ -591,7 +559,7 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 	{
 		gpgme_import_result_t ir = gpgme_op_import_result(g);
 		if (ir == NULL || ir->imported + ir->unchanged == 0) {
-			set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+			ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
 				"signed by %s, but gpg refused the store's key %s (no valid self-signature)",
 				issuer_text(&sc), c.v[0].fpr);
 			goto done;
@@ -609,7 +577,7 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 		gpgme_signature_t s = vr ? vr->signatures : NULL;
 		gpgme_subkey_t signing = NULL;
 		gpgme_error_t st;
-		char d1[32], d2[32], why[160];
+		char d1[32], why[160];
 		int64_t when;
 
 		if (s == NULL) {
@@ -633,24 +601,24 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 		format_datetime(when, d1, sizeof(d1));
 		if (st == GPG_ERR_BAD_SIGNATURE) {
 			if (c.n == 1 && !pk_matches(&c.v[0].key->primary, sc.fpr, sc.keyid))
-				set_msg(res, KSP_SIGNATURE_BAD,
+				ksp_verify_set_msg(res, KSP_SIGNATURE_BAD,
 					"bad signature: the data or the signature was changed after it was signed (issuer %s, a subkey of %s)",
 					issuer_text(&sc), c.v[0].fpr);
 			else
-				set_msg(res, KSP_SIGNATURE_BAD,
+				ksp_verify_set_msg(res, KSP_SIGNATURE_BAD,
 					"bad signature: the data or the signature was changed after it was signed (issuer %s)",
 					issuer_text(&sc));
 			goto done;
 		}
 		if (st == GPG_ERR_NO_PUBKEY) {
-			set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+			ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
 				"signed by %s, but gpg cannot use the store's key %s for it (no valid binding of the signing subkey)",
 				issuer_text(&sc), c.v[0].fpr);
 			goto done;
 		}
 		if (st != GPG_ERR_NO_ERROR && st != GPG_ERR_KEY_EXPIRED && st != GPG_ERR_CERT_REVOKED &&
 		    st != GPG_ERR_SIG_EXPIRED) {
-			set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signature by %s not verified: %s", issuer_text(&sc),
+			ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signature by %s not verified: %s", issuer_text(&sc),
 				gpgme_strerror(s->status));
 			goto done;
 		}
@@ -668,7 +636,7 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 				}
 		}
 		if (signing == NULL) {
-			set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+			ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
 				"signed by %s, which gpg says is not part of the store's key %s", s->fpr ? s->fpr : "?",
 				c.v[0].fpr);
 			goto done;
@@ -680,15 +648,14 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 		if (r < 0)
 			goto fail;
 		if (s->wrong_key_usage || !signing->can_sign) {
-			set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signed by %s%s of %s, which is not a signing key",
+			ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signed by %s%s of %s, which is not a signing key",
 				res->subkey ? "subkey " : "", signing->fpr, owner->fpr);
 			goto done;
 		}
 		if ((key->revoked || key->subkeys->revoked) &&
 		    revoked_at(owner->key, owner->key->primary.sigs, owner->key->primary.n_sigs, 0x20, when, why,
 			       sizeof(why))) {
-			set_msg(res, KSP_SIGNATURE_KEY_REVOKED, "signed on %s by %s, a revoked key (%s)", d1, owner->fpr,
-				why);
+			ksp_verify_set_revoked(res, d1, false, NULL, owner->fpr, why);
 			goto done;
 		}
 		if (res->subkey && signing->revoked) {
@@ -697,38 +664,19 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 				if (pk_matches(&owner->key->subkeys[i], signing->fpr, ""))
 					sp = &owner->key->subkeys[i];
 			if (sp == NULL || revoked_at(owner->key, sp->sigs, sp->n_sigs, 0x28, when, why, sizeof(why))) {
-				set_msg(res, KSP_SIGNATURE_KEY_REVOKED, "signed on %s by subkey %s of %s, a revoked subkey (%s)",
-					d1, signing->fpr, owner->fpr, sp ? why : "revocation not found in the stored key");
+				ksp_verify_set_revoked(res, d1, true, signing->fpr, owner->fpr,
+						       sp ? why : "revocation not found in the stored key");
 				goto done;
 			}
 		}
-		for (int which = 0; which < 2; which++) {
-			gpgme_subkey_t k = which == 0 ? key->subkeys : signing;
-			if (which == 1 && !res->subkey)
-				break;
-			if (k->timestamp > 0 && when < k->timestamp) {
-				format_datetime(k->timestamp, d2, sizeof(d2));
-				set_msg(res, KSP_SIGNATURE_KEY_EXPIRED, "signed on %s by %s%s, which was only made on %s",
-					d1, which ? "subkey " : "", k->fpr, d2);
-				goto done;
-			}
-			if (k->expires > 0 && when >= k->expires) {
-				format_datetime(k->expires, d2, sizeof(d2));
-				set_msg(res, KSP_SIGNATURE_KEY_EXPIRED, "signed on %s by %s%s, which had expired on %s",
-					d1, which ? "subkey " : "", k->fpr, d2);
-				goto done;
-			}
-		}
-		if (st == GPG_ERR_SIG_EXPIRED || (s->exp_timestamp && (int64_t)s->exp_timestamp <= (int64_t)time(NULL))) {
-			format_datetime(s->exp_timestamp, d2, sizeof(d2));
-			set_msg(res, KSP_SIGNATURE_EXPIRED, "the signature by %s expired on %s", owner->fpr, d2);
+		if (!ksp_verify_key_valid_at(res, when, d1, false, key->subkeys->fpr, key->subkeys->timestamp,
+					     key->subkeys->expires) ||
+		    (res->subkey &&
+		     !ksp_verify_key_valid_at(res, when, d1, true, signing->fpr, signing->timestamp, signing->expires)))
 			goto done;
-		}
-		if (res->subkey)
-			set_msg(res, KSP_SIGNATURE_GOOD, "good signature by %s (subkey %s), made %s", owner->fpr,
-				signing->fpr, d1);
-		else
-			set_msg(res, KSP_SIGNATURE_GOOD, "good signature by %s, made %s", owner->fpr, d1);
+		if (ksp_verify_sig_expired(res, owner->fpr, s->exp_timestamp, st == GPG_ERR_SIG_EXPIRED))
+			goto done;
+		ksp_verify_set_good(res, owner->fpr, res->subkey, signing->fpr, d1);
 	}
 done:
 	r = 0;
@@ -793,7 +741,7 @@ static int unsigned_result(const char *what, struct ksp_verify_result **ret)
 
 	if (res == NULL)
 		return -ENOMEM;
-	set_msg(res, KSP_SIGNATURE_UNSIGNED, "not signed: the %s carries no signature (%s)", what,
+	ksp_verify_set_msg(res, KSP_SIGNATURE_UNSIGNED, "not signed: the %s carries no signature (%s)", what,
 		strcmp(what, "tag") == 0 ? "made without git tag -s" : "made without git commit -S");
 	*ret = res;
 	return 0;

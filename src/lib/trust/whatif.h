@@ -45,3 +45,7 @@ struct ksp_trust_policy *ksp_trust_policy_copy(const struct ksp_trust_policy *p)
 /* Queries with this policy answer the question @w (owned by the caller,
  * NULL: none). */
 void ksp_trust_policy_set_whatif(struct ksp_trust_policy *p, const struct ksp_trust_whatif *w);
+/* Queries with this policy leave ksp_trust_result_get_dropped() at 0: its
+ * count reads every edge of the graph, per query (the health report, which
+ * never reads it, asks 10^5 queries on 10^6 edges). */
+void ksp_trust_policy_set_no_dropped(struct ksp_trust_policy *p, bool no);

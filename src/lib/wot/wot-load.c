@@ -29,6 +29,7 @@
  *    (verified = 4) and has now come are checked.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -82,6 +83,9 @@ struct batch {
 	/* signers it needs, prepared on the threads first */
 	int32_t *prep;
 	size_t n_prep, cap_prep;
+	/* per key of in[]: stored already, byte for byte (see mark_same()) */
+	uint8_t *same;
+	size_t cap_same;
 };
 
 struct loader {
@@ -100,6 +104,10 @@ struct loader {
 	size_t n_missing, cap_missing;
 	bool store_had_keys;
 	sqlite3_stmt *st_issuer;
+	sqlite3_stmt *st_same, *st_source; /* see mark_same() */
+	const uint8_t *rdata; /* the reader's data (keys' offsets are into it) */
+	size_t rlen;
+	uint64_t n_same;
 	struct ksp_pgp_key **extra; /* issuers read back from the store */
 	size_t n_extra, cap_extra;
 	struct signer *signers;
@@ -385,6 +393,8 @@ static int plan_jobs(struct loader *l, struct batch *b)
 		size_t before = l->n_signers;
 		for (size_t i = 0; i < b->n_in && r == 0; i++) {
 			const struct ksp_pgp_key *k = b->in[i];
+			if (b->same[i])
+				continue;
 			for (size_t u = 0; u < k->n_uids && r == 0; u++)
 				for (size_t j = 0; j < k->uids[u].n_sigs && r == 0; j++) {
 					const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
@@ -410,6 +420,8 @@ static int plan_jobs(struct loader *l, struct batch *b)
 	for (size_t i = 0; i < b->n_in; i++) {
 		const struct ksp_pgp_key *k = b->in[i];
 		const struct ksp_pgp_pubkey *pk = &k->primary;
+		if (b->same[i])
+			continue;
 		int32_t self = self_signer(l, k);
 		for (size_t j = 0; j < pk->n_sigs; j++)
 			if (key_sig_wanted(k, &pk->sigs[j]) && (r = add_job(b, pk, NULL, &pk->sigs[j], self, true)) < 0)
@@ -1274,11 +1286,14 @@ static void loader_done(struct loader *l)
 		free(b->in);
 		free(b->jobs);
 		free(b->prep);
+		free(b->same);
 	}
 	for (size_t i = 0; i < l->n_extra; i++)
 		ksp_pgp_key_free(l->extra[i]);
 	free(l->missing);
 	sqlite3_finalize(l->st_issuer);
+	sqlite3_finalize(l->st_same);
+	sqlite3_finalize(l->st_source);
 	free(l->extra);
 	free(l->signers);
 	free(l->bodies);
@@ -1315,11 +1330,53 @@ static int read_batch(struct loader *l, struct ksp_pgp_reader *rd, struct batch 
 	return 0;
 }
 
+/*
+ * Incremental loading: a key whose block (its packets as read) is stored
+ * already, byte for byte, was stored from the same packets, with the same
+ * verdicts; it is neither checked nor written again (only the name of the
+ * file it was read from), so that loading a keyring into a store that holds
+ * most of it costs in proportion to what changed.  Not when the stored copy
+ * has unchecked certifications (a --no-verify load) and this load checks;
+ * certifications whose issuer was unknown are checked at the end
+ * (recheck_pending()) as for any key.  The stored block is the longest one
+ * seen: a key that lost packets is loaded in full.
+ */
+static int mark_same(struct loader *l, struct batch *b)
+{
+	if (grow((void **)&b->same, &b->cap_same, b->n_in + 1, 1) < 0)
+		return -ENOMEM;
+	memset(b->same, 0, b->n_in);
+	if (l->st_same == NULL)
+		return 0;
+	for (size_t i = 0; i < b->n_in; i++) {
+		const struct ksp_pgp_key *k = b->in[i];
+		char fpr[65];
+		int rc;
+
+		if (k->secret || k->end > l->rlen || k->offset >= k->end || k->end - k->offset > INT_MAX)
+			continue;
+		ksp_pgp_fpr_hex(&k->primary, fpr);
+		sqlite3_bind_text(l->st_same, 1, fpr, -1, SQLITE_STATIC);
+		sqlite3_bind_blob(l->st_same, 2, l->rdata + k->offset, (int)(k->end - k->offset), SQLITE_STATIC);
+		sqlite3_bind_int(l->st_same, 3, l->verify);
+		rc = sqlite3_step(l->st_same);
+		sqlite3_reset(l->st_same);
+		if (rc == SQLITE_ROW)
+			b->same[i] = 1;
+		else if (rc != SQLITE_DONE)
+			return ksp_errno_from_sqlite(l->ctx, l->db, rc, "keys");
+	}
+	return 0;
+}
+
 /* Batch @b (read) checked on the threads from now on. */
 static int batch_start(struct loader *l, struct batch *b)
 {
 	int r;
 
+	r = mark_same(l, b);
+	if (r < 0)
+		return r;
 	if (!l->verify || b->n_in == 0)
 		return 0;
 	r = plan_jobs(l, b);
@@ -1340,7 +1397,8 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 	const uint8_t *rdata;
 	size_t rlen, cursor = 0, mark = 0;
 	uint64_t seen = 0;
-	bool end = false;
+	int64_t changes_start = 0;
+	bool end = false, changes_made = false;
 	int r;
 
 	if (store == NULL || (data == NULL && len > 0))
@@ -1389,13 +1447,24 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 	if (r < 0)
 		goto out;
 	rdata = ksp_pgp_reader_data(rd, &rlen);
+	l.rdata = rdata;
+	l.rlen = rlen;
 	if (ksp_pgp_reader_armored(rd))
 		ksp_input_drop_all(in, &mark); /* decoded: the text is not read again */
-	if (l.verify) {
+	{
 		sqlite3_stmt *st = NULL;
 		if (sqlite3_prepare_v2(l.db, "SELECT 1 FROM keys LIMIT 1", -1, &st, NULL) == SQLITE_OK)
 			l.store_had_keys = sqlite3_step(st) == SQLITE_ROW;
 		sqlite3_finalize(st);
+	}
+	changes_start = sqlite3_total_changes64(l.db);
+	if (l.store_had_keys && !(flags & KSP_WOT_LOAD_FULL) &&
+	    ((r = prep(&l, &l.st_same,
+		       "SELECT 1 FROM keys k WHERE k.fpr = ?1 AND k.keydata = ?2 AND (?3 = 0 OR NOT EXISTS "
+		       "(SELECT 1 FROM uids u JOIN certs c ON c.uid_id = u.id WHERE u.key_id = k.id AND c.verified = 0))")) < 0 ||
+	     (r = prep(&l, &l.st_source, "UPDATE keys SET source = ?2 WHERE fpr = ?1 AND source IS NOT ?2")) < 0))
+		goto out;
+	if (l.verify) {
 		r = prep(&l, &l.st_issuer, "SELECT keydata FROM keys WHERE keyid = ? AND keydata IS NOT NULL");
 		if (r < 0)
 			goto out;
@@ -1436,6 +1505,19 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 			/* the key as read: its packets, secret ones excepted */
 			const uint8_t *raw = NULL;
 			size_t raw_len = 0;
+			if (cur->same[i]) {
+				/* stored already, byte for byte (mark_same()) */
+				char fpr[65];
+				ksp_pgp_fpr_hex(&key->primary, fpr);
+				sqlite3_bind_text(l.st_source, 1, fpr, -1, SQLITE_STATIC);
+				sqlite3_bind_text(l.st_source, 2, source, -1, SQLITE_STATIC);
+				r = step_done(&l, l.st_source, "store key source");
+				if (r < 0)
+					goto out;
+				l.keys++;
+				l.n_same++;
+				continue;
+			}
 			if (!key->secret && key->end <= rlen && key->offset < key->end) {
 				raw = rdata + key->offset;
 				raw_len = key->end - key->offset;
@@ -1492,6 +1574,10 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		     source, (unsigned long long)l.n_checked, cpu, cpu > 0 ? (double)l.n_checked / cpu : 0.0,
 		     (unsigned long long)atomic_load(&l.n_lanes));
 	}
+	changes_made = sqlite3_total_changes64(l.db) != changes_start;
+	if (l.n_same)
+		INFO(l.ctx, "%s: %llu key(s) stored already, byte for byte: not checked again\n", source,
+		     (unsigned long long)l.n_same);
 	r = triggers_catch_up(&l);
 out:
 	verify_join(&l); /* the threads read the keys, which may point into rd */
@@ -1505,7 +1591,8 @@ out:
 		ksp_store_rollback(store);
 		return r;
 	}
-	if (l.certs || l.keys)
+	/* (a reload that changed nothing keeps the graph snapshot) */
+	if (changes_made)
 		ksp_wsnap_want(store);
 	r = ksp_store_commit(store);
 	if (r < 0)

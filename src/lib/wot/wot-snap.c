@@ -12,9 +12,11 @@
  *
  * File layout (host byte order, every section 8-byte aligned):
  *   header (96 bytes), nodes[n], uids[n_uids], out_off[n + 1], edges[m],
- *   in_off[n + 1], in_eid[m], bind_off[n + 1], binds[n_binds],
- *   cert_off[n_binds + 1], certs[n_certs], gout_off[n + 1], outs[n_outs],
- *   strings[strings_len].
+ *   in_off[n + 1], in_eid[m], weak[n_weak] (the edge numbers of the
+ *   certifications made with a weak hash, in order: what the hash rules
+ *   may leave out, counted by a trust query without reading every edge),
+ *   bind_off[n + 1], binds[n_binds], cert_off[n_binds + 1], certs[n_certs],
+ *   gout_off[n + 1], outs[n_outs], strings[strings_len].
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,8 +35,9 @@
 #include "lib/wot/wot-snap.h"
 
 #define SNAP_MAGIC "KSPWOT1\n"
-#define SNAP_VERSION 4u /* 2: key flags (hard revocation); 3: edge flags name the hash (MD5, SHA-1, RIPEMD-160);
-			 * 4: the graph as stored (fingerprints, binds, certifications, outs, strings) */
+#define SNAP_VERSION 5u /* 2: key flags (hard revocation); 3: edge flags name the hash (MD5, SHA-1, RIPEMD-160);
+			 * 4: the weak-hash edge list; 5: the graph as stored (fingerprints, binds,
+			 * certifications, outs, strings) */
 #define SNAP_ENDIAN 0x01020304u
 
 struct snap_header {
@@ -46,7 +49,7 @@ struct snap_header {
 	uint64_t len;
 	uint32_t n_binds, reserved0;
 	uint64_t n_certs, n_outs, strings_len;
-	uint64_t reserved;
+	uint64_t n_weak;
 };
 
 _Static_assert(sizeof(struct snap_header) == 96, "header is 96 bytes");
@@ -63,20 +66,20 @@ static size_t align8(size_t x)
 
 /* Section offsets for the sizes; 0 on overflow. */
 struct layout {
-	size_t nodes, uids, out_off, edges, in_off, in_eid, bind_off, binds, cert_off, certs, gout_off, outs, strings,
-		len;
+	size_t nodes, uids, out_off, edges, in_off, in_eid, weak, bind_off, binds, cert_off, certs, gout_off, outs,
+		strings, len;
 };
 
 struct sizes {
 	uint32_t n, n_uids, n_binds;
-	uint64_t m, n_certs, n_outs, strings_len;
+	uint64_t m, n_weak, n_certs, n_outs, strings_len;
 };
 
 static int layout_of(const struct sizes *z, struct layout *l)
 {
 	uint64_t x = sizeof(struct snap_header), n = z->n, n_uids = z->n_uids, m = z->m;
 
-	if (m > UINT32_MAX || n == UINT32_MAX || z->n_binds == UINT32_MAX || z->n_certs > UINT32_MAX ||
+	if (m > UINT32_MAX || n == UINT32_MAX || z->n_weak > m || z->n_binds == UINT32_MAX || z->n_certs > UINT32_MAX ||
 	    z->n_outs > UINT32_MAX || z->strings_len > UINT32_MAX || z->strings_len < 1)
 		return -E2BIG;
 	l->nodes = (size_t)x;
@@ -91,6 +94,8 @@ static int layout_of(const struct sizes *z, struct layout *l)
 	x = align8((size_t)(x + ((uint64_t)n + 1) * 4));
 	l->in_eid = (size_t)x;
 	x = align8((size_t)(x + m * 4));
+	l->weak = (size_t)x;
+	x = align8((size_t)(x + z->n_weak * 4));
 	l->bind_off = (size_t)x;
 	x = align8((size_t)(x + (n + 1) * 4));
 	l->binds = (size_t)x;
@@ -125,7 +130,8 @@ static int attach(struct ksp_wsnap *s, void *mem, size_t len)
 	    h->endian != SNAP_ENDIAN || h->len != len)
 		return -EBADMSG;
 	if (layout_of(&(struct sizes){ .n = h->n, .n_uids = h->n_uids, .n_binds = h->n_binds, .m = h->m,
-				       .n_certs = h->n_certs, .n_outs = h->n_outs, .strings_len = h->strings_len },
+				       .n_weak = h->n_weak, .n_certs = h->n_certs, .n_outs = h->n_outs,
+				       .strings_len = h->strings_len },
 		      &l) < 0 ||
 	    l.len != len)
 		return -EBADMSG;
@@ -140,6 +146,11 @@ static int attach(struct ksp_wsnap *s, void *mem, size_t len)
 	s->edges = (const void *)(p + l.edges);
 	s->in_off = (const void *)(p + l.in_off);
 	s->in_eid = (const void *)(p + l.in_eid);
+	s->n_weak = h->n_weak;
+	s->weak = (const void *)(p + l.weak);
+	for (uint64_t i = 0; i < s->n_weak; i++)
+		if (s->weak[i] >= s->m || (i > 0 && s->weak[i] <= s->weak[i - 1]))
+			return -EBADMSG;
 	s->n_binds = h->n_binds;
 	s->n_certs = h->n_certs;
 	s->n_outs = h->n_outs;
@@ -509,7 +520,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	struct ksp_wsnap_edge *tmp = NULL;
 	struct fpr_map fm = { 0 };
 	struct ksp_wsnap *s = NULL;
-	size_t n = 0, cap_n = 0, nu = 0, cap_u = 0, nr = 0, cap_r = 0, nc = 0, cap_c = 0, m = 0;
+	size_t n = 0, cap_n = 0, nu = 0, cap_u = 0, nr = 0, cap_r = 0, nc = 0, cap_c = 0, m = 0, n_weak = 0;
 	struct strs strs = { 0 };
 	struct bind_row *brows = NULL;
 	struct gcert_row *gc = NULL, *gsorted = NULL;
@@ -836,8 +847,11 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 				outs[k++] = outs[i];
 		no = k;
 	}
+	for (size_t i = 0; i < m; i++)
+		if (tmp[i].flags & KSP_WSNAP_WEAK)
+			n_weak++;
 	z = (struct sizes){ .n = (uint32_t)n, .n_uids = (uint32_t)nu, .n_binds = (uint32_t)nb, .m = m,
-			    .n_certs = ngc, .n_outs = no, .strings_len = strs.len };
+			    .n_weak = n_weak, .n_certs = ngc, .n_outs = no, .strings_len = strs.len };
 	r = layout_of(&z, &l);
 	if (r < 0)
 		goto out;
@@ -849,7 +863,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		struct snap_header *h = (struct snap_header *)mem;
 		struct ksp_wsnap_edge *edges = (void *)(mem + l.edges);
 		uint32_t *out_off = (void *)(mem + l.out_off), *in_off = (void *)(mem + l.in_off),
-			 *in_eid = (void *)(mem + l.in_eid), *pos;
+			 *in_eid = (void *)(mem + l.in_eid), *weak = (void *)(mem + l.weak), *pos;
 
 		memcpy(h->magic, SNAP_MAGIC, 8);
 		h->version = SNAP_VERSION;
@@ -864,6 +878,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		h->n_certs = z.n_certs;
 		h->n_outs = z.n_outs;
 		h->strings_len = z.strings_len;
+		h->n_weak = n_weak;
 		if (n)
 			memcpy(mem + l.nodes, nodes, n * sizeof(*nodes));
 		{
@@ -911,6 +926,9 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		for (size_t i = 0; i < m; i++)
 			in_eid[pos[edges[i].v]++] = (uint32_t)i;
 		free(pos);
+		for (size_t i = 0, k = 0; i < m; i++)
+			if (edges[i].flags & KSP_WSNAP_WEAK)
+				weak[k++] = (uint32_t)i;
 	}
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)

@@ -139,6 +139,8 @@ struct ksp_wsnap {
 	const uint32_t *gout_off;         /* n + 1: outs[gout_off[u]..gout_off[u+1]) are u's, by v */
 	const struct ksp_wsnap_out *outs;
 	const char *strings;              /* strings_len, strings[0] and the last byte are NUL */
+	const uint32_t *weak;             /* n_weak: the edges with a KSP_WSNAP_WEAK flag, by number */
+	uint64_t n_weak;
 	int64_t gen, nonce;
 	/* a query's scratch (thread-aware, not thread-safe, like the store):
 	 * vertex -> node, valid where scratch_stamp[v] == epoch */

@@ -1,0 +1,1789 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * publish.c: the store published as kernel.org's pgpkeys repository lays
+ * it out (docs/ksp-publish.1), for the keys that have a certification path
+ * from the core.  Why one file (over 1,000 lines): the paths, the files
+ * made from them and the audit share the key table and its indexes, and
+ * the writing into DIR needs all of them made first.
+ *
+ *
+ *   keys/<KEYID>.asc     a `gpg --list-keys`-like header, then the key
+ *                        exported clean: its self-signatures, and of the
+ *                        certifications only those verified in the store
+ *                        and made by a key of the published set;
+ *   graphs/<KEYID>.txt   wotmate's text format: one block per path,
+ *                        "from  <KEYID>  <uid>", then numbered hops;
+ *   graphs/<KEYID>.svg   the same paths drawn by graphviz (graph/);
+ *   .keyring/openpgp/<domain>/<local>/default   b4's and patatt's lookup
+ *                        (url-quoted as patatt quotes, lower case), a
+ *                        symlink to the key file, and
+ *   .keyring/by-hash/<h[0:2]>/<h[2:]>  with h the SHA-256 of
+ *                        "openpgp/<domain>/<local>/default" (patatt's
+ *                        fallback), the same symlink.
+ *
+ * Paths: a maximum set of vertex-disjoint paths of at most L hops, from
+ * the trust engine (trust/).  The engine lets each core key start at most
+ * one path; wotmate's paths all start at one key (Linus Torvalds'), so with
+ * a single core key r the paths are asked from the keys r certifies (each
+ * then starts one path, of at most L - 1 hops), r put in front, and a path
+ * that meets another key r certifies is cut short there (still disjoint:
+ * its keys are a subset).  A key r certifies directly has that one-hop
+ * path as well.  With several core keys the engine's paths are used as
+ * they are.  Which certifications count (hash algorithms, expiry) is the
+ * policy's; the weak-hash audit asks the same with a second policy.
+ *
+ * Output is deterministic (sorted keys and paths, no dates but the keys'
+ * own).  Everything is made in memory first; then the files that differ
+ * from what is in DIR are written into a temporary folder inside DIR and
+ * renamed into place, the ones gone are removed: an error before that
+ * leaves DIR as it was, and an unchanged file is not rewritten.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gcrypt.h>
+#include <sqlite3.h>
+
+#include "lib/libksp-private.h"
+#include "lib/graph/graph-private.h"
+#include "lib/openpgp/pgp.h"
+#include "lib/party/mime.h"
+#include "lib/trust/trust-private.h"
+#include "lib/trust/whatif.h"
+#include "lib/wot/wot-snap.h"
+#include "shared/strbuf.h"
+#include "shared/util.h"
+
+struct hop {
+	uint32_t signer, signee; /* key indexes */
+	uint8_t hash;            /* hash algorithm of the certification, 0 unknown */
+};
+
+struct ppath {
+	uint32_t *v; /* key indexes, the source first, the target last */
+	size_t n;
+	uint8_t *hash; /* n - 1 hash algorithms, hop by hop */
+};
+
+struct pkey {
+	int64_t id;
+	char fpr[65];
+	char kid[17];
+	char *uid; /* primary user ID, escaped for text */
+	bool core, published, neighbour, neighbour_strict;
+	uint8_t direct_hash; /* the core key's certification of it */
+	struct ppath *paths;
+	size_t n_paths;
+	int strict_paths; /* under the audit policy, -1 not asked */
+};
+
+struct outfile {
+	char *path;   /* relative to DIR */
+	uint8_t *data;
+	size_t len;
+	bool link;    /* data is the symlink's target */
+};
+
+struct change {
+	int kind;
+	char *path;
+	int old_paths, new_paths;
+};
+
+struct weak {
+	char fpr[65];
+	unsigned certs[3]; /* MD5, SHA-1, RIPEMD-160 certifications on the paths */
+	unsigned paths;    /* paths they are on */
+};
+
+struct ksp_publish {
+	struct ksp_store *store;
+	struct ksp_ctx *ctx;
+	const struct ksp_trust_policy *policy;
+	struct ksp_trust_policy *strict; /* the audit's: weak hashes dropped */
+	int max_paths;
+	bool keep, svg;
+	int64_t at;
+	struct pkey *keys;
+	size_t n_keys;
+	struct outfile *files;
+	size_t n_files, cap_files;
+	struct change *changes;
+	size_t n_changes, cap_changes;
+	char **pathless;
+	size_t n_pathless;
+	struct weak *weak;
+	size_t n_weak;
+	char **orphans;
+	size_t n_orphans;
+	size_t n_published;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t nc;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 16;
+	while (nc < need)
+		nc *= 2;
+	n = realloc(*p, nc * size);
+	if (n == NULL)
+		return -ENOMEM;
+	*p = n;
+	*cap = nc;
+	return 0;
+}
+
+static void paths_free(struct pkey *k)
+{
+	for (size_t i = 0; i < k->n_paths; i++) {
+		free(k->paths[i].v);
+		free(k->paths[i].hash);
+	}
+	free(k->paths);
+	k->paths = NULL;
+	k->n_paths = 0;
+}
+
+static void results_free(struct ksp_publish *p)
+{
+	for (size_t i = 0; i < p->n_keys; i++) {
+		paths_free(&p->keys[i]);
+		free(p->keys[i].uid);
+	}
+	free(p->keys);
+	p->keys = NULL;
+	p->n_keys = 0;
+	for (size_t i = 0; i < p->n_files; i++) {
+		free(p->files[i].path);
+		free(p->files[i].data);
+	}
+	free(p->files);
+	p->files = NULL;
+	p->n_files = p->cap_files = 0;
+	for (size_t i = 0; i < p->n_changes; i++)
+		free(p->changes[i].path);
+	free(p->changes);
+	p->changes = NULL;
+	p->n_changes = p->cap_changes = 0;
+	for (size_t i = 0; i < p->n_pathless; i++)
+		free(p->pathless[i]);
+	free(p->pathless);
+	p->pathless = NULL;
+	p->n_pathless = 0;
+	free(p->weak);
+	p->weak = NULL;
+	p->n_weak = 0;
+	for (size_t i = 0; i < p->n_orphans; i++)
+		free(p->orphans[i]);
+	free(p->orphans);
+	p->orphans = NULL;
+	p->n_orphans = 0;
+	p->n_published = 0;
+}
+
+KSP_EXPORT int ksp_publish_new(struct ksp_store *store, const struct ksp_trust_policy *policy,
+			       struct ksp_publish **ret)
+{
+	struct ksp_publish *p;
+
+	if (store == NULL || policy == NULL || ret == NULL)
+		return -EINVAL;
+	if (ksp_trust_policy_get_core_count(policy) == 0) {
+		ksp_set_error(ksp_store_get_ctx(store), "no core key; give the key the paths start from (--core-fpr)");
+		return -EINVAL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	p->store = ksp_store_ref(store);
+	p->ctx = ksp_store_get_ctx(store);
+	p->policy = policy;
+	p->max_paths = 4;
+	p->svg = true;
+	p->at = time(NULL);
+	*ret = p;
+	return 0;
+}
+
+KSP_EXPORT struct ksp_publish *ksp_publish_free(struct ksp_publish *p)
+{
+	if (p) {
+		results_free(p);
+		ksp_trust_policy_free(p->strict);
+		ksp_store_unref(p->store);
+		free(p);
+	}
+	return NULL;
+}
+
+KSP_EXPORT int ksp_publish_set_max_paths(struct ksp_publish *p, int n)
+{
+	if (p == NULL || n < 1 || n > 64)
+		return -EINVAL;
+	p->max_paths = n;
+	return 0;
+}
+
+KSP_EXPORT void ksp_publish_set_keep(struct ksp_publish *p, bool keep)
+{
+	if (p)
+		p->keep = keep;
+}
+
+KSP_EXPORT void ksp_publish_set_svg(struct ksp_publish *p, bool svg)
+{
+	if (p)
+		p->svg = svg;
+}
+
+KSP_EXPORT void ksp_publish_set_at(struct ksp_publish *p, int64_t at)
+{
+	if (p)
+		p->at = at;
+}
+
+KSP_EXPORT int ksp_publish_set_audit(struct ksp_publish *p, bool on)
+{
+	struct ksp_trust_policy *s = NULL;
+
+	if (p == NULL)
+		return -EINVAL;
+	ksp_trust_policy_free(p->strict);
+	p->strict = NULL;
+	if (!on)
+		return 0;
+	s = ksp_trust_policy_copy(p->policy);
+	if (s == NULL)
+		return -ENOMEM;
+	/* the same policy, weak hashes dropped */
+	(void)ksp_trust_policy_set_sha1_rule(s, KSP_SHA1_NO);
+	ksp_trust_policy_set_md5(s, false);
+	p->strict = s;
+	return 0;
+}
+
+/* ---- the keys and their paths ------------------------------------------------ */
+
+static int key_index(const struct ksp_publish *p, const char *fpr)
+{
+	size_t lo = 0, hi = p->n_keys;
+
+	while (lo < hi) { /* keys are sorted by fingerprint */
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(p->keys[mid].fpr, fpr);
+		if (c == 0)
+			return (int)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static char *escape_text(const void *s, size_t len)
+{
+	char *e = NULL;
+
+	if (ksp_escape(s, len, KSP_ESCAPE_TERMINAL, &e) < 0)
+		return NULL;
+	return e;
+}
+
+static int read_keys(struct ksp_publish *p)
+{
+	sqlite3 *db = ksp_store_db(p->store);
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(db,
+				"SELECT k.id, k.fpr, k.keyid, (SELECT u.uid FROM uids u WHERE u.key_id = k.id AND u.is_attr = 0 "
+				"ORDER BY u.primary_uid DESC, u.revoked != 0, u.idx LIMIT 1) FROM keys k "
+				"WHERE k.keydata IS NOT NULL ORDER BY k.fpr",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(p->ctx, db, rc, "keys");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct pkey *k;
+		const char *f = (const char *)sqlite3_column_text(st, 1), *kid = (const char *)sqlite3_column_text(st, 2);
+
+		if (grow((void **)&p->keys, &cap, p->n_keys + 1, sizeof(*p->keys)) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		k = &p->keys[p->n_keys];
+		memset(k, 0, sizeof(*k));
+		k->id = sqlite3_column_int64(st, 0);
+		snprintf(k->fpr, sizeof(k->fpr), "%s", f ? f : "");
+		snprintf(k->kid, sizeof(k->kid), "%s", kid ? kid : "");
+		for (char *c = k->kid; *c; c++)
+			*c = (char)toupper((unsigned char)*c);
+		k->strict_paths = -1;
+		k->uid = escape_text(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3));
+		p->n_keys++;
+		if (k->uid == NULL) {
+			r = -ENOMEM;
+			break;
+		}
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = ksp_errno_from_sqlite(p->ctx, db, rc, "keys");
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The hash algorithm of the certification a hop of the engine used. */
+static uint8_t hop_hash(struct ksp_publish *p, const char *signer, const char *signee, int64_t created, const char *uid,
+			size_t ulen)
+{
+	sqlite3 *db = ksp_store_db(p->store);
+	sqlite3_stmt *st = NULL;
+	uint8_t h = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT c.hash_algo FROM certs c JOIN uids u ON u.id = c.uid_id JOIN keys k ON k.id = u.key_id "
+			       "WHERE c.issuer_fpr = ?1 AND k.fpr = ?2 AND c.created = ?3 AND u.uid = ?4 AND c.verified = 1 "
+			       "ORDER BY c.hash_algo DESC LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, signer, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, signee, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, created);
+	sqlite3_bind_blob(st, 4, uid ? uid : "", (int)ulen, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		h = (uint8_t)sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return h;
+}
+
+static int add_path(struct pkey *k, const uint32_t *v, const uint8_t *hash, size_t n)
+{
+	struct ppath *np = realloc(k->paths, (k->n_paths + 1) * sizeof(*np));
+
+	if (np == NULL)
+		return -ENOMEM;
+	k->paths = np;
+	np = &k->paths[k->n_paths];
+	np->v = malloc(n * sizeof(*np->v));
+	np->hash = malloc(n);
+	if (np->v == NULL || np->hash == NULL) {
+		free(np->v);
+		free(np->hash);
+		return -ENOMEM;
+	}
+	memcpy(np->v, v, n * sizeof(*v));
+	memcpy(np->hash, hash, n - 1);
+	np->n = n;
+	k->n_paths++;
+	return 0;
+}
+
+/* Which keys the single core key certifies (a one-hop path by the engine). */
+static int find_neighbours(struct ksp_publish *p, const struct ksp_trust_policy *pol, uint32_t root, bool strict)
+{
+	struct ksp_trust_policy *one = NULL;
+	int r;
+
+	one = ksp_trust_policy_copy(pol);
+	if (one == NULL)
+		return -ENOMEM;
+	r = 0;
+	(void)ksp_trust_policy_set_max_depth(one, 1);
+	(void)ksp_trust_policy_set_min_paths(one, 1);
+	for (size_t i = 0; i < p->n_keys && r >= 0; i++) {
+		struct ksp_trust_result *res = NULL;
+
+		if (i == root)
+			continue;
+		r = ksp_trust_check(p->store, one, p->keys[i].fpr, p->at, &res);
+		if (r < 0)
+			break;
+		if (ksp_trust_result_is_trusted(res) && ksp_trust_result_get_path_count(res) > 0) {
+			const char *a, *b, *uid;
+			int64_t created = 0;
+			size_t ulen = 0;
+
+			if (strict) {
+				p->keys[i].neighbour_strict = true;
+			} else {
+				p->keys[i].neighbour = true;
+				if (ksp_trust_result_get_hop(res, 0, 0, &a, &b, &created, &uid, &ulen) >= 0)
+					p->keys[i].direct_hash = hop_hash(p, a, b, created, uid, ulen);
+			}
+		}
+		ksp_trust_result_free(res);
+	}
+	ksp_trust_policy_free(one);
+	return r;
+}
+
+static bool is_neighbour(const struct pkey *k, bool strict)
+{
+	return strict ? k->neighbour_strict : k->neighbour;
+}
+
+static int cmp_path(const struct ksp_publish *p, const struct ppath *a, const struct ppath *b)
+{
+	if (a->n != b->n)
+		return a->n < b->n ? -1 : 1;
+	for (size_t i = 0; i < a->n; i++) {
+		int c = strcmp(p->keys[a->v[i]].kid, p->keys[b->v[i]].kid);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static void sort_paths(const struct ksp_publish *p, struct pkey *k)
+{
+	/* a few paths: insertion sort */
+	for (size_t i = 1; i < k->n_paths; i++)
+		for (size_t j = i; j > 0 && cmp_path(p, &k->paths[j - 1], &k->paths[j]) > 0; j--) {
+			struct ppath t = k->paths[j];
+			k->paths[j] = k->paths[j - 1];
+			k->paths[j - 1] = t;
+		}
+}
+
+/* Path @i of @res as key indexes into v (and hop hashes into h), the core
+ * key @root (-1: none, the engine's path as it is) put in front and the
+ * path cut short at the last key @root certifies.  Returns the number of
+ * keys, 0 when the path is unusable. */
+static size_t take_path(struct ksp_publish *p, const struct ksp_trust_result *res, size_t i, int root, bool strict,
+			size_t L, uint32_t *v, uint8_t *h)
+{
+	size_t len = ksp_trust_result_get_path_length(res, i), n = 0, from = 0;
+
+	if (len == 0 || len > L)
+		return 0;
+	if (root >= 0) {
+		v[n] = (uint32_t)root;
+		h[n] = 0;
+		n++;
+	}
+	for (size_t j = 0; j < len; j++) {
+		const char *a = NULL, *b = NULL, *uid = NULL;
+		int64_t created = 0;
+		size_t ulen = 0;
+		int ia, ib;
+
+		if (ksp_trust_result_get_hop(res, i, j, &a, &b, &created, &uid, &ulen) < 0)
+			return 0;
+		ia = key_index(p, a);
+		ib = key_index(p, b);
+		if (ia < 0 || ib < 0)
+			return 0;
+		if (j == 0)
+			v[n++] = (uint32_t)ia;
+		h[n - 1] = strict ? 0 : hop_hash(p, a, b, created, uid, ulen);
+		v[n++] = (uint32_t)ib;
+	}
+	if (root >= 0) {
+		/* cut short at the last key the core key certifies */
+		for (size_t j = 1; j + 1 < n; j++)
+			if (is_neighbour(&p->keys[v[j]], strict))
+				from = j;
+		if (from > 1) {
+			memmove(v + 1, v + from, (n - from) * sizeof(*v));
+			memmove(h + 1, h + from, n - from - 1);
+			n -= from - 1;
+		}
+		h[0] = p->keys[v[1]].direct_hash;
+	}
+	return n;
+}
+
+/* A policy asking for @K paths to key @t: from the keys @root certifies
+ * (but @t and the lost ones), of at most @hops - 1 hops, or from the
+ * policy's core (root -1) of at most @hops.  NULL with *r = 0: no source. */
+static struct ksp_trust_policy *ask_policy(struct ksp_publish *p, const struct ksp_trust_policy *pol, uint32_t t,
+					   int root, bool strict, int hops, int K, const uint8_t *lost,
+					   const struct ksp_wsnap *g, int *r)
+{
+	struct ksp_trust_policy *q = ksp_trust_policy_copy(pol);
+	bool any = root < 0;
+
+	*r = 0;
+	if (q == NULL) {
+		*r = -ENOMEM;
+		return NULL;
+	}
+	if (root >= 0) {
+		ksp_trust_policy_clear_core(q);
+		for (size_t i = 0; i < p->n_keys; i++) {
+			if (i == t || !is_neighbour(&p->keys[i], strict))
+				continue;
+			if (lost && g) {
+				uint32_t x = ksp_wsnap_vertex(g, p->keys[i].id);
+				if (x != UINT32_MAX && lost[x])
+					continue;
+			}
+			*r = ksp_trust_policy_add_core(q, p->keys[i].fpr);
+			if (*r < 0)
+				break;
+			any = true;
+		}
+		hops--;
+	}
+	if (*r < 0 || !any || hops < 1) {
+		ksp_trust_policy_free(q);
+		return NULL;
+	}
+	(void)ksp_trust_policy_set_max_depth(q, hops);
+	(void)ksp_trust_policy_set_min_paths(q, K);
+	return q;
+}
+
+/* Each path in turn made as short as it can be while the others stay:
+ * the keys inside the others are lost (trust/whatif.h) and one path of
+ * fewer hops is asked for.  The max-flow's paths keep their number but
+ * may be longer than needed; this shortens them (a local optimum). */
+static int shorten(struct ksp_publish *p, const struct ksp_trust_policy *pol, uint32_t t, int root)
+{
+	struct pkey *k = &p->keys[t];
+	struct ksp_wsnap *g = NULL;
+	struct ksp_trust_whatif wi;
+	uint8_t *lost = NULL;
+	int L = ksp_trust_policy_get_max_depth(pol), r;
+	uint32_t *v = NULL;
+	uint8_t *h = NULL;
+
+	if (k->n_paths == 0)
+		return 0;
+	r = ksp_wsnap_get(p->store, &g);
+	if (r < 0)
+		return r;
+	lost = calloc(g->n ? g->n : 1, 1);
+	v = malloc(((size_t)L + 2) * sizeof(*v));
+	h = malloc((size_t)L + 2);
+	if (lost == NULL || v == NULL || h == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	wi = (struct ksp_trust_whatif){ .lost = lost };
+	for (int pass = 0; pass < 2; pass++) {
+		bool better = false;
+
+		for (size_t i = k->n_paths; i-- > 0;) {
+			struct ppath *pp = &k->paths[i];
+
+			if (pp->n <= 3)
+				continue;
+			memset(lost, 0, g->n ? g->n : 1);
+			for (size_t j = 0; j < k->n_paths; j++)
+				for (size_t x = 1; j != i && x + 1 < k->paths[j].n; x++) {
+					uint32_t vx = ksp_wsnap_vertex(g, p->keys[k->paths[j].v[x]].id);
+					if (vx != UINT32_MAX)
+						lost[vx] = 1;
+				}
+			for (int hops = root >= 0 ? 2 : 1; hops < (int)pp->n - 1; hops++) {
+				struct ksp_trust_policy *q = ask_policy(p, pol, t, root, false, hops, 1, lost, g, &r);
+				struct ksp_trust_result *res = NULL;
+				size_t n = 0;
+
+				if (r < 0)
+					goto out;
+				if (q == NULL)
+					continue;
+				ksp_trust_policy_set_whatif(q, &wi);
+				r = ksp_trust_check(p->store, q, k->fpr, p->at, &res);
+				ksp_trust_policy_free(q);
+				if (r < 0)
+					goto out;
+				if (ksp_trust_result_get_path_count(res) > 0)
+					n = take_path(p, res, 0, root, false, (size_t)L, v, h);
+				ksp_trust_result_free(res);
+				if (n > 0 && n < pp->n) {
+					memcpy(pp->v, v, n * sizeof(*v));
+					memcpy(pp->hash, h, n - 1);
+					pp->n = n;
+					better = true;
+					break;
+				}
+			}
+		}
+		sort_paths(p, k);
+		if (!better)
+			break;
+	}
+	r = 0;
+out:
+	free(lost);
+	free(v);
+	free(h);
+	return r;
+}
+
+/* The paths to key @t under @pol (strict: the audit's count only). */
+static int key_paths(struct ksp_publish *p, const struct ksp_trust_policy *pol, uint32_t t, bool strict, int *count)
+{
+	struct pkey *k = &p->keys[t];
+	size_t n_core = ksp_trust_policy_get_core_count(pol);
+	int L = ksp_trust_policy_get_max_depth(pol), K = p->max_paths, found = 0;
+	struct ksp_trust_policy *q = NULL;
+	struct ksp_trust_result *res = NULL;
+	int root = -1, r = 0;
+	uint32_t *v = NULL;
+	uint8_t *h = NULL;
+
+	*count = 0;
+	if (k->core)
+		return 0;
+	if (n_core == 1) {
+		root = key_index(p, ksp_trust_policy_core_at(pol, 0));
+		if (root < 0)
+			return 0; /* the core key is not in the store: no path */
+		if (is_neighbour(k, strict)) {
+			uint32_t d[2] = { (uint32_t)root, t };
+			uint8_t dh = k->direct_hash;
+
+			found++;
+			if (!strict && (r = add_path(k, d, &dh, 2)) < 0)
+				return r;
+			K--;
+		}
+		if (L < 2 || K < 1)
+			goto done;
+	}
+	q = ask_policy(p, pol, t, root, strict, L, K, NULL, NULL, &r);
+	if (r < 0)
+		return r;
+	if (q == NULL)
+		goto done;
+	r = ksp_trust_check(p->store, q, k->fpr, p->at, &res);
+	if (r < 0)
+		goto out;
+	v = malloc(((size_t)L + 2) * sizeof(*v));
+	h = malloc((size_t)L + 2);
+	if (v == NULL || h == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ksp_trust_result_get_path_count(res); i++) {
+		size_t n = take_path(p, res, i, root, strict, (size_t)L, v, h);
+
+		if (n == 0)
+			continue;
+		found++;
+		if (!strict && (r = add_path(k, v, h, n)) < 0)
+			goto out;
+	}
+done:
+	r = 0;
+	*count = found;
+	if (!strict) {
+		sort_paths(p, k);
+		if (root >= 0)
+			r = shorten(p, pol, t, root);
+	}
+out:
+	free(v);
+	free(h);
+	ksp_trust_result_free(res);
+	ksp_trust_policy_free(q);
+	return r;
+}
+
+/* ---- files --------------------------------------------------------------------- */
+
+static int add_file(struct ksp_publish *p, char *path, uint8_t *data, size_t len, bool link)
+{
+	if (path == NULL || (data == NULL && len > 0) ||
+	    grow((void **)&p->files, &p->cap_files, p->n_files + 1, sizeof(*p->files)) < 0) {
+		free(path);
+		free(data);
+		return -ENOMEM;
+	}
+	p->files[p->n_files++] = (struct outfile){ .path = path, .data = data, .len = len, .link = link };
+	return 0;
+}
+
+static int add_sb(struct ksp_publish *p, char *path, struct strbuf *sb)
+{
+	if (!strbuf_ok(sb)) {
+		strbuf_release(sb);
+		free(path);
+		return -ENOMEM;
+	}
+	size_t len = sb->len;
+	return add_file(p, path, (uint8_t *)strbuf_steal(sb), len, false);
+}
+
+static char *mkpath(const char *pre, const char *a, const char *post)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "%s%s%s", pre, a, post) < 0)
+		return NULL;
+	return s;
+}
+
+static int graph_txt(struct ksp_publish *p, const struct pkey *k)
+{
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	for (size_t i = 0; i < k->n_paths; i++) {
+		const struct ppath *pp = &k->paths[i];
+
+		strbuf_addf(&sb, "from  %s  %s\n", p->keys[pp->v[0]].kid, p->keys[pp->v[0]].uid);
+		for (size_t j = 1; j < pp->n; j++)
+			strbuf_addf(&sb, "%4zu  %s  %s\n", j, p->keys[pp->v[j]].kid, p->keys[pp->v[j]].uid);
+		strbuf_addch(&sb, '\n');
+	}
+	return add_sb(p, mkpath("graphs/", k->kid, ".txt"), &sb);
+}
+
+static int graph_svg(struct ksp_publish *p, const struct pkey *k)
+{
+	const char **fprs = NULL;
+	size_t *lens = NULL, n = 0;
+	struct ksp_graph *g = NULL;
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int fd = -1, r;
+	char title[128];
+
+	for (size_t i = 0; i < k->n_paths; i++)
+		n += k->paths[i].n;
+	fprs = malloc((n ? n : 1) * sizeof(*fprs));
+	lens = malloc((k->n_paths ? k->n_paths : 1) * sizeof(*lens));
+	if (fprs == NULL || lens == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	n = 0;
+	for (size_t i = 0; i < k->n_paths; i++) {
+		lens[i] = k->paths[i].n;
+		for (size_t j = 0; j < k->paths[i].n; j++)
+			fprs[n++] = p->keys[k->paths[i].v[j]].fpr;
+	}
+	snprintf(title, sizeof(title), "%zu vertex-disjoint path%s to %s", k->n_paths, k->n_paths == 1 ? "" : "s",
+		 k->kid);
+	r = ksp_graph_new_pathset(p->store, fprs, lens, k->n_paths, title, &g);
+	if (r < 0)
+		goto out;
+	fd = memfd_create("ksp-publish-svg", MFD_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = ksp_graph_render(g, "svg", "dot", fd);
+	if (r < 0)
+		goto out;
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = read_fd_all(fd, 64u << 20, &data, &len);
+	if (r < 0)
+		goto out;
+	r = add_file(p, mkpath("graphs/", k->kid, ".svg"), data, len, false);
+out:
+	if (fd >= 0)
+		close(fd);
+	ksp_graph_free(g);
+	free(fprs);
+	free(lens);
+	return r;
+}
+
+/* hashed subpacket 27 (key flags), first octet; -1 none */
+static int key_flags(const struct ksp_pgp_sig *s)
+{
+	const uint8_t *a = s->body + s->hashed_off;
+	size_t n = s->hashed_len, i = 0;
+
+	if (s->hashed_off + s->hashed_len > s->body_len)
+		return -1;
+	while (i < n) {
+		size_t l;
+
+		if (a[i] < 192) {
+			l = a[i];
+			i += 1;
+		} else if (a[i] < 255) {
+			if (i + 1 >= n)
+				return -1;
+			l = ((size_t)(a[i] - 192) << 8) + a[i + 1] + 192;
+			i += 2;
+		} else {
+			if (i + 4 >= n)
+				return -1;
+			l = (size_t)a[i + 1] << 24 | (size_t)a[i + 2] << 16 | (size_t)a[i + 3] << 8 | a[i + 4];
+			i += 5;
+		}
+		if (l == 0 || i + l > n)
+			return -1;
+		if ((a[i] & 0x7f) == 27 && l >= 2)
+			return a[i + 1];
+		i += l;
+	}
+	return -1;
+}
+
+static bool sig_by(const struct ksp_pgp_pubkey *pk, const struct ksp_pgp_sig *s)
+{
+	if (s->issuer_fpr_len && s->issuer_fpr_len == pk->fpr_len)
+		return memcmp(s->issuer_fpr, pk->fpr, pk->fpr_len) == 0;
+	return s->has_issuer && memcmp(s->issuer, pk->keyid, 8) == 0;
+}
+
+static void algo_name(const struct ksp_pgp_pubkey *pk, char *out, size_t size)
+{
+	switch (pk->algo) {
+	case 1: case 2: case 3: snprintf(out, size, "rsa%u", pk->bits); break;
+	case 17: snprintf(out, size, "dsa%u", pk->bits); break;
+	case 16: case 20: snprintf(out, size, "elg%u", pk->bits); break;
+	case 25: snprintf(out, size, "cv25519"); break;
+	case 26: snprintf(out, size, "cv448"); break;
+	case 27: snprintf(out, size, "ed25519"); break;
+	case 28: snprintf(out, size, "ed448"); break;
+	default:
+		if (pk->curve)
+			snprintf(out, size, "%s", pk->curve);
+		else
+			snprintf(out, size, "algo%u", pk->algo);
+	}
+}
+
+static void day(int64_t t, char out[16])
+{
+	struct tm tm;
+	time_t tt = (time_t)t;
+
+	if (gmtime_r(&tt, &tm) == NULL || strftime(out, 16, "%Y-%m-%d", &tm) == 0)
+		snprintf(out, 16, "?");
+}
+
+/* "pub   rsa4096 2011-12-01 [SC] [expires: 2026-01-01]" and the fingerprint */
+static void key_line(struct strbuf *sb, const char *what, const struct ksp_pgp_pubkey *pk, int flags,
+		     uint32_t expires, int64_t at)
+{
+	char a[32], d[16], fpr[65];
+
+	algo_name(pk, a, sizeof(a));
+	day(pk->created, d);
+	strbuf_addf(sb, "%-5s %s %s", what, a, d);
+	if (flags > 0) {
+		strbuf_addstr(sb, " [");
+		if (flags & 0x02)
+			strbuf_addch(sb, 'S');
+		if (flags & 0x01)
+			strbuf_addch(sb, 'C');
+		if (flags & 0x0c)
+			strbuf_addch(sb, 'E');
+		if (flags & 0x20)
+			strbuf_addch(sb, 'A');
+		strbuf_addch(sb, ']');
+	}
+	if (expires) {
+		int64_t e = (int64_t)pk->created + expires;
+		day(e, d);
+		strbuf_addf(sb, " [%s: %s]", e > at ? "expires" : "expired", d);
+	}
+	ksp_pgp_fpr_hex(pk, fpr);
+	strbuf_addf(sb, "\n      %s\n", fpr);
+}
+
+/* The newest self-signature among @sigs made by @pk: flags and expiry. */
+static void newest_self(const struct ksp_pgp_pubkey *pk, const struct ksp_pgp_sig *sigs, size_t n, uint32_t *created,
+			int *flags, uint32_t *expires)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct ksp_pgp_sig *s = &sigs[i];
+
+		if (!sig_by(pk, s) || s->type == 0x30 || s->type == 0x20 || s->type == 0x28 || s->created < *created)
+			continue;
+		*created = s->created;
+		*flags = key_flags(s);
+		*expires = s->has_key_expires ? s->key_expires : 0;
+	}
+}
+
+struct uidrow {
+	int64_t id;
+	bool ok;
+};
+
+static int uid_row(struct ksp_publish *p, sqlite3_stmt *st, const struct pkey *k, const struct ksp_pgp_uid *u,
+		   struct uidrow *ur)
+{
+	int rc;
+
+	ur->id = 0;
+	ur->ok = false;
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, k->id);
+	sqlite3_bind_blob(st, 2, u->data, (int)u->len, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, u->attribute);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		ur->id = sqlite3_column_int64(st, 0);
+		ur->ok = sqlite3_column_int64(st, 1) > 0 && sqlite3_column_int64(st, 2) == 0;
+	} else if (rc != SQLITE_DONE) {
+		return ksp_errno_from_sqlite(p->ctx, ksp_store_db(p->store), rc, "user IDs");
+	}
+	return 0;
+}
+
+/* Is this certification verified and made by a published key? */
+static bool cert_kept(struct ksp_publish *p, sqlite3_stmt *st, int64_t uid_id, const struct ksp_pgp_sig *s)
+{
+	uint8_t md[20];
+	char dig[41];
+	bool keep = false;
+
+	gcry_md_hash_buffer(GCRY_MD_SHA1, md, s->body, s->body_len);
+	hex_encode(md, 20, dig);
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, uid_id);
+	sqlite3_bind_text(st, 2, dig, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *f = (const char *)sqlite3_column_text(st, 0);
+		int i = f ? key_index(p, f) : -1;
+		keep = i >= 0 && p->keys[i].published;
+	}
+	return keep;
+}
+
+static int key_file(struct ksp_publish *p, const struct pkey *k, sqlite3_stmt *st_data, sqlite3_stmt *st_uid,
+		    sqlite3_stmt *st_cert)
+{
+	struct ksp_pgp_reader *rd = NULL;
+	struct ksp_pgp_key *key = NULL;
+	struct strbuf bin, out;
+	const uint8_t *d;
+	size_t dlen;
+	uint32_t created = 0, expires = 0;
+	int flags = -1, r;
+
+	strbuf_init(&bin);
+	strbuf_init(&out);
+	sqlite3_reset(st_data);
+	sqlite3_bind_int64(st_data, 1, k->id);
+	if (sqlite3_step(st_data) != SQLITE_ROW)
+		return -EIO;
+	r = ksp_pgp_reader_new(p->ctx, sqlite3_column_blob(st_data, 0), (size_t)sqlite3_column_bytes(st_data, 0), k->fpr,
+			       &rd);
+	if (r < 0)
+		return r;
+	r = ksp_pgp_reader_next(rd, &key);
+	if (r <= 0) {
+		ksp_set_error(p->ctx, "key %s: its stored copy cannot be read; load it again", k->fpr);
+		r = r < 0 ? r : -EBADMSG;
+		goto out;
+	}
+	d = ksp_pgp_reader_data(rd, &dlen);
+#define RAW(x) strbuf_add(&bin, d + (x)->offset, (x)->raw_len)
+	/* the header, gpg --list-keys-like */
+	newest_self(&key->primary, key->primary.sigs, key->primary.n_sigs, &created, &flags, &expires);
+	for (size_t i = 0; i < key->n_uids; i++)
+		newest_self(&key->primary, key->uids[i].sigs, key->uids[i].n_sigs, &created, &flags, &expires);
+	key_line(&out, "pub", &key->primary, flags, expires, p->at);
+	/* the clean key */
+	RAW(&key->primary);
+	for (size_t i = 0; i < key->primary.n_sigs; i++)
+		if (sig_by(&key->primary, &key->primary.sigs[i]))
+			RAW(&key->primary.sigs[i]);
+	for (size_t i = 0; i < key->n_uids; i++) {
+		const struct ksp_pgp_uid *u = &key->uids[i];
+		struct uidrow ur;
+
+		r = uid_row(p, st_uid, k, u, &ur);
+		if (r < 0)
+			goto out;
+		if (!ur.ok)
+			continue;
+		if (!u->attribute) {
+			char *e = escape_text(u->data, u->len);
+			if (e == NULL) {
+				r = -ENOMEM;
+				goto out;
+			}
+			strbuf_addf(&out, "uid                      %s\n", e);
+			free(e);
+		}
+		RAW(u);
+		for (size_t j = 0; j < u->n_sigs; j++) {
+			const struct ksp_pgp_sig *s = &u->sigs[j];
+
+			if (sig_by(&key->primary, s) || cert_kept(p, st_cert, ur.id, s))
+				RAW(s);
+		}
+	}
+	for (size_t i = 0; i < key->n_subkeys; i++) {
+		const struct ksp_pgp_pubkey *sk = &key->subkeys[i];
+		uint32_t sc = 0, se = 0;
+		int sf = -1;
+		bool revoked = false;
+
+		newest_self(&key->primary, sk->sigs, sk->n_sigs, &sc, &sf, &se);
+		for (size_t j = 0; j < sk->n_sigs; j++)
+			if (sk->sigs[j].type == 0x28 && sig_by(&key->primary, &sk->sigs[j]))
+				revoked = true;
+		if (!revoked && sc)
+			key_line(&out, "sub", sk, sf, se, p->at);
+		RAW(sk);
+		for (size_t j = 0; j < sk->n_sigs; j++)
+			if (sig_by(&key->primary, &sk->sigs[j]))
+				RAW(&sk->sigs[j]);
+	}
+#undef RAW
+	strbuf_addch(&out, '\n');
+	if (!strbuf_ok(&bin)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	ksp_armor_encode(&out, "PUBLIC KEY BLOCK", (const uint8_t *)bin.buf, bin.len);
+	r = add_sb(p, mkpath("keys/", k->kid, ".asc"), &out);
+out:
+	strbuf_release(&bin);
+	strbuf_release(&out);
+	ksp_pgp_key_free(key);
+	ksp_pgp_reader_free(rd);
+	return r;
+}
+
+/* patatt's urllib.parse.quote_plus() */
+static void quote_plus(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)tolower((unsigned char)*s);
+
+		if (isalnum(c) || c == '_' || c == '.' || c == '-' || c == '~')
+			strbuf_addch(sb, (char)c);
+		else if (c == ' ')
+			strbuf_addch(sb, '+');
+		else
+			strbuf_addf(sb, "%%%02X", c);
+	}
+}
+
+/* The address of a user ID: inside its last <...>, or the whole of it
+ * when it is one word with an '@' (patatt's identity); NULL when none. */
+static char *uid_address(const void *uid, size_t len)
+{
+	const char *u = uid, *a = u, *lt;
+	size_t n = len;
+
+	if (u == NULL || len == 0 || memchr(u, 0, len))
+		return NULL;
+	if (u[len - 1] == '>') {
+		lt = memrchr(u, '<', len);
+		if (lt == NULL)
+			return NULL;
+		a = lt + 1;
+		n = (size_t)(u + len - 1 - a);
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)a[i] <= ' ' || a[i] == '<' || a[i] == '>' || a[i] == 0x7f)
+			return NULL;
+	if (n < 3 || memchr(a, '@', n) == NULL)
+		return NULL;
+	return strndup(a, n);
+}
+
+struct mailkey {
+	char *path;  /* openpgp/<domain>/<local>/default */
+	uint32_t key;
+};
+
+static int cmp_mailkey(const void *a, const void *b)
+{
+	const struct mailkey *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : (x->key < y->key ? -1 : x->key > y->key);
+}
+
+static int keyring_files(struct ksp_publish *p)
+{
+	sqlite3 *db = ksp_store_db(p->store);
+	sqlite3_stmt *st = NULL;
+	struct mailkey *m = NULL;
+	size_t n = 0, cap = 0;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(db, "SELECT uid FROM uids WHERE key_id = ?1 AND is_attr = 0 AND revoked = 0 AND selfsig > 0 "
+				    "ORDER BY idx",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(p->ctx, db, rc, "user IDs");
+	for (size_t i = 0; i < p->n_keys && r >= 0; i++) {
+		if (!p->keys[i].published)
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, p->keys[i].id);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			char *e = uid_address(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+			const char *at = e ? strrchr(e, '@') : NULL;
+			struct strbuf sb, dom, loc;
+			char *local;
+
+			if (at == NULL || at == e || at[1] == 0) {
+				free(e);
+				continue;
+			}
+			local = strndup(e, (size_t)(at - e));
+			if (local == NULL) {
+				free(e);
+				r = -ENOMEM;
+				break;
+			}
+			strbuf_init(&dom);
+			strbuf_init(&loc);
+			quote_plus(&dom, at + 1);
+			quote_plus(&loc, local);
+			free(local);
+			free(e);
+			/* "." and ".." are path components, not names */
+			if (!strbuf_ok(&dom) || !strbuf_ok(&loc) || strcmp(strbuf_str(&dom), ".") == 0 ||
+			    strcmp(strbuf_str(&dom), "..") == 0 || strcmp(strbuf_str(&loc), ".") == 0 ||
+			    strcmp(strbuf_str(&loc), "..") == 0) {
+				strbuf_release(&dom);
+				strbuf_release(&loc);
+				continue;
+			}
+			strbuf_init(&sb);
+			strbuf_addf(&sb, "openpgp/%s/%s/default", strbuf_str(&dom), strbuf_str(&loc));
+			strbuf_release(&dom);
+			strbuf_release(&loc);
+			if (!strbuf_ok(&sb) || grow((void **)&m, &cap, n + 1, sizeof(*m)) < 0) {
+				strbuf_release(&sb);
+				r = -ENOMEM;
+				break;
+			}
+			m[n].path = strbuf_steal(&sb);
+			m[n].key = (uint32_t)i;
+			n++;
+		}
+	}
+	sqlite3_finalize(st);
+	if (r < 0)
+		goto out;
+	if (n)
+		qsort(m, n, sizeof(*m), cmp_mailkey);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t md[32];
+		char h[65];
+		size_t best = i, j;
+
+		/* one address, several keys: the one with the most paths,
+		 * then the first by fingerprint */
+		for (j = i + 1; j < n && strcmp(m[j].path, m[i].path) == 0; j++)
+			if (p->keys[m[j].key].n_paths > p->keys[m[best].key].n_paths)
+				best = j;
+		if (j > i + 1)
+			WARN(p->ctx, ".keyring/%s: %zu keys have this address; key %s is published there\n", m[i].path,
+			     j - i, p->keys[m[best].key].fpr);
+		r = add_file(p, mkpath(".keyring/", m[i].path, ""),
+			     (uint8_t *)mkpath("../../../../keys/", p->keys[m[best].key].kid, ".asc"),
+			     strlen("../../../../keys/.asc") + strlen(p->keys[m[best].key].kid), true);
+		if (r < 0)
+			goto out;
+		gcry_md_hash_buffer(GCRY_MD_SHA256, md, m[i].path, strlen(m[i].path));
+		hex_encode(md, 32, h);
+		for (char *c = h; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		{
+			char *bh = NULL;
+			if (asprintf(&bh, ".keyring/by-hash/%.2s/%s", h, h + 2) < 0)
+				bh = NULL;
+			r = add_file(p, bh, (uint8_t *)mkpath("../../../keys/", p->keys[m[best].key].kid, ".asc"),
+				     strlen("../../../keys/.asc") + strlen(p->keys[m[best].key].kid), true);
+			if (r < 0)
+				goto out;
+		}
+		i = j - 1;
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		free(m[i].path);
+	free(m);
+	return r;
+}
+
+/* ---- the audit ------------------------------------------------------------------ */
+
+static int weak_slot(uint8_t hash)
+{
+	return hash == 1 ? 0 : hash == 2 ? 1 : hash == 3 ? 2 : -1;
+}
+
+static int audit(struct ksp_publish *p)
+{
+	size_t cap = 0;
+	int r;
+
+	for (size_t i = 0; i < p->n_keys; i++) {
+		const struct pkey *k = &p->keys[i];
+
+		for (size_t j = 0; j < k->n_paths; j++)
+			for (size_t h = 0; h + 1 < k->paths[j].n; h++) {
+				int s = weak_slot(k->paths[j].hash[h]);
+				const char *f = p->keys[k->paths[j].v[h]].fpr;
+				size_t w;
+
+				if (s < 0)
+					continue;
+				for (w = 0; w < p->n_weak && strcmp(p->weak[w].fpr, f) != 0; w++)
+					;
+				if (w == p->n_weak) {
+					if (grow((void **)&p->weak, &cap, p->n_weak + 1, sizeof(*p->weak)) < 0)
+						return -ENOMEM;
+					memset(&p->weak[w], 0, sizeof(p->weak[w]));
+					snprintf(p->weak[w].fpr, sizeof(p->weak[w].fpr), "%s", f);
+					p->n_weak++;
+				}
+				p->weak[w].certs[s]++;
+				p->weak[w].paths++;
+			}
+	}
+	if (p->strict == NULL)
+		return 0;
+	if (ksp_trust_policy_get_core_count(p->strict) == 1) {
+		int root = key_index(p, ksp_trust_policy_core_at(p->strict, 0));
+		if (root >= 0 && (r = find_neighbours(p, p->strict, (uint32_t)root, true)) < 0)
+			return r;
+	}
+	for (size_t i = 0; i < p->n_keys; i++) {
+		int c = 0;
+
+		if (p->keys[i].n_paths == 0)
+			continue;
+		r = key_paths(p, p->strict, (uint32_t)i, true, &c);
+		if (r < 0)
+			return r;
+		p->keys[i].strict_paths = c;
+		if (c == 0) {
+			char **no = realloc(p->orphans, (p->n_orphans + 1) * sizeof(*no));
+			if (no == NULL)
+				return -ENOMEM;
+			p->orphans = no;
+			if ((p->orphans[p->n_orphans] = strdup(p->keys[i].fpr)) == NULL)
+				return -ENOMEM;
+			p->n_orphans++;
+		}
+	}
+	return 0;
+}
+
+/* ---- into DIR ------------------------------------------------------------------- */
+
+static int add_change(struct ksp_publish *p, int kind, const char *path, int old_paths, int new_paths)
+{
+	char *c = strdup(path);
+
+	if (c == NULL || grow((void **)&p->changes, &p->cap_changes, p->n_changes + 1, sizeof(*p->changes)) < 0) {
+		free(c);
+		return -ENOMEM;
+	}
+	p->changes[p->n_changes++] = (struct change){ kind, c, old_paths, new_paths };
+	return 0;
+}
+
+static int count_paths(const uint8_t *d, size_t len)
+{
+	int n = 0;
+
+	for (size_t i = 0; i + 5 <= len; i++)
+		if ((i == 0 || d[i - 1] == '\n') && memcmp(d + i, "from ", 5) == 0)
+			n++;
+	return n;
+}
+
+/* Is the file at @full what @f holds?  1 same, 0 differs or absent. */
+static int same_file(const char *full, const struct outfile *f, uint8_t **old, size_t *old_len)
+{
+	struct stat st;
+
+	*old = NULL;
+	*old_len = 0;
+	if (lstat(full, &st) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno; /* (a file in the way: place_ok() says) */
+	if (f->link) {
+		char buf[PATH_MAX];
+		ssize_t n;
+
+		if (!S_ISLNK(st.st_mode))
+			return 0;
+		n = readlink(full, buf, sizeof(buf));
+		return n >= 0 && (size_t)n == f->len && memcmp(buf, f->data, f->len) == 0;
+	}
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	if (read_file_all(full, 256u << 20, old, old_len) < 0)
+		return 0;
+	return *old_len == f->len && (f->len == 0 || memcmp(*old, f->data, f->len) == 0);
+}
+
+static int mkdirs(const char *path)
+{
+	char *c = strdup(path), *s;
+	int r = 0;
+
+	if (c == NULL)
+		return -ENOMEM;
+	for (s = strchr(c + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = 0;
+		if (mkdir(c, 0755) < 0 && errno != EEXIST) {
+			r = -errno;
+			break;
+		}
+		*s = '/';
+	}
+	free(c);
+	return r;
+}
+
+/* Can @rel be put into @dir: every folder on the way a folder (not a
+ * symlink, not a file), and the name itself not a folder? */
+static int place_ok(struct ksp_publish *p, const char *dir, const char *rel)
+{
+	char *full = NULL, *s;
+	size_t base = strlen(dir) + 1;
+	struct stat st;
+	int r = 0;
+
+	if (asprintf(&full, "%s/%s", dir, rel) < 0)
+		return -ENOMEM;
+	for (s = strchr(full + base, '/'); s; s = strchr(s + 1, '/')) {
+		*s = 0;
+		if (lstat(full, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			ksp_set_error(p->ctx, "%s: in the way (%s, not a folder); move it away, nothing was published", full,
+				      S_ISLNK(st.st_mode) ? "a symlink" : "a file");
+			r = -ENOTDIR;
+		}
+		*s = '/';
+		if (r < 0)
+			break;
+	}
+	if (r == 0 && lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+		ksp_set_error(p->ctx, "%s: in the way (a folder); move it away, nothing was published", full);
+		r = -EISDIR;
+	}
+	free(full);
+	return r;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	return strcmp(((const struct outfile *)a)->path, ((const struct outfile *)b)->path);
+}
+
+static bool wanted(const struct ksp_publish *p, const char *rel)
+{
+	struct outfile key = { .path = (char *)rel };
+
+	return p->n_files && bsearch(&key, p->files, p->n_files, sizeof(*p->files), cmp_file) != NULL;
+}
+
+/* The files in DIR's managed folders that are not published any more. */
+static int find_removed(struct ksp_publish *p, const char *dir, const char *rel, char ***gone, size_t *n_gone, int depth)
+{
+	struct dirent **ents = NULL;
+	char *full = NULL;
+	int n, r = 0;
+
+	if (depth > 8 || asprintf(&full, "%s/%s", dir, rel) < 0)
+		return depth > 8 ? 0 : -ENOMEM;
+	n = scandir(full, &ents, NULL, alphasort);
+	free(full);
+	if (n < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		char *sub = NULL;
+
+		if (r < 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+			goto next;
+		if (asprintf(&sub, "%s/%s", rel, name) < 0) {
+			sub = NULL;
+			r = -ENOMEM;
+			goto next;
+		}
+		if (ents[i]->d_type == DT_DIR) {
+			r = find_removed(p, dir, sub, gone, n_gone, depth + 1);
+		} else if (!wanted(p, sub)) {
+			char **ng = realloc(*gone, (*n_gone + 1) * sizeof(*ng));
+			if (ng == NULL) {
+				r = -ENOMEM;
+				goto next;
+			}
+			*gone = ng;
+			ng[(*n_gone)++] = sub;
+			sub = NULL;
+		}
+next:
+		free(sub);
+		free(ents[i]);
+	}
+	free(ents);
+	return r;
+}
+
+static const char *const managed[] = { "keys", "graphs", ".keyring/openpgp", ".keyring/by-hash" };
+
+static int write_out(struct ksp_publish *p, const char *dir)
+{
+	char *tmp = NULL, **gone = NULL, **staged = NULL;
+	size_t n_gone = 0;
+	struct stat st;
+	int r = 0;
+
+	if (stat(dir, &st) < 0) {
+		if (errno != ENOENT || mkdir(dir, 0755) < 0) {
+			r = -errno;
+			ksp_set_error(p->ctx, "%s: cannot make the folder: %s; check the path", dir, strerror(-r));
+			return r;
+		}
+	} else if (!S_ISDIR(st.st_mode)) {
+		ksp_set_error(p->ctx, "%s: not a folder; give the folder to publish into", dir);
+		return -ENOTDIR;
+	}
+	qsort(p->files, p->n_files, sizeof(*p->files), cmp_file);
+	for (size_t i = 1; i < p->n_files; i++)
+		if (strcmp(p->files[i - 1].path, p->files[i].path) == 0) {
+			ksp_set_error(p->ctx, "%s: two keys would be published under this name (the same key ID); "
+					      "nothing was published",
+				      p->files[i].path);
+			return -EEXIST;
+		}
+	staged = calloc(p->n_files ? p->n_files : 1, sizeof(*staged));
+	if (staged == NULL || asprintf(&tmp, "%s/.ksp-publish-XXXXXX", dir) < 0) {
+		free(staged);
+		return -ENOMEM;
+	}
+	if (mkdtemp(tmp) == NULL) {
+		r = -errno;
+		ksp_set_error(p->ctx, "%s: cannot write: %s; nothing was published", dir, strerror(-r));
+		free(tmp);
+		free(staged);
+		return r;
+	}
+	/* 1. what changed, written into the temporary folder */
+	for (size_t i = 0; i < p->n_files && r >= 0; i++) {
+		const struct outfile *f = &p->files[i];
+		char *full = NULL;
+		uint8_t *old = NULL;
+		size_t old_len = 0;
+		int same;
+
+		if (asprintf(&full, "%s/%s", dir, f->path) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		same = same_file(full, f, &old, &old_len);
+		free(full);
+		if (same < 0) {
+			r = same;
+			ksp_set_error(p->ctx, "%s/%s: cannot read: %s; nothing was published", dir, f->path, strerror(-r));
+			free(old);
+			break;
+		}
+		if (!same)
+			r = place_ok(p, dir, f->path);
+		if (!same && r >= 0) {
+			size_t pl = strlen(f->path);
+			bool txt = pl > 11 && strncmp(f->path, "graphs/", 7) == 0 && strcmp(f->path + pl - 4, ".txt") == 0;
+
+			r = add_change(p, old ? KSP_PUBLISH_CHANGED : KSP_PUBLISH_ADDED, f->path,
+				       txt && old ? count_paths(old, old_len) : txt ? 0 : -1,
+				       txt ? count_paths(f->data, f->len) : -1);
+			if (r >= 0 && asprintf(&staged[i], "%s/%zu", tmp, i) < 0) {
+				staged[i] = NULL;
+				r = -ENOMEM;
+			}
+			if (r >= 0) {
+				if (f->link) {
+					char *target = strndup((const char *)f->data, f->len);
+					if (target == NULL || symlink(target, staged[i]) < 0)
+						r = target ? -errno : -ENOMEM;
+					free(target);
+				} else {
+					int fd = open(staged[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+					if (fd < 0) {
+						r = -errno;
+					} else {
+						r = write_all(fd, f->data, f->len);
+						if (close(fd) < 0 && r >= 0)
+							r = -errno;
+					}
+				}
+				if (r < 0 && r != -ENOMEM)
+					ksp_set_error(p->ctx, "%s: cannot write: %s; nothing was published", tmp, strerror(-r));
+			}
+		}
+		free(old);
+	}
+	for (size_t m = 0; m < sizeof(managed) / sizeof(*managed) && r >= 0; m++) {
+		char *full = NULL;
+
+		if (asprintf(&full, "%s/%s", dir, managed[m]) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		if (lstat(full, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			ksp_set_error(p->ctx, "%s: in the way (not a folder); move it away, nothing was published", full);
+			r = -ENOTDIR;
+		}
+		free(full);
+		if (r >= 0)
+			r = find_removed(p, dir, managed[m], &gone, &n_gone, 0);
+	}
+	for (size_t i = 0; i < n_gone && r >= 0; i++) {
+		size_t pl = strlen(gone[i]);
+		int old_paths = -1;
+
+		if (pl > 11 && strncmp(gone[i], "graphs/", 7) == 0 && strcmp(gone[i] + pl - 4, ".txt") == 0) {
+			char *full = NULL;
+			uint8_t *old = NULL;
+			size_t ol = 0;
+			if (asprintf(&full, "%s/%s", dir, gone[i]) >= 0 && read_file_all(full, 256u << 20, &old, &ol) >= 0)
+				old_paths = count_paths(old, ol);
+			free(full);
+			free(old);
+		}
+		r = add_change(p, KSP_PUBLISH_REMOVED, gone[i], old_paths, old_paths >= 0 ? 0 : -1);
+	}
+	/* on disk before any of it is put in place (one syncfs for all) */
+	if (r >= 0) {
+		int dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			if (syncfs(dfd) < 0)
+				r = -errno;
+			close(dfd);
+		}
+		if (r < 0)
+			ksp_set_error(p->ctx, "%s: cannot write: %s; nothing was published", tmp, strerror(-r));
+	}
+	/* 2. into place: from here on, each file is renamed over the old one */
+	for (size_t i = 0; i < p->n_files && r >= 0; i++) {
+		char *full = NULL;
+
+		if (staged[i] == NULL)
+			continue;
+		if (asprintf(&full, "%s/%s", dir, p->files[i].path) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		r = mkdirs(full);
+		if (r >= 0 && rename(staged[i], full) < 0)
+			r = -errno;
+		if (r < 0)
+			ksp_set_error(p->ctx, "%s: cannot put in place: %s; publish again", full, strerror(-r));
+		free(full);
+	}
+	for (size_t i = 0; i < n_gone && r >= 0; i++) {
+		char *full = NULL;
+
+		if (asprintf(&full, "%s/%s", dir, gone[i]) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		if (unlink(full) < 0 && errno != ENOENT) {
+			r = -errno;
+			ksp_set_error(p->ctx, "%s: cannot remove: %s; publish again", full, strerror(-r));
+		}
+		/* the folders left empty */
+		for (char *s = strrchr(full, '/'); s && s > full + strlen(dir); s = strrchr(full, '/')) {
+			*s = 0;
+			if (rmdir(full) < 0)
+				break;
+		}
+		free(full);
+	}
+	for (size_t i = 0; i < p->n_files; i++) {
+		if (staged[i])
+			(void)unlink(staged[i]);
+		free(staged[i]);
+	}
+	free(staged);
+	(void)rmdir(tmp);
+	free(tmp);
+	for (size_t i = 0; i < n_gone; i++)
+		free(gone[i]);
+	free(gone);
+	return r;
+}
+
+KSP_EXPORT int ksp_publish_write(struct ksp_publish *p, const char *dir)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st_data = NULL, *st_uid = NULL, *st_cert = NULL;
+	int r, rc;
+
+	if (p == NULL || dir == NULL || *dir == 0)
+		return -EINVAL;
+	ksp_clear_error(p->ctx);
+	results_free(p);
+	db = ksp_store_db(p->store);
+	r = read_keys(p);
+	if (r < 0)
+		goto out;
+	for (size_t c = 0; c < ksp_trust_policy_get_core_count(p->policy); c++) {
+		int i = key_index(p, ksp_trust_policy_core_at(p->policy, c));
+		if (i < 0) {
+			ksp_set_error(p->ctx, "core key %s is not in the store; load it first (ksp wot load)",
+				      ksp_trust_policy_core_at(p->policy, c));
+			r = -ENOENT;
+			goto out;
+		}
+		p->keys[i].core = p->keys[i].published = true;
+	}
+	if (ksp_trust_policy_get_core_count(p->policy) == 1) {
+		r = find_neighbours(p, p->policy, (uint32_t)key_index(p, ksp_trust_policy_core_at(p->policy, 0)), false);
+		if (r < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < p->n_keys; i++) {
+		int c = 0;
+
+		r = key_paths(p, p->policy, (uint32_t)i, false, &c);
+		if (r < 0)
+			goto out;
+		ksp_progress(p->ctx, "finding paths", i + 1, p->n_keys);
+		if (p->keys[i].n_paths > 0 || p->keys[i].core) {
+			p->keys[i].published = true;
+		} else {
+			char **pl = realloc(p->pathless, (p->n_pathless + 1) * sizeof(*pl));
+			if (pl == NULL) {
+				r = -ENOMEM;
+				goto out;
+			}
+			p->pathless = pl;
+			if ((pl[p->n_pathless] = strdup(p->keys[i].fpr)) == NULL) {
+				r = -ENOMEM;
+				goto out;
+			}
+			p->n_pathless++;
+			p->keys[i].published = p->keep;
+		}
+	}
+	if ((rc = sqlite3_prepare_v2(db, "SELECT keydata FROM keys WHERE id = ?1", -1, &st_data, NULL)) != SQLITE_OK ||
+	    (rc = sqlite3_prepare_v2(db, "SELECT id, selfsig, revoked FROM uids WHERE key_id = ?1 AND uid = ?2 AND is_attr = ?3",
+				     -1, &st_uid, NULL)) != SQLITE_OK ||
+	    (rc = sqlite3_prepare_v2(db, "SELECT issuer_fpr FROM certs WHERE uid_id = ?1 AND digest = ?2 AND verified = 1",
+				     -1, &st_cert, NULL)) != SQLITE_OK) {
+		r = ksp_errno_from_sqlite(p->ctx, db, rc, "publish");
+		goto out;
+	}
+	for (size_t i = 0; i < p->n_keys; i++) {
+		const struct pkey *k = &p->keys[i];
+
+		if (!k->published)
+			continue;
+		p->n_published++;
+		r = key_file(p, k, st_data, st_uid, st_cert);
+		if (r >= 0 && k->n_paths)
+			r = graph_txt(p, k);
+		if (r >= 0 && k->n_paths && p->svg)
+			r = graph_svg(p, k);
+		if (r < 0)
+			goto out;
+	}
+	r = keyring_files(p);
+	if (r >= 0)
+		r = audit(p);
+	if (r >= 0)
+		r = write_out(p, dir);
+out:
+	sqlite3_finalize(st_data);
+	sqlite3_finalize(st_uid);
+	sqlite3_finalize(st_cert);
+	if (r < 0 && !ksp_get_error(p->ctx))
+		ksp_set_error(p->ctx, "%s: cannot publish: %s; nothing was published", dir, strerror(-r));
+	return r;
+}
+
+/* ---- results -------------------------------------------------------------------- */
+
+KSP_EXPORT size_t ksp_publish_get_key_count(const struct ksp_publish *p)
+{
+	return p ? p->n_published : 0;
+}
+
+KSP_EXPORT size_t ksp_publish_get_pathless_count(const struct ksp_publish *p)
+{
+	return p ? p->n_pathless : 0;
+}
+
+KSP_EXPORT const char *ksp_publish_get_pathless(const struct ksp_publish *p, size_t i)
+{
+	return p && i < p->n_pathless ? p->pathless[i] : NULL;
+}
+
+KSP_EXPORT int ksp_publish_get_path_count(const struct ksp_publish *p, const char *fpr)
+{
+	char norm[65];
+	int i;
+
+	if (p == NULL || fpr == NULL || fpr_normalize(fpr, norm) < 0)
+		return -EINVAL;
+	i = key_index(p, norm);
+	return i < 0 ? -ENOENT : (int)p->keys[i].n_paths;
+}
+
+KSP_EXPORT size_t ksp_publish_get_change_count(const struct ksp_publish *p)
+{
+	return p ? p->n_changes : 0;
+}
+
+KSP_EXPORT int ksp_publish_get_change(const struct ksp_publish *p, size_t i, const char **path, int *old_paths,
+				      int *new_paths)
+{
+	if (p == NULL || i >= p->n_changes)
+		return -EINVAL;
+	if (path)
+		*path = p->changes[i].path;
+	if (old_paths)
+		*old_paths = p->changes[i].old_paths;
+	if (new_paths)
+		*new_paths = p->changes[i].new_paths;
+	return p->changes[i].kind;
+}
+
+KSP_EXPORT size_t ksp_publish_get_weak_count(const struct ksp_publish *p)
+{
+	return p ? p->n_weak : 0;
+}
+
+KSP_EXPORT const char *ksp_publish_get_weak(const struct ksp_publish *p, size_t i, unsigned int *md5,
+					    unsigned int *sha1, unsigned int *ripemd160)
+{
+	if (p == NULL || i >= p->n_weak)
+		return NULL;
+	if (md5)
+		*md5 = p->weak[i].certs[0];
+	if (sha1)
+		*sha1 = p->weak[i].certs[1];
+	if (ripemd160)
+		*ripemd160 = p->weak[i].certs[2];
+	return p->weak[i].fpr;
+}
+
+KSP_EXPORT size_t ksp_publish_get_orphan_count(const struct ksp_publish *p)
+{
+	return p ? p->n_orphans : 0;
+}
+
+KSP_EXPORT const char *ksp_publish_get_orphan(const struct ksp_publish *p, size_t i)
+{
+	return p && i < p->n_orphans ? p->orphans[i] : NULL;
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# ksp publish (issue 24) on the real kernel.org sample: wotmate's paths
+# that lie inside the sample are matched or beaten (as many, none longer);
+# the output is deterministic and a rerun changes nothing; the published
+# tree loaded back gives the same store; every e-mail user ID is found by
+# b4's/patatt's .keyring lookup (and by-hash); the weak-hash audit agrees
+# with a publication without weak hashes; a tree in the way is refused
+# with nothing published.
+. "$(dirname "$0")/test-lib.sh"
+
+ks="$TOP/tests/data/kernel-sample"
+T="$TEST_TMP"
+AT=2024-06-01
+LINUS=ABAF11C65A2970B130ABE3C479BE3E4300411886
+
+test_begin publish
+expect_code 0 $KSP -d "$T/s.db" wot load "$ks/kernel-sample.gpg"
+expect_code 0 $KSP -d "$T/s.db" publish --core-fpr $LINUS --at $AT --audit-weak "$T/pub"
+cp "$OUT" "$T/first.out"
+expect_match "$T/first.out" '^[1-9][0-9]* key\(s\) published, [0-9]+ without a path, [1-9][0-9]* file\(s\) changed$'
+expect_match "$T/first.out" '^added +graphs/04B08C8F1524FAF8.txt'
+n_keys=$(ls "$T/pub/keys" | wc -l)
+n_txt=$(ls "$T/pub/graphs" | grep -c '\.txt$')
+n_svg=$(ls "$T/pub/graphs" | grep -c '\.svg$')
+expect_eq "$n_svg" "$n_txt" "one .svg per .txt"
+expect_eq "$((n_txt + 1))" "$n_keys" "a graph for every published key but the core"
+head -c 5 "$T/pub/graphs/04B08C8F1524FAF8.svg" | grep -q '<' && _test_pass "svg" || _test_fail "not an svg"
+
+# wotmate's paths inside the sample: as many or more, none longer
+if python3 "$TOP/tests/tools/kernel-graphs.py" "$KSP_BIN" "$T/s.db" "$ks" "$T/pub" $AT 79BE3E4300411886 >"$T/cmp" 2>&1; then
+	_test_pass "$(head -n 1 "$T/cmp")"
+else
+	_test_fail "ksp's paths worse than wotmate's"; sed 's/^/    /' "$T/cmp"
+fi
+expect_match "$T/cmp" 'inside the sample: ([1-9][0-9]);'
+# somewhere ksp finds more than wotmate's greedy search
+more=0
+for f in "$T"/pub/graphs/*.txt; do
+	w="$ks/graphs/$(basename "$f")"
+	[ -f "$w" ] && [ "$(grep -c '^from ' "$f")" -gt "$(grep -c '^from  79BE3E4300411886' "$w")" ] && more=$((more + 1))
+done
+[ "$more" -ge 1 ] && _test_pass "more paths than wotmate for $more keys" || _test_fail "never more paths than wotmate"
+
+# deterministic, and a rerun rewrites nothing
+expect_code 0 $KSP -d "$T/s.db" publish --core-fpr $LINUS --at $AT "$T/pub2"
+diff -r "$T/pub" "$T/pub2" >/dev/null && _test_pass "same bytes twice" || _test_fail "two runs differ"
+touch -d 2001-01-01 "$T/pub/keys/04B08C8F1524FAF8.asc"
+expect_code 0 $KSP -d "$T/s.db" publish --core-fpr $LINUS --at $AT "$T/pub"
+expect_match "$OUT" ' 0 file\(s\) changed$'
+expect_eq "$(date -r "$T/pub/keys/04B08C8F1524FAF8.asc" +%Y)" 2001 "an unchanged file is not rewritten"
+# a change is reported as such: a graph edited, a stray key file
+sed -i '/^from /,$d' "$T/pub2/graphs/04B08C8F1524FAF8.txt"
+cp "$T/pub2/keys/04B08C8F1524FAF8.asc" "$T/pub2/keys/0000000000000000.asc"
+expect_code 0 $KSP -d "$T/s.db" publish --core-fpr $LINUS --at $AT "$T/pub2"
+expect_match "$OUT" '^changed +graphs/04B08C8F1524FAF8.txt  \(paths 0 -> [1-9]: gained [1-9]\)$'
+expect_match "$OUT" '^removed +keys/0000000000000000.asc$'
+diff -r "$T/pub" "$T/pub2" >/dev/null && _test_pass "back to the same tree" || _test_fail "not back to the same tree"
+
+# loaded back: the same store (the published keys, their valid user IDs,
+# the certifications by published keys), and the same publication
+expect_code 0 $KSP -d "$T/back.db" wot load "$T/pub"
+pub_fprs() { sqlite3 "$1" "SELECT fpr FROM keys" | while read -r f; do
+	[ -f "$T/pub/keys/${f: -16}.asc" ] && echo "$f"; done | sort; }
+pub_fprs "$T/s.db" >"$T/set"
+expect_eq "$(sqlite3 "$T/back.db" 'SELECT fpr FROM keys ORDER BY 1')" "$(cat "$T/set")" "the same keys"
+dump() {
+	sqlite3 "$1" "ATTACH '$T/set.db' AS s; SELECT fpr, keyid, version, algo, bits, created, expires, revoked, selfsig_ok
+		FROM keys WHERE fpr IN (SELECT fpr FROM s.pub) ORDER BY fpr"
+	sqlite3 "$1" "ATTACH '$T/set.db' AS s; SELECT k.fpr, hex(u.uid), u.selfsig FROM uids u JOIN keys k ON k.id = u.key_id
+		WHERE k.fpr IN (SELECT fpr FROM s.pub) AND u.selfsig > 0 AND u.revoked = 0 ORDER BY 1, 2"
+	sqlite3 "$1" "ATTACH '$T/set.db' AS s; SELECT k.fpr, hex(u.uid), c.issuer_fpr, c.sig_type, c.hash_algo, c.created,
+		c.digest FROM certs c JOIN uids u ON u.id = c.uid_id JOIN keys k ON k.id = u.key_id
+		WHERE k.fpr IN (SELECT fpr FROM s.pub) AND u.selfsig > 0 AND u.revoked = 0 AND c.verified = 1
+		AND c.issuer_fpr IN (SELECT fpr FROM s.pub) ORDER BY 1, 2, 7"
+}
+rm -f "$T/set.db"
+sqlite3 "$T/set.db" "CREATE TABLE pub(fpr TEXT)"
+while read -r f; do sqlite3 "$T/set.db" "INSERT INTO pub VALUES ('$f')"; done <"$T/set"
+dump "$T/s.db" >"$T/a.dump"
+dump "$T/back.db" >"$T/b.dump"
+[ "$(grep -c . "$T/a.dump")" -gt 100 ] && _test_pass "dump not empty" || _test_fail "dump empty"
+cmp -s "$T/a.dump" "$T/b.dump" && _test_pass "loaded back: the same store" || {
+	_test_fail "loaded back: the store differs"; diff "$T/a.dump" "$T/b.dump" | head -5; }
+expect_eq "$(sqlite3 "$T/back.db" 'SELECT count(*) FROM certs WHERE verified != 1')" 0 \
+	"only verified certifications by published keys were exported"
+# published again from there: the same keys, .keyring and path lengths
+# (among paths of equal length the engine's choice may differ: the stores
+# number their keys in another order)
+expect_code 0 $KSP -d "$T/back.db" publish --core-fpr $LINUS --at $AT --no-svg "$T/pub3"
+expect_code 0 $KSP -d "$T/s.db" publish --core-fpr $LINUS --at $AT --no-svg "$T/pub4"
+diff -r "$T/pub3/keys" "$T/pub4/keys" >/dev/null && diff -r "$T/pub3/.keyring" "$T/pub4/.keyring" >/dev/null &&
+	_test_pass "republished: the same keys and .keyring" || _test_fail "republished: keys or .keyring differ"
+lengths() { for f in "$1"/graphs/*.txt; do echo "$(basename "$f"): $(awk '/^from /{if (n) print n; n=0; next} /^ +[0-9]+  /{n++} END{if (n) print n}' "$f" | sort | tr '\n' ' ')"; done; }
+expect_eq "$(lengths "$T/pub3")" "$(lengths "$T/pub4")" "republished: the same path lengths"
+
+# b4/patatt: .keyring/openpgp/<domain>/<local>/default and by-hash find
+# the right key for every e-mail user ID of the published keys
+sqlite3 "$T/s.db" "SELECT k.fpr, hex(u.uid) FROM uids u JOIN keys k ON k.id = u.key_id
+	WHERE u.is_attr = 0 AND u.revoked = 0 AND u.selfsig > 0" >"$T/uids"
+if python3 - "$T/pub" "$T/uids" >"$T/lookup" 2>&1 <<'EOF'
+import sys, os, re, hashlib, urllib.parse, collections
+pub, uids = sys.argv[1], sys.argv[2]
+claims = collections.defaultdict(set)
+for line in open(uids):
+    fpr, h = line.strip().split('|')
+    if not os.path.exists(os.path.join(pub, 'keys', fpr[-16:] + '.asc')):
+        continue
+    u = bytes.fromhex(h).decode('utf-8', 'replace')
+    m = re.search(r'<([^<>\s]+@[^<>\s]+)>$', u) or re.fullmatch(r'([^<>\s]+@[^<>\s]+)', u)
+    if m:
+        claims[m.group(1)].add(fpr)
+n = 0
+for addr, fprs in sorted(claims.items()):
+    local, domain = addr.rsplit('@', 1)
+    path = os.path.join('openpgp', urllib.parse.quote_plus(domain.lower()), urllib.parse.quote_plus(local.lower()), 'default')
+    h = hashlib.sha256(path.encode()).hexdigest()
+    for p in (os.path.join(pub, '.keyring', path), os.path.join(pub, '.keyring', 'by-hash', h[:2], h[2:])):
+        if not os.path.isfile(p):
+            sys.exit('no key at %s for %s' % (p, addr))
+        kid = os.path.basename(os.path.realpath(p))[:-4]
+        if not any(f.endswith(kid) for f in fprs):
+            sys.exit('%s finds %s, not a key of %s' % (p, kid, addr))
+    n += 1
+print('%d addresses found' % n)
+sys.exit(0 if n > 20 else 1)
+EOF
+then _test_pass "$(cat "$T/lookup")"; else _test_fail "lookup: $(cat "$T/lookup")"; fi
+
+# the weak-hash audit: the keys it says lose all paths are exactly those
+# that have none when SHA-1, MD5 and RIPEMD-160 certifications do not count
+expect_match "$T/first.out" '^weak +[0-9A-F]{40}: on the paths, [1-9][0-9]* SHA-1'
+expect_code 0 $KSP -d "$T/s.db" publish --core-fpr $LINUS --at $AT --no-sha1 --no-svg "$T/strong"
+sed -n 's/^orphan *\([0-9A-F]*\):.*/\1/p' "$T/first.out" | sort >"$T/orphans"
+for f in "$T"/pub/graphs/*.txt; do k=$(basename "$f" .txt); [ -f "$T/strong/graphs/$k.txt" ] || echo "$k"; done >"$T/lost"
+[ -s "$T/orphans" ] && _test_pass "the audit names keys" || _test_fail "the audit names no key"
+expect_eq "$(sed 's/.*\(.\{16\}\)$/\1/' "$T/orphans" | sort | tr '\n' ' ')" "$(sort "$T/lost" | tr '\n' ' ')" \
+	"audit orphans = keys without paths under --no-sha1"
+expect_code 0 $KSP -d "$T/s.db" --json publish --core-fpr $LINUS --at $AT --audit-weak --no-svg "$T/strong2"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["lose_all_paths"] and d["weak_certifiers"]' "$OUT" \
+	&& _test_pass "json" || _test_fail "json"
+
+# nothing half-published: a file in the way
+mkdir -p "$T/way" && cp -a "$T/pub/." "$T/way/" && rm -rf "$T/way/graphs" && echo x >"$T/way/graphs"
+(cd "$T/way" && find . | sort) >"$T/way.before"
+expect_code 2 $KSP -d "$T/s.db" publish --core-fpr $LINUS --at $AT "$T/way"
+expect_match "$ERR" 'way/graphs: in the way \(a file, not a folder\); move it away, nothing was published'
+(cd "$T/way" && find . | sort) >"$T/way.after"
+cmp -s "$T/way.before" "$T/way.after" && _test_pass "nothing touched" || _test_fail "the tree was touched"
+# a symlink in the way (out of the tree)
+rm -f "$T/way/graphs" && ln -s /tmp "$T/way/graphs"
+expect_code 2 $KSP -d "$T/s.db" publish --core-fpr $LINUS --at $AT "$T/way"
+expect_match "$ERR" 'in the way \(a symlink, not a folder\)'
+# no core key
+expect_code 2 $KSP -d "$T/s.db" publish "$T/x"
+expect_match "$ERR" 'no core key'
+[ ! -e "$T/x" ] && _test_pass "no folder made" || _test_fail "folder made"
+
+test_done
