@@ -1179,6 +1179,52 @@ int ksp_trust_gnupg_get_introducer(struct ksp_trust_gnupg *gnupg, const char *fp
 const char *ksp_trust_gnupg_validity_name(int validity);
 char ksp_trust_gnupg_validity_letter(int validity);
 
+/* -- Sequoia's web of trust, as a third model (trust-sequoia.c) -- */
+
+/* The model of sequoia-wot 0.2.0 (sq-wot): a binding (key and user ID) is
+ * authenticated by paths of certifications from the roots whose trust
+ * amounts (0-120; 120 fully) sum to the target amount (default 120).  A
+ * trust signature's depth bounds how far behind its certifier a path may
+ * go, its amount what a path through it carries, its regular expressions
+ * which user IDs it vouches for; a plain certification is depth 0, amount
+ * 120; per issuer and user ID only the newest live certifications count.
+ * Paths come one by one from a backward search (fewest certifications,
+ * then the largest amount), each one's amount taken from the
+ * certifications it used before the next search.  In the
+ * certification-network mode every certification is depth unconstrained,
+ * amount 120.  It reads the store's graph snapshot, as the other models. */
+struct ksp_trust_sequoia;
+int ksp_trust_sequoia_new(struct ksp_ctx *ctx, struct ksp_trust_sequoia **ret);
+struct ksp_trust_sequoia *ksp_trust_sequoia_free(struct ksp_trust_sequoia *sq);
+/* A root of trust amount @amount (1-120; 120 fully trusted); a root given
+ * twice keeps the smaller amount.  -EINVAL for a bad fingerprint. */
+int ksp_trust_sequoia_add_root(struct ksp_trust_sequoia *sq, const char *fpr, int amount);
+size_t ksp_trust_sequoia_get_root_count(const struct ksp_trust_sequoia *sq);
+/* The amount wanted (1-7680, default 120: fully; 240: doubly). */
+int ksp_trust_sequoia_set_target_amount(struct ksp_trust_sequoia *sq, int amount);
+void ksp_trust_sequoia_set_certification_network(struct ksp_trust_sequoia *sq, bool on);
+/* Authenticate key @fpr at @at: with @uid (and no @email), that user ID
+ * (on the key or not); else every self-signed user ID of the key (with
+ * the address @email, when given), the one with the largest amount kept.
+ * 0, -ENOENT when the key is not in the store, or a negative errno.  The
+ * results below stay valid until the next call. */
+int ksp_trust_sequoia_authenticate(struct ksp_trust_sequoia *sq, struct ksp_store *store, int64_t at,
+				   const char *fpr, const char *uid, const char *email);
+/* The summed amount of the paths, and whether it reaches the target. */
+int ksp_trust_sequoia_get_amount(const struct ksp_trust_sequoia *sq);
+bool ksp_trust_sequoia_is_authenticated(const struct ksp_trust_sequoia *sq);
+/* The user ID answered for (raw bytes, hostile; NULL when none). */
+const char *ksp_trust_sequoia_get_uid(const struct ksp_trust_sequoia *sq, size_t *len);
+/* The paths: each one's amount, its keys (root first, the target last;
+ * a path of one key is a root that is the target), and each hop's
+ * certification (1 for the target's own self-signature ending a path). */
+size_t ksp_trust_sequoia_get_path_count(const struct ksp_trust_sequoia *sq);
+int ksp_trust_sequoia_get_path_amount(const struct ksp_trust_sequoia *sq, size_t path);
+size_t ksp_trust_sequoia_get_path_length(const struct ksp_trust_sequoia *sq, size_t path);
+const char *ksp_trust_sequoia_get_path_key(const struct ksp_trust_sequoia *sq, size_t path, size_t index);
+int ksp_trust_sequoia_get_path_hop(const struct ksp_trust_sequoia *sq, size_t path, size_t index, int *depth,
+				   int *amount, int64_t *created);
+
 /* ------------------------------------------------------------------ */
 /* Rendering the web of trust (graphviz)                               */
 

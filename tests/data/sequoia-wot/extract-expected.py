@@ -16,7 +16,8 @@ or partially trusted roots, sp(...) calls) and run; a form it does not
 know stops it with an error rather than guessing.
 
 Columns: test, n (the query's number in its test), keyring, reference
-time (Unix seconds; "now" for the tests that use the current time), roots
+time (Unix seconds; 2023-01-01 for the tests that use the current time, see
+NOW below), roots
 (FPR:AMOUNT,...), target fingerprint, target user ID, the amount asked
 for (sp(..., None): 120), the expected total amount, the expected paths
 (AMOUNT=FPR>FPR>...;... in order, "-": none).
@@ -29,6 +30,11 @@ src = open(crate + "/src/lib.rs", encoding="utf-8").read()
 src = src[src.index("mod tests {"):]
 
 rows = []
+# The tests that build the network at the current time (None) were written
+# in 2021-2022; the keyrings' certifications expire five years after they
+# were made (from 2026-09 on), so "now" is 2023-01-01 00:00 UTC here: after
+# every keyring of the crate was made, before anything in them expires.
+NOW = "1672531200"
 
 
 def strip_comments(s):
@@ -127,7 +133,7 @@ for m in re.finditer(r"#\[test\]\s*(?:#\[allow\(unused\)\]\s*)?fn (\w+)\(\) -> R
         state["keyring"] = f
 
     def NET(t):
-        state["time"] = "now" if t is None else str(t)
+        state["time"] = NOW if t is None else str(t)
 
     def ROOTS(rs):
         state["roots"] = [(r, 120) if isinstance(r, str) else r for r in rs]
@@ -151,7 +157,8 @@ for m in re.finditer(r"#\[test\]\s*(?:#\[allow\(unused\)\]\s*)?fn (\w+)\(\) -> R
         raise SystemExit(f"{name}: cannot translate: {e}")
 
 print("# expected answers of sequoia-wot 0.2.0's RootedNetwork::authenticate tests (src/lib.rs),")
-print("# extracted by extract-expected.py; do not edit by hand")
+print("# extracted by extract-expected.py; do not edit by hand; time 1672531200 (2023-01-01) stands for")
+print("# the tests' current time (see NOW there)")
 print("#test\tn\tkeyring\ttime\troots\ttarget\tuid\ttarget_amount\tamount\tpaths")
 for r in rows:
     print("\t".join(r))
