@@ -957,10 +957,27 @@ void ksp_trust_policy_set_max_age(struct ksp_trust_policy *policy, int64_t secon
  * (true).  Both are computed; this chooses the one that counts.  Since: 2 */
 void ksp_trust_policy_set_at_signature(struct ksp_trust_policy *policy, bool on);
 bool ksp_trust_policy_get_at_signature(const struct ksp_trust_policy *policy);
+/* Which model 'ksp trust' asks (a policy file's "model"): the paths model
+ * (ksp_trust_check(), the default) or Sequoia's (ksp_trust_sequoia_*,
+ * which takes the core keys as fully trusted roots, the target amount and
+ * the certification-network mode from the policy:
+ * ksp_trust_sequoia_set_policy()).  -EINVAL for another value. */
+enum ksp_trust_model {
+	KSP_TRUST_MODEL_PATHS = 0,
+	KSP_TRUST_MODEL_SEQUOIA = 2,
+};
+int ksp_trust_policy_set_model(struct ksp_trust_policy *policy, int model);
+int ksp_trust_policy_get_model(const struct ksp_trust_policy *policy);
+/* The Sequoia model's target amount (1-7680, default 120) and mode. */
+int ksp_trust_policy_set_trust_amount(struct ksp_trust_policy *policy, int amount);
+int ksp_trust_policy_get_trust_amount(const struct ksp_trust_policy *policy);
+void ksp_trust_policy_set_certification_network(struct ksp_trust_policy *policy, bool on);
+bool ksp_trust_policy_get_certification_network(const struct ksp_trust_policy *policy);
 /* Reads a policy file: "key = value" lines, '#' comments; keys: core
  * (repeatable), core_file, core_party, max_depth, min_paths, per_uid, sha1,
  * min_key_bits, max_cert_age (90d, 2y, 12w, 36h or seconds), trust_at (now
- * or signature).  Errors name FILE:LINE. */
+ * or signature), model (paths or sequoia), trust_amount,
+ * certification_network.  Errors name FILE:LINE. */
 int ksp_trust_policy_load(struct ksp_trust_policy *policy, const char *path);
 
 enum ksp_trust_reason {
@@ -1203,6 +1220,11 @@ size_t ksp_trust_sequoia_get_root_count(const struct ksp_trust_sequoia *sq);
 /* The amount wanted (1-7680, default 120: fully; 240: doubly). */
 int ksp_trust_sequoia_set_target_amount(struct ksp_trust_sequoia *sq, int amount);
 void ksp_trust_sequoia_set_certification_network(struct ksp_trust_sequoia *sq, bool on);
+/* The policy's core keys as roots of amount 120 (the store's party
+ * participants too with core_party, read from @store), its target amount
+ * and mode. */
+int ksp_trust_sequoia_set_policy(struct ksp_trust_sequoia *sq, struct ksp_store *store,
+				 const struct ksp_trust_policy *policy);
 /* Authenticate key @fpr at @at: with @uid (and no @email), that user ID
  * (on the key or not); else every self-signed user ID of the key (with
  * the address @email, when given), the one with the largest amount kept.

@@ -46,7 +46,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/addr.h"
 #include "lib/libksp-private.h"
+#include "lib/trust/trust-private.h"
 #include "lib/wot/wot-snap.h"
 #include "shared/util.h"
 
@@ -228,6 +230,29 @@ KSP_EXPORT int ksp_trust_sequoia_set_target_amount(struct ksp_trust_sequoia *q, 
 	if (q == NULL || amount < 1 || amount > FULLY * MAX_PATHS)
 		return -EINVAL;
 	q->target_amount = amount;
+	return 0;
+}
+
+KSP_EXPORT int ksp_trust_sequoia_set_policy(struct ksp_trust_sequoia *q, struct ksp_store *store,
+					    const struct ksp_trust_policy *policy)
+{
+	struct ksp_trust_policy *core = NULL;
+	int r, amount;
+	bool network;
+
+	if (q == NULL || store == NULL || policy == NULL)
+		return -EINVAL;
+	r = ksp_trust_policy_new(q->ctx, &core);
+	if (r == 0)
+		r = ksp_trust_policy_resolve_core(store, policy, core);
+	for (size_t i = 0; r == 0 && ksp_trust_policy_core_at(core, i); i++)
+		r = ksp_trust_sequoia_add_root(q, ksp_trust_policy_core_at(core, i), FULLY);
+	ksp_trust_policy_free(core);
+	if (r < 0)
+		return r;
+	ksp_trust_policy_sequoia(policy, &amount, &network);
+	q->target_amount = amount;
+	q->cert_network = network;
 	return 0;
 }
 
@@ -660,15 +685,17 @@ out:
 	return r;
 }
 
+/* Does the user ID carry the address (lib/addr.c, as the paths model)? */
 static bool email_matches(const char *uid, size_t len, const char *email)
 {
-	const char *lt = memchr(uid, '<', len), *gt;
-	size_t el = strlen(email);
+	char *a = NULL;
+	bool yes;
 
-	if (lt == NULL) /* a bare address */
-		return len == el && strncasecmp(uid, email, el) == 0;
-	gt = memchr(lt, '>', len - (size_t)(lt - uid));
-	return gt && (size_t)(gt - lt - 1) == el && strncasecmp(lt + 1, email, el) == 0;
+	if (ksp_uid_address(uid, len, &a) < 0 || a == NULL)
+		return false;
+	yes = strcasecmp(a, email) == 0;
+	free(a);
+	return yes;
 }
 
 KSP_EXPORT int ksp_trust_sequoia_authenticate(struct ksp_trust_sequoia *q, struct ksp_store *store, int64_t at,

@@ -70,6 +70,9 @@ struct ksp_trust_policy {
 	const struct ksp_trust_whatif *whatif; /* health report's questions (whatif.h) */
 	bool at_signature;  /* trust_at = signature: judge a signer when it signed (ksp-gpg) */
 	bool no_dropped;    /* skip the dropped counts (whatif.h: the health report) */
+	int model;          /* enum ksp_trust_model: what 'ksp trust' asks */
+	int sq_amount;      /* the Sequoia model's target amount */
+	bool sq_network;    /* ... its certification-network mode */
 };
 
 KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy **ret)
@@ -85,6 +88,7 @@ KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy
 	p->max_depth = 5;
 	p->min_paths = 1;
 	p->sha1 = KSP_SHA1_YES;
+	p->sq_amount = 120;
 	*ret = p;
 	return 0;
 }
@@ -394,6 +398,43 @@ KSP_EXPORT bool ksp_trust_policy_get_at_signature(const struct ksp_trust_policy 
 	return p && p->at_signature;
 }
 
+KSP_EXPORT int ksp_trust_policy_set_model(struct ksp_trust_policy *p, int model)
+{
+	if (p == NULL || (model != KSP_TRUST_MODEL_PATHS && model != KSP_TRUST_MODEL_SEQUOIA))
+		return -EINVAL;
+	p->model = model;
+	return 0;
+}
+
+KSP_EXPORT int ksp_trust_policy_get_model(const struct ksp_trust_policy *p)
+{
+	return p ? p->model : KSP_TRUST_MODEL_PATHS;
+}
+
+KSP_EXPORT int ksp_trust_policy_set_trust_amount(struct ksp_trust_policy *p, int amount)
+{
+	if (p == NULL || amount < 1 || amount > 7680)
+		return -EINVAL;
+	p->sq_amount = amount;
+	return 0;
+}
+
+KSP_EXPORT int ksp_trust_policy_get_trust_amount(const struct ksp_trust_policy *p)
+{
+	return p ? p->sq_amount : 120;
+}
+
+KSP_EXPORT void ksp_trust_policy_set_certification_network(struct ksp_trust_policy *p, bool on)
+{
+	if (p)
+		p->sq_network = on;
+}
+
+KSP_EXPORT bool ksp_trust_policy_get_certification_network(const struct ksp_trust_policy *p)
+{
+	return p && p->sq_network;
+}
+
 KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *path)
 {
 	uint8_t *data = NULL;
@@ -467,6 +508,18 @@ KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *pat
 				p->min_bits = (unsigned)b;
 		} else if (!strcmp(key, "max_cert_age")) {
 			r = parse_age(val, &p->max_age);
+		} else if (!strcmp(key, "model")) {
+			if (!strcmp(val, "paths") || !strcmp(val, "sequoia"))
+				p->model = !strcmp(val, "sequoia") ? KSP_TRUST_MODEL_SEQUOIA : KSP_TRUST_MODEL_PATHS;
+			else {
+				ksp_set_error(p->ctx, "%s:%u: model is paths or sequoia, not '%.40s' (GnuPG's model: --model gnupg)",
+					      path, lineno, val);
+				r = -EINVAL;
+			}
+		} else if (!strcmp(key, "trust_amount")) {
+			r = parse_int(val, 1, 7680, &p->sq_amount);
+		} else if (!strcmp(key, "certification_network")) {
+			r = parse_bool(val, &p->sq_network);
 		} else if (!strcmp(key, "trust_at")) {
 			if (!strcmp(val, "now") || !strcmp(val, "signature"))
 				p->at_signature = !strcmp(val, "signature");
@@ -474,7 +527,8 @@ KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *pat
 				r = -EINVAL;
 		} else {
 			ksp_set_error(p->ctx, "%s:%u: unknown key '%.40s' (core, core_file, core_party, max_depth, min_paths, "
-					      "per_uid, sha1, md5, min_key_bits, max_cert_age, trust_at)",
+					      "per_uid, sha1, md5, min_key_bits, max_cert_age, trust_at, model, trust_amount, "
+					      "certification_network)",
 				      path, lineno, key);
 			r = -EINVAL;
 			break;
@@ -1572,6 +1626,28 @@ static int core_from_party(struct explore *e, struct ksp_trust_policy *extra)
 		r = ksp_errno_from_sqlite(e->ctx, e->db, rc, "participants");
 	sqlite3_finalize(st);
 	return r;
+}
+
+/* trust-private.h: the policy's core keys and, with core_party, the
+ * store's participants, added to @out */
+int ksp_trust_policy_resolve_core(struct ksp_store *store, const struct ksp_trust_policy *pol,
+				  struct ksp_trust_policy *out)
+{
+	struct explore e = { .ctx = ksp_store_get_ctx(store), .db = ksp_store_db(store), .pol = pol };
+	int r = 0;
+
+	for (size_t i = 0; i < pol->n_core && r == 0; i++)
+		r = ksp_trust_policy_add_core(out, pol->core[i]);
+	if (r == 0 && pol->core_party)
+		r = core_from_party(&e, out);
+	return r;
+}
+
+/* trust-private.h: the Sequoia model's settings */
+void ksp_trust_policy_sequoia(const struct ksp_trust_policy *p, int *amount, bool *network)
+{
+	*amount = p->sq_amount;
+	*network = p->sq_network;
 }
 
 /* Does user ID @uid (@n bytes) carry address @email (lib/addr.c, the
