@@ -111,6 +111,8 @@ struct ksp_trust_sequoia {
 	uint32_t *stamp, epoch;
 	uint32_t *eoff, *ecnt;       /* into ecerts: the usable certifications on v */
 	uint32_t *estamp, eepoch;    /* eoff/ecnt valid for this query */
+	uint32_t *istamp, bepoch;    /* by issuer: imax valid for this bind */
+	int64_t *imax;               /* by issuer: its newest valid certification's time */
 	struct ecert *ecerts;
 	size_t n_ecerts, cap_ecerts;
 	uint32_t *fp_cert, *fp_next, *fp_bind; /* the forward pointer: certification, signee, its bind */
@@ -156,6 +158,8 @@ static void free_scratch(struct ksp_trust_sequoia *q)
 	free(q->eoff);
 	free(q->ecnt);
 	free(q->estamp);
+	free(q->istamp);
+	free(q->imax);
 	free(q->fp_cert);
 	free(q->fp_next);
 	free(q->fp_bind);
@@ -164,7 +168,8 @@ static void free_scratch(struct ksp_trust_sequoia *q)
 	free(q->queue);
 	free(q->cap);
 	free(q->ecerts);
-	q->stamp = q->eoff = q->ecnt = q->estamp = q->fp_cert = q->fp_next = q->fp_bind = q->queue = NULL;
+	q->imax = NULL;
+	q->stamp = q->eoff = q->ecnt = q->estamp = q->istamp = q->fp_cert = q->fp_next = q->fp_bind = q->queue = NULL;
 	q->fp_depth = q->fp_amount = q->cap = NULL;
 	q->ecerts = NULL;
 	q->n_ecerts = q->cap_ecerts = 0;
@@ -290,22 +295,23 @@ static bool bind_in_network(const struct ksp_wsnap_bind *b)
 	return (b->flags & KSP_WSNAP_BIND_SELFSIG) && !(b->flags & KSP_WSNAP_BIND_ATTR);
 }
 
-/* Is certification @c (at index @i of bind @b's) revoked at q->at by a 0x30
- * of the same issuer made after it? */
-static bool cert_revoked(const struct ksp_trust_sequoia *q, uint32_t b, const struct ksp_wsnap_cert *c)
+/* Is certification @c revoked at q->at by a 0x30 of the same issuer made
+ * after it?  @revs: the bind's revocations (n_revs of them). */
+static bool cert_revoked(const struct ksp_trust_sequoia *q, const uint32_t *revs, size_t n_revs,
+			 const struct ksp_wsnap_cert *c)
 {
 	const struct ksp_wsnap *s = q->s;
 
-	for (uint32_t j = s->cert_off[b]; j < s->cert_off[b + 1]; j++) {
-		const struct ksp_wsnap_cert *r = &s->certs[j];
-		if (r->type == 0x30 && r->issuer == c->issuer && r->created > c->created && r->created <= q->at &&
-		    hash_ok(r->hash, r->created))
+	for (size_t j = 0; j < n_revs; j++) {
+		const struct ksp_wsnap_cert *r = &s->certs[revs[j]];
+		if (r->issuer == c->issuer && r->created > c->created && r->created <= q->at && hash_ok(r->hash, r->created))
 			return true;
 	}
 	return false;
 }
 
-static bool cert_valid(const struct ksp_trust_sequoia *q, uint32_t v, uint32_t b, const struct ksp_wsnap_cert *c)
+static bool cert_valid(const struct ksp_trust_sequoia *q, uint32_t v, const uint32_t *revs, size_t n_revs,
+		       const struct ksp_wsnap_cert *c)
 {
 	const struct ksp_wsnap *s = q->s;
 	const struct ksp_wsnap_node *is, *tg = &s->nodes[v];
@@ -316,7 +322,7 @@ static bool cert_valid(const struct ksp_trust_sequoia *q, uint32_t v, uint32_t b
 	is = &s->nodes[c->issuer];
 	if (!(is->flags & KSP_WSNAP_SELFSIG_OK) || !alive_at(is, c->created) || !alive_at(tg, c->created))
 		return false;
-	return !cert_revoked(q, b, c);
+	return !cert_revoked(q, revs, n_revs, c);
 }
 
 static int grow_ecerts(struct ksp_trust_sequoia *q)
@@ -333,7 +339,8 @@ static int grow_ecerts(struct ksp_trust_sequoia *q)
 }
 
 /* The usable certifications on key @v (every bind of it in the network):
- * per bind and issuer the newest valid ones.  Computed once a query. */
+ * per bind and issuer the newest valid ones (all of the newest time).
+ * Computed once a query; linear in the bind's certifications. */
 static int certs_on(struct ksp_trust_sequoia *q, uint32_t v)
 {
 	const struct ksp_wsnap *s = q->s;
@@ -346,33 +353,50 @@ static int certs_on(struct ksp_trust_sequoia *q, uint32_t v)
 	if (!(s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK) || (s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED))
 		return 0;
 	for (uint32_t b = s->bind_off[v]; b < s->bind_off[v + 1]; b++) {
-		size_t first = q->n_ecerts;
+		uint32_t lo = s->cert_off[b], hi = s->cert_off[b + 1], *revs = NULL;
+		size_t n_revs = 0;
 
-		if (!bind_in_network(&s->binds[b]))
+		if (!bind_in_network(&s->binds[b]) || lo == hi)
 			continue;
-		for (uint32_t i = s->cert_off[b]; i < s->cert_off[b + 1]; i++) {
-			const struct ksp_wsnap_cert *c = &s->certs[i];
-			bool drop = false;
-
-			if (!cert_valid(q, v, b, c))
-				continue;
-			/* newest per issuer: drop older ones already taken, or this one */
-			for (size_t k = first; k < q->n_ecerts; k++) {
-				const struct ksp_wsnap_cert *o = &s->certs[q->ecerts[k].cert];
-				if (q->ecerts[k].issuer != c->issuer)
-					continue;
-				if (o->created > c->created) {
-					drop = true;
-				} else if (o->created < c->created) {
-					q->ecerts[k] = q->ecerts[--q->n_ecerts];
-					k--;
-				}
-			}
-			if (drop)
-				continue;
-			if (grow_ecerts(q) < 0)
+		if (++q->bepoch == 0) {
+			memset(q->istamp, 0, q->n * sizeof(*q->istamp));
+			q->bepoch = 1;
+		}
+		/* the bind's certification revocations (rare) */
+		for (uint32_t i = lo; i < hi; i++)
+			if (s->certs[i].type == 0x30)
+				n_revs++;
+		if (n_revs) {
+			revs = malloc(n_revs * sizeof(*revs));
+			if (revs == NULL)
 				return -ENOMEM;
-			struct ecert *e = &q->ecerts[q->n_ecerts++];
+			n_revs = 0;
+			for (uint32_t i = lo; i < hi; i++)
+				if (s->certs[i].type == 0x30)
+					revs[n_revs++] = i;
+		}
+		/* the newest valid certification time per issuer, then those */
+		for (uint32_t i = lo; i < hi; i++) {
+			const struct ksp_wsnap_cert *c = &s->certs[i];
+			if (!cert_valid(q, v, revs, n_revs, c))
+				continue;
+			if (q->istamp[c->issuer] != q->bepoch || q->imax[c->issuer] < c->created) {
+				q->istamp[c->issuer] = q->bepoch;
+				q->imax[c->issuer] = c->created;
+			}
+		}
+		for (uint32_t i = lo; i < hi; i++) {
+			const struct ksp_wsnap_cert *c = &s->certs[i];
+			struct ecert *e;
+
+			if (c->issuer >= s->n || q->istamp[c->issuer] != q->bepoch || q->imax[c->issuer] != c->created ||
+			    !cert_valid(q, v, revs, n_revs, c))
+				continue;
+			if (grow_ecerts(q) < 0) {
+				free(revs);
+				return -ENOMEM;
+			}
+			e = &q->ecerts[q->n_ecerts++];
 			e->cert = i;
 			e->bind = b;
 			e->issuer = c->issuer;
@@ -393,6 +417,7 @@ static int certs_on(struct ksp_trust_sequoia *q, uint32_t v)
 					e->re = 1;
 			}
 		}
+		free(revs);
 	}
 	q->ecnt[v] = (uint32_t)(q->n_ecerts - q->eoff[v]);
 	return 0;
@@ -457,12 +482,22 @@ static int suppress(struct ksp_trust_sequoia *q, uint32_t issuer, uint32_t targe
 
 /* -- the backward search ---------------------------------------------------- */
 
+static bool is_root(const struct ksp_trust_sequoia *q, uint32_t v)
+{
+	for (size_t i = 0; i < q->n_roots; i++)
+		if (q->rootv[i] == v)
+			return true;
+	return false;
+}
+
 /* One search; the best path from a root into *out (out->len 0: none). */
 static int backward(struct ksp_trust_sequoia *q, bool self_signed, struct spath *out)
 {
 	const struct ksp_wsnap *s = q->s;
 	uint32_t t = q->target, head = 0, tail = 0;
 	uint32_t best = NONE;
+	int level = 0;
+	bool full_root = false;
 	int best_amount = 0;
 	size_t best_len = 0;
 
@@ -483,8 +518,19 @@ static int backward(struct ksp_trust_sequoia *q, bool self_signed, struct spath 
 	while (head < tail) {
 		uint32_t v = q->queue[head++];
 		int dv = q->fp_depth[v], av = q->fp_amount[v];
-		int r = certs_on(q, v);
+		int r;
 
+		/* every key of fewer certifications to the target is final; a
+		 * root among them with the full amount cannot be beaten by a
+		 * longer path: the rest of the search changes nothing */
+		if (dv > level) {
+			if (full_root)
+				break;
+			level = dv;
+		}
+		if (av >= FULLY && v != t && is_root(q, v))
+			full_root = true;
+		r = certs_on(q, v);
 		if (r < 0)
 			return r;
 		for (uint32_t k = 0; k < q->ecnt[v]; k++) {
@@ -592,6 +638,8 @@ static int prepare(struct ksp_trust_sequoia *q, const struct ksp_wsnap *s)
 		q->n = n;
 		q->stamp = calloc(n, sizeof(*q->stamp));
 		q->estamp = calloc(n, sizeof(*q->estamp));
+		q->istamp = calloc(n, sizeof(*q->istamp));
+		q->imax = malloc(n * sizeof(*q->imax));
 		q->eoff = malloc(n * sizeof(*q->eoff));
 		q->ecnt = malloc(n * sizeof(*q->ecnt));
 		q->fp_cert = malloc(n * sizeof(*q->fp_cert));
@@ -601,14 +649,14 @@ static int prepare(struct ksp_trust_sequoia *q, const struct ksp_wsnap *s)
 		q->fp_amount = malloc(n * sizeof(*q->fp_amount));
 		q->queue = malloc(n * sizeof(*q->queue));
 		q->cap = malloc(n * sizeof(*q->cap));
-		if (!q->stamp || !q->estamp || !q->eoff || !q->ecnt || !q->fp_cert || !q->fp_next || !q->fp_bind || !q->fp_depth ||
+		if (!q->stamp || !q->estamp || !q->istamp || !q->imax || !q->eoff || !q->ecnt || !q->fp_cert || !q->fp_next || !q->fp_bind || !q->fp_depth ||
 		    !q->fp_amount || !q->queue || !q->cap) {
 			free_scratch(q);
 			return -ENOMEM;
 		}
 		for (uint32_t i = 0; i < n; i++)
 			q->cap[i] = FULLY;
-		q->epoch = q->eepoch = 0;
+		q->epoch = q->eepoch = q->bepoch = 0;
 	}
 	if (++q->eepoch == 0) {
 		memset(q->estamp, 0, n * sizeof(*q->estamp));
