@@ -1209,7 +1209,7 @@ char ksp_trust_gnupg_validity_letter(int validity);
  * then the largest amount), each one's amount taken from the
  * certifications it used before the next search.  In the
  * certification-network mode every certification is depth unconstrained,
- * amount 120.  It reads the store's graph snapshot, as the other models. */
+ * without regular expressions (its amount stays).  It reads the store's graph snapshot, as the other models. */
 struct ksp_trust_sequoia;
 int ksp_trust_sequoia_new(struct ksp_ctx *ctx, struct ksp_trust_sequoia **ret);
 struct ksp_trust_sequoia *ksp_trust_sequoia_free(struct ksp_trust_sequoia *sq);

@@ -86,7 +86,7 @@ const struct ksp_cmd ksp_cmd_trust = {
 		   "  --partial-core FPR:AMOUNT a partially trusted root (amount 1-120)\n"
 		   "  --trust-amount N          the amount wanted (default 120; 240: twice)\n"
 		   "  --certification-network  every certification is a trusted introducer\n"
-		   "                            at any depth, amount 120\n",
+		   "                            at any depth (its amount stays)\n",
 	.group = KSP_GROUP_ADMIN,
 };
 

@@ -88,7 +88,9 @@ check "$n: dave, certification network" "0 120 120=$A>$B>$C>$D"
 ask $n $t "$A" --core-fpr "$D"
 check "$n: alice from dave (0/60)" "1 60 60=$D>$A"
 ask $n $t "$A" --core-fpr "$D" --certification-network
-check "$n: alice from dave, certification network (amount 120)" "0 120 120=$D>$A"
+check "$n: alice from dave, certification network (the amount stays)" "1 60 60=$D>$A"
+ask $n $t "$A" --core-fpr "$C" --certification-network
+check "$n: alice from carol, certification network" "1 60 60=$C>$D>$A"
 
 # gpg-trustroots: root certifies a1-a3 (plain), each certifies d, d the
 # target: d only through a1-a3 as partially trusted roots (what GnuPG's

@@ -15,8 +15,8 @@
  * Sequoia's standard policy accept (MD5 until 1997-02, SHA-1 and
  * RIPEMD-160 until 2013-02).  A certification without a trust signature
  * is depth 0, amount 120; depth 255 is unconstrained.  In the
- * certification-network mode every certification is depth unconstrained,
- * amount 120, without regular expressions.
+ * certification-network mode (later sequoia-wot's) every certification is
+ * depth unconstrained, without regular expressions; its amount stays.
  *
  * A query is Sequoia's: a backward search from the target (a breadth-first
  * Dijkstra: fewer edges first, then the larger amount) finds for every key
@@ -45,6 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include <sqlite3.h>
 
 #include "lib/addr.h"
 #include "lib/libksp-private.h"
@@ -401,11 +403,7 @@ static int certs_on(struct ksp_trust_sequoia *q, uint32_t v)
 			e->bind = b;
 			e->issuer = c->issuer;
 			e->re = -1;
-			if (q->cert_network) {
-				e->depth = UNCONSTRAINED;
-				e->amount = FULLY;
-				e->re = 1;
-			} else if (c->depth == 0 && c->amount == 0) {
+			if (c->depth == 0 && c->amount == 0) {
 				/* no trust signature: a plain certification */
 				e->depth = 0;
 				e->amount = FULLY;
@@ -415,6 +413,12 @@ static int certs_on(struct ksp_trust_sequoia *q, uint32_t v)
 				e->amount = c->amount > FULLY ? FULLY : c->amount;
 				if ((c->flags >> KSP_WSNAP_CERT_NREGEX_SHIFT) == 0 && !(c->flags & KSP_WSNAP_CERT_LONG_REGEX))
 					e->re = 1;
+			}
+			if (q->cert_network) {
+				/* a trusted introducer at any depth, for any user
+				 * ID; its amount stays */
+				e->depth = UNCONSTRAINED;
+				e->re = 1;
 			}
 		}
 		free(revs);
@@ -629,8 +633,33 @@ static int backward(struct ksp_trust_sequoia *q, bool self_signed, struct spath 
 
 /* -- a query ------------------------------------------------------------------ */
 
-static int prepare(struct ksp_trust_sequoia *q, const struct ksp_wsnap *s)
+/* The vertex of the key with fingerprint @fpr (the store's index, then the
+ * snapshot's key order), NONE when not there. */
+static uint32_t vertex_of(struct ksp_store *store, const struct ksp_wsnap *s, const char *fpr, int *err)
 {
+	sqlite3 *db = ksp_store_db(store);
+	sqlite3_stmt *st = NULL;
+	uint32_t v = NONE;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		*err = ksp_errno_from_sqlite(ksp_store_get_ctx(store), db, rc, "keys");
+		return NONE;
+	}
+	sqlite3_bind_text(st, 1, fpr, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		v = ksp_wsnap_vertex(s, sqlite3_column_int64(st, 0));
+	else if (rc != SQLITE_DONE)
+		*err = ksp_errno_from_sqlite(ksp_store_get_ctx(store), db, rc, "keys");
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const struct ksp_wsnap *s)
+{
+	int err = 0;
 	uint32_t n = s->n ? s->n : 1;
 
 	if (q->n != n) {
@@ -669,15 +698,13 @@ static int prepare(struct ksp_trust_sequoia *q, const struct ksp_wsnap *s)
 		return -ENOMEM;
 	for (size_t i = 0; i < q->n_roots; i++)
 		q->rootv[i] = NONE;
-	/* roots by fingerprint: one pass over the keys */
-	for (uint32_t v = 0; v < s->n && q->n_roots; v++) {
-		const char *f = ksp_wsnap_fpr(s, v);
-		for (size_t i = 0; i < q->n_roots; i++)
-			if (strcmp(f, q->roots[i].fpr) == 0 && (s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK) &&
-			    !(s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED))
-				q->rootv[i] = v;
+	/* the roots in the network (a valid key, not hard-revoked) */
+	for (size_t i = 0; i < q->n_roots && err == 0; i++) {
+		uint32_t v = vertex_of(store, s, q->roots[i].fpr, &err);
+		if (v != NONE && (s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK) && !(s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED))
+			q->rootv[i] = v;
 	}
-	return 0;
+	return err;
 }
 
 static void unprepare(struct ksp_trust_sequoia *q)
@@ -713,6 +740,12 @@ static int authenticate(struct ksp_trust_sequoia *q)
 			if (r < 0)
 				goto out;
 			if (p.len)
+				break;
+			/* in the certification network every certification has
+			 * the depth the self-signed search needs: on the queried
+			 * (self-signed) user ID, the other search finds nothing
+			 * more */
+			if (q->cert_network && q->tbind != NONE)
 				break;
 		}
 		if (p.len == 0)
@@ -770,14 +803,13 @@ KSP_EXPORT int ksp_trust_sequoia_authenticate(struct ksp_trust_sequoia *q, struc
 		return r;
 	q->s = s;
 	q->at = at;
-	for (uint32_t v = 0; v < s->n; v++)
-		if (strcmp(ksp_wsnap_fpr(s, v), norm) == 0) {
-			t = v;
-			break;
-		}
+	r = 0;
+	t = vertex_of(store, s, norm, &r);
+	if (r < 0)
+		return r;
 	if (t == NONE)
 		return -ENOENT;
-	r = prepare(q, s);
+	r = prepare(q, store, s);
 	if (r < 0)
 		return r;
 	q->target = t;
@@ -901,9 +933,9 @@ KSP_EXPORT int ksp_trust_sequoia_get_path_hop(const struct ksp_trust_sequoia *q,
 	}
 	c = &q->s->certs[q->paths[i].cert[j]];
 	if (depth)
-		*depth = q->cert_network || (c->depth == 0 && c->amount == 0) ? (q->cert_network ? 255 : 0) : c->depth;
+		*depth = q->cert_network ? 255 : c->depth;
 	if (amount)
-		*amount = q->cert_network || (c->depth == 0 && c->amount == 0) ? FULLY : c->amount;
+		*amount = c->depth == 0 && c->amount == 0 ? FULLY : c->amount > FULLY ? FULLY : c->amount;
 	if (created)
 		*created = c->created;
 	return 0;
