@@ -121,6 +121,7 @@ struct ksp_trust_sequoia {
 	int *fp_depth, *fp_amount;
 	uint32_t *queue;
 	int *cap;                    /* vertex -> root cap (FULLY when none) */
+	uint8_t *isroot;             /* vertex -> a root of this query */
 	struct suppress *sup;
 	size_t n_sup, cap_sup;
 	uint32_t *rootv;             /* root index -> vertex (NONE: not in the store) */
@@ -169,10 +170,12 @@ static void free_scratch(struct ksp_trust_sequoia *q)
 	free(q->fp_amount);
 	free(q->queue);
 	free(q->cap);
+	free(q->isroot);
 	free(q->ecerts);
 	q->imax = NULL;
 	q->stamp = q->eoff = q->ecnt = q->estamp = q->istamp = q->fp_cert = q->fp_next = q->fp_bind = q->queue = NULL;
 	q->fp_depth = q->fp_amount = q->cap = NULL;
+	q->isroot = NULL;
 	q->ecerts = NULL;
 	q->n_ecerts = q->cap_ecerts = 0;
 	q->n = 0;
@@ -486,22 +489,13 @@ static int suppress(struct ksp_trust_sequoia *q, uint32_t issuer, uint32_t targe
 
 /* -- the backward search ---------------------------------------------------- */
 
-static bool is_root(const struct ksp_trust_sequoia *q, uint32_t v)
-{
-	for (size_t i = 0; i < q->n_roots; i++)
-		if (q->rootv[i] == v)
-			return true;
-	return false;
-}
-
 /* One search; the best path from a root into *out (out->len 0: none). */
 static int backward(struct ksp_trust_sequoia *q, bool self_signed, struct spath *out)
 {
 	const struct ksp_wsnap *s = q->s;
 	uint32_t t = q->target, head = 0, tail = 0;
 	uint32_t best = NONE;
-	int level = 0;
-	bool full_root = false;
+	int level = 0, full_depth = INT_MAX;
 	int best_amount = 0;
 	size_t best_len = 0;
 
@@ -524,16 +518,16 @@ static int backward(struct ksp_trust_sequoia *q, bool self_signed, struct spath 
 		int dv = q->fp_depth[v], av = q->fp_amount[v];
 		int r;
 
-		/* every key of fewer certifications to the target is final; a
-		 * root among them with the full amount cannot be beaten by a
-		 * longer path: the rest of the search changes nothing */
+		/* before the first key of a level: every key of at most this
+		 * many certifications to the target has its final forward
+		 * pointer; a root among them with the full amount cannot be
+		 * beaten by a longer path, the rest of the search changes
+		 * nothing */
 		if (dv > level) {
-			if (full_root)
+			if (full_depth <= dv)
 				break;
 			level = dv;
 		}
-		if (av >= FULLY && v != t && is_root(q, v))
-			full_root = true;
 		r = certs_on(q, v);
 		if (r < 0)
 			return r;
@@ -558,6 +552,8 @@ static int backward(struct ksp_trust_sequoia *q, bool self_signed, struct spath 
 			} else if (!(pd < q->fp_depth[i] || (pd == q->fp_depth[i] && pa > q->fp_amount[i]))) {
 				continue;
 			}
+			if (pa >= FULLY && q->isroot[i] && pd < full_depth)
+				full_depth = pd;
 			q->fp_cert[i] = e->cert;
 			q->fp_next[i] = v;
 			q->fp_bind[i] = e->bind;
@@ -678,8 +674,9 @@ static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const s
 		q->fp_amount = malloc(n * sizeof(*q->fp_amount));
 		q->queue = malloc(n * sizeof(*q->queue));
 		q->cap = malloc(n * sizeof(*q->cap));
+		q->isroot = calloc(n, sizeof(*q->isroot));
 		if (!q->stamp || !q->estamp || !q->istamp || !q->imax || !q->eoff || !q->ecnt || !q->fp_cert || !q->fp_next || !q->fp_bind || !q->fp_depth ||
-		    !q->fp_amount || !q->queue || !q->cap) {
+		    !q->fp_amount || !q->queue || !q->cap || !q->isroot) {
 			free_scratch(q);
 			return -ENOMEM;
 		}
@@ -701,8 +698,9 @@ static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const s
 	/* the roots in the network (a valid key, not hard-revoked) */
 	for (size_t i = 0; i < q->n_roots && err == 0; i++) {
 		uint32_t v = vertex_of(store, s, q->roots[i].fpr, &err);
-		if (v != NONE && (s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK) && !(s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED))
+		if (v != NONE && (s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK) && !(s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED)) {
 			q->rootv[i] = v;
+		}
 	}
 	return err;
 }
@@ -710,8 +708,10 @@ static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const s
 static void unprepare(struct ksp_trust_sequoia *q)
 {
 	for (size_t i = 0; q->rootv && i < q->n_roots; i++)
-		if (q->rootv[i] != NONE)
+		if (q->rootv[i] != NONE) {
 			q->cap[q->rootv[i]] = FULLY;
+			q->isroot[q->rootv[i]] = 0;
+		}
 	q->n_sup = 0;
 }
 
@@ -725,8 +725,11 @@ static int authenticate(struct ksp_trust_sequoia *q)
 
 	q->n_sup = 0;
 	for (size_t i = 0; i < q->n_roots; i++)
-		if (q->rootv[i] != NONE && q->cap[q->rootv[i]] > q->roots[i].amount)
-			q->cap[q->rootv[i]] = q->roots[i].amount;
+		if (q->rootv[i] != NONE) {
+			q->isroot[q->rootv[i]] = 1;
+			if (q->cap[q->rootv[i]] > q->roots[i].amount)
+				q->cap[q->rootv[i]] = q->roots[i].amount;
+		}
 	/* the target must be valid, alive and unrevoked at the reference time,
 	 * its user ID not revoked */
 	if (!(k->flags & KSP_WSNAP_SELFSIG_OK) || k->expires <= q->at || ksp_wsnap_key_revoked(k, q->at) ||
