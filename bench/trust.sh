@@ -61,8 +61,8 @@ ms() { echo "$1 $2" | awk '{ printf "%.1f", ($2 - $1) * 1000 }'; }
 cpu_all() {
 	local f=$1
 	shift
-	/usr/bin/time -f "%U %S" -o "$w/cpu.time" bash -c 'f=$1; shift; while read -r t; do "$@" "$t" >/dev/null 2>&1; done <"$f"' _ "$f" "$@"
-	awk '{ printf "%.0f", ($1 + $2) * 1000 }' "$w/cpu.time"
+	/usr/bin/time -f "%U %S" -o "$w/cpu.time" bash -c 'f=$1; shift; while read -r t; do "$@" "$t" >/dev/null 2>&1; done <"$f"; exit 0' _ "$f" "$@"
+	tail -1 "$w/cpu.time" | awk '{ printf "%.0f", ($1 + $2) * 1000 }'
 }
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
 
