@@ -9,6 +9,13 @@
 #               query per process (cold process, warm page cache) with 12
 #               core keys (the most certified), K=1 L=5 and K=3 L=5, and
 #               1000 queries in one process (--batch)
+#   sequoia     --model sequoia beside the paths model (K=1 L=5) on the
+#               same 20 targets, CPU time (user + system) of the 20
+#               processes in total: the plain model (the generated certifications are
+#               plain: only direct ones from the roots count) and the
+#               certification-network mode (every certification an
+#               introducer: the backward search reaches the whole graph);
+#               the issue's target is within 2x of the paths query
 #   peer        sq-wot authenticate (one trust root, plain certifications:
 #               sq-wot follows only direct ones, so ksp runs --max-depth 1
 #               for the same question) on the 10^4-key keyring
@@ -48,6 +55,15 @@ mkdir -p "$cache"
 now() { date +%s.%N; }
 # ms START END
 ms() { echo "$1 $2" | awk '{ printf "%.1f", ($2 - $1) * 1000 }'; }
+# cpu_all TARGETS CMD...: the CPU time (user + system, ms) of CMD TARGET for
+# every line of TARGETS, one process each, in total (time(1) counts in 10 ms
+# steps: the total of 20 is exact enough, a single query is not)
+cpu_all() {
+	local f=$1
+	shift
+	/usr/bin/time -f "%U %S" -o "$w/cpu.time" bash -c 'f=$1; shift; while read -r t; do "$@" "$t" >/dev/null 2>&1; done <"$f"; exit 0' _ "$f" "$@"
+	tail -1 "$w/cpu.time" | awk '{ printf "%.0f", ($1 + $2) * 1000 }'
+}
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
 
 declare -A R
@@ -104,6 +120,12 @@ for n in $sizes; do
 		R[$n,b$1]=$(ms "$t0" "$t1")
 		R[$n,tr$1]=$(grep -c ": trusted" "$w/batch.out")
 	done
+	# the Sequoia model beside the paths model, side by side per target,
+	# CPU time (the machine is shared)
+	head -20 "$w/targets" >"$w/t20"
+	R[$n,cp]=$(cpu_all "$w/t20" "$ksp" -q -d "$db" trust --core "$w/core" --min-paths 1 --max-depth 5)
+	R[$n,cs]=$(cpu_all "$w/t20" "$ksp" -q -d "$db" trust --model sequoia --core "$w/core")
+	R[$n,cn]=$(cpu_all "$w/t20" "$ksp" -q -d "$db" trust --model sequoia --certification-network --core "$w/core")
 	# the peer, where it can run (it reads the whole keyring per query)
 	if [ "$have_sq" = 1 ] && [ "$n" -le 10000 ]; then
 		: >"$w/t"
@@ -140,6 +162,15 @@ done
 	echo "|---:|---|---:|---:|---:|---:|---:|---:|"
 	for n in "${rows[@]}"; do
 		echo "| $n | ${R[$n,load]} | ${R[$n,snap]} | ${R[$n,size]} | ${R[$n,q1]} / ${R[$n,qmax1]} | ${R[$n,q3]} / ${R[$n,qmax3]} | ${R[$n,b1]} / ${R[$n,b3]} | ${R[$n,tr1]} / ${R[$n,tr3]} |"
+	done
+	echo
+	echo "--model sequoia beside the paths model (K=1 L=5), same 20 targets, one process each, CPU ms in total (user + system):"
+	echo
+	echo "| keys | paths | sequoia | ratio | sequoia --certification-network | ratio |"
+	echo "|---:|---:|---:|---:|---:|---:|"
+	for n in "${rows[@]}"; do
+		echo "| $n | ${R[$n,cp]} | ${R[$n,cs]} | $(echo "${R[$n,cs]} ${R[$n,cp]}" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }')x |" \
+			"${R[$n,cn]} | $(echo "${R[$n,cn]} ${R[$n,cp]}" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }')x |"
 	done
 	for n in "${rows[@]}"; do
 		[ -n "${R[$n,sq]:-}" ] || continue

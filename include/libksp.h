@@ -957,10 +957,27 @@ void ksp_trust_policy_set_max_age(struct ksp_trust_policy *policy, int64_t secon
  * (true).  Both are computed; this chooses the one that counts.  Since: 2 */
 void ksp_trust_policy_set_at_signature(struct ksp_trust_policy *policy, bool on);
 bool ksp_trust_policy_get_at_signature(const struct ksp_trust_policy *policy);
+/* Which model 'ksp trust' asks (a policy file's "model"): the paths model
+ * (ksp_trust_check(), the default) or Sequoia's (ksp_trust_sequoia_*,
+ * which takes the core keys as fully trusted roots, the target amount and
+ * the certification-network mode from the policy:
+ * ksp_trust_sequoia_set_policy()).  -EINVAL for another value. */
+enum ksp_trust_model {
+	KSP_TRUST_MODEL_PATHS = 0,
+	KSP_TRUST_MODEL_SEQUOIA = 2,
+};
+int ksp_trust_policy_set_model(struct ksp_trust_policy *policy, int model);
+int ksp_trust_policy_get_model(const struct ksp_trust_policy *policy);
+/* The Sequoia model's target amount (1-7680, default 120) and mode. */
+int ksp_trust_policy_set_trust_amount(struct ksp_trust_policy *policy, int amount);
+int ksp_trust_policy_get_trust_amount(const struct ksp_trust_policy *policy);
+void ksp_trust_policy_set_certification_network(struct ksp_trust_policy *policy, bool on);
+bool ksp_trust_policy_get_certification_network(const struct ksp_trust_policy *policy);
 /* Reads a policy file: "key = value" lines, '#' comments; keys: core
  * (repeatable), core_file, core_party, max_depth, min_paths, per_uid, sha1,
  * min_key_bits, max_cert_age (90d, 2y, 12w, 36h or seconds), trust_at (now
- * or signature).  Errors name FILE:LINE. */
+ * or signature), model (paths or sequoia), trust_amount,
+ * certification_network.  Errors name FILE:LINE. */
 int ksp_trust_policy_load(struct ksp_trust_policy *policy, const char *path);
 
 enum ksp_trust_reason {
@@ -1178,6 +1195,57 @@ int ksp_trust_gnupg_get_introducer(struct ksp_trust_gnupg *gnupg, const char *fp
  * (--list-keys --with-colons field 2): u f m q n e r -, '?' for a bad value. */
 const char *ksp_trust_gnupg_validity_name(int validity);
 char ksp_trust_gnupg_validity_letter(int validity);
+
+/* -- Sequoia's web of trust, as a third model (trust-sequoia.c) -- */
+
+/* The model of sequoia-wot 0.2.0 (sq-wot): a binding (key and user ID) is
+ * authenticated by paths of certifications from the roots whose trust
+ * amounts (0-120; 120 fully) sum to the target amount (default 120).  A
+ * trust signature's depth bounds how far behind its certifier a path may
+ * go, its amount what a path through it carries, its regular expressions
+ * which user IDs it vouches for; a plain certification is depth 0, amount
+ * 120; per issuer and user ID only the newest live certifications count.
+ * Paths come one by one from a backward search (fewest certifications,
+ * then the largest amount), each one's amount taken from the
+ * certifications it used before the next search.  In the
+ * certification-network mode every certification is depth unconstrained,
+ * without regular expressions (its amount stays).  It reads the store's graph snapshot, as the other models. */
+struct ksp_trust_sequoia;
+int ksp_trust_sequoia_new(struct ksp_ctx *ctx, struct ksp_trust_sequoia **ret);
+struct ksp_trust_sequoia *ksp_trust_sequoia_free(struct ksp_trust_sequoia *sq);
+/* A root of trust amount @amount (1-120; 120 fully trusted); a root given
+ * twice keeps the smaller amount.  -EINVAL for a bad fingerprint. */
+int ksp_trust_sequoia_add_root(struct ksp_trust_sequoia *sq, const char *fpr, int amount);
+size_t ksp_trust_sequoia_get_root_count(const struct ksp_trust_sequoia *sq);
+/* The amount wanted (1-7680, default 120: fully; 240: doubly). */
+int ksp_trust_sequoia_set_target_amount(struct ksp_trust_sequoia *sq, int amount);
+void ksp_trust_sequoia_set_certification_network(struct ksp_trust_sequoia *sq, bool on);
+/* The policy's core keys as roots of amount 120 (the store's party
+ * participants too with core_party, read from @store), its target amount
+ * and mode. */
+int ksp_trust_sequoia_set_policy(struct ksp_trust_sequoia *sq, struct ksp_store *store,
+				 const struct ksp_trust_policy *policy);
+/* Authenticate key @fpr at @at: with @uid (and no @email), that user ID
+ * (on the key or not); else every self-signed user ID of the key (with
+ * the address @email, when given), the one with the largest amount kept.
+ * 0, -ENOENT when the key is not in the store, or a negative errno.  The
+ * results below stay valid until the next call. */
+int ksp_trust_sequoia_authenticate(struct ksp_trust_sequoia *sq, struct ksp_store *store, int64_t at,
+				   const char *fpr, const char *uid, const char *email);
+/* The summed amount of the paths, and whether it reaches the target. */
+int ksp_trust_sequoia_get_amount(const struct ksp_trust_sequoia *sq);
+bool ksp_trust_sequoia_is_authenticated(const struct ksp_trust_sequoia *sq);
+/* The user ID answered for (raw bytes, hostile; NULL when none). */
+const char *ksp_trust_sequoia_get_uid(const struct ksp_trust_sequoia *sq, size_t *len);
+/* The paths: each one's amount, its keys (root first, the target last;
+ * a path of one key is a root that is the target), and each hop's
+ * certification (1 for the target's own self-signature ending a path). */
+size_t ksp_trust_sequoia_get_path_count(const struct ksp_trust_sequoia *sq);
+int ksp_trust_sequoia_get_path_amount(const struct ksp_trust_sequoia *sq, size_t path);
+size_t ksp_trust_sequoia_get_path_length(const struct ksp_trust_sequoia *sq, size_t path);
+const char *ksp_trust_sequoia_get_path_key(const struct ksp_trust_sequoia *sq, size_t path, size_t index);
+int ksp_trust_sequoia_get_path_hop(const struct ksp_trust_sequoia *sq, size_t path, size_t index, int *depth,
+				   int *amount, int64_t *created);
 
 /* ------------------------------------------------------------------ */
 /* Rendering the web of trust (graphviz)                               */

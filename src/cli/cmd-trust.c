@@ -20,6 +20,9 @@ const struct ksp_cmd ksp_cmd_trust = {
 	.usage = "[--policy FILE] [--core FILE | --core-fpr FPR... | --core-party] [--max-depth L]\n"
 		 "       [--min-paths K] [--per-uid] [--sha1 RULE | --no-sha1] [--allow-md5] [--at DATE] [--json]\n"
 		 "       (FPR | --batch FILE | --email ADDR [FPR] | --uid UID [FPR])\n"
+		 "   or: ksp trust --model sequoia [--policy FILE] [--core FILE | --core-fpr FPR... | --core-party]\n"
+		 "       [--partial-core FPR:AMOUNT]... [--trust-amount N] [--certification-network]\n"
+		 "       [--at DATE] [--json] (FPR | --email ADDR [FPR] | --uid UID [FPR])"
 		 "   or: ksp trust --model gnupg --ownertrust FILE [--marginals-needed N]\n"
 		 "       [--completes-needed N] [--max-cert-depth N] [--min-cert-level N]\n"
 		 "       [--sha1 RULE | --no-sha1] [--allow-md5] [--at DATE] [--json] (FPR | --batch FILE)",
@@ -70,7 +73,20 @@ const struct ksp_cmd ksp_cmd_trust = {
 		   "  --sha1 RULE          as above; default before-2019, as gpg 2.2\n"
 		   "                       (yes: gpg --allow-weak-key-signatures)\n"
 		   "  --allow-md5          gpg --allow-weak-digest-algos\n"
-		   "Both models say how many certifications the hash rules left out.\n",
+		   "Both models say how many certifications the hash rules left out.\n\n"
+		   "Sequoia's web of trust (--model sequoia, or model = sequoia in a policy):\n"
+		   "what sq-wot (sequoia-wot 0.2.0) answers. A binding (key and user ID) is\n"
+		   "authenticated when paths from the core keys (the roots) carry trust amounts\n"
+		   "(0-120) that sum to the target amount; trust signatures count with their\n"
+		   "amount, depth and regular expressions, a plain certification is amount\n"
+		   "120, depth 0 (it vouches for its target only); per issuer and user ID the\n"
+		   "newest live certification replaces older ones. Without --uid/--email the\n"
+		   "key's best user ID is shown. Exit 0 when authenticated, 1 otherwise.\n"
+		   "  --model sequoia           this model\n"
+		   "  --partial-core FPR:AMOUNT a partially trusted root (amount 1-120)\n"
+		   "  --trust-amount N          the amount wanted (default 120; 240: twice)\n"
+		   "  --certification-network  every certification is a trusted introducer\n"
+		   "                            at any depth (its amount stays)\n",
 	.group = KSP_GROUP_ADMIN,
 };
 
@@ -203,17 +219,208 @@ static int run_lookup(struct ksp_cli *cli, struct ksp_store *store, const struct
 	return status;
 }
 
+/* ---- --model sequoia: Sequoia's web of trust ------------------------------ */
+
+struct sq_opts {
+	const char *partial[64];
+	size_t n_partial;
+	int amount;        /* 0: the policy's */
+	bool network;
+};
+
+/* One key (and the binding question of @to); prints the answer.  1 when
+ * authenticated, 0 when not, or a negative errno (printed). */
+static int sq_query(struct ksp_cli *cli, struct ksp_store *store, const struct cli_trust_opts *to,
+		    const struct sq_opts *so, const char *fpr, bool brief, bool first)
+{
+	struct ksp_trust_sequoia *sq = NULL;
+	const char *uid;
+	size_t ulen = 0, np;
+	int r, amount;
+	bool yes;
+
+	r = ksp_trust_sequoia_new(cli->ctx, &sq);
+	if (r == 0)
+		r = ksp_trust_sequoia_set_policy(sq, store, to->policy);
+	for (size_t i = 0; r == 0 && i < so->n_partial; i++) {
+		char f[80], *colon;
+		long a;
+
+		snprintf(f, sizeof(f), "%s", so->partial[i]);
+		colon = strchr(f, ':');
+		a = colon ? strtol(colon + 1, NULL, 10) : 0;
+		if (colon == NULL || a < 1 || a > 120) {
+			cli_usage_error(cli, &ksp_cmd_trust, "trust", "--partial-core takes FPR:AMOUNT (1-120), not '%s'",
+					so->partial[i]);
+			ksp_trust_sequoia_free(sq);
+			return -EINVAL;
+		}
+		*colon = '\0';
+		r = ksp_trust_sequoia_add_root(sq, f, (int)a);
+	}
+	if (r == 0 && so->amount)
+		r = ksp_trust_sequoia_set_target_amount(sq, so->amount);
+	if (r == 0 && so->network)
+		ksp_trust_sequoia_set_certification_network(sq, true);
+	if (r == 0 && ksp_trust_sequoia_get_root_count(sq) == 0) {
+		cli_err(cli, "no core keys given: name them (--core-fpr, --core FILE, --core-party, --partial-core or "
+			     "'core =' in a policy)");
+		ksp_trust_sequoia_free(sq);
+		return -EINVAL;
+	}
+	if (r == 0)
+		r = ksp_trust_sequoia_authenticate(sq, store, to->at, fpr, to->uid, to->email);
+	if (r == -ENOENT) {
+		if (cli->json)
+			printf("%s{\"format_version\":1,\"model\":\"sequoia\",\"fingerprint\":\"%s\",\"in_store\":false,"
+			       "\"trusted\":false,\"trust_amount\":0,\"paths_found\":0,\"paths\":[]}",
+			       first ? "" : ",\n", fpr);
+		else
+			printf("%s: not authenticated: the key is not in the store\n", fpr);
+		ksp_trust_sequoia_free(sq);
+		return 0;
+	}
+	if (r < 0) {
+		cli_fail(cli, r, "%s: cannot authenticate %s", cli->db_path, fpr);
+		ksp_trust_sequoia_free(sq);
+		return r;
+	}
+	yes = ksp_trust_sequoia_is_authenticated(sq);
+	amount = ksp_trust_sequoia_get_amount(sq);
+	uid = ksp_trust_sequoia_get_uid(sq, &ulen);
+	np = ksp_trust_sequoia_get_path_count(sq);
+	if (cli->json) {
+		printf("%s{\"format_version\":1,\"model\":\"sequoia\",\"fingerprint\":\"%s\",\"in_store\":true,"
+		       "\"trusted\":%s,\"uid\":",
+		       first ? "" : ",\n", fpr, yes ? "true" : "false");
+		if (uid)
+			cli_json_str(stdout, uid, ulen);
+		else
+			printf("null");
+		printf(",\"trust_amount\":%d,\"target_amount\":%d,\"certification_network\":%s,\"paths_found\":%zu,"
+		       "\"paths\":[",
+		       amount, so->amount ? so->amount : ksp_trust_policy_get_trust_amount(to->policy),
+		       so->network || ksp_trust_policy_get_certification_network(to->policy) ? "true" : "false", np);
+		for (size_t i = 0; i < np; i++) {
+			size_t len = ksp_trust_sequoia_get_path_length(sq, i);
+
+			printf("%s{\"amount\":%d,\"keys\":[", i ? "," : "", ksp_trust_sequoia_get_path_amount(sq, i));
+			for (size_t j = 0; j < len; j++)
+				printf("%s\"%s\"", j ? "," : "", ksp_trust_sequoia_get_path_key(sq, i, j));
+			printf("],\"hops\":[");
+			for (size_t j = 0; j + 1 < len; j++) {
+				int d = 0, a = 0, self;
+				int64_t created = 0;
+
+				self = ksp_trust_sequoia_get_path_hop(sq, i, j, &d, &a, &created);
+				printf("%s{\"signer\":\"%s\",\"signee\":\"%s\",\"created\":%lld,\"depth\":%d,\"amount\":%d,"
+				       "\"self_signature\":%s}",
+				       j ? "," : "", ksp_trust_sequoia_get_path_key(sq, i, j),
+				       ksp_trust_sequoia_get_path_key(sq, i, j + 1), (long long)created, d, a,
+				       self == 1 ? "true" : "false");
+			}
+			printf("]}");
+		}
+		printf("]}");
+	} else {
+		char *e = uid ? cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL) : NULL;
+
+		printf("%s: %s (trust amount %d of %d)%s%s%s\n", fpr, yes ? "authenticated" : "not authenticated", amount,
+		       so->amount ? so->amount : ksp_trust_policy_get_trust_amount(to->policy), e ? " as \"" : "",
+		       e ? e : "", e ? "\"" : "");
+		free(e);
+		for (size_t i = 0; !brief && i < np; i++) {
+			size_t len = ksp_trust_sequoia_get_path_length(sq, i);
+
+			printf("  path %zu (trust amount %d, %zu certification%s):\n    %s\n", i + 1,
+			       ksp_trust_sequoia_get_path_amount(sq, i), len - 1, len == 2 ? "" : "s",
+			       ksp_trust_sequoia_get_path_key(sq, i, 0));
+			for (size_t j = 0; j + 1 < len; j++) {
+				int d = 0, a = 0;
+				int64_t created = 0;
+				char date[32];
+
+				if (ksp_trust_sequoia_get_path_hop(sq, i, j, &d, &a, &created) == 1) {
+					printf("      its own self-signature on the user ID\n");
+					continue;
+				}
+				format_date(created, date, sizeof(date));
+				printf("      certified %s on %s (trust depth %d, amount %d)\n",
+				       ksp_trust_sequoia_get_path_key(sq, i, j + 1), date, d, a);
+			}
+		}
+	}
+	ksp_trust_sequoia_free(sq);
+	return yes ? 1 : 0;
+}
+
+static int run_sequoia(struct ksp_cli *cli, struct ksp_store *store, const struct cli_trust_opts *to,
+		       const struct sq_opts *so, const char *arg, bool brief)
+{
+	char (*fprs)[65] = NULL, one[65];
+	size_t n = 0;
+	unsigned yes = 0;
+	int r, status = KSP_EXIT_OK;
+
+	if (arg) {
+		if (fpr_normalize(arg, one) < 0) {
+			cli_err(cli, "'%s' is not a full fingerprint (40 or 64 hex digits); short key IDs are not accepted",
+				arg);
+			return KSP_EXIT_ERROR;
+		}
+		r = sq_query(cli, store, to, so, one, brief, true);
+		if (cli->json)
+			printf("\n");
+		return r < 0 ? KSP_EXIT_ERROR : r ? KSP_EXIT_OK : KSP_EXIT_NEGATIVE;
+	}
+	r = cli_trust_find(store, to, &fprs, &n);
+	if (r < 0)
+		return cli_fail(cli, r, "%s: cannot look the %s up", cli->db_path, to->email ? "address" : "user ID");
+	if (cli->json) {
+		printf("{\"format_version\":1,\"model\":\"sequoia\",\"%s\":", to->email ? "email" : "uid");
+		cli_json_str(stdout, to->email ? to->email : to->uid, strlen(to->email ? to->email : to->uid));
+		printf(",\"results\":[\n");
+	}
+	for (size_t i = 0; i < n; i++) {
+		r = sq_query(cli, store, to, so, fprs[i], brief, i == 0);
+		if (r < 0) {
+			status = KSP_EXIT_ERROR;
+			break;
+		}
+		yes += r;
+	}
+	if (cli->json && status == KSP_EXIT_OK)
+		printf("%s],\"keys\":%zu,\"trusted\":%u}\n", n ? "\n" : "", n, yes);
+	else if (status == KSP_EXIT_OK && n == 0) {
+		char *e = cli_escape(to->email ? to->email : to->uid, strlen(to->email ? to->email : to->uid),
+				     KSP_ESCAPE_TERMINAL);
+		printf("no key in the store has %s \"%s\"\n", to->email ? "a user ID with the address" : "the user ID",
+		       e ? e : "?");
+		free(e);
+	} else if (status == KSP_EXIT_OK && !cli->quiet)
+		printf("%u of %zu key%s authenticated\n", yes, n, n == 1 ? "" : "s");
+	free(fprs);
+	if (status == KSP_EXIT_OK && yes == 0)
+		status = KSP_EXIT_NEGATIVE;
+	return status;
+}
+
 static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 {
-	enum { O_BATCH = 0x100, O_MODEL };
+	enum { O_BATCH = 0x100, O_MODEL, O_PARTIAL, O_AMOUNT, O_NETWORK };
 	static const struct option opts[] = {
 		CLI_TRUST_LONGOPTS,
 		CLI_TRUST_BINDING_LONGOPTS,
 		{ "batch", required_argument, NULL, O_BATCH },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "model", required_argument, NULL, O_MODEL },
+		{ "partial-core", required_argument, NULL, O_PARTIAL },
+		{ "trust-amount", required_argument, NULL, O_AMOUNT },
+		{ "certification-network", no_argument, NULL, O_NETWORK },
 		{},
 	};
+	struct sq_opts so = { 0 };
+	bool sq_only = false;
 	struct cli_trust_opts to;
 	struct ksp_store *store = NULL;
 	const char *batch = NULL;
@@ -237,11 +444,40 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 				status = run_trust_gnupg(cli, argc, argv);
 				goto out;
 			}
-			if (strcmp(optarg, "paths") != 0) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--model is paths or gnupg, not '%s'",
-							 optarg);
+			if (strcmp(optarg, "paths") != 0 && strcmp(optarg, "sequoia") != 0) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
+							 "--model is paths, gnupg or sequoia, not '%s'", optarg);
 				goto out;
 			}
+			ksp_trust_policy_set_model(to.policy, strcmp(optarg, "sequoia") == 0 ? KSP_TRUST_MODEL_SEQUOIA
+											 : KSP_TRUST_MODEL_PATHS);
+			break;
+		case O_PARTIAL:
+			if (so.n_partial == sizeof(so.partial) / sizeof(so.partial[0])) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "at most 64 --partial-core");
+				goto out;
+			}
+			so.partial[so.n_partial++] = optarg;
+			sq_only = true;
+			break;
+		case O_AMOUNT: {
+			char *end;
+			long a;
+
+			errno = 0;
+			a = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || a < 1 || a > 7680) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
+							 "--trust-amount takes a number from 1 to 7680, not '%s'", optarg);
+				goto out;
+			}
+			so.amount = (int)a;
+			sq_only = true;
+			break;
+		}
+		case O_NETWORK:
+			so.network = true;
+			sq_only = true;
 			break;
 		default:
 			r = cli_trust_opt(cli, &to, &ksp_cmd_trust, "trust", c, optarg);
@@ -255,6 +491,15 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 			}
 			break;
 		}
+	}
+	if (sq_only && ksp_trust_policy_get_model(to.policy) != KSP_TRUST_MODEL_SEQUOIA) {
+		status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
+					 "--partial-core, --trust-amount and --certification-network need --model sequoia");
+		goto out;
+	}
+	if (ksp_trust_policy_get_model(to.policy) == KSP_TRUST_MODEL_SEQUOIA && batch) {
+		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--model sequoia asks about one key, not --batch");
+		goto out;
 	}
 	if ((to.email || to.uid) && batch) {
 		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--email and --uid ask about one key (or all that claim it), not --batch");
@@ -273,7 +518,9 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 		status = r;
 		goto out;
 	}
-	if ((to.email || to.uid) && optind >= argc) {
+	if (ksp_trust_policy_get_model(to.policy) == KSP_TRUST_MODEL_SEQUOIA) {
+		status = run_sequoia(cli, store, &to, &so, optind < argc ? argv[optind] : NULL, brief);
+	} else if ((to.email || to.uid) && optind >= argc) {
 		status = run_lookup(cli, store, &to, brief);
 	} else if (batch == NULL) {
 		struct ksp_trust_result *res = NULL;
@@ -507,7 +754,7 @@ static int run_trust_gnupg(struct ksp_cli *cli, int argc, char *argv[])
 		switch (c) {
 		case 'M':
 			if (strcmp(optarg, "gnupg") != 0) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--model is paths or gnupg, not '%s'",
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--model is paths, gnupg or sequoia, not '%s'",
 							 optarg);
 				goto out;
 			}

@@ -7,7 +7,10 @@
  * trust-gnupg.c: key validity the way GnuPG's trustdb computes it
  * ("gpg --check-trustdb" with --trust-model pgp, GnuPG 2.2: trustdb.c
  * validate_keys(), validate_key_list(), validate_one_keyblock() and
- * key-clean.c mark_usable_uid_certs()), from the store, at a reference time.
+ * key-clean.c mark_usable_uid_certs()), at a reference time, from the
+ * store's graph snapshot (wot-snap.h: the graph as stored, every
+ * certification and revocation with its trust signature), the one the
+ * path model reads too.
  *
  * The rules, as GnuPG applies them:
  *  - The keys with ultimate ownertrust (6) are the roots: every user ID of
@@ -56,7 +59,7 @@
 
 #include "lib/trust/hash-rules.h"
 #include "lib/libksp-private.h"
-#include "lib/openpgp/pgp.h"
+#include "lib/wot/wot-snap.h"
 #include "shared/util.h"
 
 struct gintro {
@@ -68,6 +71,7 @@ struct gintro {
 
 struct guid {
 	int64_t id;
+	uint32_t bind;     /* in the snapshot */
 	char *text;        /* the user ID bytes, NUL-terminated */
 	size_t len;
 	bool usable;       /* self-signed and not revoked at the reference time */
@@ -82,7 +86,6 @@ struct guid {
 };
 
 struct gnode {
-	int64_t key_id;
 	char fpr[65];
 	uint8_t state;     /* GK_* */
 	bool loaded, uids_loaded;
@@ -128,14 +131,14 @@ struct ksp_trust_gnupg {
 	struct ot_entry *ot;
 	size_t n_ot, cap_ot;
 	bool ot_sorted;
-	/* the last run */
+	/* the last run: nodes by snapshot vertex, loaded when touched */
 	struct ksp_store *store;
+	struct ksp_wsnap *snap;  /* the store's; checked current (gen, nonce) before use */
+	int64_t gen, nonce;
 	int64_t at;
 	struct gnode *nodes;
-	uint32_t n, cap;
-	uint32_t *slots;
-	uint32_t n_slots;
-	sqlite3_stmt *st_key, *st_uids, *st_out, *st_certs, *st_id, *st_sig;
+	uint32_t n;
+	sqlite3_stmt *st_id;
 };
 
 /* ---- options ------------------------------------------------------------- */
@@ -171,17 +174,11 @@ static void run_reset(struct ksp_trust_gnupg *g)
 		free(nd->regex);
 	}
 	free(g->nodes);
-	free(g->slots);
 	g->nodes = NULL;
-	g->slots = NULL;
-	g->n = g->cap = g->n_slots = 0;
-	sqlite3_finalize(g->st_key);
-	sqlite3_finalize(g->st_uids);
-	sqlite3_finalize(g->st_out);
-	sqlite3_finalize(g->st_certs);
+	g->n = 0;
 	sqlite3_finalize(g->st_id);
-	sqlite3_finalize(g->st_sig);
-	g->st_key = g->st_uids = g->st_out = g->st_certs = g->st_id = g->st_sig = NULL;
+	g->st_id = NULL;
+	g->snap = NULL;
 	g->store = ksp_store_unref(g->store);
 }
 
@@ -377,156 +374,66 @@ static uint8_t ownertrust_of(struct ksp_trust_gnupg *g, const char *fpr)
 
 /* ---- the keys touched ---------------------------------------------------- */
 
-static uint64_t mix(uint64_t x)
+/* The node of vertex @v, loaded from the snapshot when first touched. */
+static uint32_t node_of(struct ksp_trust_gnupg *g, uint32_t v)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
+	struct gnode *nd = &g->nodes[v];
+	const struct ksp_wsnap_node *k = &g->snap->nodes[v];
+	int64_t created = k->created, expires = k->expires == KSP_WSNAP_NEVER ? 0 : k->expires,
+		revoked = k->revoked == KSP_WSNAP_NEVER ? 0 : k->revoked;
+	bool selfsig_ok = (k->flags & KSP_WSNAP_SELFSIG_OK) != 0, hard = (k->flags & KSP_WSNAP_HARD_REVOKED) != 0;
 
-static int rehash(struct ksp_trust_gnupg *g, uint32_t ns)
-{
-	uint32_t *s = malloc((size_t)ns * sizeof(*s));
-
-	if (s == NULL)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < ns; i++)
-		s[i] = UINT32_MAX;
-	for (uint32_t i = 0; i < g->n; i++) {
-		uint32_t h = (uint32_t)mix((uint64_t)g->nodes[i].key_id) & (ns - 1);
-		while (s[h] != UINT32_MAX)
-			h = (h + 1) & (ns - 1);
-		s[h] = i;
-	}
-	free(g->slots);
-	g->slots = s;
-	g->n_slots = ns;
-	return 0;
-}
-
-static uint32_t find_node(const struct ksp_trust_gnupg *g, int64_t id)
-{
-	uint32_t h;
-
-	if (g->n_slots == 0)
-		return UINT32_MAX;
-	h = (uint32_t)mix((uint64_t)id) & (g->n_slots - 1);
-	while (g->slots[h] != UINT32_MAX) {
-		if (g->nodes[g->slots[h]].key_id == id)
-			return g->slots[h];
-		h = (h + 1) & (g->n_slots - 1);
-	}
-	return UINT32_MAX;
-}
-
-/* The node of keys.id @id, made and loaded if new; <0 on error. */
-static int64_t node_of(struct ksp_trust_gnupg *g, int64_t id)
-{
-	uint32_t i = find_node(g, id);
-	struct gnode *nd;
-	int rc;
-
-	if (i != UINT32_MAX)
-		return i;
-	if (g->n == g->cap) {
-		uint32_t nc = g->cap ? 2 * g->cap : 256;
-		void *nn = realloc(g->nodes, (size_t)nc * sizeof(*g->nodes));
-		if (nn == NULL)
-			return -ENOMEM;
-		g->nodes = nn;
-		g->cap = nc;
-	}
-	if ((uint64_t)(g->n + 1) * 2 > g->n_slots) {
-		g->n++; /* rehash covers the new one once it has its key_id */
-		g->nodes[g->n - 1].key_id = id;
-		if (rehash(g, g->n_slots ? 2 * g->n_slots : 1024) < 0) {
-			g->n--;
-			return -ENOMEM;
-		}
-	} else {
-		uint32_t h = (uint32_t)mix((uint64_t)id) & (g->n_slots - 1);
-		while (g->slots[h] != UINT32_MAX)
-			h = (h + 1) & (g->n_slots - 1);
-		g->slots[h] = g->n;
-		g->n++;
-	}
-	i = g->n - 1;
-	nd = &g->nodes[i];
-	*nd = (struct gnode){ .key_id = id, .klist = -1, .state = GK_UNKNOWN };
-	sqlite3_bind_int64(g->st_key, 1, id);
-	rc = sqlite3_step(g->st_key);
-	if (rc == SQLITE_ROW) {
-		int64_t created = sqlite3_column_int64(g->st_key, 1), expires = sqlite3_column_int64(g->st_key, 2),
-			revoked = sqlite3_column_int64(g->st_key, 3);
-		int selfsig_ok = sqlite3_column_int(g->st_key, 4);
-		bool hard = sqlite3_column_int(g->st_key, 5) != 0;
-		snprintf(nd->fpr, sizeof(nd->fpr), "%s", (const char *)sqlite3_column_text(g->st_key, 0));
-		if (revoked && !hard)
-			nd->soft_revoked = revoked;
-		/* a hard revocation (compromised, no reason) at every date */
-		if (hard)
-			nd->state = GK_REVOKED;
-		else if (revoked && revoked <= g->at)
-			nd->state = (expires && expires <= g->at) || created > g->at || !selfsig_ok ? GK_REVOKED
-												    : GK_SOFT_REVOKED;
-		else if (expires && expires <= g->at)
-			nd->state = GK_EXPIRED;
-		else if (created > g->at || !selfsig_ok)
-			nd->state = GK_INVALID;
-		else
-			nd->state = GK_OK;
-		nd->ownertrust = ownertrust_of(g, nd->fpr);
-	} else if (rc != SQLITE_DONE) {
-		sqlite3_reset(g->st_key);
-		return ksp_errno_from_sqlite(g->ctx, ksp_store_db(g->store), rc, "keys");
-	}
-	sqlite3_reset(g->st_key);
+	if (nd->loaded)
+		return v;
+	*nd = (struct gnode){ .klist = -1, .state = GK_UNKNOWN };
+	snprintf(nd->fpr, sizeof(nd->fpr), "%s", ksp_wsnap_fpr(g->snap, v));
+	if (revoked && !hard)
+		nd->soft_revoked = revoked;
+	/* a hard revocation (compromised, no reason) at every date */
+	if (hard)
+		nd->state = GK_REVOKED;
+	else if (revoked && revoked <= g->at)
+		nd->state = (expires && expires <= g->at) || created > g->at || !selfsig_ok ? GK_REVOKED : GK_SOFT_REVOKED;
+	else if (expires && expires <= g->at)
+		nd->state = GK_EXPIRED;
+	else if (created > g->at || !selfsig_ok)
+		nd->state = GK_INVALID;
+	else
+		nd->state = GK_OK;
+	nd->ownertrust = ownertrust_of(g, nd->fpr);
 	nd->loaded = true;
-	return i;
+	return v;
 }
 
 static int load_uids(struct ksp_trust_gnupg *g, uint32_t i)
 {
 	struct gnode *nd = &g->nodes[i];
-	size_t cap = 0;
-	int rc;
+	const struct ksp_wsnap *s = g->snap;
+	uint32_t lo = s->bind_off[i], hi = s->bind_off[i + 1];
 
 	if (nd->uids_loaded)
 		return 0;
-	sqlite3_bind_int64(g->st_uids, 1, nd->key_id);
-	sqlite3_bind_int64(g->st_uids, 2, g->at);
-	while ((rc = sqlite3_step(g->st_uids)) == SQLITE_ROW) {
-		struct guid *u;
-		size_t len = (size_t)sqlite3_column_bytes(g->st_uids, 1);
-		if (nd->n_uids == cap) {
-			size_t nc = cap ? 2 * cap : 4;
-			void *n = realloc(nd->uids, nc * sizeof(*nd->uids));
-			if (n == NULL) {
-				sqlite3_reset(g->st_uids);
-				return -ENOMEM;
-			}
-			nd->uids = n;
-			cap = nc;
-		}
-		u = &nd->uids[nd->n_uids];
-		*u = (struct guid){ .id = sqlite3_column_int64(g->st_uids, 0), .len = len };
+	if (hi > s->n_binds || lo > hi)
+		return -EBADMSG;
+	nd->uids = calloc(hi - lo ? hi - lo : 1, sizeof(*nd->uids));
+	if (nd->uids == NULL)
+		return -ENOMEM;
+	for (uint32_t b = lo; b < hi; b++) {
+		const struct ksp_wsnap_bind *bd = &s->binds[b];
+		struct guid *u = &nd->uids[nd->n_uids];
+		size_t len;
+		const char *text = ksp_wsnap_bind_text(s, bd, &len);
+
+		*u = (struct guid){ .id = bd->uid_id, .bind = b, .len = len };
 		u->text = malloc(len + 1);
-		if (u->text == NULL) {
-			sqlite3_reset(g->st_uids);
+		if (u->text == NULL)
 			return -ENOMEM;
-		}
 		if (len)
-			memcpy(u->text, sqlite3_column_blob(g->st_uids, 1), len);
+			memcpy(u->text, text, len);
 		u->text[len] = '\0';
-		u->usable = sqlite3_column_int(g->st_uids, 2) != 0;
+		u->usable = (bd->flags & KSP_WSNAP_BIND_SELFSIG) && bd->revoked > g->at;
 		nd->n_uids++;
 	}
-	sqlite3_reset(g->st_uids);
-	if (rc != SQLITE_DONE)
-		return ksp_errno_from_sqlite(g->ctx, ksp_store_db(g->store), rc, "user IDs");
 	nd->uids_loaded = true;
 	return 0;
 }
@@ -586,7 +493,7 @@ static bool regexp_matches(const char *expr, const char *uid)
 /* ---- one level -------------------------------------------------------------- */
 
 struct gcert {
-	int64_t id;
+	const struct ksp_wsnap_cert *sc;
 	uint32_t issuer; /* node */
 	int type;
 	int64_t created, expires;
@@ -601,42 +508,20 @@ static void gcerts_clear(struct gcert *c, size_t n)
 		free(c[i].regex);
 }
 
-/* Parse the signature packet for what the store does not hold: whether
- * it is revocable, and its regular expression.  Returns 0 or -errno. */
+/* What the signature packet says beyond the store's columns (read into the
+ * snapshot): whether it is revocable, and its regular expression. */
 static int parse_extra(struct ksp_trust_gnupg *g, struct gcert *c)
 {
-	struct ksp_pgp_sig sig;
-	const void *data;
-	size_t len;
-	int rc, r = 0;
+	const char *re;
 
-	sqlite3_bind_int64(g->st_sig, 1, c->id);
-	rc = sqlite3_step(g->st_sig);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(g->st_sig);
-		return rc == SQLITE_DONE ? 0 : ksp_errno_from_sqlite(g->ctx, ksp_store_db(g->store), rc, "certifications");
+	c->revocable = (c->sc->flags & KSP_WSNAP_CERT_REVOCABLE) != 0;
+	re = (c->sc->flags & KSP_WSNAP_CERT_LONG_REGEX) ? NULL : ksp_wsnap_cert_regex(g->snap, c->sc, 0);
+	if (re) {
+		c->regex = strdup(re); /* an embedded NUL ended it, as in GnuPG */
+		if (c->regex == NULL)
+			return -ENOMEM;
 	}
-	data = sqlite3_column_blob(g->st_sig, 0);
-	len = (size_t)sqlite3_column_bytes(g->st_sig, 0);
-	memset(&sig, 0, sizeof(sig));
-	if (data == NULL || len == 0 || ksp_pgp_parse_sig(data, len, &sig) < 0) {
-		ksp_pgp_sig_done(&sig);
-		sqlite3_reset(g->st_sig);
-		return 0;
-	}
-	c->revocable = sig.revocable;
-	if (sig.n_regexes && sig.regexes[0].len < 4096) {
-		c->regex = malloc(sig.regexes[0].len + 1);
-		if (c->regex) {
-			memcpy(c->regex, sig.regexes[0].data, sig.regexes[0].len);
-			c->regex[sig.regexes[0].len] = '\0'; /* an embedded NUL ends it, as in GnuPG */
-		} else {
-			r = -ENOMEM;
-		}
-	}
-	ksp_pgp_sig_done(&sig);
-	sqlite3_reset(g->st_sig);
-	return r;
+	return 0;
 }
 
 static bool is_cert(int type)
@@ -671,7 +556,7 @@ static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kit
 {
 	struct gcert *certs = NULL;
 	size_t cap = 0;
-	int any_signed = 0, r = 0, rc;
+	int any_signed = 0, r = 0;
 
 	g->nodes[ni].tv = g->nodes[ni].td = 0;
 	free(g->nodes[ni].regex);
@@ -687,21 +572,20 @@ static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kit
 		u->new_full = u->full;
 		u->new_marginal = u->marginal;
 		u->n_intro_committed = u->n_intro;
-		sqlite3_bind_int64(g->st_certs, 1, u->id);
-		sqlite3_bind_int64(g->st_certs, 2, g->at);
-		sqlite3_bind_int64(g->st_certs, 3, g->nodes[ni].key_id);
-		while ((rc = sqlite3_step(g->st_certs)) == SQLITE_ROW) {
-			int64_t ik = sqlite3_column_int64(g->st_certs, 1), ik_created = sqlite3_column_int64(g->st_certs, 2);
-			int type = sqlite3_column_int(g->st_certs, 3), hash = sqlite3_column_int(g->st_certs, 4);
-			int64_t created = sqlite3_column_int64(g->st_certs, 5);
-			uint32_t is = find_node(g, ik);
+		for (uint32_t x = g->snap->cert_off[u->bind]; x < g->snap->cert_off[u->bind + 1]; x++) {
+			const struct ksp_wsnap_cert *sc = &g->snap->certs[x];
+			int type = sc->type, hash = sc->hash;
+			int64_t created = sc->created;
+			uint32_t is = sc->issuer;
 
+			if (created > g->at || is >= g->n)
+				continue;
 			/* only the introducers' signatures are looked at */
-			if (is == UINT32_MAX || g->nodes[is].klist < 0)
+			if (!g->nodes[is].loaded || g->nodes[is].klist < 0)
 				continue;
 			if (type >= 0x11 && type <= 0x13 && type - 0x10 < g->min_cert_level)
 				continue;
-			if (created < ik_created) /* "public key is newer than the signature" */
+			if (created < g->snap->nodes[is].created) /* "public key is newer than the signature" */
 				continue;
 			/* made after its issuer's soft revocation */
 			if (g->nodes[is].soft_revoked && created >= g->nodes[is].soft_revoked)
@@ -719,20 +603,17 @@ static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kit
 				cap = ncap;
 			}
 			certs[nc] = (struct gcert){
-				.id = sqlite3_column_int64(g->st_certs, 0),
+				.sc = sc,
 				.issuer = is,
 				.type = type,
 				.created = created,
-				.expires = sqlite3_column_int64(g->st_certs, 6),
-				.tdepth = sqlite3_column_int(g->st_certs, 7),
-				.tamount = sqlite3_column_int(g->st_certs, 8),
+				.expires = sc->expires,
+				.tdepth = sc->depth,
+				.tamount = sc->amount,
 				.revocable = true,
 			};
 			nc++;
 		}
-		if (r == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
-			r = ksp_errno_from_sqlite(g->ctx, ksp_store_db(g->store), rc, "certifications");
-		sqlite3_reset(g->st_certs);
 		/* per issuer: how many, then the one signature that decides
 		 * (certs are in packet order: later ones win ties) */
 		for (size_t a = 0; a < nc; a++) {
@@ -840,27 +721,8 @@ static int prepare(struct ksp_trust_gnupg *g)
 	sqlite3 *db = ksp_store_db(g->store);
 	int rc;
 
-	if ((rc = sqlite3_prepare_v2(db, "SELECT fpr, created, expires, revoked, selfsig_ok, "
-				     KSP_SQL_HARD_REVOKED("revoked", "revoked_reason") " FROM keys WHERE id = ?", -1,
-				     &g->st_key, NULL)) != SQLITE_OK ||
-	    (rc = sqlite3_prepare_v2(db,
-				     "SELECT id, uid, selfsig > 0 AND (revoked = 0 OR revoked > ?2) "
-				     "FROM uids WHERE key_id = ?1 ORDER BY idx, id",
-				     -1, &g->st_uids, NULL)) != SQLITE_OK ||
-	    (rc = sqlite3_prepare_v2(db,
-				     "SELECT DISTINCT u.key_id FROM certs c JOIN uids u ON u.id = c.uid_id "
-				     "WHERE c.issuer_fpr = ?1 AND c.verified = 1 AND c.sig_type BETWEEN 16 AND 19 "
-				     "AND c.created <= ?2 ORDER BY u.key_id",
-				     -1, &g->st_out, NULL)) != SQLITE_OK ||
-	    (rc = sqlite3_prepare_v2(db,
-				     "SELECT c.id, ik.id, ik.created, c.sig_type, c.hash_algo, c.created, c.expires, "
-				     "c.trust_depth, c.trust_amount "
-				     "FROM certs c JOIN keys ik ON ik.fpr = c.issuer_fpr "
-				     "WHERE c.uid_id = ?1 AND c.verified = 1 AND (c.sig_type BETWEEN 16 AND 19 OR c.sig_type = 48) "
-				     "AND c.created <= ?2 AND ik.id != ?3 ORDER BY c.id",
-				     -1, &g->st_certs, NULL)) != SQLITE_OK ||
-	    (rc = sqlite3_prepare_v2(db, "SELECT id FROM keys WHERE fpr = ?", -1, &g->st_id, NULL)) != SQLITE_OK ||
-	    (rc = sqlite3_prepare_v2(db, "SELECT sigdata FROM certs WHERE id = ?", -1, &g->st_sig, NULL)) != SQLITE_OK)
+	rc = sqlite3_prepare_v2(db, "SELECT id FROM keys WHERE fpr = ?", -1, &g->st_id, NULL);
+	if (rc != SQLITE_OK)
 		return ksp_errno_from_sqlite(g->ctx, db, rc, "trust (gnupg)");
 	return 0;
 }
@@ -890,30 +752,35 @@ static void klist_free(struct kitem *k, size_t n)
 
 /* The certifications in the store a hash rule leaves out (third-party,
  * verified, made by then and unexpired at @at). */
-static int count_dropped(struct ksp_trust_gnupg *g, int64_t at)
+static void count_dropped(struct ksp_trust_gnupg *g, int64_t at)
 {
-	sqlite3 *db = ksp_store_db(g->store);
-	sqlite3_stmt *st = NULL;
-	int rc;
+	const struct ksp_wsnap *s = g->snap;
 
 	memset(g->dropped, 0, sizeof(g->dropped));
-	rc = sqlite3_prepare_v2(db,
-				"SELECT c.hash_algo, c.created FROM certs c JOIN uids u ON u.id = c.uid_id "
-				"JOIN keys ik ON ik.fpr = c.issuer_fpr WHERE c.verified = 1 AND c.sig_type BETWEEN 16 AND 19 "
-				"AND c.hash_algo IN (1, 2, 3) AND c.created <= ?1 AND (c.expires = 0 OR c.expires > ?1) "
-				"AND ik.id != u.key_id",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(g->ctx, db, rc, "certifications");
-	sqlite3_bind_int64(st, 1, at);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int w = ksp_hash_rule(sqlite3_column_int(st, 0), sqlite3_column_int64(st, 1), g->md5, g->sha1);
+	for (uint64_t i = 0; i < s->n_certs; i++) {
+		const struct ksp_wsnap_cert *c = &s->certs[i];
+		int w;
 
+		if (c->type < 0x10 || c->type > 0x13 || c->hash < 1 || c->hash > 3 || c->created > at ||
+		    (c->expires != 0 && c->expires <= at))
+			continue;
+		w = ksp_hash_rule(c->hash, c->created, g->md5, g->sha1);
 		if (w != KSP_HASH_KEPT)
 			g->dropped[w]++;
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : ksp_errno_from_sqlite(g->ctx, db, rc, "certifications");
+}
+
+/* The vertex of @fpr (normalized): >= 0, -ENOENT when the store has no
+ * such key, <0 on error. */
+static int64_t vertex_of(struct ksp_trust_gnupg *g, const char *fpr)
+{
+	int64_t id = key_id_of(g, fpr);
+	uint32_t v;
+
+	if (id <= 0)
+		return id < 0 ? id : -ENOENT;
+	v = ksp_wsnap_vertex(g->snap, id);
+	return v == UINT32_MAX ? -ENOENT : (int64_t)v;
 }
 
 KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_store *store, int64_t at)
@@ -922,7 +789,7 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 	size_t n_klist = 0, n_next = 0, cap_next = 0;
 	uint32_t *cand = NULL;
 	size_t n_cand = 0, cap_cand = 0;
-	int roots = 0, r = 0, rc;
+	int roots = 0, r = 0;
 
 	if (g == NULL || store == NULL)
 		return -EINVAL;
@@ -932,9 +799,18 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 	g->at = at;
 	r = prepare(g);
 	if (r == 0)
-		r = count_dropped(g, at);
+		r = ksp_wsnap_get(store, &g->snap);
 	if (r < 0)
 		goto out;
+	g->gen = g->snap->gen;
+	g->nonce = g->snap->nonce;
+	g->n = g->snap->n;
+	g->nodes = calloc(g->n ? g->n : 1, sizeof(*g->nodes));
+	if (g->nodes == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	count_dropped(g, at);
 	ot_sort(g);
 	/* the ultimately trusted keys */
 	for (size_t i = 0; i < g->n_ot; i++) {
@@ -943,18 +819,14 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 
 		if (g->ot[i].level != KSP_GNUPG_ULTIMATE)
 			continue;
-		id = key_id_of(g, g->ot[i].fpr);
+		id = vertex_of(g, g->ot[i].fpr);
+		if (id == -ENOENT)
+			continue; /* "public key of ultimately trusted key not found" */
 		if (id < 0) {
 			r = (int)id;
 			goto out;
 		}
-		if (id == 0)
-			continue; /* "public key of ultimately trusted key not found" */
-		ni = node_of(g, id);
-		if (ni < 0) {
-			r = (int)ni;
-			goto out;
-		}
+		ni = node_of(g, (uint32_t)id);
 		nd = &g->nodes[ni];
 		if (nd->used || nd->state == GK_REVOKED) /* a hard-revoked root is none */
 			continue;
@@ -990,14 +862,14 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 		/* the keys certified by an introducer */
 		n_cand = 0;
 		for (size_t k = 0; k < n_klist; k++) {
-			sqlite3_bind_text(g->st_out, 1, g->nodes[klist[k].node].fpr, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_int64(g->st_out, 2, at);
-			while ((rc = sqlite3_step(g->st_out)) == SQLITE_ROW) {
-				int64_t ni = node_of(g, sqlite3_column_int64(g->st_out, 0));
-				if (ni < 0) {
-					r = (int)ni;
-					break;
-				}
+			uint32_t u = klist[k].node;
+
+			for (uint32_t o = g->snap->gout_off[u]; o < g->snap->gout_off[u + 1]; o++) {
+				uint32_t ni;
+
+				if (g->snap->outs[o].created > at || g->snap->outs[o].v >= g->n)
+					continue;
+				ni = node_of(g, g->snap->outs[o].v);
 				if (g->nodes[ni].stamp == stamp || g->nodes[ni].full_trust)
 					continue;
 				g->nodes[ni].stamp = stamp;
@@ -1011,11 +883,8 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 					cand = n;
 					cap_cand = nc;
 				}
-				cand[n_cand++] = (uint32_t)ni;
+				cand[n_cand++] = ni;
 			}
-			if (r == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
-				r = ksp_errno_from_sqlite(g->ctx, ksp_store_db(store), rc, "certifications");
-			sqlite3_reset(g->st_out);
 			if (r < 0)
 				goto out;
 		}
@@ -1123,18 +992,28 @@ static int64_t lookup(struct ksp_trust_gnupg *g, const char *fpr)
 {
 	char norm[65];
 	int64_t id;
+	int r;
 
-	if (g == NULL || fpr == NULL || g->store == NULL)
+	if (g == NULL || fpr == NULL || g->store == NULL || g->nodes == NULL)
 		return -EINVAL;
 	if (fpr_normalize(fpr, norm) < 0) {
 		ksp_set_error(g->ctx, "'%.80s' is not a full fingerprint (40 or 64 hex digits); short key IDs are not accepted",
 			      fpr);
 		return -EINVAL;
 	}
-	id = key_id_of(g, norm);
-	if (id <= 0)
-		return id < 0 ? id : -ENOENT;
-	return node_of(g, id);
+	/* the snapshot the run read, or one of the same store generation */
+	r = ksp_wsnap_get(g->store, &g->snap);
+	if (r < 0)
+		return r;
+	if (g->snap->gen != g->gen || g->snap->nonce != g->nonce || g->snap->n != g->n) {
+		ksp_set_error(g->ctx, "%s: the store changed since the GnuPG validity was computed; compute it again",
+			      ksp_store_get_path(g->store));
+		return -ESTALE;
+	}
+	id = vertex_of(g, norm);
+	if (id < 0)
+		return id;
+	return node_of(g, (uint32_t)id);
 }
 
 KSP_EXPORT int ksp_trust_gnupg_get_validity(struct ksp_trust_gnupg *g, const char *fpr)

@@ -70,6 +70,9 @@ struct ksp_trust_policy {
 	const struct ksp_trust_whatif *whatif; /* health report's questions (whatif.h) */
 	bool at_signature;  /* trust_at = signature: judge a signer when it signed (ksp-gpg) */
 	bool no_dropped;    /* skip the dropped counts (whatif.h: the health report) */
+	int model;          /* enum ksp_trust_model: what 'ksp trust' asks */
+	int sq_amount;      /* the Sequoia model's target amount */
+	bool sq_network;    /* ... its certification-network mode */
 };
 
 KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy **ret)
@@ -85,6 +88,7 @@ KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy
 	p->max_depth = 5;
 	p->min_paths = 1;
 	p->sha1 = KSP_SHA1_YES;
+	p->sq_amount = 120;
 	*ret = p;
 	return 0;
 }
@@ -394,6 +398,43 @@ KSP_EXPORT bool ksp_trust_policy_get_at_signature(const struct ksp_trust_policy 
 	return p && p->at_signature;
 }
 
+KSP_EXPORT int ksp_trust_policy_set_model(struct ksp_trust_policy *p, int model)
+{
+	if (p == NULL || (model != KSP_TRUST_MODEL_PATHS && model != KSP_TRUST_MODEL_SEQUOIA))
+		return -EINVAL;
+	p->model = model;
+	return 0;
+}
+
+KSP_EXPORT int ksp_trust_policy_get_model(const struct ksp_trust_policy *p)
+{
+	return p ? p->model : KSP_TRUST_MODEL_PATHS;
+}
+
+KSP_EXPORT int ksp_trust_policy_set_trust_amount(struct ksp_trust_policy *p, int amount)
+{
+	if (p == NULL || amount < 1 || amount > 7680)
+		return -EINVAL;
+	p->sq_amount = amount;
+	return 0;
+}
+
+KSP_EXPORT int ksp_trust_policy_get_trust_amount(const struct ksp_trust_policy *p)
+{
+	return p ? p->sq_amount : 120;
+}
+
+KSP_EXPORT void ksp_trust_policy_set_certification_network(struct ksp_trust_policy *p, bool on)
+{
+	if (p)
+		p->sq_network = on;
+}
+
+KSP_EXPORT bool ksp_trust_policy_get_certification_network(const struct ksp_trust_policy *p)
+{
+	return p && p->sq_network;
+}
+
 KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *path)
 {
 	uint8_t *data = NULL;
@@ -467,6 +508,18 @@ KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *pat
 				p->min_bits = (unsigned)b;
 		} else if (!strcmp(key, "max_cert_age")) {
 			r = parse_age(val, &p->max_age);
+		} else if (!strcmp(key, "model")) {
+			if (!strcmp(val, "paths") || !strcmp(val, "sequoia"))
+				p->model = !strcmp(val, "sequoia") ? KSP_TRUST_MODEL_SEQUOIA : KSP_TRUST_MODEL_PATHS;
+			else {
+				ksp_set_error(p->ctx, "%s:%u: model is paths or sequoia, not '%.40s' (GnuPG's model: --model gnupg)",
+					      path, lineno, val);
+				r = -EINVAL;
+			}
+		} else if (!strcmp(key, "trust_amount")) {
+			r = parse_int(val, 1, 7680, &p->sq_amount);
+		} else if (!strcmp(key, "certification_network")) {
+			r = parse_bool(val, &p->sq_network);
 		} else if (!strcmp(key, "trust_at")) {
 			if (!strcmp(val, "now") || !strcmp(val, "signature"))
 				p->at_signature = !strcmp(val, "signature");
@@ -474,7 +527,8 @@ KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *pat
 				r = -EINVAL;
 		} else {
 			ksp_set_error(p->ctx, "%s:%u: unknown key '%.40s' (core, core_file, core_party, max_depth, min_paths, "
-					      "per_uid, sha1, md5, min_key_bits, max_cert_age, trust_at)",
+					      "per_uid, sha1, md5, min_key_bits, max_cert_age, trust_at, model, trust_amount, "
+					      "certification_network)",
 				      path, lineno, key);
 			r = -EINVAL;
 			break;
@@ -610,6 +664,53 @@ static int add_edge(struct explore *e, uint32_t u, uint32_t v, int64_t uid_id, i
 	return 1;
 }
 
+/* Append @v to the array *@arr (*@n of *@cap used). */
+static int push_u32(uint32_t **arr, size_t *n, size_t *cap, uint32_t v)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 256;
+		void *nn = realloc(*arr, nc * sizeof(**arr));
+		if (nn == NULL)
+			return -ENOMEM;
+		*arr = nn;
+		*cap = nc;
+	}
+	(*arr)[(*n)++] = v;
+	return 0;
+}
+
+/* One certification met while expanding vertex @x (node) at depth @d:
+ * between it and snapshot vertex @other, forward (x certified other) or
+ * backward, on uids.id @uid_id, made at @created.  When @other is a vertex
+ * at the reference time (check_node(), the what-if's lost and extended
+ * keys included) and not already reached from the other side, the edge is
+ * kept and @other, if new on this side, joins @next at depth d + 1.  The
+ * one place both the snapshot's certifications and the what-if's added
+ * ones go through. */
+static int reach(struct explore *e, uint32_t x, uint32_t other, bool forward, uint32_t d, int64_t uid_id,
+		 int64_t created, uint32_t **next, size_t *n_next, size_t *cap_next)
+{
+	uint32_t y = node_of(e, other, true), *dep;
+	int r;
+
+	if (y == UINT32_MAX)
+		return e->n >= MAX_EXPLORE ? -E2BIG : -ENOMEM;
+	if (check_node(e, y) == 0)
+		return 0;
+	/* an edge between a vertex expanded forward and one expanded
+	 * backward is found from both ends: keep the first */
+	if (forward ? e->nodes[y].bexp : e->nodes[y].fexp)
+		return 0;
+	r = forward ? add_edge(e, x, y, uid_id, created) : add_edge(e, y, x, uid_id, created);
+	if (r < 0)
+		return r;
+	dep = forward ? &e->nodes[y].df : &e->nodes[y].db;
+	if (*dep != UINT32_MAX)
+		return 0;
+	*dep = d + 1;
+	return push_u32(next, n_next, cap_next, y);
+}
+
 /* The what-if certifications (whatif.h) at vertex @x, as expand() takes
  * the snapshot's. */
 static int expand_added(struct explore *e, uint32_t x, bool forward, uint32_t d, uint32_t **next, size_t *n_next,
@@ -621,34 +722,12 @@ static int expand_added(struct explore *e, uint32_t x, bool forward, uint32_t d,
 
 	for (size_t j = 0; j < wi->n_added; j++) {
 		const struct ksp_trust_added *a = &wi->added[j];
-		uint32_t y, other;
 
 		if ((forward ? a->u : a->v) != vx || a->u >= e->g->n || a->v >= e->g->n || a->u == a->v)
 			continue;
-		other = forward ? a->v : a->u;
-		y = node_of(e, other, true);
-		if (y == UINT32_MAX)
-			return e->n >= MAX_EXPLORE ? -E2BIG : -ENOMEM;
-		if (check_node(e, y) == 0)
-			continue;
-		if (forward ? e->nodes[y].bexp : e->nodes[y].fexp)
-			continue;
-		r = forward ? add_edge(e, x, y, a->uid_id, e->at) : add_edge(e, y, x, a->uid_id, e->at);
+		r = reach(e, x, forward ? a->v : a->u, forward, d, a->uid_id, e->at, next, n_next, cap_next);
 		if (r < 0)
 			return r;
-		uint32_t *dep = forward ? &e->nodes[y].df : &e->nodes[y].db;
-		if (*dep == UINT32_MAX) {
-			*dep = d + 1;
-			if (*n_next == *cap_next) {
-				size_t nc = *cap_next ? 2 * *cap_next : 256;
-				void *nn = realloc(*next, nc * sizeof(**next));
-				if (nn == NULL)
-					return -ENOMEM;
-				*next = nn;
-				*cap_next = nc;
-			}
-			(*next)[(*n_next)++] = y;
-		}
 	}
 	return 0;
 }
@@ -671,7 +750,6 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 
 	for (uint32_t j = lo; j < hi; j++) {
 		const struct ksp_wsnap_edge *ed;
-		uint32_t y, other;
 
 		if (!forward && g->in_eid[j] >= g->m)
 			return -EBADMSG;
@@ -680,33 +758,10 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 			return -EBADMSG;
 		if (!ksp_wsnap_edge_counts(g, ed, e->at, e->pol->md5, e->pol->sha1, min_created))
 			continue;
-		other = forward ? ed->v : ed->u;
-		y = node_of(e, other, true);
-		if (y == UINT32_MAX)
-			return e->n >= MAX_EXPLORE ? -E2BIG : -ENOMEM;
-		if (check_node(e, y) == 0)
-			continue;
-		/* an edge between a vertex expanded forward and one expanded
-		 * backward is found from both ends: keep the first */
-		if (forward ? e->nodes[y].bexp : e->nodes[y].fexp)
-			continue;
-		r = forward ? add_edge(e, x, y, g->uids[ed->uidx].uid_id, ed->created)
-			    : add_edge(e, y, x, g->uids[ed->uidx].uid_id, ed->created);
+		r = reach(e, x, forward ? ed->v : ed->u, forward, d, g->uids[ed->uidx].uid_id, ed->created, next,
+			  n_next, cap_next);
 		if (r < 0)
 			return r;
-		uint32_t *dep = forward ? &e->nodes[y].df : &e->nodes[y].db;
-		if (*dep == UINT32_MAX) {
-			*dep = d + 1;
-			if (*n_next == *cap_next) {
-				size_t nc = *cap_next ? 2 * *cap_next : 256;
-				void *nn = realloc(*next, nc * sizeof(**next));
-				if (nn == NULL)
-					return -ENOMEM;
-				*next = nn;
-				*cap_next = nc;
-			}
-			(*next)[(*n_next)++] = y;
-		}
 	}
 	if (e->pol->whatif && e->pol->whatif->n_added)
 		return expand_added(e, x, forward, d, next, n_next, cap_next);
@@ -1573,6 +1628,28 @@ static int core_from_party(struct explore *e, struct ksp_trust_policy *extra)
 	return r;
 }
 
+/* trust-private.h: the policy's core keys and, with core_party, the
+ * store's participants, added to @out */
+int ksp_trust_policy_resolve_core(struct ksp_store *store, const struct ksp_trust_policy *pol,
+				  struct ksp_trust_policy *out)
+{
+	struct explore e = { .ctx = ksp_store_get_ctx(store), .db = ksp_store_db(store), .pol = pol };
+	int r = 0;
+
+	for (size_t i = 0; i < pol->n_core && r == 0; i++)
+		r = ksp_trust_policy_add_core(out, pol->core[i]);
+	if (r == 0 && pol->core_party)
+		r = core_from_party(&e, out);
+	return r;
+}
+
+/* trust-private.h: the Sequoia model's settings */
+void ksp_trust_policy_sequoia(const struct ksp_trust_policy *p, int *amount, bool *network)
+{
+	*amount = p->sq_amount;
+	*network = p->sq_network;
+}
+
 /* Does user ID @uid (@n bytes) carry address @email (lib/addr.c, the
  * parser party add and sign use)?  ASCII letters match in either case;
  * other bytes exactly.  -ENOMEM is "no": a binding is never granted by a
@@ -1828,16 +1905,9 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		for (uint32_t i = 0; i < n_cores; i++) {
 			if (e.nodes[cores[i]].df == UINT32_MAX) {
 				e.nodes[cores[i]].df = 0;
-				if (n_fr == cap_fr) {
-					cap_fr = cap_fr ? 2 * cap_fr : 64;
-					void *n = realloc(fr, cap_fr * sizeof(*fr));
-					if (n == NULL) {
-						r = -ENOMEM;
-						goto out;
-					}
-					fr = n;
-				}
-				fr[n_fr++] = cores[i];
+				r = push_u32(&fr, &n_fr, &cap_fr, cores[i]);
+				if (r < 0)
+					goto out;
 			}
 		}
 		e.nodes[target].db = 0;

@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
+ * Why one file (over 1,000 lines): the file layout, the builder that writes
+ * it and the reader that checks and maps it change together, under one
+ * SNAP_VERSION.
+ *
  * wot-snap.c: the graph snapshot (see wot-snap.h): built from the store in
- * one pass over keys, user IDs and certifications, kept in a file next to
- * the store and mapped read-only by trust queries.
+ * one read transaction (keys, user IDs, then two passes over the
+ * certifications: the edges of the path model, then the graph as stored
+ * for the GnuPG model), kept in a file next to the store and mapped
+ * read-only by trust queries.
  *
  * File layout (host byte order, every section 8-byte aligned):
- *   header (64 bytes), nodes[n], uids[n_uids], out_off[n + 1], edges[m],
+ *   header (96 bytes), nodes[n], uids[n_uids], out_off[n + 1], edges[m],
  *   in_off[n + 1], in_eid[m], weak[n_weak] (the edge numbers of the
  *   certifications made with a weak hash, in order: what the hash rules
- *   may leave out, counted by a trust query without reading every edge).
+ *   may leave out, counted by a trust query without reading every edge),
+ *   bind_off[n + 1], binds[n_binds], cert_off[n_binds + 1], certs[n_certs],
+ *   gout_off[n + 1], outs[n_outs], strings[strings_len].
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,10 +31,13 @@
 
 #include "lib/cleanup.h"
 #include "lib/libksp-private.h"
+#include "lib/openpgp/pgp.h"
 #include "lib/wot/wot-snap.h"
 
 #define SNAP_MAGIC "KSPWOT1\n"
-#define SNAP_VERSION 4u /* 2: key flags (hard revocation); 3: edge flags name the hash (MD5, SHA-1, RIPEMD-160); 4: the weak-hash edge list */
+#define SNAP_VERSION 5u /* 2: key flags (hard revocation); 3: edge flags name the hash (MD5, SHA-1, RIPEMD-160);
+			 * 4: the weak-hash edge list; 5: the graph as stored (fingerprints, binds,
+			 * certifications, outs, strings) */
 #define SNAP_ENDIAN 0x01020304u
 
 struct snap_header {
@@ -36,10 +47,15 @@ struct snap_header {
 	uint64_t m;
 	int64_t gen, nonce;
 	uint64_t len;
+	uint32_t n_binds, reserved0;
+	uint64_t n_certs, n_outs, strings_len;
 	uint64_t n_weak;
 };
 
-_Static_assert(sizeof(struct snap_header) == 64, "header is 64 bytes");
+_Static_assert(sizeof(struct snap_header) == 96, "header is 96 bytes");
+_Static_assert(sizeof(struct ksp_wsnap_bind) == 32, "bind is 32 bytes");
+_Static_assert(sizeof(struct ksp_wsnap_cert) == 32, "cert is 32 bytes");
+_Static_assert(sizeof(struct ksp_wsnap_out) == 16, "out is 16 bytes");
 _Static_assert(sizeof(struct ksp_wsnap_node) == 48, "node is 48 bytes");
 _Static_assert(sizeof(struct ksp_wsnap_edge) == 40, "edge is 40 bytes");
 
@@ -50,14 +66,21 @@ static size_t align8(size_t x)
 
 /* Section offsets for the sizes; 0 on overflow. */
 struct layout {
-	size_t nodes, uids, out_off, edges, in_off, in_eid, weak, len;
+	size_t nodes, uids, out_off, edges, in_off, in_eid, weak, bind_off, binds, cert_off, certs, gout_off, outs,
+		strings, len;
 };
 
-static int layout_of(uint32_t n, uint32_t n_uids, uint64_t m, uint64_t n_weak, struct layout *l)
-{
-	uint64_t x = sizeof(struct snap_header);
+struct sizes {
+	uint32_t n, n_uids, n_binds;
+	uint64_t m, n_weak, n_certs, n_outs, strings_len;
+};
 
-	if (m > UINT32_MAX || n == UINT32_MAX || n_weak > m)
+static int layout_of(const struct sizes *z, struct layout *l)
+{
+	uint64_t x = sizeof(struct snap_header), n = z->n, n_uids = z->n_uids, m = z->m;
+
+	if (m > UINT32_MAX || n == UINT32_MAX || z->n_weak > m || z->n_binds == UINT32_MAX || z->n_certs > UINT32_MAX ||
+	    z->n_outs > UINT32_MAX || z->strings_len > UINT32_MAX || z->strings_len < 1)
 		return -E2BIG;
 	l->nodes = (size_t)x;
 	x += (uint64_t)n * sizeof(struct ksp_wsnap_node);
@@ -72,7 +95,21 @@ static int layout_of(uint32_t n, uint32_t n_uids, uint64_t m, uint64_t n_weak, s
 	l->in_eid = (size_t)x;
 	x = align8((size_t)(x + m * 4));
 	l->weak = (size_t)x;
-	x = align8((size_t)(x + n_weak * 4));
+	x = align8((size_t)(x + z->n_weak * 4));
+	l->bind_off = (size_t)x;
+	x = align8((size_t)(x + (n + 1) * 4));
+	l->binds = (size_t)x;
+	x += (uint64_t)z->n_binds * sizeof(struct ksp_wsnap_bind);
+	l->cert_off = (size_t)x;
+	x = align8((size_t)(x + ((uint64_t)z->n_binds + 1) * 4));
+	l->certs = (size_t)x;
+	x += z->n_certs * sizeof(struct ksp_wsnap_cert);
+	l->gout_off = (size_t)x;
+	x = align8((size_t)(x + (n + 1) * 4));
+	l->outs = (size_t)x;
+	x += z->n_outs * sizeof(struct ksp_wsnap_out);
+	l->strings = (size_t)x;
+	x = align8((size_t)(x + z->strings_len));
 	if (x > SIZE_MAX / 2)
 		return -E2BIG;
 	l->len = (size_t)x;
@@ -92,7 +129,11 @@ static int attach(struct ksp_wsnap *s, void *mem, size_t len)
 	if (len < sizeof(*h) || memcmp(h->magic, SNAP_MAGIC, 8) != 0 ||
 	    h->endian != SNAP_ENDIAN || h->len != len)
 		return -EBADMSG;
-	if (layout_of(h->n, h->n_uids, h->m, h->n_weak, &l) < 0 || l.len != len)
+	if (layout_of(&(struct sizes){ .n = h->n, .n_uids = h->n_uids, .n_binds = h->n_binds, .m = h->m,
+				       .n_weak = h->n_weak, .n_certs = h->n_certs, .n_outs = h->n_outs,
+				       .strings_len = h->strings_len },
+		      &l) < 0 ||
+	    l.len != len)
 		return -EBADMSG;
 	s->n = h->n;
 	s->n_uids = h->n_uids;
@@ -110,10 +151,28 @@ static int attach(struct ksp_wsnap *s, void *mem, size_t len)
 	for (uint64_t i = 0; i < s->n_weak; i++)
 		if (s->weak[i] >= s->m || (i > 0 && s->weak[i] <= s->weak[i - 1]))
 			return -EBADMSG;
-	if (s->out_off[0] != 0 || s->in_off[0] != 0 || s->out_off[s->n] != s->m || s->in_off[s->n] != s->m)
+	s->n_binds = h->n_binds;
+	s->n_certs = h->n_certs;
+	s->n_outs = h->n_outs;
+	s->strings_len = h->strings_len;
+	s->bind_off = (const void *)(p + l.bind_off);
+	s->binds = (const void *)(p + l.binds);
+	s->cert_off = (const void *)(p + l.cert_off);
+	s->certs = (const void *)(p + l.certs);
+	s->gout_off = (const void *)(p + l.gout_off);
+	s->outs = (const void *)(p + l.outs);
+	s->strings = (const char *)(p + l.strings);
+	if (s->out_off[0] != 0 || s->in_off[0] != 0 || s->out_off[s->n] != s->m || s->in_off[s->n] != s->m ||
+	    s->bind_off[0] != 0 || s->bind_off[s->n] != s->n_binds || s->gout_off[0] != 0 ||
+	    s->gout_off[s->n] != s->n_outs || s->cert_off[0] != 0 || s->cert_off[s->n_binds] != s->n_certs ||
+	    s->strings[0] != '\0' || s->strings[s->strings_len - 1] != '\0')
 		return -EBADMSG;
 	for (uint32_t i = 0; i < s->n; i++)
-		if (s->out_off[i] > s->out_off[i + 1] || s->in_off[i] > s->in_off[i + 1])
+		if (s->out_off[i] > s->out_off[i + 1] || s->in_off[i] > s->in_off[i + 1] ||
+		    s->bind_off[i] > s->bind_off[i + 1] || s->gout_off[i] > s->gout_off[i + 1])
+			return -EBADMSG;
+	for (uint32_t i = 0; i < s->n_binds; i++)
+		if (s->cert_off[i] > s->cert_off[i + 1])
 			return -EBADMSG;
 	s->mem = mem;
 	s->len = len;
@@ -157,6 +216,17 @@ int ksp_wsnap_new_query(struct ksp_wsnap *s)
 		s->epoch = 1;
 	}
 	return 0;
+}
+
+const char *ksp_wsnap_cert_regex(const struct ksp_wsnap *s, const struct ksp_wsnap_cert *c, unsigned i)
+{
+	uint64_t off = c->regex_off;
+
+	if (off == 0 || i >= c->flags >> KSP_WSNAP_CERT_NREGEX_SHIFT)
+		return NULL;
+	while (i-- > 0 && off < s->strings_len)
+		off += strlen(s->strings + off) + 1;
+	return off < s->strings_len ? s->strings + off : NULL;
 }
 
 uint32_t ksp_wsnap_vertex(const struct ksp_wsnap *s, int64_t key_id)
@@ -307,7 +377,116 @@ struct uid_row {
 	int64_t id;
 	uint32_t vertex;   /* UINT32_MAX: a user attribute, not counted */
 	uint32_t uidx;
+	uint32_t owner;    /* the key's vertex, user attributes too (UINT32_MAX: none) */
+	uint32_t bind;     /* into binds */
 };
+
+/* The strings section: offset 0 is the empty string. */
+struct strs {
+	char *buf;
+	size_t len, cap;
+};
+
+/* Append @len bytes and a NUL: the offset, or -ENOMEM, -E2BIG. */
+static int64_t strs_add(struct strs *b, const void *data, size_t len)
+{
+	size_t off = b->len;
+
+	if (len >= UINT32_MAX || b->len + len + 1 >= UINT32_MAX)
+		return -E2BIG;
+	if (b->len + len + 1 > b->cap) {
+		size_t nc = b->cap ? b->cap : 4096;
+		void *np;
+		while (nc < b->len + len + 1)
+			nc *= 2;
+		np = realloc(b->buf, nc);
+		if (np == NULL)
+			return -ENOMEM;
+		b->buf = np;
+		b->cap = nc;
+	}
+	if (len)
+		memcpy(b->buf + b->len, data, len);
+	b->buf[b->len + len] = '\0';
+	b->len += len + 1;
+	return (int64_t)off;
+}
+
+struct bind_row {
+	uint32_t vertex, urow;
+	int64_t idx;
+	struct ksp_wsnap_bind b;
+};
+
+static int cmp_bind_row(const void *a, const void *b)
+{
+	const struct bind_row *x = a, *y = b;
+
+	if (x->vertex != y->vertex)
+		return x->vertex < y->vertex ? -1 : 1;
+	if (x->idx != y->idx)
+		return x->idx < y->idx ? -1 : 1;
+	return x->b.uid_id < y->b.uid_id ? -1 : x->b.uid_id > y->b.uid_id;
+}
+
+struct gcert_row {
+	uint32_t bind;
+	bool parse;
+	int64_t id;        /* certs.id */
+	struct ksp_wsnap_cert c;
+};
+
+static int cmp_out(const void *a, const void *b)
+{
+	const struct ksp_wsnap_out *x = a, *y = b;
+
+	/* reserved holds the signer while building */
+	if (x->reserved != y->reserved)
+		return x->reserved < y->reserved ? -1 : 1;
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return x->created < y->created ? -1 : x->created > y->created;
+}
+
+/* The certification @r as the signature packet says: whether it is
+ * revocable, and its regular expressions (into @strs). */
+static int parse_packet(sqlite3_stmt *st, struct gcert_row *r, struct strs *strs)
+{
+	struct ksp_pgp_sig sig;
+	const void *data;
+	size_t len;
+	int rc, ret = 0;
+
+	sqlite3_bind_int64(st, 1, r->id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? 0 : -EIO;
+	}
+	data = sqlite3_column_blob(st, 0);
+	len = (size_t)sqlite3_column_bytes(st, 0);
+	memset(&sig, 0, sizeof(sig));
+	if (data && len && ksp_pgp_parse_sig(data, len, &sig) == 0) {
+		if (!sig.revocable)
+			r->c.flags &= ~KSP_WSNAP_CERT_REVOCABLE;
+		if (sig.n_regexes && sig.regexes[0].len >= 4096)
+			r->c.flags |= KSP_WSNAP_CERT_LONG_REGEX;
+		for (size_t i = 0; i < sig.n_regexes && i < 0xffff && ret == 0; i++) {
+			const uint8_t *d = sig.regexes[i].data;
+			const uint8_t *nul = memchr(d, 0, sig.regexes[i].len);
+			int64_t off = strs_add(strs, d, nul ? (size_t)(nul - d) : sig.regexes[i].len);
+			if (off < 0)
+				ret = (int)off;
+			else if (i == 0)
+				r->c.regex_off = (uint32_t)off;
+			if (ret == 0)
+				r->c.flags += 1u << KSP_WSNAP_CERT_NREGEX_SHIFT;
+		}
+	}
+	ksp_pgp_sig_done(&sig);
+	sqlite3_reset(st);
+	return ret;
+}
 
 static int cmp_uid_row(const void *key, const void *elem)
 {
@@ -342,19 +521,29 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	struct fpr_map fm = { 0 };
 	struct ksp_wsnap *s = NULL;
 	size_t n = 0, cap_n = 0, nu = 0, cap_u = 0, nr = 0, cap_r = 0, nc = 0, cap_c = 0, m = 0, n_weak = 0;
+	struct strs strs = { 0 };
+	struct bind_row *brows = NULL;
+	struct gcert_row *gc = NULL, *gsorted = NULL;
+	struct ksp_wsnap_out *outs = NULL;
+	uint32_t *cert_off = NULL, *stamp = NULL, *first = NULL;
+	size_t nb = 0, cap_b = 0, ngc = 0, cap_gc = 0, no = 0, cap_o = 0;
 	struct layout l;
+	struct sizes z;
 	uint8_t *mem = NULL;
 	const char *what = "keys";
 	int rc, r = -ENOMEM;
 
+	if (strs_add(&strs, "", 0) < 0)
+		goto out;
 	/* keys, in id order */
 	rc = sqlite3_prepare_v2(db, "SELECT id, fpr, created, expires, revoked, algo, bits, " KSP_SQL_HARD_REVOKED("revoked", "revoked_reason")
-				" FROM keys ORDER BY id", -1,
+				", selfsig_ok FROM keys ORDER BY id", -1,
 				&st, NULL);
 	if (rc != SQLITE_OK)
 		goto sql_fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *f = (const char *)sqlite3_column_text(st, 1);
+		int64_t foff;
 		GROW(nodes, n, cap_n, out);
 		nodes[n] = (struct ksp_wsnap_node){
 			.key_id = sqlite3_column_int64(st, 0),
@@ -363,8 +552,15 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 			.revoked = never0(sqlite3_column_int64(st, 4)),
 			.algo = (uint32_t)sqlite3_column_int(st, 5),
 			.bits = (uint32_t)sqlite3_column_int(st, 6),
-			.flags = sqlite3_column_int(st, 7) ? KSP_WSNAP_HARD_REVOKED : 0,
+			.flags = (sqlite3_column_int(st, 7) ? KSP_WSNAP_HARD_REVOKED : 0) |
+				 (sqlite3_column_int(st, 8) ? KSP_WSNAP_SELFSIG_OK : 0),
 		};
+		foff = strs_add(&strs, f ? f : "", f ? strlen(f) : 0);
+		if (foff < 0) {
+			r = (int)foff;
+			goto out;
+		}
+		nodes[n].fpr_off = (uint32_t)foff;
 		if (n % 1024 == 0) {
 			void *p = realloc(fm.fpr, (n + 1024) * sizeof(*fm.fpr));
 			if (p == NULL)
@@ -400,7 +596,8 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	}
 	/* user IDs, in id order */
 	what = "uids";
-	rc = sqlite3_prepare_v2(db, "SELECT id, key_id, is_attr, revoked FROM uids ORDER BY id", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(db, "SELECT id, key_id, is_attr, revoked, idx, uid, selfsig FROM uids ORDER BY id", -1,
+				&st, NULL);
 	if (rc != SQLITE_OK)
 		goto sql_fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -415,8 +612,32 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 				hi = mid;
 		}
 		urows[nr] = (struct uid_row){ .id = sqlite3_column_int64(st, 0), .vertex = UINT32_MAX,
-					      .uidx = UINT32_MAX };
+					      .uidx = UINT32_MAX, .owner = UINT32_MAX, .bind = UINT32_MAX };
+		if (lo < n && nodes[lo].key_id == kid) {
+			const void *text = sqlite3_column_blob(st, 5);
+			size_t tlen = (size_t)sqlite3_column_bytes(st, 5);
+			int64_t toff = strs_add(&strs, text, text ? tlen : 0);
+			if (toff < 0) {
+				r = (int)toff;
+				goto out;
+			}
+			GROW(brows, nb, cap_b, out);
+			urows[nr].owner = lo;
+			brows[nb++] = (struct bind_row){
+				.vertex = lo,
+				.urow = (uint32_t)nr,
+				.idx = sqlite3_column_int64(st, 4),
+				.b = { .uid_id = urows[nr].id,
+				       .revoked = never0(sqlite3_column_int64(st, 3)),
+				       .text_off = (uint32_t)toff,
+				       .text_len = text ? (uint32_t)tlen : 0,
+				       .flags = (sqlite3_column_int(st, 2) ? KSP_WSNAP_BIND_ATTR : 0) |
+						(sqlite3_column_int64(st, 6) > 0 ? KSP_WSNAP_BIND_SELFSIG : 0),
+				       .uidx = UINT32_MAX },
+			};
+		}
 		if (lo < n && nodes[lo].key_id == kid && sqlite3_column_int(st, 2) == 0) {
+			brows[nb - 1].b.uidx = (uint32_t)nu;
 			GROW(uids, nu, cap_u, out);
 			urows[nr].vertex = lo;
 			urows[nr].uidx = (uint32_t)nu;
@@ -429,6 +650,14 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		goto sql_fail;
 	sqlite3_finalize(st);
 	st = NULL;
+	if (nb >= UINT32_MAX) {
+		r = -E2BIG;
+		goto out;
+	}
+	if (nb > 1)
+		qsort(brows, nb, sizeof(*brows), cmp_bind_row);
+	for (size_t i = 0; i < nb; i++)
+		urows[brows[i].urow].bind = (uint32_t)i;
 	/* certifications and their revocations */
 	what = "certs";
 	rc = sqlite3_prepare_v2(db,
@@ -501,12 +730,129 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	}
 	free(certs);
 	certs = NULL;
+	/* the graph as stored: every certification and revocation, by store
+	 * order, and what each signer certified */
+	what = "certs";
+	rc = sqlite3_prepare_v2(db,
+				"SELECT id, uid_id, issuer_fpr, sig_type, hash_algo, created, expires, exportable, "
+				"trust_depth, trust_amount FROM certs "
+				"WHERE verified = 1 AND issuer_fpr IS NOT NULL "
+				"AND (sig_type BETWEEN 16 AND 19 OR sig_type = 48) ORDER BY id",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		goto sql_fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t uid_id = sqlite3_column_int64(st, 1);
+		const char *f = (const char *)sqlite3_column_text(st, 2);
+		const struct uid_row *u = nr ? bsearch(&uid_id, urows, nr, sizeof(*urows), cmp_uid_row) : NULL;
+		int type = sqlite3_column_int(st, 3), depth = sqlite3_column_int(st, 8),
+		    amount = sqlite3_column_int(st, 9);
+		int64_t created = sqlite3_column_int64(st, 5);
+		uint32_t signer;
+
+		if (u == NULL || u->owner == UINT32_MAX || f == NULL)
+			continue;
+		signer = fpr_find(&fm, f);
+		if (signer == UINT32_MAX)
+			continue;
+		if (type != 48) {
+			GROW(outs, no, cap_o, out);
+			outs[no++] = (struct ksp_wsnap_out){ .v = u->owner, .reserved = signer, .created = created };
+		}
+		if (signer == u->owner)
+			continue;
+		GROW(gc, ngc, cap_gc, out);
+		gc[ngc++] = (struct gcert_row){
+			.bind = u->bind,
+			.id = sqlite3_column_int64(st, 0),
+			.parse = depth > 0,
+			.c = { .issuer = signer,
+			       .type = (uint8_t)type,
+			       .hash = (uint8_t)sqlite3_column_int(st, 4),
+			       .depth = (uint8_t)(depth < 0 ? 0 : depth > 255 ? 255 : depth),
+			       .amount = (uint8_t)(amount < 0 ? 0 : amount > 255 ? 255 : amount),
+			       .flags = KSP_WSNAP_CERT_REVOCABLE |
+					(sqlite3_column_int(st, 7) ? KSP_WSNAP_CERT_EXPORTABLE : 0),
+			       .created = created,
+			       .expires = sqlite3_column_int64(st, 6) },
+		};
+	}
+	if (rc != SQLITE_DONE)
+		goto sql_fail;
+	sqlite3_finalize(st);
+	st = NULL;
 	free(urows);
 	urows = NULL;
+	if (ngc >= UINT32_MAX || no >= UINT32_MAX) {
+		r = -E2BIG;
+		goto out;
+	}
+	/* by bind, in store order within (a stable counting sort) */
+	cert_off = calloc(nb + 1, sizeof(*cert_off));
+	gsorted = malloc((ngc ? ngc : 1) * sizeof(*gsorted));
+	stamp = calloc(n ? n : 1, sizeof(*stamp));
+	first = malloc((n ? n : 1) * sizeof(*first));
+	if (cert_off == NULL || gsorted == NULL || stamp == NULL || first == NULL)
+		goto out;
+	for (size_t i = 0; i < ngc; i++)
+		cert_off[gc[i].bind + 1]++;
+	for (size_t i = 0; i < nb; i++)
+		cert_off[i + 1] += cert_off[i];
+	{
+		uint32_t *pos = malloc((nb + 1) * sizeof(*pos));
+		if (pos == NULL)
+			goto out;
+		memcpy(pos, cert_off, (nb + 1) * sizeof(*pos));
+		for (size_t i = 0; i < ngc; i++)
+			gsorted[pos[gc[i].bind]++] = gc[i];
+		free(pos);
+	}
+	free(gc);
+	gc = gsorted;
+	gsorted = NULL;
+	/* the packet is read where it can matter: trust signatures (regular
+	 * expressions) and an issuer's several certifications of one bind
+	 * (which one is revocable) */
+	for (uint32_t b = 0; b < nb; b++)
+		for (uint32_t i = cert_off[b]; i < cert_off[b + 1]; i++) {
+			uint32_t is = gc[i].c.issuer;
+			if (stamp[is] == b + 1) {
+				gc[i].parse = gc[first[is]].parse = true;
+			} else {
+				stamp[is] = b + 1;
+				first[is] = i;
+			}
+		}
+	rc = sqlite3_prepare_v2(db, "SELECT sigdata FROM certs WHERE id = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		goto sql_fail;
+	for (size_t i = 0; i < ngc; i++)
+		if (gc[i].parse && (r = parse_packet(st, &gc[i], &strs)) < 0) {
+			if (r == -EIO) {
+				rc = sqlite3_errcode(db);
+				goto sql_fail;
+			}
+			goto out;
+		}
+	r = -ENOMEM;
+	sqlite3_finalize(st);
+	st = NULL;
+	/* outs: by signer, then certified key, the oldest certification */
+	if (no > 1)
+		qsort(outs, no, sizeof(*outs), cmp_out);
+	{
+		size_t k = 0;
+		for (size_t i = 0; i < no; i++)
+			if (k == 0 || outs[k - 1].reserved != outs[i].reserved || outs[k - 1].v != outs[i].v)
+				outs[k++] = outs[i];
+		no = k;
+	}
 	for (size_t i = 0; i < m; i++)
 		if (tmp[i].flags & KSP_WSNAP_WEAK)
 			n_weak++;
-	r = layout_of((uint32_t)n, (uint32_t)nu, m, n_weak, &l);
+	z = (struct sizes){ .n = (uint32_t)n, .n_uids = (uint32_t)nu, .n_binds = (uint32_t)nb, .m = m,
+			    .n_weak = n_weak, .n_certs = ngc, .n_outs = no, .strings_len = strs.len };
+	r = layout_of(&z, &l);
 	if (r < 0)
 		goto out;
 	r = -ENOMEM;
@@ -528,9 +874,37 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		h->gen = gen;
 		h->nonce = nonce;
 		h->len = l.len;
+		h->n_binds = z.n_binds;
+		h->n_certs = z.n_certs;
+		h->n_outs = z.n_outs;
+		h->strings_len = z.strings_len;
 		h->n_weak = n_weak;
 		if (n)
 			memcpy(mem + l.nodes, nodes, n * sizeof(*nodes));
+		{
+			uint32_t *bind_off = (void *)(mem + l.bind_off), *gout_off = (void *)(mem + l.gout_off);
+			struct ksp_wsnap_bind *binds = (void *)(mem + l.binds);
+			struct ksp_wsnap_cert *cs = (void *)(mem + l.certs);
+			struct ksp_wsnap_out *os = (void *)(mem + l.outs);
+
+			for (size_t i = 0; i < nb; i++) {
+				bind_off[brows[i].vertex + 1]++;
+				binds[i] = brows[i].b;
+			}
+			for (size_t i = 0; i < n; i++)
+				bind_off[i + 1] += bind_off[i];
+			memcpy(mem + l.cert_off, cert_off, (nb + 1) * sizeof(*cert_off));
+			for (size_t i = 0; i < ngc; i++)
+				cs[i] = gc[i].c;
+			for (size_t i = 0; i < no; i++) {
+				gout_off[outs[i].reserved + 1]++;
+				os[i] = outs[i];
+				os[i].reserved = 0;
+			}
+			for (size_t i = 0; i < n; i++)
+				gout_off[i + 1] += gout_off[i];
+			memcpy(mem + l.strings, strs.buf, strs.len);
+		}
 		if (nu)
 			memcpy(mem + l.uids, uids, nu * sizeof(*uids));
 		pos = malloc((n + 1) * sizeof(*pos));
@@ -578,6 +952,14 @@ out:
 	free(tmp);
 	free(fm.fpr);
 	free(fm.slots);
+	free(strs.buf);
+	free(brows);
+	free(gc);
+	free(gsorted);
+	free(outs);
+	free(cert_off);
+	free(stamp);
+	free(first);
 	free(mem);
 	free(s);
 	return r;

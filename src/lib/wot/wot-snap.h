@@ -23,6 +23,15 @@
  *    expiry and its soft revocation; none at all by a hard-revoked
  *    signer); its revoked time is the earliest verified 0x30 by the same
  *    issuer on the same user ID created at or after it.
+ * And, for the models that weigh certifications one by one (GnuPG's and
+ * Sequoia's, which apply their own rules to them), the graph as the store
+ * holds it: every key's fingerprint and whether it has a valid
+ * self-signature; every user ID and user attribute of every key, in the
+ * key's order, with its text, self-signature and revocation; on each, every
+ * verified certification (0x10-0x13) and certification revocation (0x30)
+ * by another key of the store, in store order, exportable or not, with its
+ * trust signature (depth, amount, regular expressions) and whether it is
+ * revocable; and per signer the keys it certified ("outs").
  * Internal to libksp.
  */
 #pragma once
@@ -38,13 +47,14 @@ struct ksp_store;
 #define KSP_WSNAP_NEVER INT64_MAX
 
 #define KSP_WSNAP_HARD_REVOKED 1u /* revoked at every date (ksp_revocation_is_soft()) */
+#define KSP_WSNAP_SELFSIG_OK 2u   /* keys.selfsig_ok: at least one valid self-signature */
 
 struct ksp_wsnap_node {
 	int64_t key_id;   /* keys.id; nodes are in keys.id order */
 	int64_t created, expires, revoked;
 	uint32_t algo, bits;
-	uint32_t flags;   /* KSP_WSNAP_HARD_REVOKED */
-	uint32_t reserved;
+	uint32_t flags;   /* KSP_WSNAP_HARD_REVOKED, KSP_WSNAP_SELFSIG_OK */
+	uint32_t fpr_off; /* into strings: the fingerprint, NUL-terminated */
 };
 
 /* Is the key revoked at @at?  A hard revocation at every date, a soft one
@@ -73,6 +83,44 @@ struct ksp_wsnap_edge {
 	int64_t created, expires, revoked;
 };
 
+/* A user ID or user attribute of a key, as the store has it. */
+#define KSP_WSNAP_BIND_ATTR 1u    /* a user attribute */
+#define KSP_WSNAP_BIND_SELFSIG 2u /* has a valid self-signature (uids.selfsig > 0) */
+
+struct ksp_wsnap_bind {
+	int64_t uid_id;    /* uids.id */
+	int64_t revoked;   /* its self-revocation, KSP_WSNAP_NEVER: none */
+	uint32_t text_off, text_len; /* into strings (NUL-terminated there too) */
+	uint32_t flags;    /* KSP_WSNAP_BIND_* */
+	uint32_t uidx;     /* into uids, UINT32_MAX for a user attribute */
+};
+
+/* A certification or certification revocation on a bind, as stored. */
+#define KSP_WSNAP_CERT_REVOCABLE 1u  /* no Revocable subpacket saying no */
+#define KSP_WSNAP_CERT_EXPORTABLE 2u
+#define KSP_WSNAP_CERT_LONG_REGEX 4u /* the first regular expression is 4096 bytes or more */
+#define KSP_WSNAP_CERT_NREGEX_SHIFT 8 /* flags >> 8: how many regular expressions */
+
+struct ksp_wsnap_cert {
+	uint32_t issuer;   /* vertex; never the bind's own key */
+	uint8_t type;      /* 0x10-0x13, 0x30 */
+	uint8_t hash;      /* OpenPGP hash algorithm id (up to 255) */
+	uint8_t depth, amount; /* trust signature; depth 0: none */
+	uint32_t flags;    /* KSP_WSNAP_CERT_* */
+	uint32_t regex_off; /* into strings: the regular expressions one after
+			     * the other, each NUL-terminated (cut at an
+			     * embedded NUL); 0 when none */
+	int64_t created;
+	int64_t expires;   /* 0: never (as stored) */
+};
+
+/* A signer's certified key: some 0x10-0x13 by it on some bind of v. */
+struct ksp_wsnap_out {
+	uint32_t v;
+	uint32_t reserved;
+	int64_t created;   /* the oldest such certification */
+};
+
 struct ksp_wsnap {
 	uint32_t n, n_uids;
 	uint64_t m;
@@ -81,6 +129,16 @@ struct ksp_wsnap {
 	const uint32_t *out_off;          /* n + 1; edges[out_off[u]..out_off[u+1]) are u's */
 	const struct ksp_wsnap_edge *edges;
 	const uint32_t *in_off, *in_eid;  /* n + 1, m: edges into v, by edge number */
+	/* the graph as stored (see the top) */
+	uint32_t n_binds;
+	uint64_t n_certs, n_outs, strings_len;
+	const uint32_t *bind_off;         /* n + 1: binds[bind_off[v]..bind_off[v+1]) are v's */
+	const struct ksp_wsnap_bind *binds;
+	const uint32_t *cert_off;         /* n_binds + 1 */
+	const struct ksp_wsnap_cert *certs;
+	const uint32_t *gout_off;         /* n + 1: outs[gout_off[u]..gout_off[u+1]) are u's, by v */
+	const struct ksp_wsnap_out *outs;
+	const char *strings;              /* strings_len, strings[0] and the last byte are NUL */
 	const uint32_t *weak;             /* n_weak: the edges with a KSP_WSNAP_WEAK flag, by number */
 	uint64_t n_weak;
 	int64_t gen, nonce;
@@ -109,6 +167,32 @@ void ksp_wsnap_want(struct ksp_store *store);
 /* Drop the cached snapshot and remove its file (found damaged). */
 int ksp_wsnap_discard(struct ksp_store *store);
 void ksp_wsnap_free(struct ksp_wsnap *s);
+
+/* The string at @off of the strings section ("" when out of range). */
+static inline const char *ksp_wsnap_string(const struct ksp_wsnap *s, uint64_t off)
+{
+	return off < s->strings_len ? s->strings + off : "";
+}
+
+/* The fingerprint of vertex @v. */
+static inline const char *ksp_wsnap_fpr(const struct ksp_wsnap *s, uint32_t v)
+{
+	return ksp_wsnap_string(s, s->nodes[v].fpr_off);
+}
+
+/* The text of bind @b and its length (0 when out of range). */
+static inline const char *ksp_wsnap_bind_text(const struct ksp_wsnap *s, const struct ksp_wsnap_bind *b, size_t *len)
+{
+	if ((uint64_t)b->text_off + b->text_len >= s->strings_len) {
+		*len = 0;
+		return "";
+	}
+	*len = b->text_len;
+	return s->strings + b->text_off;
+}
+
+/* The @i-th regular expression of certification @c, or NULL. */
+const char *ksp_wsnap_cert_regex(const struct ksp_wsnap *s, const struct ksp_wsnap_cert *c, unsigned i);
 
 /* The vertex of keys.id @key_id, or UINT32_MAX. */
 uint32_t ksp_wsnap_vertex(const struct ksp_wsnap *s, int64_t key_id);

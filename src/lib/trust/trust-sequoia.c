@@ -1,0 +1,945 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * trust-sequoia.c: Sequoia's web of trust (the model of sequoia-wot 0.2.0,
+ * its spec/sequoia-wot.md), read from the graph snapshot (wot-snap.h) the
+ * other two models read.
+ *
+ * What is authenticated is a binding: a key and one user ID.  The network
+ * at the reference time T: on every self-signed user ID of every key with
+ * a valid self-signature, per issuer only the newest certifications
+ * (0x10-0x13, all of the newest creation time) that are live at T (made at
+ * or before T, unexpired at T, not revoked by a 0x30 of the same issuer on
+ * that user ID made after them and at or before T), made while issuer and
+ * target were alive (created, unexpired, not soft-revoked at the time; a
+ * hard-revoked issuer or target never), with a hash the collision rules of
+ * Sequoia's standard policy accept (MD5 until 1997-02, SHA-1 and
+ * RIPEMD-160 until 2013-02).  A certification without a trust signature
+ * is depth 0, amount 120; depth 255 is unconstrained.  In the
+ * certification-network mode (later sequoia-wot's) every certification is
+ * depth unconstrained, without regular expressions; its amount stays.
+ *
+ * A query is Sequoia's: a backward search from the target (a breadth-first
+ * Dijkstra: fewer edges first, then the larger amount) finds for every key
+ * the best forward pointer towards the target; a certification is usable
+ * when its depth covers the rest of the path, its amount is not 0 and its
+ * regular expressions (if any) match the target user ID.  The best path
+ * from a root (most amount, then fewest keys, then the larger root
+ * fingerprint) is taken, its amount subtracted from the certifications it
+ * used (or from the root itself when the root is the target), and the
+ * search repeated until the amounts sum to the target amount (default 120)
+ * or nothing more is found.  A root of amount below 120 caps what its
+ * certifications carry.  Searches where the target's own self-signature
+ * ends the path (the certifier must then have made the target a trusted
+ * introducer) are preferred as long as they find something.
+ *
+ * Revocations (as the other models, ksp-trust(1)): a hard-revoked key is
+ * no vertex at any date, a soft-revoked one is no target from its date on
+ * and introduces with what it certified before it; a revoked user ID is
+ * no target.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <sqlite3.h>
+
+#include "lib/addr.h"
+#include "lib/libksp-private.h"
+#include "lib/trust/trust-private.h"
+#include "lib/wot/wot-snap.h"
+#include "shared/util.h"
+
+#define FULLY 120
+#define UNCONSTRAINED INT_MAX
+#define NONE UINT32_MAX
+#define MAX_ROOTS 4096
+#define MAX_PATHS 64
+
+/* Sequoia's standard policy for signatures that need collision resistance */
+#define CUTOFF_MD5 854755200    /* 1997-02-01 */
+#define CUTOFF_SHA1 1359676800  /* 2013-02-01 (SHA-1 and RIPEMD-160) */
+
+struct sroot {
+	char fpr[65];
+	int amount;
+};
+
+/* a usable certification on a signee: its snapshot index and what it says */
+struct ecert {
+	uint32_t cert;     /* into snap->certs */
+	uint32_t bind;     /* into snap->binds */
+	uint32_t issuer;
+	int depth;         /* UNCONSTRAINED for 255 */
+	int amount;
+	int8_t re;         /* -1 not checked yet, 0 no match, 1 matches (or none) */
+};
+
+/* what was subtracted: from a certification (issuer -> target key), or
+ * from a root (target == NONE) */
+struct suppress {
+	uint32_t issuer, target;
+	int amount;
+};
+
+struct spath {
+	int amount;
+	size_t len;
+	uint32_t *v;       /* len vertices, root first */
+	uint32_t *cert;    /* len - 1 certifications (NONE: the target's self-signature) */
+};
+
+struct ksp_trust_sequoia {
+	struct ksp_ctx *ctx;
+	struct sroot *roots;
+	size_t n_roots;
+	int target_amount;
+	bool cert_network;
+	/* the last query */
+	const struct ksp_wsnap *s;
+	int64_t at;
+	uint32_t target, tbind;
+	char *uid;         /* the binding's user ID (NUL-terminated copy) */
+	size_t uid_len;
+	int total;
+	struct spath paths[MAX_PATHS];
+	size_t n_paths;
+	/* scratch, by vertex */
+	uint32_t n;
+	uint32_t *stamp, epoch;
+	uint32_t *eoff, *ecnt;       /* into ecerts: the usable certifications on v */
+	uint32_t *estamp, eepoch;    /* eoff/ecnt valid for this query */
+	uint32_t *istamp, bepoch;    /* by issuer: imax valid for this bind */
+	int64_t *imax;               /* by issuer: its newest valid certification's time */
+	struct ecert *ecerts;
+	size_t n_ecerts, cap_ecerts;
+	uint32_t *fp_cert, *fp_next, *fp_bind; /* the forward pointer: certification, signee, its bind */
+	int *fp_depth, *fp_amount;
+	uint32_t *queue;
+	int *cap;                    /* vertex -> root cap (FULLY when none) */
+	uint8_t *isroot;             /* vertex -> a root of this query */
+	struct suppress *sup;
+	size_t n_sup, cap_sup;
+	uint32_t *rootv;             /* root index -> vertex (NONE: not in the store) */
+};
+
+KSP_EXPORT int ksp_trust_sequoia_new(struct ksp_ctx *ctx, struct ksp_trust_sequoia **ret)
+{
+	struct ksp_trust_sequoia *q;
+
+	if (ctx == NULL || ret == NULL)
+		return -EINVAL;
+	q = calloc(1, sizeof(*q));
+	if (q == NULL)
+		return -ENOMEM;
+	q->ctx = ctx;
+	q->target_amount = FULLY;
+	*ret = q;
+	return 0;
+}
+
+static void clear_result(struct ksp_trust_sequoia *q)
+{
+	for (size_t i = 0; i < q->n_paths; i++) {
+		free(q->paths[i].v);
+		free(q->paths[i].cert);
+	}
+	q->n_paths = 0;
+	q->total = 0;
+	free(q->uid);
+	q->uid = NULL;
+	q->uid_len = 0;
+}
+
+static void free_scratch(struct ksp_trust_sequoia *q)
+{
+	free(q->stamp);
+	free(q->eoff);
+	free(q->ecnt);
+	free(q->estamp);
+	free(q->istamp);
+	free(q->imax);
+	free(q->fp_cert);
+	free(q->fp_next);
+	free(q->fp_bind);
+	free(q->fp_depth);
+	free(q->fp_amount);
+	free(q->queue);
+	free(q->cap);
+	free(q->isroot);
+	free(q->ecerts);
+	q->imax = NULL;
+	q->stamp = q->eoff = q->ecnt = q->estamp = q->istamp = q->fp_cert = q->fp_next = q->fp_bind = q->queue = NULL;
+	q->fp_depth = q->fp_amount = q->cap = NULL;
+	q->isroot = NULL;
+	q->ecerts = NULL;
+	q->n_ecerts = q->cap_ecerts = 0;
+	q->n = 0;
+}
+
+KSP_EXPORT struct ksp_trust_sequoia *ksp_trust_sequoia_free(struct ksp_trust_sequoia *q)
+{
+	if (q == NULL)
+		return NULL;
+	clear_result(q);
+	free_scratch(q);
+	free(q->sup);
+	free(q->rootv);
+	free(q->roots);
+	free(q);
+	return NULL;
+}
+
+KSP_EXPORT int ksp_trust_sequoia_add_root(struct ksp_trust_sequoia *q, const char *fpr, int amount)
+{
+	char norm[65];
+	struct sroot *nr;
+
+	if (q == NULL || fpr == NULL || amount < 1 || amount > FULLY)
+		return -EINVAL;
+	if (fpr_normalize(fpr, norm) < 0) {
+		ksp_set_error(q->ctx, "'%s' is not a full fingerprint (40 or 64 hex digits)", fpr);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < q->n_roots; i++)
+		if (strcmp(q->roots[i].fpr, norm) == 0) {
+			/* the same root twice: the smaller amount (Sequoia's cap) */
+			if (amount < q->roots[i].amount)
+				q->roots[i].amount = amount;
+			return 0;
+		}
+	if (q->n_roots >= MAX_ROOTS)
+		return -E2BIG;
+	nr = realloc(q->roots, (q->n_roots + 1) * sizeof(*nr));
+	if (nr == NULL)
+		return -ENOMEM;
+	q->roots = nr;
+	memcpy(q->roots[q->n_roots].fpr, norm, sizeof(norm));
+	q->roots[q->n_roots].amount = amount;
+	q->n_roots++;
+	return 0;
+}
+
+KSP_EXPORT size_t ksp_trust_sequoia_get_root_count(const struct ksp_trust_sequoia *q)
+{
+	return q ? q->n_roots : 0;
+}
+
+KSP_EXPORT void ksp_trust_sequoia_set_certification_network(struct ksp_trust_sequoia *q, bool on)
+{
+	if (q)
+		q->cert_network = on;
+}
+
+KSP_EXPORT int ksp_trust_sequoia_set_target_amount(struct ksp_trust_sequoia *q, int amount)
+{
+	if (q == NULL || amount < 1 || amount > FULLY * MAX_PATHS)
+		return -EINVAL;
+	q->target_amount = amount;
+	return 0;
+}
+
+KSP_EXPORT int ksp_trust_sequoia_set_policy(struct ksp_trust_sequoia *q, struct ksp_store *store,
+					    const struct ksp_trust_policy *policy)
+{
+	struct ksp_trust_policy *core = NULL;
+	int r, amount;
+	bool network;
+
+	if (q == NULL || store == NULL || policy == NULL)
+		return -EINVAL;
+	r = ksp_trust_policy_new(q->ctx, &core);
+	if (r == 0)
+		r = ksp_trust_policy_resolve_core(store, policy, core);
+	for (size_t i = 0; r == 0 && ksp_trust_policy_core_at(core, i); i++)
+		r = ksp_trust_sequoia_add_root(q, ksp_trust_policy_core_at(core, i), FULLY);
+	ksp_trust_policy_free(core);
+	if (r < 0)
+		return r;
+	ksp_trust_policy_sequoia(policy, &amount, &network);
+	q->target_amount = amount;
+	q->cert_network = network;
+	return 0;
+}
+
+/* -- the network at the reference time ------------------------------------ */
+
+static bool hash_ok(int algo, int64_t created)
+{
+	switch (algo) {
+	case 1:
+		return created < CUTOFF_MD5;
+	case 2:
+	case 3:
+		return created < CUTOFF_SHA1;
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12: /* SHA3-256, SHA3-512 (RFC 9580) */
+	case 14:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Was key @k alive (created, unexpired, not revoked) at @t? */
+static bool alive_at(const struct ksp_wsnap_node *k, int64_t t)
+{
+	return k->created <= t && k->expires > t && !ksp_wsnap_key_revoked(k, t);
+}
+
+/* A bind Sequoia's network holds: a self-signed user ID (not an attribute). */
+static bool bind_in_network(const struct ksp_wsnap_bind *b)
+{
+	return (b->flags & KSP_WSNAP_BIND_SELFSIG) && !(b->flags & KSP_WSNAP_BIND_ATTR);
+}
+
+/* Is certification @c revoked at q->at by a 0x30 of the same issuer made
+ * after it?  @revs: the bind's revocations (n_revs of them). */
+static bool cert_revoked(const struct ksp_trust_sequoia *q, const uint32_t *revs, size_t n_revs,
+			 const struct ksp_wsnap_cert *c)
+{
+	const struct ksp_wsnap *s = q->s;
+
+	for (size_t j = 0; j < n_revs; j++) {
+		const struct ksp_wsnap_cert *r = &s->certs[revs[j]];
+		if (r->issuer == c->issuer && r->created > c->created && r->created <= q->at && hash_ok(r->hash, r->created))
+			return true;
+	}
+	return false;
+}
+
+static bool cert_valid(const struct ksp_trust_sequoia *q, uint32_t v, const uint32_t *revs, size_t n_revs,
+		       const struct ksp_wsnap_cert *c)
+{
+	const struct ksp_wsnap *s = q->s;
+	const struct ksp_wsnap_node *is, *tg = &s->nodes[v];
+
+	if (c->type < 0x10 || c->type > 0x13 || c->issuer >= s->n || c->created > q->at ||
+	    (c->expires != 0 && c->expires <= q->at) || !hash_ok(c->hash, c->created))
+		return false;
+	is = &s->nodes[c->issuer];
+	if (!(is->flags & KSP_WSNAP_SELFSIG_OK) || !alive_at(is, c->created) || !alive_at(tg, c->created))
+		return false;
+	return !cert_revoked(q, revs, n_revs, c);
+}
+
+static int grow_ecerts(struct ksp_trust_sequoia *q)
+{
+	if (q->n_ecerts < q->cap_ecerts)
+		return 0;
+	size_t nc = q->cap_ecerts ? q->cap_ecerts * 2 : 256;
+	struct ecert *e = realloc(q->ecerts, nc * sizeof(*e));
+	if (e == NULL)
+		return -ENOMEM;
+	q->ecerts = e;
+	q->cap_ecerts = nc;
+	return 0;
+}
+
+/* The usable certifications on key @v (every bind of it in the network):
+ * per bind and issuer the newest valid ones (all of the newest time).
+ * Computed once a query; linear in the bind's certifications. */
+static int certs_on(struct ksp_trust_sequoia *q, uint32_t v)
+{
+	const struct ksp_wsnap *s = q->s;
+
+	if (q->estamp[v] == q->eepoch)
+		return 0;
+	q->estamp[v] = q->eepoch;
+	q->eoff[v] = (uint32_t)q->n_ecerts;
+	q->ecnt[v] = 0;
+	if (!(s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK) || (s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED))
+		return 0;
+	for (uint32_t b = s->bind_off[v]; b < s->bind_off[v + 1]; b++) {
+		uint32_t lo = s->cert_off[b], hi = s->cert_off[b + 1], *revs = NULL;
+		size_t n_revs = 0;
+
+		if (!bind_in_network(&s->binds[b]) || lo == hi)
+			continue;
+		if (++q->bepoch == 0) {
+			memset(q->istamp, 0, q->n * sizeof(*q->istamp));
+			q->bepoch = 1;
+		}
+		/* the bind's certification revocations (rare) */
+		for (uint32_t i = lo; i < hi; i++)
+			if (s->certs[i].type == 0x30)
+				n_revs++;
+		if (n_revs) {
+			revs = malloc(n_revs * sizeof(*revs));
+			if (revs == NULL)
+				return -ENOMEM;
+			n_revs = 0;
+			for (uint32_t i = lo; i < hi; i++)
+				if (s->certs[i].type == 0x30)
+					revs[n_revs++] = i;
+		}
+		/* the newest valid certification time per issuer, then those */
+		for (uint32_t i = lo; i < hi; i++) {
+			const struct ksp_wsnap_cert *c = &s->certs[i];
+			if (!cert_valid(q, v, revs, n_revs, c))
+				continue;
+			if (q->istamp[c->issuer] != q->bepoch || q->imax[c->issuer] < c->created) {
+				q->istamp[c->issuer] = q->bepoch;
+				q->imax[c->issuer] = c->created;
+			}
+		}
+		for (uint32_t i = lo; i < hi; i++) {
+			const struct ksp_wsnap_cert *c = &s->certs[i];
+			struct ecert *e;
+
+			if (c->issuer >= s->n || q->istamp[c->issuer] != q->bepoch || q->imax[c->issuer] != c->created ||
+			    !cert_valid(q, v, revs, n_revs, c))
+				continue;
+			if (grow_ecerts(q) < 0) {
+				free(revs);
+				return -ENOMEM;
+			}
+			e = &q->ecerts[q->n_ecerts++];
+			e->cert = i;
+			e->bind = b;
+			e->issuer = c->issuer;
+			e->re = -1;
+			if (c->depth == 0 && c->amount == 0) {
+				/* no trust signature: a plain certification */
+				e->depth = 0;
+				e->amount = FULLY;
+				e->re = 1;
+			} else {
+				e->depth = c->depth == 255 ? UNCONSTRAINED : c->depth;
+				e->amount = c->amount > FULLY ? FULLY : c->amount;
+				if ((c->flags >> KSP_WSNAP_CERT_NREGEX_SHIFT) == 0 && !(c->flags & KSP_WSNAP_CERT_LONG_REGEX))
+					e->re = 1;
+			}
+			if (q->cert_network) {
+				/* a trusted introducer at any depth, for any user
+				 * ID; its amount stays */
+				e->depth = UNCONSTRAINED;
+				e->re = 1;
+			}
+		}
+		free(revs);
+	}
+	q->ecnt[v] = (uint32_t)(q->n_ecerts - q->eoff[v]);
+	return 0;
+}
+
+/* Do the regular expressions of certification @e match the target user
+ * ID?  Any one of them suffices; one that does not compile matches
+ * nothing (as an over-long one). */
+static bool regex_match(struct ksp_trust_sequoia *q, struct ecert *e)
+{
+	const struct ksp_wsnap_cert *c = &q->s->certs[e->cert];
+	unsigned n = c->flags >> KSP_WSNAP_CERT_NREGEX_SHIFT;
+
+	if (e->re >= 0)
+		return e->re;
+	e->re = 0;
+	if (c->flags & KSP_WSNAP_CERT_LONG_REGEX)
+		return false;
+	for (unsigned i = 0; i < n && !e->re; i++) {
+		const char *re = ksp_wsnap_cert_regex(q->s, c, i);
+		regex_t rx;
+
+		if (re == NULL || regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0)
+			continue;
+		if (regexec(&rx, q->uid, 0, NULL, 0) == 0)
+			e->re = 1;
+		regfree(&rx);
+	}
+	return e->re;
+}
+
+/* -- the filters (what the roots and the paths found so far take) --------- */
+
+static int filtered(const struct ksp_trust_sequoia *q, uint32_t issuer, uint32_t target, int amount)
+{
+	if (amount > q->cap[issuer])
+		amount = q->cap[issuer];
+	for (size_t i = 0; i < q->n_sup; i++)
+		if (q->sup[i].issuer == issuer && (q->sup[i].target == target || q->sup[i].target == NONE))
+			amount = amount > q->sup[i].amount ? amount - q->sup[i].amount : 0;
+	return amount;
+}
+
+static int suppress(struct ksp_trust_sequoia *q, uint32_t issuer, uint32_t target, int amount)
+{
+	for (size_t i = 0; i < q->n_sup; i++)
+		if (q->sup[i].issuer == issuer && q->sup[i].target == target) {
+			q->sup[i].amount += amount;
+			return 0;
+		}
+	if (q->n_sup == q->cap_sup) {
+		size_t nc = q->cap_sup ? q->cap_sup * 2 : 16;
+		struct suppress *ns = realloc(q->sup, nc * sizeof(*ns));
+		if (ns == NULL)
+			return -ENOMEM;
+		q->sup = ns;
+		q->cap_sup = nc;
+	}
+	q->sup[q->n_sup++] = (struct suppress){ .issuer = issuer, .target = target, .amount = amount };
+	return 0;
+}
+
+/* -- the backward search ---------------------------------------------------- */
+
+/* One search; the best path from a root into *out (out->len 0: none). */
+static int backward(struct ksp_trust_sequoia *q, bool self_signed, struct spath *out)
+{
+	const struct ksp_wsnap *s = q->s;
+	uint32_t t = q->target, head = 0, tail = 0;
+	uint32_t best = NONE;
+	int level = 0, full_depth = INT_MAX;
+	int best_amount = 0;
+	size_t best_len = 0;
+
+	out->len = 0;
+	if (++q->epoch == 0) {
+		memset(q->stamp, 0, q->n * sizeof(*q->stamp));
+		q->epoch = 1;
+	}
+	if (self_signed && q->tbind == NONE)
+		return 0;
+	q->stamp[t] = q->epoch;
+	q->fp_cert[t] = NONE;
+	q->fp_next[t] = NONE;
+	q->fp_bind[t] = NONE;
+	q->fp_depth[t] = self_signed ? 1 : 0;
+	q->fp_amount[t] = FULLY;
+	q->queue[tail++] = t;
+	while (head < tail) {
+		uint32_t v = q->queue[head++];
+		int dv = q->fp_depth[v], av = q->fp_amount[v];
+		int r;
+
+		/* before the first key of a level: every key of at most this
+		 * many certifications to the target has its final forward
+		 * pointer; a root among them with the full amount cannot be
+		 * beaten by a longer path, the rest of the search changes
+		 * nothing */
+		if (dv > level) {
+			if (full_depth <= dv)
+				break;
+			level = dv;
+		}
+		r = certs_on(q, v);
+		if (r < 0)
+			return r;
+		for (uint32_t k = 0; k < q->ecnt[v]; k++) {
+			struct ecert *e = &q->ecerts[q->eoff[v] + k];
+			uint32_t i = e->issuer;
+			int a = filtered(q, i, v, e->amount), pd, pa;
+
+			if (a == 0)
+				continue;
+			if (!self_signed && v == t && e->bind != q->tbind)
+				continue;
+			if (e->depth < dv)
+				continue;
+			if (!regex_match(q, e))
+				continue;
+			pd = dv + 1;
+			pa = a < av ? a : av;
+			if (q->stamp[i] != q->epoch) {
+				q->stamp[i] = q->epoch;
+				q->queue[tail++] = i;
+			} else if (!(pd < q->fp_depth[i] || (pd == q->fp_depth[i] && pa > q->fp_amount[i]))) {
+				continue;
+			}
+			if (pa >= FULLY && q->isroot[i] && pd < full_depth)
+				full_depth = pd;
+			q->fp_cert[i] = e->cert;
+			q->fp_next[i] = v;
+			q->fp_bind[i] = e->bind;
+			q->fp_depth[i] = pd;
+			q->fp_amount[i] = pa;
+		}
+	}
+	/* the best path from a root */
+	for (size_t ri = 0; ri < q->n_roots; ri++) {
+		uint32_t r = q->rootv[ri];
+		int a;
+		size_t len;
+
+		if (r == NONE || q->stamp[r] != q->epoch)
+			continue;
+		if (r == t) {
+			if (!self_signed)
+				continue;
+			a = filtered(q, r, NONE, FULLY);
+			len = 1;
+		} else {
+			a = q->fp_amount[r];
+			len = (size_t)(q->fp_depth[r] - (self_signed ? 1 : 0)) + 1;
+			if (self_signed) {
+				/* the last certification on another user ID: the
+				 * target's self-signature follows */
+				uint32_t u = r;
+				while (q->fp_next[u] != t)
+					u = q->fp_next[u];
+				if (q->fp_bind[u] != q->tbind)
+					len++;
+			}
+		}
+		if (a <= 0)
+			continue;
+		if (best == NONE || a > best_amount || (a == best_amount && len < best_len) ||
+		    (a == best_amount && len == best_len && strcmp(ksp_wsnap_fpr(s, r), ksp_wsnap_fpr(s, best)) > 0)) {
+			best = r;
+			best_amount = a;
+			best_len = len;
+		}
+	}
+	if (best == NONE)
+		return 0;
+	out->v = malloc(best_len * sizeof(*out->v));
+	out->cert = malloc((best_len ? best_len : 1) * sizeof(*out->cert));
+	if (out->v == NULL || out->cert == NULL) {
+		free(out->v);
+		free(out->cert);
+		out->v = out->cert = NULL;
+		return -ENOMEM;
+	}
+	out->amount = best_amount;
+	{
+		size_t j = 0;
+		uint32_t u = best;
+
+		out->v[j] = u;
+		while (u != t) {
+			out->cert[j] = q->fp_cert[u];
+			u = q->fp_next[u];
+			out->v[++j] = u;
+		}
+		if (j + 1 < best_len) {
+			/* the target's self-signature on the queried user ID */
+			out->cert[j] = NONE;
+			out->v[++j] = t;
+		}
+		out->len = j + 1;
+	}
+	return 0;
+}
+
+/* -- a query ------------------------------------------------------------------ */
+
+/* The vertex of the key with fingerprint @fpr (the store's index, then the
+ * snapshot's key order), NONE when not there. */
+static uint32_t vertex_of(struct ksp_store *store, const struct ksp_wsnap *s, const char *fpr, int *err)
+{
+	sqlite3 *db = ksp_store_db(store);
+	sqlite3_stmt *st = NULL;
+	uint32_t v = NONE;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		*err = ksp_errno_from_sqlite(ksp_store_get_ctx(store), db, rc, "keys");
+		return NONE;
+	}
+	sqlite3_bind_text(st, 1, fpr, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		v = ksp_wsnap_vertex(s, sqlite3_column_int64(st, 0));
+	else if (rc != SQLITE_DONE)
+		*err = ksp_errno_from_sqlite(ksp_store_get_ctx(store), db, rc, "keys");
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const struct ksp_wsnap *s)
+{
+	int err = 0;
+	uint32_t n = s->n ? s->n : 1;
+
+	if (q->n != n) {
+		free_scratch(q);
+		q->n = n;
+		q->stamp = calloc(n, sizeof(*q->stamp));
+		q->estamp = calloc(n, sizeof(*q->estamp));
+		q->istamp = calloc(n, sizeof(*q->istamp));
+		q->imax = malloc(n * sizeof(*q->imax));
+		q->eoff = malloc(n * sizeof(*q->eoff));
+		q->ecnt = malloc(n * sizeof(*q->ecnt));
+		q->fp_cert = malloc(n * sizeof(*q->fp_cert));
+		q->fp_next = malloc(n * sizeof(*q->fp_next));
+		q->fp_bind = malloc(n * sizeof(*q->fp_bind));
+		q->fp_depth = malloc(n * sizeof(*q->fp_depth));
+		q->fp_amount = malloc(n * sizeof(*q->fp_amount));
+		q->queue = malloc(n * sizeof(*q->queue));
+		q->cap = malloc(n * sizeof(*q->cap));
+		q->isroot = calloc(n, sizeof(*q->isroot));
+		if (!q->stamp || !q->estamp || !q->istamp || !q->imax || !q->eoff || !q->ecnt || !q->fp_cert || !q->fp_next || !q->fp_bind || !q->fp_depth ||
+		    !q->fp_amount || !q->queue || !q->cap || !q->isroot) {
+			free_scratch(q);
+			return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			q->cap[i] = FULLY;
+		q->epoch = q->eepoch = q->bepoch = 0;
+	}
+	if (++q->eepoch == 0) {
+		memset(q->estamp, 0, n * sizeof(*q->estamp));
+		q->eepoch = 1;
+	}
+	q->n_ecerts = 0;
+	free(q->rootv);
+	q->rootv = malloc((q->n_roots ? q->n_roots : 1) * sizeof(*q->rootv));
+	if (q->rootv == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < q->n_roots; i++)
+		q->rootv[i] = NONE;
+	/* the roots in the network (a valid key, not hard-revoked) */
+	for (size_t i = 0; i < q->n_roots && err == 0; i++) {
+		uint32_t v = vertex_of(store, s, q->roots[i].fpr, &err);
+		if (v != NONE && (s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK) && !(s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED)) {
+			q->rootv[i] = v;
+		}
+	}
+	return err;
+}
+
+static void unprepare(struct ksp_trust_sequoia *q)
+{
+	for (size_t i = 0; q->rootv && i < q->n_roots; i++)
+		if (q->rootv[i] != NONE) {
+			q->cap[q->rootv[i]] = FULLY;
+			q->isroot[q->rootv[i]] = 0;
+		}
+	q->n_sup = 0;
+}
+
+/* Authenticate the binding (target vertex, bind tbind or NONE with the user
+ * ID q->uid). */
+static int authenticate(struct ksp_trust_sequoia *q)
+{
+	const struct ksp_wsnap *s = q->s;
+	const struct ksp_wsnap_node *k = &s->nodes[q->target];
+	int r = 0;
+
+	q->n_sup = 0;
+	for (size_t i = 0; i < q->n_roots; i++)
+		if (q->rootv[i] != NONE) {
+			q->isroot[q->rootv[i]] = 1;
+			if (q->cap[q->rootv[i]] > q->roots[i].amount)
+				q->cap[q->rootv[i]] = q->roots[i].amount;
+		}
+	/* the target must be valid, alive and unrevoked at the reference time,
+	 * its user ID not revoked */
+	if (!(k->flags & KSP_WSNAP_SELFSIG_OK) || k->expires <= q->at || ksp_wsnap_key_revoked(k, q->at) ||
+	    (q->tbind != NONE && s->binds[q->tbind].revoked <= q->at))
+		goto out;
+	while (q->total < q->target_amount && q->n_paths < MAX_PATHS) {
+		struct spath p = { 0 };
+
+		for (int ss = 1; ss >= 0; ss--) {
+			r = backward(q, ss, &p);
+			if (r < 0)
+				goto out;
+			if (p.len)
+				break;
+			/* in the certification network every certification has
+			 * the depth the self-signed search needs: on the queried
+			 * (self-signed) user ID, the other search finds nothing
+			 * more */
+			if (q->cert_network && q->tbind != NONE)
+				break;
+		}
+		if (p.len == 0)
+			break;
+		if (p.len == 1) {
+			r = suppress(q, p.v[0], NONE, p.amount);
+		} else {
+			for (size_t j = 0; j + 1 < p.len && r == 0; j++)
+				r = suppress(q, p.v[j], p.v[j + 1], p.amount);
+		}
+		q->paths[q->n_paths++] = p;
+		q->total += p.amount;
+		if (r < 0)
+			goto out;
+	}
+out:
+	unprepare(q);
+	return r;
+}
+
+/* Does the user ID carry the address (lib/addr.c, as the paths model)? */
+static bool email_matches(const char *uid, size_t len, const char *email)
+{
+	char *a = NULL;
+	bool yes;
+
+	if (ksp_uid_address(uid, len, &a) < 0 || a == NULL)
+		return false;
+	yes = strcasecmp(a, email) == 0;
+	free(a);
+	return yes;
+}
+
+KSP_EXPORT int ksp_trust_sequoia_authenticate(struct ksp_trust_sequoia *q, struct ksp_store *store, int64_t at,
+				   const char *fpr, const char *uid, const char *email)
+{
+	struct ksp_wsnap *s = NULL;
+	char norm[65];
+	uint32_t t = NONE;
+	int r, best_total = -1;
+	struct spath best_paths[MAX_PATHS];
+	size_t best_n = 0, best_ulen = 0;
+	char *best_uid = NULL;
+
+	if (q == NULL || store == NULL || fpr == NULL)
+		return -EINVAL;
+	ksp_clear_error(q->ctx);
+	clear_result(q);
+	if (fpr_normalize(fpr, norm) < 0) {
+		ksp_set_error(q->ctx, "'%s' is not a full fingerprint (40 or 64 hex digits)", fpr);
+		return -EINVAL;
+	}
+	r = ksp_wsnap_get(store, &s);
+	if (r < 0)
+		return r;
+	q->s = s;
+	q->at = at;
+	r = 0;
+	t = vertex_of(store, s, norm, &r);
+	if (r < 0)
+		return r;
+	if (t == NONE)
+		return -ENOENT;
+	r = prepare(q, store, s);
+	if (r < 0)
+		return r;
+	q->target = t;
+	if (uid != NULL && email == NULL) {
+		/* one user ID, on the key or not */
+		q->tbind = NONE;
+		for (uint32_t b = s->bind_off[t]; b < s->bind_off[t + 1]; b++) {
+			size_t len;
+			const char *txt = ksp_wsnap_bind_text(s, &s->binds[b], &len);
+			if (bind_in_network(&s->binds[b]) && len == strlen(uid) && memcmp(txt, uid, len) == 0)
+				q->tbind = b;
+		}
+		q->uid = strdup(uid);
+		if (q->uid == NULL)
+			return -ENOMEM;
+		q->uid_len = strlen(uid);
+		return authenticate(q);
+	}
+	/* every self-signed user ID of the key (with the address): the best */
+	for (uint32_t b = s->bind_off[t]; b < s->bind_off[t + 1]; b++) {
+		size_t len;
+		const char *txt = ksp_wsnap_bind_text(s, &s->binds[b], &len);
+
+		if (!bind_in_network(&s->binds[b]) || memchr(txt, '\0', len) != NULL)
+			continue;
+		if (email && !email_matches(txt, len, email))
+			continue;
+		if (uid && (len != strlen(uid) || memcmp(txt, uid, len) != 0))
+			continue;
+		q->tbind = b;
+		q->uid = strndup(txt, len);
+		if (q->uid == NULL) {
+			r = -ENOMEM;
+			break;
+		}
+		q->uid_len = len;
+		r = authenticate(q);
+		if (r < 0)
+			break;
+		if (q->total > best_total) {
+			for (size_t i = 0; i < best_n; i++) {
+				free(best_paths[i].v);
+				free(best_paths[i].cert);
+			}
+			free(best_uid);
+			memcpy(best_paths, q->paths, q->n_paths * sizeof(*best_paths));
+			best_n = q->n_paths;
+			best_total = q->total;
+			best_uid = q->uid;
+			best_ulen = q->uid_len;
+			q->n_paths = 0;
+			q->uid = NULL;
+		}
+		clear_result(q);
+	}
+	clear_result(q);
+	memcpy(q->paths, best_paths, best_n * sizeof(*best_paths));
+	q->n_paths = best_n;
+	q->total = best_total < 0 ? 0 : best_total;
+	q->uid = best_uid;
+	q->uid_len = best_ulen;
+	q->tbind = NONE;
+	return r;
+}
+
+KSP_EXPORT int ksp_trust_sequoia_get_amount(const struct ksp_trust_sequoia *q)
+{
+	return q ? q->total : 0;
+}
+
+KSP_EXPORT bool ksp_trust_sequoia_is_authenticated(const struct ksp_trust_sequoia *q)
+{
+	return q && q->total >= q->target_amount;
+}
+
+KSP_EXPORT const char *ksp_trust_sequoia_get_uid(const struct ksp_trust_sequoia *q, size_t *len)
+{
+	if (len)
+		*len = q && q->uid ? q->uid_len : 0;
+	return q ? q->uid : NULL;
+}
+
+KSP_EXPORT size_t ksp_trust_sequoia_get_path_count(const struct ksp_trust_sequoia *q)
+{
+	return q ? q->n_paths : 0;
+}
+
+KSP_EXPORT int ksp_trust_sequoia_get_path_amount(const struct ksp_trust_sequoia *q, size_t i)
+{
+	return q && i < q->n_paths ? q->paths[i].amount : -EINVAL;
+}
+
+KSP_EXPORT size_t ksp_trust_sequoia_get_path_length(const struct ksp_trust_sequoia *q, size_t i)
+{
+	return q && i < q->n_paths ? q->paths[i].len : 0;
+}
+
+KSP_EXPORT const char *ksp_trust_sequoia_get_path_key(const struct ksp_trust_sequoia *q, size_t i, size_t j)
+{
+	if (q == NULL || i >= q->n_paths || j >= q->paths[i].len)
+		return NULL;
+	return ksp_wsnap_fpr(q->s, q->paths[i].v[j]);
+}
+
+KSP_EXPORT int ksp_trust_sequoia_get_path_hop(const struct ksp_trust_sequoia *q, size_t i, size_t j, int *depth,
+				   int *amount, int64_t *created)
+{
+	const struct ksp_wsnap_cert *c;
+
+	if (q == NULL || i >= q->n_paths || j + 1 >= q->paths[i].len)
+		return -EINVAL;
+	if (q->paths[i].cert[j] == NONE) {
+		/* the target's self-signature */
+		if (depth)
+			*depth = 0;
+		if (amount)
+			*amount = FULLY;
+		if (created)
+			*created = 0;
+		return 1;
+	}
+	c = &q->s->certs[q->paths[i].cert[j]];
+	if (depth)
+		*depth = q->cert_network ? 255 : c->depth;
+	if (amount)
+		*amount = c->depth == 0 && c->amount == 0 ? FULLY : c->amount > FULLY ? FULLY : c->amount;
+	if (created)
+		*created = c->created;
+	return 0;
+}
