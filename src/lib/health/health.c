@@ -540,6 +540,23 @@ static int load_core(struct ksp_health *h)
 
 /* ---- the horizons ----------------------------------------------------------- */
 
+/* The reachability from the core for queries with @pol at @at (whatif.h):
+ * one search over the graph, after which the engine answers the keys out
+ * of reach without exploring (their answer is the same).  NULL when it
+ * cannot be had (the queries then explore, as before); -ENOMEM fails. */
+static int reach_for(struct ksp_health *h, struct ksp_trust_policy *pol, int64_t at, struct ksp_trust_reach **ret)
+{
+	int r = ksp_trust_reach_new(h->store, pol, at, ret);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		*ret = NULL;
+		ksp_clear_error(h->ctx);
+	}
+	return 0;
+}
+
 static int horizons(struct ksp_health *h)
 {
 	struct hjob *jobs;
@@ -550,17 +567,29 @@ static int horizons(struct ksp_health *h)
 	if (jobs == NULL)
 		return -ENOMEM;
 	for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++) {
+		struct ksp_trust_reach *reach = NULL;
+		struct ksp_trust_whatif wi = { 0 };
+		struct ksp_trust_policy *pol = ksp_trust_policy_copy(h->pol[hz]);
 		nj = 0;
+		r = pol ? reach_for(h, pol, h->at[hz], &reach) : -ENOMEM;
+		if (r < 0) {
+			ksp_trust_policy_free(pol);
+			goto out;
+		}
+		wi.reach = reach;
+		ksp_trust_policy_set_whatif(pol, &wi);
 		for (size_t i = 0; i < h->n_keys; i++) {
 			struct hkey *k = &h->keys[i];
 			if (hz > 0 && k->wit && witness_holds(h, k->wit, hz)) {
 				k->paths[hz] = (int8_t)K;
 				continue;
 			}
-			jobs[nj++] = (struct hjob){ .vx = k->vx, .pol = h->pol[hz], .at = h->at[hz],
+			jobs[nj++] = (struct hjob){ .vx = k->vx, .pol = pol, .at = h->at[hz],
 						    .want_paths = hz == 0, .want_msg = true };
 		}
 		r = run_jobs(h, jobs, nj);
+		ksp_trust_policy_free(pol);
+		ksp_trust_reach_free(reach);
 		if (r < 0)
 			goto out;
 		for (size_t j = 0; j < nj; j++) {
@@ -622,6 +651,7 @@ static int spof(struct ksp_health *h)
 	uint8_t *lost[SPOF_BATCH] = { 0 };
 	struct ksp_trust_policy *pols[SPOF_BATCH] = { 0 };
 	struct ksp_trust_whatif wis[SPOF_BATCH];
+	struct ksp_trust_reach *reach[SPOF_BATCH] = { 0 };
 	struct hjob *jobs = NULL;
 	uint32_t *owner = NULL;
 	uint64_t work = 0, budget = 20000 + (uint64_t)h->n_keys / 10;
@@ -634,7 +664,7 @@ static int spof(struct ksp_health *h)
 		pols[b] = ksp_trust_policy_copy(h->pol[0]);
 		if (lost[b] == NULL || pols[b] == NULL)
 			goto out;
-		wis[b] = (struct ksp_trust_whatif){ .lost = lost[b] };
+		wis[b] = (struct ksp_trust_whatif){ .lost = lost[b], .verdict_only = true };
 		ksp_trust_policy_set_whatif(pols[b], &wis[b]);
 	}
 	/* carriers: on how many keys' paths (witnesses now) each key lies */
@@ -715,6 +745,14 @@ static int spof(struct ksp_health *h)
 			uint32_t x = h->carrier[c + b].vx;
 			memset(lost[b], 0, g->n ? g->n : 1);
 			lost[b][x] = 1;
+			/* the keys out of reach without x: cut, without exploring;
+			 * at K = 1 the others keep a path (only the verdict is read) */
+			wis[b].reach = NULL;
+			reach[b] = ksp_trust_reach_free(reach[b]);
+			r = reach_for(h, pols[b], h->at[0], &reach[b]);
+			if (r < 0)
+				goto out;
+			wis[b].reach = reach[b];
 			for (size_t i = 0; i < h->n_keys && nj < need; i++)
 				if (!(h->keys[i].below & 1) && h->keys[i].vx != x && in_witness(h->keys[i].wit, x, false)) {
 					owner[nj] = (uint32_t)b;
@@ -745,6 +783,7 @@ out:
 	for (size_t b = 0; b < SPOF_BATCH; b++) {
 		free(lost[b]);
 		ksp_trust_policy_free(pols[b]);
+		ksp_trust_reach_free(reach[b]);
 	}
 	return r;
 }

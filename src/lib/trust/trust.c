@@ -563,35 +563,38 @@ enum {
 };
 
 /* Is node @i a vertex at the reference time?  Sets state; returns 1/0. */
+/* What snapshot vertex @vx is at @at under @pol (its what-if's lost and
+ * extended keys): KEY_*.  check_node() and ksp_trust_reach() share it. */
+static uint8_t vertex_why(const struct ksp_wsnap *g, const struct ksp_trust_policy *pol, int64_t at, uint64_t vx)
+{
+	if (vx >= g->n)
+		return KEY_UNKNOWN;
+	const struct ksp_wsnap_node *k = &g->nodes[vx];
+	uint32_t algo = k->algo;
+	bool fixed_size = algo == 1 || algo == 2 || algo == 3 || algo == 16 || algo == 17 || algo == 20;
+	const struct ksp_trust_whatif *wi = pol->whatif;
+	bool extended = wi && wi->extended && wi->extended[vx];
+
+	if (k->created > at)
+		return KEY_FUTURE;
+	if ((k->flags & KSP_WSNAP_HARD_REVOKED) || (wi && wi->lost && wi->lost[vx]))
+		return KEY_REVOKED;
+	if (k->revoked <= at)
+		return KEY_SOFT_REVOKED; /* a vertex, not a target */
+	if (k->expires <= at && !extended)
+		return KEY_EXPIRED;
+	if (pol->min_bits && fixed_size && k->bits < pol->min_bits)
+		return KEY_WEAK;
+	return KEY_OK;
+}
+
 static int check_node(struct explore *e, uint32_t i)
 {
 	struct tnode *nd = &e->nodes[i];
 
 	if (nd->state)
 		return nd->state == 1;
-	if ((uint64_t)nd->key_id >= e->g->n) {
-		nd->why = KEY_UNKNOWN;
-	} else {
-		const struct ksp_wsnap_node *k = &e->g->nodes[nd->key_id];
-		uint32_t algo = k->algo;
-		bool fixed_size = algo == 1 || algo == 2 || algo == 3 || algo == 16 || algo == 17 || algo == 20;
-
-		const struct ksp_trust_whatif *wi = e->pol->whatif;
-		bool extended = wi && wi->extended && wi->extended[nd->key_id];
-
-		if (k->created > e->at)
-			nd->why = KEY_FUTURE;
-		else if ((k->flags & KSP_WSNAP_HARD_REVOKED) || (wi && wi->lost && wi->lost[nd->key_id]))
-			nd->why = KEY_REVOKED;
-		else if (k->revoked <= e->at)
-			nd->why = KEY_SOFT_REVOKED; /* a vertex, not a target */
-		else if (k->expires <= e->at && !extended)
-			nd->why = KEY_EXPIRED;
-		else if (e->pol->min_bits && fixed_size && k->bits < e->pol->min_bits)
-			nd->why = KEY_WEAK;
-		else
-			nd->why = KEY_OK;
-	}
+	nd->why = vertex_why(e->g, e->pol, e->at, (uint64_t)nd->key_id);
 	nd->state = nd->why == KEY_OK || nd->why == KEY_SOFT_REVOKED ? 1 : 2;
 	return nd->state == 1;
 }
@@ -1573,6 +1576,136 @@ static int core_from_party(struct explore *e, struct ksp_trust_policy *extra)
 	return r;
 }
 
+/* ---- reachability from the core (whatif.h) ------------------------------------ */
+
+struct ksp_trust_reach *ksp_trust_reach_free(struct ksp_trust_reach *r)
+{
+	if (r) {
+		free(r->dist);
+		free(r);
+	}
+	return NULL;
+}
+
+/* One breadth-first search from the usable core keys over what a query
+ * at @at under @pol would explore: the same vertices (vertex_why()), the
+ * same certifications (ksp_wsnap_edge_counts(), the what-if's added ones),
+ * the same bounds checks.  dist[v] = the fewest certifications from a core
+ * key to v, max_depth + 1 for farther or out of reach. */
+int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *pol, int64_t at,
+			struct ksp_trust_reach **ret)
+{
+	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
+	struct explore e = { .ctx = ctx, .db = ksp_store_db(store), .pol = pol, .at = at };
+	struct ksp_trust_policy *core = NULL;
+	struct ksp_trust_reach *res = NULL;
+	const struct ksp_trust_whatif *wi = pol->whatif;
+	uint8_t *state = NULL; /* 0 unknown, 1 a vertex, 2 not */
+	uint32_t *queue = NULL, hd = 0, tl = 0;
+	uint16_t far;
+	sqlite3_stmt *st = NULL;
+	int r, rc;
+
+	if (pol->max_depth < 1 || pol->max_depth > 1000)
+		return -EINVAL;
+	far = (uint16_t)(pol->max_depth + 1);
+	r = ksp_wsnap_get(store, &e.g);
+	if (r < 0)
+		return r;
+	/* beyond it a query may give up (-E2BIG) where this would answer */
+	if (e.g->n > MAX_EXPLORE)
+		return -E2BIG;
+	r = ksp_trust_policy_new(ctx, &core);
+	for (size_t i = 0; i < pol->n_core && r == 0; i++)
+		r = ksp_trust_policy_add_core(core, pol->core[i]);
+	if (r == 0 && pol->core_party)
+		r = core_from_party(&e, core);
+	if (r < 0)
+		goto out;
+	r = -ENOMEM;
+	res = calloc(1, sizeof(*res));
+	state = calloc(e.g->n ? e.g->n : 1, 1);
+	queue = malloc((e.g->n ? e.g->n : 1) * sizeof(*queue));
+	if (res == NULL || state == NULL || queue == NULL)
+		goto out;
+	res->dist = malloc((e.g->n ? e.g->n : 1) * sizeof(*res->dist));
+	if (res->dist == NULL)
+		goto out;
+	for (uint32_t v = 0; v < e.g->n; v++)
+		res->dist[v] = far;
+	res->at = at;
+	res->gen = e.g->gen;
+	res->nonce = e.g->nonce;
+	res->n = e.g->n;
+	rc = sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
+		goto out;
+	}
+	for (size_t i = 0; i < core->n_core; i++) {
+		uint32_t vx = UINT32_MAX;
+		sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
+		sqlite3_reset(st);
+		if (vx == UINT32_MAX || res->dist[vx] == 0)
+			continue;
+		uint8_t why = vertex_why(e.g, pol, at, vx);
+		state[vx] = why == KEY_OK || why == KEY_SOFT_REVOKED ? 1 : 2;
+		if (state[vx] == 1) {
+			res->dist[vx] = 0;
+			queue[tl++] = vx;
+		}
+	}
+	while (hd < tl) {
+		uint32_t u = queue[hd++];
+		uint16_t du = res->dist[u];
+		if (du + 1 >= far)
+			continue;
+		for (uint32_t j = e.g->out_off[u]; j < e.g->out_off[u + 1]; j++) {
+			const struct ksp_wsnap_edge *ed = &e.g->edges[j];
+			int64_t min_created = pol->max_age ? at - pol->max_age : INT64_MIN;
+			if (ed->u >= e.g->n || ed->v >= e.g->n || ed->uidx >= e.g->n_uids) {
+				r = -EBADMSG;
+				goto out;
+			}
+			if (res->dist[ed->v] != far || !ksp_wsnap_edge_counts(e.g, ed, at, pol->md5, pol->sha1, min_created))
+				continue;
+			if (state[ed->v] == 0) {
+				uint8_t why = vertex_why(e.g, pol, at, ed->v);
+				state[ed->v] = why == KEY_OK || why == KEY_SOFT_REVOKED ? 1 : 2;
+			}
+			if (state[ed->v] != 1)
+				continue;
+			res->dist[ed->v] = (uint16_t)(du + 1);
+			queue[tl++] = ed->v;
+		}
+		for (size_t j = 0; wi && j < wi->n_added; j++) {
+			const struct ksp_trust_added *a = &wi->added[j];
+			if (a->u != u || a->v >= e.g->n || a->u == a->v || res->dist[a->v] != far)
+				continue;
+			if (state[a->v] == 0) {
+				uint8_t why = vertex_why(e.g, pol, at, a->v);
+				state[a->v] = why == KEY_OK || why == KEY_SOFT_REVOKED ? 1 : 2;
+			}
+			if (state[a->v] != 1)
+				continue;
+			res->dist[a->v] = (uint16_t)(du + 1);
+			queue[tl++] = a->v;
+		}
+	}
+	*ret = res;
+	res = NULL;
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	ksp_trust_policy_free(core);
+	ksp_trust_reach_free(res);
+	free(state);
+	free(queue);
+	return r;
+}
+
 /* Does user ID @uid (@n bytes) carry address @email (lib/addr.c, the
  * parser party add and sign use)?  ASCII letters match in either case;
  * other bytes exactly.  -ENOMEM is "no": a binding is never granted by a
@@ -1820,6 +1953,24 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		r = 0;
 		goto out;
 	}
+	/* a what-if's reachability (whatif.h): farther than L, no path (what
+	 * the exploration would find); within L at K = 1, trusted when only
+	 * the verdict is asked */
+	if (pol->whatif && pol->whatif->reach && !binding) {
+		const struct ksp_trust_reach *rh = pol->whatif->reach;
+		uint64_t tv = (uint64_t)e.nodes[target].key_id;
+		if (rh->at == at && rh->gen == e.g->gen && rh->nonce == e.g->nonce && rh->n == e.g->n && tv < rh->n) {
+			if (rh->dist[tv] > pol->max_depth) {
+				res->explored = e.n;
+				goto decided;
+			}
+			if (pol->whatif->verdict_only && pol->min_paths == 1) {
+				res->explored = e.n;
+				res->found = 1;
+				goto decided;
+			}
+		}
+	}
 	/* bidirectional exploration */
 	{
 		uint32_t hf = 0, hb = 0, L = (uint32_t)pol->max_depth;
@@ -1911,6 +2062,7 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		r = evaluate(&e, target, cores, n_cores, (uint32_t)pol->max_depth, true, res);
 	if (r < 0)
 		goto out;
+decided:
 	if (res->found >= pol->min_paths) {
 		res->trusted = true;
 		res->reason = KSP_TRUST_TRUSTED;
