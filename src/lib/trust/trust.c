@@ -523,6 +523,8 @@ struct explore {
 	 * user IDs (uids.id) of the target */
 	const int64_t *only_uids;
 	size_t n_only;
+	/* the what-if's reachability, when it holds for this query */
+	const struct ksp_trust_reach *reach;
 };
 
 /* The node of snapshot vertex @vx, created if new; UINT32_MAX on error.
@@ -594,7 +596,10 @@ static int check_node(struct explore *e, uint32_t i)
 
 	if (nd->state)
 		return nd->state == 1;
-	nd->why = vertex_why(e->g, e->pol, e->at, (uint64_t)nd->key_id);
+	if (e->reach && (uint64_t)nd->key_id < e->reach->n)
+		nd->why = e->reach->why[nd->key_id];
+	else
+		nd->why = vertex_why(e->g, e->pol, e->at, (uint64_t)nd->key_id);
 	nd->state = nd->why == KEY_OK || nd->why == KEY_SOFT_REVOKED ? 1 : 2;
 	return nd->state == 1;
 }
@@ -1582,6 +1587,8 @@ struct ksp_trust_reach *ksp_trust_reach_free(struct ksp_trust_reach *r)
 {
 	if (r) {
 		free(r->dist);
+		free(r->why);
+		free(r->core_vx);
 		free(r);
 	}
 	return NULL;
@@ -1600,7 +1607,7 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 	struct ksp_trust_policy *core = NULL;
 	struct ksp_trust_reach *res = NULL;
 	const struct ksp_trust_whatif *wi = pol->whatif;
-	uint8_t *state = NULL; /* 0 unknown, 1 a vertex, 2 not */
+	uint8_t *state = NULL; /* 1 a vertex, 2 not */
 	uint32_t *queue = NULL, hd = 0, tl = 0;
 	uint16_t far;
 	sqlite3_stmt *st = NULL;
@@ -1622,6 +1629,10 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 		r = core_from_party(&e, core);
 	if (r < 0)
 		goto out;
+	if (core->n_core == 0) {
+		r = -EINVAL;
+		goto out;
+	}
 	r = -ENOMEM;
 	res = calloc(1, sizeof(*res));
 	state = calloc(e.g->n ? e.g->n : 1, 1);
@@ -1629,10 +1640,16 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 	if (res == NULL || state == NULL || queue == NULL)
 		goto out;
 	res->dist = malloc((e.g->n ? e.g->n : 1) * sizeof(*res->dist));
-	if (res->dist == NULL)
+	res->why = malloc(e.g->n ? e.g->n : 1);
+	res->core_vx = malloc(core->n_core * sizeof(*res->core_vx));
+	if (res->dist == NULL || res->why == NULL || res->core_vx == NULL)
 		goto out;
-	for (uint32_t v = 0; v < e.g->n; v++)
+	for (uint32_t v = 0; v < e.g->n; v++) {
 		res->dist[v] = far;
+		res->why[v] = vertex_why(e.g, pol, at, v);
+		state[v] = res->why[v] == KEY_OK || res->why[v] == KEY_SOFT_REVOKED ? 1 : 2;
+	}
+	res->n_core_vx = core->n_core;
 	res->at = at;
 	res->gen = e.g->gen;
 	res->nonce = e.g->nonce;
@@ -1648,10 +1665,9 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 		if (sqlite3_step(st) == SQLITE_ROW)
 			vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
 		sqlite3_reset(st);
+		res->core_vx[i] = vx;
 		if (vx == UINT32_MAX || res->dist[vx] == 0)
 			continue;
-		uint8_t why = vertex_why(e.g, pol, at, vx);
-		state[vx] = why == KEY_OK || why == KEY_SOFT_REVOKED ? 1 : 2;
 		if (state[vx] == 1) {
 			res->dist[vx] = 0;
 			queue[tl++] = vx;
@@ -1671,10 +1687,6 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 			}
 			if (res->dist[ed->v] != far || !ksp_wsnap_edge_counts(e.g, ed, at, pol->md5, pol->sha1, min_created))
 				continue;
-			if (state[ed->v] == 0) {
-				uint8_t why = vertex_why(e.g, pol, at, ed->v);
-				state[ed->v] = why == KEY_OK || why == KEY_SOFT_REVOKED ? 1 : 2;
-			}
 			if (state[ed->v] != 1)
 				continue;
 			res->dist[ed->v] = (uint16_t)(du + 1);
@@ -1684,10 +1696,6 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 			const struct ksp_trust_added *a = &wi->added[j];
 			if (a->u != u || a->v >= e.g->n || a->u == a->v || res->dist[a->v] != far)
 				continue;
-			if (state[a->v] == 0) {
-				uint8_t why = vertex_why(e.g, pol, at, a->v);
-				state[a->v] = why == KEY_OK || why == KEY_SOFT_REVOKED ? 1 : 2;
-			}
 			if (state[a->v] != 1)
 				continue;
 			res->dist[a->v] = (uint16_t)(du + 1);
@@ -1789,6 +1797,12 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		r = ksp_wsnap_new_query(e.g);
 	if (r < 0)
 		goto out;
+	if (pol->whatif && pol->whatif->reach) {
+		const struct ksp_trust_reach *rh = pol->whatif->reach;
+		if (rh->at == at && rh->gen == e.g->gen && rh->nonce == e.g->nonce && rh->n == e.g->n &&
+		    rh->n_core_vx == core->n_core)
+			e.reach = rh;
+	}
 	/* what the hash rules leave out of the graph at the time (only
 	 * edges with a weak hash can be: the snapshot lists them; skipped
 	 * when nobody reads it, see whatif.h) */
@@ -1822,16 +1836,21 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 			r = -ENOMEM;
 			goto out;
 		}
-		rc = sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
+		st = NULL; /* with the reachability: no look-ups (reset, finalize: no-ops) */
+		rc = e.reach ? SQLITE_OK : sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
 		if (rc != SQLITE_OK) {
 			r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
 			goto out;
 		}
 		for (size_t i = 0; i < core->n_core; i++) {
-			sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
 			uint32_t vx = UINT32_MAX;
-			if (sqlite3_step(st) == SQLITE_ROW)
-				vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
+			if (e.reach) {
+				vx = e.reach->core_vx[i];
+			} else {
+				sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
+				if (sqlite3_step(st) == SQLITE_ROW)
+					vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
+			}
 			if (vx != UINT32_MAX) {
 				uint32_t c = node_of(&e, vx, true);
 				if (c == UINT32_MAX) {
@@ -1956,10 +1975,10 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	/* a what-if's reachability (whatif.h): farther than L, no path (what
 	 * the exploration would find); within L at K = 1, trusted when only
 	 * the verdict is asked */
-	if (pol->whatif && pol->whatif->reach && !binding) {
-		const struct ksp_trust_reach *rh = pol->whatif->reach;
+	if (e.reach && !binding) {
+		const struct ksp_trust_reach *rh = e.reach;
 		uint64_t tv = (uint64_t)e.nodes[target].key_id;
-		if (rh->at == at && rh->gen == e.g->gen && rh->nonce == e.g->nonce && rh->n == e.g->n && tv < rh->n) {
+		if (tv < rh->n) {
 			if (rh->dist[tv] > pol->max_depth) {
 				res->explored = e.n;
 				goto decided;

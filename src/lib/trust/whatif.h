@@ -26,6 +26,9 @@ struct ksp_trust_added {
  * what-if) at one time on one snapshot. */
 struct ksp_trust_reach {
 	uint16_t *dist; /* per snapshot vertex: certifications from the core, max_depth + 1 = farther */
+	uint8_t *why;   /* per snapshot vertex: what it is at that time (trust.c's KEY_*) */
+	uint32_t *core_vx; /* the policy's core keys in its order: vertices, UINT32_MAX = not in the store */
+	size_t n_core_vx;
 	int64_t at, gen, nonce;
 	uint32_t n;
 };
@@ -41,7 +44,9 @@ struct ksp_trust_whatif {
 	 * exploration's answer, as no path of at most max_depth exists);
 	 * with verdict_only and min_paths 1, a target within reach is trusted
 	 * (a path exists, and at K = 1 the engine always finds it) and the
-	 * result holds no path */
+	 * result holds no path; and every query there reads the keys' states
+	 * and the core's vertices from it (the same values, without the
+	 * look-ups) */
 	const struct ksp_trust_reach *reach;
 	bool verdict_only;
 };
