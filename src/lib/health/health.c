@@ -544,9 +544,10 @@ static int load_core(struct ksp_health *h)
  * one search over the graph, after which the engine answers the keys out
  * of reach without exploring (their answer is the same).  NULL when it
  * cannot be had (the queries then explore, as before); -ENOMEM fails. */
-static int reach_for(struct ksp_health *h, struct ksp_trust_policy *pol, int64_t at, struct ksp_trust_reach **ret)
+static int reach_for(struct ksp_health *h, struct ksp_trust_policy *pol, int64_t at,
+		     const struct ksp_trust_reach *like, struct ksp_trust_reach **ret)
 {
-	int r = ksp_trust_reach_new(h->store, pol, at, ret);
+	int r = ksp_trust_reach_new(h->store, pol, at, like, ret);
 
 	if (r == -ENOMEM)
 		return r;
@@ -571,7 +572,7 @@ static int horizons(struct ksp_health *h)
 		struct ksp_trust_whatif wi = { 0 };
 		struct ksp_trust_policy *pol = ksp_trust_policy_copy(h->pol[hz]);
 		nj = 0;
-		r = pol ? reach_for(h, pol, h->at[hz], &reach) : -ENOMEM;
+		r = pol ? reach_for(h, pol, h->at[hz], NULL, &reach) : -ENOMEM;
 		if (r < 0) {
 			ksp_trust_policy_free(pol);
 			goto out;
@@ -651,7 +652,7 @@ static int spof(struct ksp_health *h)
 	uint8_t *lost[SPOF_BATCH] = { 0 };
 	struct ksp_trust_policy *pols[SPOF_BATCH] = { 0 };
 	struct ksp_trust_whatif wis[SPOF_BATCH];
-	struct ksp_trust_reach *reach[SPOF_BATCH] = { 0 };
+	struct ksp_trust_reach *reach[SPOF_BATCH] = { 0 }, *base = NULL;
 	struct hjob *jobs = NULL;
 	uint32_t *owner = NULL;
 	uint64_t work = 0, budget = 20000 + (uint64_t)h->n_keys / 10;
@@ -659,6 +660,11 @@ static int spof(struct ksp_health *h)
 
 	if (carry == NULL)
 		goto out;
+	/* the certification lists the candidates' reachabilities share */
+	r = reach_for(h, h->pol[0], h->at[0], NULL, &base);
+	if (r < 0)
+		goto out;
+	r = -ENOMEM;
 	for (size_t b = 0; b < SPOF_BATCH; b++) {
 		lost[b] = calloc(g->n ? g->n : 1, 1);
 		pols[b] = ksp_trust_policy_copy(h->pol[0]);
@@ -749,7 +755,7 @@ static int spof(struct ksp_health *h)
 			 * at K = 1 the others keep a path (only the verdict is read) */
 			wis[b].reach = NULL;
 			reach[b] = ksp_trust_reach_free(reach[b]);
-			r = reach_for(h, pols[b], h->at[0], &reach[b]);
+			r = reach_for(h, pols[b], h->at[0], base, &reach[b]);
 			if (r < 0)
 				goto out;
 			wis[b].reach = reach[b];
@@ -785,6 +791,7 @@ out:
 		ksp_trust_policy_free(pols[b]);
 		ksp_trust_reach_free(reach[b]);
 	}
+	ksp_trust_reach_free(base);
 	return r;
 }
 

@@ -677,18 +677,36 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 	else
 		e->nodes[x].bexp = true;
 
-	for (uint32_t j = lo; j < hi; j++) {
-		const struct ksp_wsnap_edge *ed;
-		uint32_t y, other;
+	/* backward with the reachability: its list of the certifications
+	 * into vx that count (the same ones, in the same order) */
+	const struct ksp_trust_in_edge *in = NULL;
+	if (!forward && e->reach) {
+		in = e->reach->in;
+		lo = e->reach->in_off[vx];
+		hi = e->reach->in_off[vx + 1];
+	}
 
-		if (!forward && g->in_eid[j] >= g->m)
-			return -EBADMSG;
-		ed = &g->edges[forward ? j : g->in_eid[j]];
-		if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
-			return -EBADMSG;
-		if (!ksp_wsnap_edge_counts(g, ed, e->at, e->pol->md5, e->pol->sha1, min_created))
-			continue;
-		other = forward ? ed->v : ed->u;
+	for (uint32_t j = lo; j < hi; j++) {
+		const struct ksp_wsnap_edge *ed = NULL;
+		uint32_t y, other;
+		int64_t uid_id, created;
+
+		if (in) {
+			other = in[j].u;
+			uid_id = in[j].uid_id;
+			created = in[j].created;
+		} else {
+			if (!forward && g->in_eid[j] >= g->m)
+				return -EBADMSG;
+			ed = &g->edges[forward ? j : g->in_eid[j]];
+			if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
+				return -EBADMSG;
+			if (!ksp_wsnap_edge_counts(g, ed, e->at, e->pol->md5, e->pol->sha1, min_created))
+				continue;
+			other = forward ? ed->v : ed->u;
+			uid_id = g->uids[ed->uidx].uid_id;
+			created = ed->created;
+		}
 		y = node_of(e, other, true);
 		if (y == UINT32_MAX)
 			return e->n >= MAX_EXPLORE ? -E2BIG : -ENOMEM;
@@ -698,8 +716,7 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 		 * backward is found from both ends: keep the first */
 		if (forward ? e->nodes[y].bexp : e->nodes[y].fexp)
 			continue;
-		r = forward ? add_edge(e, x, y, g->uids[ed->uidx].uid_id, ed->created)
-			    : add_edge(e, y, x, g->uids[ed->uidx].uid_id, ed->created);
+		r = forward ? add_edge(e, x, y, uid_id, created) : add_edge(e, y, x, uid_id, created);
 		if (r < 0)
 			return r;
 		uint32_t *dep = forward ? &e->nodes[y].df : &e->nodes[y].db;
@@ -1589,6 +1606,10 @@ struct ksp_trust_reach *ksp_trust_reach_free(struct ksp_trust_reach *r)
 		free(r->dist);
 		free(r->why);
 		free(r->core_vx);
+		if (r->own_in) {
+			free(r->in_off);
+			free(r->in);
+		}
 		free(r);
 	}
 	return NULL;
@@ -1599,8 +1620,53 @@ struct ksp_trust_reach *ksp_trust_reach_free(struct ksp_trust_reach *r)
  * same certifications (ksp_wsnap_edge_counts(), the what-if's added ones),
  * the same bounds checks.  dist[v] = the fewest certifications from a core
  * key to v, max_depth + 1 for farther or out of reach. */
+/* The certifications into each vertex that count (whatif.h); -EBADMSG
+ * where a query's expand() would fail on any of them. */
+static int reach_in_edges(const struct ksp_wsnap *g, const struct ksp_trust_policy *pol, int64_t at,
+			  struct ksp_trust_reach *res)
+{
+	int64_t min_created = pol->max_age ? at - pol->max_age : INT64_MIN;
+	size_t k = 0;
+
+	res->own_in = true;
+	res->in_off = malloc(((size_t)g->n + 1) * sizeof(*res->in_off));
+	if (res->in_off == NULL)
+		return -ENOMEM;
+	/* first the count, then the copy */
+	for (int pass = 0; pass < 2; pass++) {
+		k = 0;
+		for (uint32_t v = 0; v < g->n; v++) {
+			if (pass == 1)
+				res->in_off[v] = (uint32_t)k;
+			for (uint32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) {
+				const struct ksp_wsnap_edge *ed;
+				if (g->in_eid[j] >= g->m)
+					return -EBADMSG;
+				ed = &g->edges[g->in_eid[j]];
+				if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
+					return -EBADMSG;
+				if (!ksp_wsnap_edge_counts(g, ed, at, pol->md5, pol->sha1, min_created))
+					continue;
+				if (pass == 1)
+					res->in[k] = (struct ksp_trust_in_edge){ .u = ed->u, .uid_id = g->uids[ed->uidx].uid_id,
+										 .created = ed->created };
+				k++;
+			}
+		}
+		if (pass == 0) {
+			if (k > UINT32_MAX)
+				return -E2BIG;
+			res->in = malloc((k ? k : 1) * sizeof(*res->in));
+			if (res->in == NULL)
+				return -ENOMEM;
+		}
+	}
+	res->in_off[g->n] = (uint32_t)k;
+	return 0;
+}
+
 int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *pol, int64_t at,
-			struct ksp_trust_reach **ret)
+			const struct ksp_trust_reach *like, struct ksp_trust_reach **ret)
 {
 	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
 	struct explore e = { .ctx = ctx, .db = ksp_store_db(store), .pol = pol, .at = at };
@@ -1654,6 +1720,20 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 	res->gen = e.g->gen;
 	res->nonce = e.g->nonce;
 	res->n = e.g->n;
+	res->max_age = pol->max_age;
+	res->max_depth = pol->max_depth;
+	res->sha1 = pol->sha1;
+	res->min_bits = pol->min_bits;
+	res->md5 = pol->md5;
+	if (like && like->in && like->at == at && like->gen == res->gen && like->nonce == res->nonce &&
+	    like->n == res->n && like->max_age == res->max_age && like->sha1 == res->sha1 && like->md5 == res->md5) {
+		res->in_off = like->in_off;
+		res->in = like->in;
+	} else {
+		r = reach_in_edges(e.g, pol, at, res);
+		if (r < 0)
+			goto out;
+	}
 	rc = sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
 	if (rc != SQLITE_OK) {
 		r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
@@ -1800,7 +1880,8 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	if (pol->whatif && pol->whatif->reach) {
 		const struct ksp_trust_reach *rh = pol->whatif->reach;
 		if (rh->at == at && rh->gen == e.g->gen && rh->nonce == e.g->nonce && rh->n == e.g->n &&
-		    rh->n_core_vx == core->n_core)
+		    rh->n_core_vx == core->n_core && rh->max_depth == pol->max_depth && rh->max_age == pol->max_age &&
+		    rh->sha1 == pol->sha1 && rh->md5 == pol->md5 && rh->min_bits == pol->min_bits)
 			e.reach = rh;
 	}
 	/* what the hash rules leave out of the graph at the time (only

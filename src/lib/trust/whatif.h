@@ -24,13 +24,30 @@ struct ksp_trust_added {
 /* Reachability from the core (ksp_trust_reach_new()): one breadth-first
  * search over what a query would explore, for one policy (with its
  * what-if) at one time on one snapshot. */
+struct ksp_trust_in_edge {
+	uint32_t u;        /* the signer (vertex) */
+	uint32_t reserved;
+	int64_t uid_id, created;
+};
+
 struct ksp_trust_reach {
 	uint16_t *dist; /* per snapshot vertex: certifications from the core, max_depth + 1 = farther */
 	uint8_t *why;   /* per snapshot vertex: what it is at that time (trust.c's KEY_*) */
 	uint32_t *core_vx; /* the policy's core keys in its order: vertices, UINT32_MAX = not in the store */
 	size_t n_core_vx;
-	int64_t at, gen, nonce;
+	/* the certifications into each vertex that count at that time under
+	 * the hash rules and the age limit, in the snapshot's order (CSR,
+	 * n + 1 offsets): a backward step reads them in a row instead of one
+	 * scattered snapshot edge each; owned or borrowed (own_in) */
+	uint32_t *in_off;
+	struct ksp_trust_in_edge *in;
+	bool own_in;
+	/* what it was computed for */
+	int64_t at, gen, nonce, max_age;
 	uint32_t n;
+	int max_depth, sha1;
+	unsigned min_bits;
+	bool md5;
 };
 
 struct ksp_trust_whatif {
@@ -77,6 +94,9 @@ void ksp_trust_policy_set_no_dropped(struct ksp_trust_policy *p, bool no);
 /* The reachability of @pol (its what-if too) at @at on the store's
  * snapshot; -E2BIG when the snapshot has more vertices than a query may
  * explore (then a query may give up where this would answer). */
+/* @like (or NULL): a reachability whose certification lists are borrowed
+ * when they are the same (same time, hash rules, age limit, snapshot);
+ * it must outlive the new one. */
 int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *pol, int64_t at,
-			struct ksp_trust_reach **ret);
+			const struct ksp_trust_reach *like, struct ksp_trust_reach **ret);
 struct ksp_trust_reach *ksp_trust_reach_free(struct ksp_trust_reach *r);
