@@ -1609,6 +1609,8 @@ struct ksp_trust_reach *ksp_trust_reach_free(struct ksp_trust_reach *r)
 		if (r->own_in) {
 			free(r->in_off);
 			free(r->in);
+			free(r->out_off);
+			free(r->out_v);
 		}
 		free(r);
 	}
@@ -1662,6 +1664,26 @@ static int reach_in_edges(const struct ksp_wsnap *g, const struct ksp_trust_poli
 		}
 	}
 	res->in_off[g->n] = (uint32_t)k;
+	/* out: the same certifications from the other end */
+	res->out_off = malloc(((size_t)g->n + 1) * sizeof(*res->out_off));
+	res->out_v = malloc((k ? k : 1) * sizeof(*res->out_v));
+	if (res->out_off == NULL || res->out_v == NULL)
+		return -ENOMEM;
+	k = 0;
+	for (uint32_t u = 0; u < g->n; u++) {
+		res->out_off[u] = (uint32_t)k;
+		for (uint32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
+			const struct ksp_wsnap_edge *ed = &g->edges[j];
+			if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
+				return -EBADMSG;
+			if (!ksp_wsnap_edge_counts(g, ed, at, pol->md5, pol->sha1, min_created))
+				continue;
+			if (k >= res->in_off[g->n])
+				return -EBADMSG; /* more out than in: not one edge set */
+			res->out_v[k++] = ed->v;
+		}
+	}
+	res->out_off[g->n] = (uint32_t)k;
 	return 0;
 }
 
@@ -1710,9 +1732,20 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 	res->core_vx = malloc(core->n_core * sizeof(*res->core_vx));
 	if (res->dist == NULL || res->why == NULL || res->core_vx == NULL)
 		goto out;
+	res->plain = wi == NULL || (wi->lost == NULL && wi->extended == NULL);
+	if (like && like->plain && like->at == at && like->gen == e.g->gen && like->nonce == e.g->nonce &&
+	    like->n == e.g->n && like->min_bits == pol->min_bits) {
+		/* the same states but for the what-if's lost and extended keys */
+		memcpy(res->why, like->why, e.g->n);
+		for (uint32_t v = 0; wi && v < e.g->n; v++)
+			if ((wi->lost && wi->lost[v]) || (wi->extended && wi->extended[v]))
+				res->why[v] = vertex_why(e.g, pol, at, v);
+	} else {
+		for (uint32_t v = 0; v < e.g->n; v++)
+			res->why[v] = vertex_why(e.g, pol, at, v);
+	}
 	for (uint32_t v = 0; v < e.g->n; v++) {
 		res->dist[v] = far;
-		res->why[v] = vertex_why(e.g, pol, at, v);
 		state[v] = res->why[v] == KEY_OK || res->why[v] == KEY_SOFT_REVOKED ? 1 : 2;
 	}
 	res->n_core_vx = core->n_core;
@@ -1729,6 +1762,8 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 	    like->n == res->n && like->max_age == res->max_age && like->sha1 == res->sha1 && like->md5 == res->md5) {
 		res->in_off = like->in_off;
 		res->in = like->in;
+		res->out_off = like->out_off;
+		res->out_v = like->out_v;
 	} else {
 		r = reach_in_edges(e.g, pol, at, res);
 		if (r < 0)
@@ -1758,19 +1793,13 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 		uint16_t du = res->dist[u];
 		if (du + 1 >= far)
 			continue;
-		for (uint32_t j = e.g->out_off[u]; j < e.g->out_off[u + 1]; j++) {
-			const struct ksp_wsnap_edge *ed = &e.g->edges[j];
-			int64_t min_created = pol->max_age ? at - pol->max_age : INT64_MIN;
-			if (ed->u >= e.g->n || ed->v >= e.g->n || ed->uidx >= e.g->n_uids) {
-				r = -EBADMSG;
-				goto out;
-			}
-			if (res->dist[ed->v] != far || !ksp_wsnap_edge_counts(e.g, ed, at, pol->md5, pol->sha1, min_created))
+		/* the certifications that count (bounds checked when listed) */
+		for (uint32_t j = res->out_off[u]; j < res->out_off[u + 1]; j++) {
+			uint32_t v = res->out_v[j];
+			if (res->dist[v] != far || state[v] != 1)
 				continue;
-			if (state[ed->v] != 1)
-				continue;
-			res->dist[ed->v] = (uint16_t)(du + 1);
-			queue[tl++] = ed->v;
+			res->dist[v] = (uint16_t)(du + 1);
+			queue[tl++] = v;
 		}
 		for (size_t j = 0; wi && j < wi->n_added; j++) {
 			const struct ksp_trust_added *a = &wi->added[j];

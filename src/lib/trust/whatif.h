@@ -41,7 +41,10 @@ struct ksp_trust_reach {
 	 * scattered snapshot edge each; owned or borrowed (own_in) */
 	uint32_t *in_off;
 	struct ksp_trust_in_edge *in;
+	/* and out of each vertex: the signees (for the search here) */
+	uint32_t *out_off, *out_v;
 	bool own_in;
+	bool plain;  /* computed without a what-if's lost or extended keys */
 	/* what it was computed for */
 	int64_t at, gen, nonce, max_age;
 	uint32_t n;
@@ -95,8 +98,9 @@ void ksp_trust_policy_set_no_dropped(struct ksp_trust_policy *p, bool no);
  * snapshot; -E2BIG when the snapshot has more vertices than a query may
  * explore (then a query may give up where this would answer). */
 /* @like (or NULL): a reachability whose certification lists are borrowed
- * when they are the same (same time, hash rules, age limit, snapshot);
- * it must outlive the new one. */
+ * when they are the same (same time, hash rules, age limit, snapshot), and
+ * whose keys' states are copied when it is plain (then only the lost and
+ * extended keys are looked at again); it must outlive the new one. */
 int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *pol, int64_t at,
 			const struct ksp_trust_reach *like, struct ksp_trust_reach **ret);
 struct ksp_trust_reach *ksp_trust_reach_free(struct ksp_trust_reach *r);
