@@ -3,9 +3,10 @@
  * ksp_trust_reach_new()): a query whose policy carries it must answer
  * exactly as the same query without it (verdict, paths found, reason,
  * message, every hop of every path), on the kernel.org sample
- * (tests/data/kernel-sample) at several dates, K = 1 and 2, with the hash
+ * (tests/data/kernel-sample) now and ten years later, K = 1 and 2, with the hash
  * rules strict or not, per user ID or not, and with a key lost; with
- * verdict_only at K = 1 the verdict alone must be the same. */
+ * verdict_only at K = 1 the verdict alone must be the same; one made for
+ * another time or depth is not used. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -127,6 +128,37 @@ static int same_result(const struct ksp_trust_result *a, const struct ksp_trust_
 	return 0;
 }
 
+/* A reachability for another time or depth is not used. */
+static int check_stale(struct fixture *f)
+{
+	struct ksp_trust_policy *pol = NULL;
+	struct ksp_trust_reach *reach = NULL;
+	struct ksp_trust_whatif wi = { 0 };
+	struct ksp_trust_result *a = NULL, *b = NULL;
+
+	TS_ASSERT(ksp_trust_policy_new(f->ctx, &pol) == 0);
+	/* no core: no reachability */
+	TS_ASSERT_INT_EQ(ksp_trust_reach_new(f->store, pol, 1796083200, NULL, &reach), -EINVAL);
+	TS_ASSERT(ksp_trust_policy_add_core(pol, f->fpr[0]) == 0);
+	TS_ASSERT_INT_EQ(ksp_trust_reach_new(f->store, pol, 1796083200, NULL, &reach), 0);
+	/* asked at another time or with another depth: not used */
+	wi.reach = reach;
+	wi.verdict_only = true;
+	ksp_trust_policy_set_whatif(pol, &wi);
+	TS_ASSERT(ksp_trust_check(f->store, pol, f->fpr[1], 1796083200 + 86400, &a) == 0);
+	ksp_trust_policy_set_max_depth(pol, 4);
+	TS_ASSERT(ksp_trust_check(f->store, pol, f->fpr[1], 1796083200, &b) == 0);
+	ksp_trust_policy_set_whatif(pol, NULL);
+	/* a verdict-only answer has no path; these explored, so they do */
+	TS_ASSERT(!ksp_trust_result_is_trusted(a) || ksp_trust_result_get_path_count(a) > 0);
+	TS_ASSERT(!ksp_trust_result_is_trusted(b) || ksp_trust_result_get_path_count(b) > 0);
+	ksp_trust_result_free(a);
+	ksp_trust_result_free(b);
+	ksp_trust_reach_free(reach);
+	ksp_trust_policy_free(pol);
+	return 0;
+}
+
 /* Every key of the store asked with @pol (its what-if @wi, reach unset)
  * and again with the reachability; *shortcut counts the answers given
  * without exploring (fewer keys explored). */
@@ -181,8 +213,7 @@ static int test_reach_same_answers(void)
 	struct ksp_wsnap *g = NULL;
 	size_t shortcut = 0, verdicts = 0;
 	/* 2026-12-01 and later: keys and certifications expire on the way */
-	static const int64_t dates[] = { 1796083200, 1796083200 + 90 * 86400, 1796083200 + 365 * 86400,
-					 1796083200 + 3650 * 86400 };
+	static const int64_t dates[] = { 1796083200, 1796083200 + 3650 * 86400 };
 	int r = -1;
 
 	TS_ASSERT(setup(&f) == 0);
@@ -217,7 +248,7 @@ static int test_reach_same_answers(void)
 	ksp_trust_policy_set_whatif(pol, NULL);
 	TS_ASSERT(ksp_trust_reach_new(f.store, pol, dates[0], NULL, &plain) == 0);
 	for (int k = 1; k <= 2; k++)
-		for (uint32_t x = 0; x < g->n; x += 7) {
+		for (uint32_t x = 0; x < g->n; x += 20) {
 			ksp_trust_policy_set_min_paths(pol, k);
 			memset(lost, 0, g->n);
 			lost[x] = 1;
@@ -229,7 +260,7 @@ static int test_reach_same_answers(void)
 	/* the shortcuts were taken (else the comparison proves nothing) */
 	TS_ASSERT(shortcut > 100);
 	TS_ASSERT(verdicts > shortcut / 4);
-	r = 0;
+	r = check_stale(&f);
 out:
 	ksp_trust_policy_set_whatif(pol, NULL);
 	ksp_trust_reach_free(plain);
@@ -240,36 +271,3 @@ out:
 }
 DEFINE_TEST(test_reach_same_answers, "a query with the reachability answers as without it (kernel sample)");
 
-static int test_reach_stale(void)
-{
-	struct fixture f;
-	struct ksp_trust_policy *pol = NULL;
-	struct ksp_trust_reach *reach = NULL;
-	struct ksp_trust_whatif wi = { 0 };
-	struct ksp_trust_result *a = NULL, *b = NULL;
-
-	TS_ASSERT(setup(&f) == 0);
-	TS_ASSERT(ksp_trust_policy_new(f.ctx, &pol) == 0);
-	/* no core: no reachability */
-	TS_ASSERT_INT_EQ(ksp_trust_reach_new(f.store, pol, 1796083200, NULL, &reach), -EINVAL);
-	TS_ASSERT(ksp_trust_policy_add_core(pol, f.fpr[0]) == 0);
-	TS_ASSERT_INT_EQ(ksp_trust_reach_new(f.store, pol, 1796083200, NULL, &reach), 0);
-	/* asked at another time or with another depth: not used */
-	wi.reach = reach;
-	wi.verdict_only = true;
-	ksp_trust_policy_set_whatif(pol, &wi);
-	TS_ASSERT(ksp_trust_check(f.store, pol, f.fpr[1], 1796083200 + 86400, &a) == 0);
-	ksp_trust_policy_set_max_depth(pol, 4);
-	TS_ASSERT(ksp_trust_check(f.store, pol, f.fpr[1], 1796083200, &b) == 0);
-	ksp_trust_policy_set_whatif(pol, NULL);
-	/* a verdict-only answer has no path; these explored, so they do */
-	TS_ASSERT(!ksp_trust_result_is_trusted(a) || ksp_trust_result_get_path_count(a) > 0);
-	TS_ASSERT(!ksp_trust_result_is_trusted(b) || ksp_trust_result_get_path_count(b) > 0);
-	ksp_trust_result_free(a);
-	ksp_trust_result_free(b);
-	ksp_trust_reach_free(reach);
-	ksp_trust_policy_free(pol);
-	teardown(&f);
-	return 0;
-}
-DEFINE_TEST(test_reach_stale, "a reachability for another time or policy is not used");
