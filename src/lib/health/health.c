@@ -249,8 +249,12 @@ static void *worker_main(void *arg)
 	r = ksp_new(&ctx);
 	if (r == 0)
 		r = ksp_store_open(ctx, ksp_store_get_path(w->run->h->store), 0, &store);
-	if (r == 0)
+	if (r == 0) {
+		/* the queries' look-ups (keys by fingerprint and id, user IDs)
+		 * are scattered over the store: keep its pages in memory */
+		ksp_store_cache_grow(store, KSP_STORE_SCAN_CACHE_KB);
 		run_loop(w->run, store);
+	}
 	w->r = r;
 	ksp_store_unref(store);
 	ksp_unref(ctx);
@@ -1442,6 +1446,7 @@ KSP_EXPORT int ksp_health_new(struct ksp_store *store, const struct ksp_trust_po
 			      unsigned int repair_horizon, unsigned int flags, struct ksp_health **ret)
 {
 	struct ksp_health *h;
+	int64_t old_cache;
 	int r;
 
 	if (store == NULL || policy == NULL || ret == NULL || repair_horizon >= KSP_HEALTH_HORIZONS ||
@@ -1497,6 +1502,7 @@ KSP_EXPORT int ksp_health_new(struct ksp_store *store, const struct ksp_trust_po
 		h->keys[h->n_keys++].vx = v;
 	}
 	ksp_progress(h->ctx, "health: horizons", 0, KSP_HEALTH_HORIZONS);
+	old_cache = ksp_store_cache_grow(store, KSP_STORE_SCAN_CACHE_KB); /* as the threads' (worker_main()) */
 	r = horizons(h);
 	if (r == 0 && !(flags & KSP_HEALTH_NO_SPOF)) {
 		ksp_progress(h->ctx, "health: single points of failure", 0, 0);
@@ -1510,6 +1516,7 @@ KSP_EXPORT int ksp_health_new(struct ksp_store *store, const struct ksp_trust_po
 		ksp_progress(h->ctx, "health: party pairs", 0, 0);
 		r = party_pairs(h);
 	}
+	ksp_store_cache_restore(store, old_cache);
 	if (r < 0)
 		goto fail;
 	*ret = h;
