@@ -11,7 +11,12 @@
  * a key trusted now keeps its verdict at a later horizon when the K
  * disjoint paths the engine found now (its witness) are all still there at
  * that horizon, key by key and hop by hop (the definition of trust, checked
- * on the engine's own proof); every other key is asked again.
+ * on the engine's own proof); every other key is asked again.  The
+ * engine's questions of a horizon (and of a single-point-of-failure
+ * candidate) carry its reachability (whatif.h: one search from the core
+ * over the graph at that time), with which the engine answers the keys out
+ * of reach without exploring, the same answer; every question still
+ * counts in "queries".
  *
  * Queries run on ksp_get_threads() threads, each with its own store handle
  * (a store is not thread-safe); thread 0 uses the caller's.
