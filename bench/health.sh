@@ -10,7 +10,10 @@
 # < 60 s on 2 cores.
 # Environment: KSP_BENCH_QUICK=1 skips the 10^5 keys; KSP_BENCH_CACHE=DIR;
 # KSP_BENCH_HEALTH_DB_100000=STORE an already loaded store for 10^5 keys;
-# KSP_BENCH_HEALTH_RESULTS=FILE for the table (- = none).
+# KSP_BENCH_HEALTH_RESULTS=FILE for the table (- = none);
+# KSP_BENCH_BASELINE=OLD-KSP:OLD-LIBDIR an earlier build run side by side
+# (a second row per keyring, its --json compared byte for byte with this
+# build's; bench/health-compare.sh compares more option sets).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 ksp="$top/ksp"
@@ -28,16 +31,30 @@ trap 'rm -rf "$w"; exit 130' INT TERM
 mkdir -p "$cache"
 
 rows=()
-# run NAME DB AT CORE-FILE KS: the report at each K of KS, timed
+base_ksp= base_lib=
+if [ -n "${KSP_BENCH_BASELINE:-}" ]; then
+	base_ksp=${KSP_BENCH_BASELINE%%:*}
+	base_lib=${KSP_BENCH_BASELINE#*:}
+	[ -x "$base_ksp" ] && [ -r "$base_lib/libksp.so.1" ] ||
+		{ echo "bench/health.sh: KSP_BENCH_BASELINE=OLD-KSP:OLD-LIBDIR: $KSP_BENCH_BASELINE is not a ksp and its library directory" >&2; exit 2; }
+fi
+# run NAME DB AT CORE-FILE KS: the report at each K of KS, timed (and
+# the baseline's, on a row of its own)
 run() {
-	local name=$1 db=$2 at=$3 corefile=$4 ks=$5 k t0 t1 keys
-	local line="| $name"
+	run1 "$@" "$ksp" "$top/src/lib" ""
+	if [ -n "$base_ksp" ]; then
+		run1 "$@" "$base_ksp" "$base_lib" baseline
+	fi
+}
+run1() {
+	local name=$1 db=$2 at=$3 corefile=$4 ks=$5 bin=$6 lib=$7 tag=$8 k t0 t1 keys
+	local line="| $name${tag:+ ($tag)}"
 	keys=$(sqlite3 "$db" "SELECT count(*) FROM keys")
 	line="$line | $keys"
 	for k in 1 2; do
 		case " $ks " in *" $k "*) ;; *) line="$line | - | -"; continue ;; esac
-		/usr/bin/time -f "%e %U %S" -o "$w/time" \
-			"$ksp" -d "$db" --json health --core "$corefile" --min-paths $k --at "$at" >"$w/out.json" 2>"$w/err"
+		LD_LIBRARY_PATH="$lib" /usr/bin/time -f "%e %U %S" -o "$w/time" \
+			"$bin" -d "$db" --json health --core "$corefile" --min-paths $k --at "$at" >"$w/out.json" 2>"$w/err"
 		local rc=$?
 		if [ $rc -gt 1 ]; then
 			echo "bench/health.sh: $name K=$k failed: $(cat "$w/err")" >&2
@@ -47,7 +64,15 @@ run() {
 		local b q
 		b=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" / ".join(str(len(h["below"])) for h in d["horizons"]))' "$w/out.json")
 		q=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["queries"])' "$w/out.json")
-		line="$line | $(tail -1 "$w/time" | awk '{ printf "%.2f s wall, %.2f s CPU", $1, $2 + $3 }') ($q queries) | $b"
+		local same=""
+		if [ -z "$tag" ]; then
+			cp "$w/out.json" "$w/new-$k.json"
+		elif cmp -s "$w/out.json" "$w/new-$k.json"; then
+			same=", --json identical"
+		else
+			same=", --json DIFFERS"
+		fi
+		line="$line | $(tail -1 "$w/time" | awk '{ printf "%.2f s wall, %.2f s CPU", $1, $2 + $3 }') ($q queries$same) | $b"
 	done
 	rows+=("$line |")
 	echo "$line |" >&2

@@ -11,7 +11,12 @@
  * a key trusted now keeps its verdict at a later horizon when the K
  * disjoint paths the engine found now (its witness) are all still there at
  * that horizon, key by key and hop by hop (the definition of trust, checked
- * on the engine's own proof); every other key is asked again.
+ * on the engine's own proof); every other key is asked again.  The
+ * engine's questions of a horizon (and of a single-point-of-failure
+ * candidate) carry its reachability (whatif.h: one search from the core
+ * over the graph at that time), with which the engine answers the keys out
+ * of reach without exploring, the same answer; every question still
+ * counts in "queries".
  *
  * Queries run on ksp_get_threads() threads, each with its own store handle
  * (a store is not thread-safe); thread 0 uses the caller's.
@@ -249,8 +254,12 @@ static void *worker_main(void *arg)
 	r = ksp_new(&ctx);
 	if (r == 0)
 		r = ksp_store_open(ctx, ksp_store_get_path(w->run->h->store), 0, &store);
-	if (r == 0)
+	if (r == 0) {
+		/* the queries' look-ups (keys by fingerprint and id, user IDs)
+		 * are scattered over the store: keep its pages in memory */
+		ksp_store_cache_grow(store, KSP_STORE_SCAN_CACHE_KB);
 		run_loop(w->run, store);
+	}
 	w->r = r;
 	ksp_store_unref(store);
 	ksp_unref(ctx);
@@ -540,6 +549,24 @@ static int load_core(struct ksp_health *h)
 
 /* ---- the horizons ----------------------------------------------------------- */
 
+/* The reachability from the core for queries with @pol at @at (whatif.h):
+ * one search over the graph, after which the engine answers the keys out
+ * of reach without exploring (their answer is the same).  NULL when it
+ * cannot be had (the queries then explore, as before); -ENOMEM fails. */
+static int reach_for(struct ksp_health *h, struct ksp_trust_policy *pol, int64_t at,
+		     const struct ksp_trust_reach *like, struct ksp_trust_reach **ret)
+{
+	int r = ksp_trust_reach_new(h->store, pol, at, like, ret);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		*ret = NULL;
+		ksp_clear_error(h->ctx);
+	}
+	return 0;
+}
+
 static int horizons(struct ksp_health *h)
 {
 	struct hjob *jobs;
@@ -550,17 +577,29 @@ static int horizons(struct ksp_health *h)
 	if (jobs == NULL)
 		return -ENOMEM;
 	for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++) {
+		struct ksp_trust_reach *reach = NULL;
+		struct ksp_trust_whatif wi = { 0 };
+		struct ksp_trust_policy *pol = ksp_trust_policy_copy(h->pol[hz]);
 		nj = 0;
+		r = pol ? reach_for(h, pol, h->at[hz], NULL, &reach) : -ENOMEM;
+		if (r < 0) {
+			ksp_trust_policy_free(pol);
+			goto out;
+		}
+		wi.reach = reach;
+		ksp_trust_policy_set_whatif(pol, &wi);
 		for (size_t i = 0; i < h->n_keys; i++) {
 			struct hkey *k = &h->keys[i];
 			if (hz > 0 && k->wit && witness_holds(h, k->wit, hz)) {
 				k->paths[hz] = (int8_t)K;
 				continue;
 			}
-			jobs[nj++] = (struct hjob){ .vx = k->vx, .pol = h->pol[hz], .at = h->at[hz],
+			jobs[nj++] = (struct hjob){ .vx = k->vx, .pol = pol, .at = h->at[hz],
 						    .want_paths = hz == 0, .want_msg = true };
 		}
 		r = run_jobs(h, jobs, nj);
+		ksp_trust_policy_free(pol);
+		ksp_trust_reach_free(reach);
 		if (r < 0)
 			goto out;
 		for (size_t j = 0; j < nj; j++) {
@@ -622,6 +661,7 @@ static int spof(struct ksp_health *h)
 	uint8_t *lost[SPOF_BATCH] = { 0 };
 	struct ksp_trust_policy *pols[SPOF_BATCH] = { 0 };
 	struct ksp_trust_whatif wis[SPOF_BATCH];
+	struct ksp_trust_reach *reach[SPOF_BATCH] = { 0 }, *base = NULL;
 	struct hjob *jobs = NULL;
 	uint32_t *owner = NULL;
 	uint64_t work = 0, budget = 20000 + (uint64_t)h->n_keys / 10;
@@ -629,12 +669,17 @@ static int spof(struct ksp_health *h)
 
 	if (carry == NULL)
 		goto out;
+	/* the certification lists the candidates' reachabilities share */
+	r = reach_for(h, h->pol[0], h->at[0], NULL, &base);
+	if (r < 0)
+		goto out;
+	r = -ENOMEM;
 	for (size_t b = 0; b < SPOF_BATCH; b++) {
 		lost[b] = calloc(g->n ? g->n : 1, 1);
 		pols[b] = ksp_trust_policy_copy(h->pol[0]);
 		if (lost[b] == NULL || pols[b] == NULL)
 			goto out;
-		wis[b] = (struct ksp_trust_whatif){ .lost = lost[b] };
+		wis[b] = (struct ksp_trust_whatif){ .lost = lost[b], .verdict_only = true };
 		ksp_trust_policy_set_whatif(pols[b], &wis[b]);
 	}
 	/* carriers: on how many keys' paths (witnesses now) each key lies */
@@ -715,6 +760,14 @@ static int spof(struct ksp_health *h)
 			uint32_t x = h->carrier[c + b].vx;
 			memset(lost[b], 0, g->n ? g->n : 1);
 			lost[b][x] = 1;
+			/* the keys out of reach without x: cut, without exploring;
+			 * at K = 1 the others keep a path (only the verdict is read) */
+			wis[b].reach = NULL;
+			reach[b] = ksp_trust_reach_free(reach[b]);
+			r = reach_for(h, pols[b], h->at[0], base, &reach[b]);
+			if (r < 0)
+				goto out;
+			wis[b].reach = reach[b];
 			for (size_t i = 0; i < h->n_keys && nj < need; i++)
 				if (!(h->keys[i].below & 1) && h->keys[i].vx != x && in_witness(h->keys[i].wit, x, false)) {
 					owner[nj] = (uint32_t)b;
@@ -745,7 +798,9 @@ out:
 	for (size_t b = 0; b < SPOF_BATCH; b++) {
 		free(lost[b]);
 		ksp_trust_policy_free(pols[b]);
+		ksp_trust_reach_free(reach[b]);
 	}
+	ksp_trust_reach_free(base);
 	return r;
 }
 
@@ -1396,6 +1451,7 @@ KSP_EXPORT int ksp_health_new(struct ksp_store *store, const struct ksp_trust_po
 			      unsigned int repair_horizon, unsigned int flags, struct ksp_health **ret)
 {
 	struct ksp_health *h;
+	int64_t old_cache;
 	int r;
 
 	if (store == NULL || policy == NULL || ret == NULL || repair_horizon >= KSP_HEALTH_HORIZONS ||
@@ -1451,6 +1507,7 @@ KSP_EXPORT int ksp_health_new(struct ksp_store *store, const struct ksp_trust_po
 		h->keys[h->n_keys++].vx = v;
 	}
 	ksp_progress(h->ctx, "health: horizons", 0, KSP_HEALTH_HORIZONS);
+	old_cache = ksp_store_cache_grow(store, KSP_STORE_SCAN_CACHE_KB); /* as the threads' (worker_main()) */
 	r = horizons(h);
 	if (r == 0 && !(flags & KSP_HEALTH_NO_SPOF)) {
 		ksp_progress(h->ctx, "health: single points of failure", 0, 0);
@@ -1464,6 +1521,7 @@ KSP_EXPORT int ksp_health_new(struct ksp_store *store, const struct ksp_trust_po
 		ksp_progress(h->ctx, "health: party pairs", 0, 0);
 		r = party_pairs(h);
 	}
+	ksp_store_cache_restore(store, old_cache);
 	if (r < 0)
 		goto fail;
 	*ret = h;

@@ -577,6 +577,8 @@ struct explore {
 	 * user IDs (uids.id) of the target */
 	const int64_t *only_uids;
 	size_t n_only;
+	/* the what-if's reachability, when it holds for this query */
+	const struct ksp_trust_reach *reach;
 };
 
 /* The node of snapshot vertex @vx, created if new; UINT32_MAX on error.
@@ -617,35 +619,41 @@ enum {
 };
 
 /* Is node @i a vertex at the reference time?  Sets state; returns 1/0. */
+/* What snapshot vertex @vx is at @at under @pol (its what-if's lost and
+ * extended keys): KEY_*.  check_node() and ksp_trust_reach() share it. */
+static uint8_t vertex_why(const struct ksp_wsnap *g, const struct ksp_trust_policy *pol, int64_t at, uint64_t vx)
+{
+	if (vx >= g->n)
+		return KEY_UNKNOWN;
+	const struct ksp_wsnap_node *k = &g->nodes[vx];
+	uint32_t algo = k->algo;
+	bool fixed_size = algo == 1 || algo == 2 || algo == 3 || algo == 16 || algo == 17 || algo == 20;
+	const struct ksp_trust_whatif *wi = pol->whatif;
+	bool extended = wi && wi->extended && wi->extended[vx];
+
+	if (k->created > at)
+		return KEY_FUTURE;
+	if ((k->flags & KSP_WSNAP_HARD_REVOKED) || (wi && wi->lost && wi->lost[vx]))
+		return KEY_REVOKED;
+	if (k->revoked <= at)
+		return KEY_SOFT_REVOKED; /* a vertex, not a target */
+	if (k->expires <= at && !extended)
+		return KEY_EXPIRED;
+	if (pol->min_bits && fixed_size && k->bits < pol->min_bits)
+		return KEY_WEAK;
+	return KEY_OK;
+}
+
 static int check_node(struct explore *e, uint32_t i)
 {
 	struct tnode *nd = &e->nodes[i];
 
 	if (nd->state)
 		return nd->state == 1;
-	if ((uint64_t)nd->key_id >= e->g->n) {
-		nd->why = KEY_UNKNOWN;
-	} else {
-		const struct ksp_wsnap_node *k = &e->g->nodes[nd->key_id];
-		uint32_t algo = k->algo;
-		bool fixed_size = algo == 1 || algo == 2 || algo == 3 || algo == 16 || algo == 17 || algo == 20;
-
-		const struct ksp_trust_whatif *wi = e->pol->whatif;
-		bool extended = wi && wi->extended && wi->extended[nd->key_id];
-
-		if (k->created > e->at)
-			nd->why = KEY_FUTURE;
-		else if ((k->flags & KSP_WSNAP_HARD_REVOKED) || (wi && wi->lost && wi->lost[nd->key_id]))
-			nd->why = KEY_REVOKED;
-		else if (k->revoked <= e->at)
-			nd->why = KEY_SOFT_REVOKED; /* a vertex, not a target */
-		else if (k->expires <= e->at && !extended)
-			nd->why = KEY_EXPIRED;
-		else if (e->pol->min_bits && fixed_size && k->bits < e->pol->min_bits)
-			nd->why = KEY_WEAK;
-		else
-			nd->why = KEY_OK;
-	}
+	if (e->reach && (uint64_t)nd->key_id < e->reach->n)
+		nd->why = e->reach->why[nd->key_id];
+	else
+		nd->why = vertex_why(e->g, e->pol, e->at, (uint64_t)nd->key_id);
 	nd->state = nd->why == KEY_OK || nd->why == KEY_SOFT_REVOKED ? 1 : 2;
 	return nd->state == 1;
 }
@@ -748,18 +756,37 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 	else
 		e->nodes[x].bexp = true;
 
-	for (uint32_t j = lo; j < hi; j++) {
-		const struct ksp_wsnap_edge *ed;
+	/* backward with the reachability: its list of the certifications
+	 * into vx that count (the same ones, in the same order) */
+	const struct ksp_trust_in_edge *in = NULL;
+	if (!forward && e->reach) {
+		in = e->reach->in;
+		lo = e->reach->in_off[vx];
+		hi = e->reach->in_off[vx + 1];
+	}
 
-		if (!forward && g->in_eid[j] >= g->m)
-			return -EBADMSG;
-		ed = &g->edges[forward ? j : g->in_eid[j]];
-		if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
-			return -EBADMSG;
-		if (!ksp_wsnap_edge_counts(g, ed, e->at, e->pol->md5, e->pol->sha1, min_created))
-			continue;
-		r = reach(e, x, forward ? ed->v : ed->u, forward, d, g->uids[ed->uidx].uid_id, ed->created, next,
-			  n_next, cap_next);
+	for (uint32_t j = lo; j < hi; j++) {
+		const struct ksp_wsnap_edge *ed = NULL;
+		uint32_t other;
+		int64_t uid_id, created;
+
+		if (in) {
+			other = in[j].u;
+			uid_id = in[j].uid_id;
+			created = in[j].created;
+		} else {
+			if (!forward && g->in_eid[j] >= g->m)
+				return -EBADMSG;
+			ed = &g->edges[forward ? j : g->in_eid[j]];
+			if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
+				return -EBADMSG;
+			if (!ksp_wsnap_edge_counts(g, ed, e->at, e->pol->md5, e->pol->sha1, min_created))
+				continue;
+			other = forward ? ed->v : ed->u;
+			uid_id = g->uids[ed->uidx].uid_id;
+			created = ed->created;
+		}
+		r = reach(e, x, other, forward, d, uid_id, created, next, n_next, cap_next);
 		if (r < 0)
 			return r;
 	}
@@ -1650,6 +1677,232 @@ void ksp_trust_policy_sequoia(const struct ksp_trust_policy *p, int *amount, boo
 	*network = p->sq_network;
 }
 
+
+/* ---- reachability from the core (whatif.h) ------------------------------------ */
+
+struct ksp_trust_reach *ksp_trust_reach_free(struct ksp_trust_reach *r)
+{
+	if (r) {
+		free(r->dist);
+		free(r->why);
+		free(r->core_vx);
+		if (r->own_in) {
+			free(r->in_off);
+			free(r->in);
+			free(r->out_off);
+			free(r->out_v);
+		}
+		free(r);
+	}
+	return NULL;
+}
+
+/* One breadth-first search from the usable core keys over what a query
+ * at @at under @pol would explore: the same vertices (vertex_why()), the
+ * same certifications (ksp_wsnap_edge_counts(), the what-if's added ones),
+ * the same bounds checks.  dist[v] = the fewest certifications from a core
+ * key to v, max_depth + 1 for farther or out of reach. */
+/* The certifications into each vertex that count (whatif.h); -EBADMSG
+ * where a query's expand() would fail on any of them. */
+static int reach_in_edges(const struct ksp_wsnap *g, const struct ksp_trust_policy *pol, int64_t at,
+			  struct ksp_trust_reach *res)
+{
+	int64_t min_created = pol->max_age ? at - pol->max_age : INT64_MIN;
+	size_t k = 0;
+
+	res->own_in = true;
+	res->in_off = malloc(((size_t)g->n + 1) * sizeof(*res->in_off));
+	if (res->in_off == NULL)
+		return -ENOMEM;
+	/* first the count, then the copy */
+	for (int pass = 0; pass < 2; pass++) {
+		k = 0;
+		for (uint32_t v = 0; v < g->n; v++) {
+			if (pass == 1)
+				res->in_off[v] = (uint32_t)k;
+			for (uint32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) {
+				const struct ksp_wsnap_edge *ed;
+				if (g->in_eid[j] >= g->m)
+					return -EBADMSG;
+				ed = &g->edges[g->in_eid[j]];
+				if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
+					return -EBADMSG;
+				if (!ksp_wsnap_edge_counts(g, ed, at, pol->md5, pol->sha1, min_created))
+					continue;
+				if (pass == 1)
+					res->in[k] = (struct ksp_trust_in_edge){ .u = ed->u, .uid_id = g->uids[ed->uidx].uid_id,
+										 .created = ed->created };
+				k++;
+			}
+		}
+		if (pass == 0) {
+			if (k > UINT32_MAX)
+				return -E2BIG;
+			res->in = malloc((k ? k : 1) * sizeof(*res->in));
+			if (res->in == NULL)
+				return -ENOMEM;
+		}
+	}
+	res->in_off[g->n] = (uint32_t)k;
+	/* out: the same certifications from the other end */
+	res->out_off = malloc(((size_t)g->n + 1) * sizeof(*res->out_off));
+	res->out_v = malloc((k ? k : 1) * sizeof(*res->out_v));
+	if (res->out_off == NULL || res->out_v == NULL)
+		return -ENOMEM;
+	k = 0;
+	for (uint32_t u = 0; u < g->n; u++) {
+		res->out_off[u] = (uint32_t)k;
+		for (uint32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
+			const struct ksp_wsnap_edge *ed = &g->edges[j];
+			if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
+				return -EBADMSG;
+			if (!ksp_wsnap_edge_counts(g, ed, at, pol->md5, pol->sha1, min_created))
+				continue;
+			if (k >= res->in_off[g->n])
+				return -EBADMSG; /* more out than in: not one edge set */
+			res->out_v[k++] = ed->v;
+		}
+	}
+	res->out_off[g->n] = (uint32_t)k;
+	return 0;
+}
+
+int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *pol, int64_t at,
+			const struct ksp_trust_reach *like, struct ksp_trust_reach **ret)
+{
+	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
+	struct explore e = { .ctx = ctx, .db = ksp_store_db(store), .pol = pol, .at = at };
+	struct ksp_trust_policy *core = NULL;
+	struct ksp_trust_reach *res = NULL;
+	const struct ksp_trust_whatif *wi = pol->whatif;
+	uint8_t *state = NULL; /* 1 a vertex, 2 not */
+	uint32_t *queue = NULL, hd = 0, tl = 0;
+	uint16_t far;
+	sqlite3_stmt *st = NULL;
+	int r, rc;
+
+	if (pol->max_depth < 1 || pol->max_depth > 1000)
+		return -EINVAL;
+	far = (uint16_t)(pol->max_depth + 1);
+	r = ksp_wsnap_get(store, &e.g);
+	if (r < 0)
+		return r;
+	/* beyond it a query may give up (-E2BIG) where this would answer */
+	if (e.g->n > MAX_EXPLORE)
+		return -E2BIG;
+	r = ksp_trust_policy_new(ctx, &core);
+	for (size_t i = 0; i < pol->n_core && r == 0; i++)
+		r = ksp_trust_policy_add_core(core, pol->core[i]);
+	if (r == 0 && pol->core_party)
+		r = core_from_party(&e, core);
+	if (r < 0)
+		goto out;
+	if (core->n_core == 0) {
+		r = -EINVAL;
+		goto out;
+	}
+	r = -ENOMEM;
+	res = calloc(1, sizeof(*res));
+	state = calloc(e.g->n ? e.g->n : 1, 1);
+	queue = malloc((e.g->n ? e.g->n : 1) * sizeof(*queue));
+	if (res == NULL || state == NULL || queue == NULL)
+		goto out;
+	res->dist = malloc((e.g->n ? e.g->n : 1) * sizeof(*res->dist));
+	res->why = malloc(e.g->n ? e.g->n : 1);
+	res->core_vx = malloc(core->n_core * sizeof(*res->core_vx));
+	if (res->dist == NULL || res->why == NULL || res->core_vx == NULL)
+		goto out;
+	res->plain = wi == NULL || (wi->lost == NULL && wi->extended == NULL);
+	if (like && like->plain && like->at == at && like->gen == e.g->gen && like->nonce == e.g->nonce &&
+	    like->n == e.g->n && like->min_bits == pol->min_bits) {
+		/* the same states but for the what-if's lost and extended keys */
+		memcpy(res->why, like->why, e.g->n);
+		for (uint32_t v = 0; wi && v < e.g->n; v++)
+			if ((wi->lost && wi->lost[v]) || (wi->extended && wi->extended[v]))
+				res->why[v] = vertex_why(e.g, pol, at, v);
+	} else {
+		for (uint32_t v = 0; v < e.g->n; v++)
+			res->why[v] = vertex_why(e.g, pol, at, v);
+	}
+	for (uint32_t v = 0; v < e.g->n; v++) {
+		res->dist[v] = far;
+		state[v] = res->why[v] == KEY_OK || res->why[v] == KEY_SOFT_REVOKED ? 1 : 2;
+	}
+	res->n_core_vx = core->n_core;
+	res->at = at;
+	res->gen = e.g->gen;
+	res->nonce = e.g->nonce;
+	res->n = e.g->n;
+	res->max_age = pol->max_age;
+	res->max_depth = pol->max_depth;
+	res->sha1 = pol->sha1;
+	res->min_bits = pol->min_bits;
+	res->md5 = pol->md5;
+	if (like && like->in && like->at == at && like->gen == res->gen && like->nonce == res->nonce &&
+	    like->n == res->n && like->max_age == res->max_age && like->sha1 == res->sha1 && like->md5 == res->md5) {
+		res->in_off = like->in_off;
+		res->in = like->in;
+		res->out_off = like->out_off;
+		res->out_v = like->out_v;
+	} else {
+		r = reach_in_edges(e.g, pol, at, res);
+		if (r < 0)
+			goto out;
+	}
+	rc = sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
+		goto out;
+	}
+	for (size_t i = 0; i < core->n_core; i++) {
+		uint32_t vx = UINT32_MAX;
+		sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
+		sqlite3_reset(st);
+		res->core_vx[i] = vx;
+		if (vx == UINT32_MAX || res->dist[vx] == 0)
+			continue;
+		if (state[vx] == 1) {
+			res->dist[vx] = 0;
+			queue[tl++] = vx;
+		}
+	}
+	while (hd < tl) {
+		uint32_t u = queue[hd++];
+		uint16_t du = res->dist[u];
+		if (du + 1 >= far)
+			continue;
+		/* the certifications that count (bounds checked when listed) */
+		for (uint32_t j = res->out_off[u]; j < res->out_off[u + 1]; j++) {
+			uint32_t v = res->out_v[j];
+			if (res->dist[v] != far || state[v] != 1)
+				continue;
+			res->dist[v] = (uint16_t)(du + 1);
+			queue[tl++] = v;
+		}
+		for (size_t j = 0; wi && j < wi->n_added; j++) {
+			const struct ksp_trust_added *a = &wi->added[j];
+			if (a->u != u || a->v >= e.g->n || a->u == a->v || res->dist[a->v] != far)
+				continue;
+			if (state[a->v] != 1)
+				continue;
+			res->dist[a->v] = (uint16_t)(du + 1);
+			queue[tl++] = a->v;
+		}
+	}
+	*ret = res;
+	res = NULL;
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	ksp_trust_policy_free(core);
+	ksp_trust_reach_free(res);
+	free(state);
+	free(queue);
+	return r;
+}
+
 /* Does user ID @uid (@n bytes) carry address @email (lib/addr.c, the
  * parser party add and sign use)?  ASCII letters match in either case;
  * other bytes exactly.  -ENOMEM is "no": a binding is never granted by a
@@ -1733,6 +1986,13 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		r = ksp_wsnap_new_query(e.g);
 	if (r < 0)
 		goto out;
+	if (pol->whatif && pol->whatif->reach) {
+		const struct ksp_trust_reach *rh = pol->whatif->reach;
+		if (rh->at == at && rh->gen == e.g->gen && rh->nonce == e.g->nonce && rh->n == e.g->n &&
+		    rh->n_core_vx == core->n_core && rh->max_depth == pol->max_depth && rh->max_age == pol->max_age &&
+		    rh->sha1 == pol->sha1 && rh->md5 == pol->md5 && rh->min_bits == pol->min_bits)
+			e.reach = rh;
+	}
 	/* what the hash rules leave out of the graph at the time (only
 	 * edges with a weak hash can be: the snapshot lists them; skipped
 	 * when nobody reads it, see whatif.h) */
@@ -1766,16 +2026,21 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 			r = -ENOMEM;
 			goto out;
 		}
-		rc = sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
+		st = NULL; /* with the reachability: no look-ups (reset, finalize: no-ops) */
+		rc = e.reach ? SQLITE_OK : sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
 		if (rc != SQLITE_OK) {
 			r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
 			goto out;
 		}
 		for (size_t i = 0; i < core->n_core; i++) {
-			sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
 			uint32_t vx = UINT32_MAX;
-			if (sqlite3_step(st) == SQLITE_ROW)
-				vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
+			if (e.reach) {
+				vx = e.reach->core_vx[i];
+			} else {
+				sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
+				if (sqlite3_step(st) == SQLITE_ROW)
+					vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
+			}
 			if (vx != UINT32_MAX) {
 				uint32_t c = node_of(&e, vx, true);
 				if (c == UINT32_MAX) {
@@ -1897,6 +2162,24 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		r = 0;
 		goto out;
 	}
+	/* a what-if's reachability (whatif.h): farther than L, no path (what
+	 * the exploration would find); within L at K = 1, trusted when only
+	 * the verdict is asked */
+	if (e.reach && !binding) {
+		const struct ksp_trust_reach *rh = e.reach;
+		uint64_t tv = (uint64_t)e.nodes[target].key_id;
+		if (tv < rh->n) {
+			if (rh->dist[tv] > pol->max_depth) {
+				res->explored = e.n;
+				goto decided;
+			}
+			if (pol->whatif->verdict_only && pol->min_paths == 1) {
+				res->explored = e.n;
+				res->found = 1;
+				goto decided;
+			}
+		}
+	}
 	/* bidirectional exploration */
 	{
 		uint32_t hf = 0, hb = 0, L = (uint32_t)pol->max_depth;
@@ -1981,6 +2264,7 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		r = evaluate(&e, target, cores, n_cores, (uint32_t)pol->max_depth, true, res);
 	if (r < 0)
 		goto out;
+decided:
 	if (res->found >= pol->min_paths) {
 		res->trusted = true;
 		res->reason = KSP_TRUST_TRUSTED;
