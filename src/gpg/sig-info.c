@@ -9,21 +9,6 @@
 #include "gpg/sig-info.h"
 #include "shared/util.h"
 
-static int b64val(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
 static const char *find_line(const char *p, const char *end, const char *what)
 {
 	size_t n = strlen(what);
@@ -85,7 +70,7 @@ static int dearmor(const char *begin, const char *end, uint8_t **ret, size_t *re
 			int v;
 			if (p[i] == '=')
 				break;
-			v = b64val((unsigned char)p[i]);
+			v = base64_value((unsigned char)p[i]);
 			if (v < 0) {
 				free(out);
 				return -EBADMSG;

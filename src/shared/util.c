@@ -372,6 +372,21 @@ void format_datetime(int64_t t, char *buf, size_t size)
 		snprintf(buf, size, "?");
 }
 
+int base64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
 void hex_encode(const uint8_t *in, size_t len, char *out)
 {
 	static const char digits[] = "0123456789ABCDEF";

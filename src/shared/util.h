@@ -62,6 +62,10 @@ void format_date(int64_t t, char *buf, size_t size);
 /* YYYY-MM-DDTHH:MM:SSZ, buf >= 21 */
 void format_datetime(int64_t t, char *buf, size_t size);
 
+/* The 6-bit value of a base64 character (RFC 4648 4), or -1 for any
+ * other byte ('=' included). */
+int base64_value(unsigned char c);
+
 /* Hex helpers: lower-level, upper-case output. */
 void hex_encode(const uint8_t *in, size_t len, char *out /* 2*len+1 */);
 /* Accepts spaces and an optional 0x prefix; returns bytes or -EINVAL. */

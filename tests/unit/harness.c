@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* main() for the unit tests: see harness.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -17,6 +19,40 @@
 /* Weak, so that a test file without any test still links (and runs none). */
 extern const struct test *const __start_ksp_tests __attribute__((weak, visibility("hidden")));
 extern const struct test *const __stop_ksp_tests __attribute__((weak, visibility("hidden")));
+
+static uint64_t rng_state;
+
+void ts_rnd_seed(const char *env)
+{
+	const char *seed = getenv(env);
+
+	rng_state = seed ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)clock();
+	if (rng_state == 0)
+		rng_state = 1;
+	fprintf(stderr, "%s=%" PRIu64 "\n", env, rng_state);
+}
+
+uint64_t ts_rnd(void)
+{
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * UINT64_C(2685821657736338717);
+}
+
+void ts_rnd_bytes(uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)(ts_rnd() >> 56);
+}
+
+bool ts_slow(void)
+{
+	const char *v = getenv("KSP_VALGRIND");
+
+	return v && strcmp(v, "1") == 0;
+}
 
 static int run_one(const struct test *t)
 {

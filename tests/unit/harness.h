@@ -16,6 +16,9 @@
  * when it returns 0.
  */
 #pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,3 +76,14 @@ struct test {
 			return -1;                                                         \
 		}                                                                          \
 	} while (0)
+
+/* Random inputs that a failing run can repeat: ts_rnd_seed() seeds from
+ * the environment variable @env (a number) or else the clock, and prints
+ * "@env=N" to stderr; ts_rnd() is xorshift64* (not for keys: for test
+ * inputs), ts_rnd_bytes() fills @b with its top bytes.  One state per
+ * process (each test runs in a child of its own). */
+void ts_rnd_seed(const char *env);
+uint64_t ts_rnd(void);
+void ts_rnd_bytes(uint8_t *b, size_t n);
+/* True under valgrind (KSP_VALGRIND=1): scale counts down. */
+bool ts_slow(void);

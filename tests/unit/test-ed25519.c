@@ -28,43 +28,14 @@
 #include "lib/openpgp/ed25519.c"
 #include "harness.h"
 
-static uint64_t rng_state;
-
 static void init(void)
 {
-	const char *seed = getenv("KSP_ED25519_SEED");
-
 	if (!gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P)) {
 		gcry_check_version(NULL);
 		gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
 		gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
 	}
-	rng_state = seed ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)clock();
-	if (rng_state == 0)
-		rng_state = 1;
-	fprintf(stderr, "KSP_ED25519_SEED=%" PRIu64 "\n", rng_state);
-}
-
-static bool slow(void)
-{
-	const char *v = getenv("KSP_VALGRIND");
-
-	return v && strcmp(v, "1") == 0;
-}
-
-static uint64_t rnd(void)
-{
-	/* xorshift64* */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * UINT64_C(2685821657736338717);
-}
-
-static void rnd_bytes(uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		b[i] = (uint8_t)(rnd() >> 56);
+	ts_rnd_seed("KSP_ED25519_SEED");
 }
 
 static void unhex(const char *h, uint8_t *out, size_t n)
@@ -184,7 +155,7 @@ static int x8_verify(const struct ksp_ed25519_pub *p, const uint8_t *msg, size_t
 	const uint8_t *msgs[8], *sigs[8];
 	size_t lens[8];
 	uint8_t fpub[32], fsig[64];
-	int res[8], lane = (int)(rnd() % 8);
+	int res[8], lane = (int)(ts_rnd() % 8);
 
 	if (!ksp_ed25519_x8_usable())
 		return -1;
@@ -218,13 +189,13 @@ static bool x8_pub_init_differs(const uint8_t pub[32])
 	struct ksp_ed25519_pub pp[8], one, *ptr[8];
 	const uint8_t *in[8];
 	uint8_t other[8][32];
-	int res[8], lane = (int)(rnd() % 8);
+	int res[8], lane = (int)(ts_rnd() % 8);
 
 	if (!ksp_ed25519_x8_usable())
 		return false;
 	for (int i = 0; i < 8; i++) {
-		rnd_bytes(other[i], 32);
-		if (rnd() % 2)
+		ts_rnd_bytes(other[i], 32);
+		if (ts_rnd() % 2)
 			ksp_ed25519_public(other[i], other[i]);
 		in[i] = other[i];
 		ptr[i] = &pp[i];
@@ -337,7 +308,7 @@ static int small_order_points(struct p3 T[8])
 		uint8_t e[32];
 		bool dup = false;
 
-		rnd_bytes(y, 32);
+		ts_rnd_bytes(y, 32);
 		y[31] &= 0x7f;
 		if (point_decode(&p, y) < 0)
 			continue;
@@ -411,18 +382,18 @@ DEFINE_TEST(test_rfc8032, "RFC 8032 7.1 tests 1-3: public keys, signatures, veri
 
 static int test_like_gcrypt(void)
 {
-	int n = slow() ? 8 : 150;
+	int n = ts_slow() ? 8 : 150;
 
 	init();
 	for (int i = 0; i < n; i++) {
 		uint8_t seed[32], pub[32], gpub[32], msg[300], sig[64], gsig[64];
-		size_t len = 1 + rnd() % (i % 4 == 0 ? sizeof(msg) : 64);
+		size_t len = 1 + ts_rnd() % (i % 4 == 0 ? sizeof(msg) : 64);
 		struct ksp_ed25519_key *k;
 
-		rnd_bytes(seed, 32);
+		ts_rnd_bytes(seed, 32);
 		if (i < 4)
 			memset(seed, i == 0 ? 0 : 0xff, i < 2 ? 32 : 16); /* leading zeros, all ones */
-		rnd_bytes(msg, len);
+		ts_rnd_bytes(msg, len);
 		ksp_ed25519_public(seed, pub);
 		gcry_public(seed, gpub);
 		TS_ASSERT(memcmp(pub, gpub, 32) == 0);
@@ -450,11 +421,11 @@ static int test_bit_flips(void)
 {
 	uint8_t seed[32], pub[32], msg[32], sig[64];
 	struct ksp_ed25519_key *k;
-	int step = slow() ? 17 : 1, keys_refused = 0;
+	int step = ts_slow() ? 17 : 1, keys_refused = 0;
 
 	init();
-	rnd_bytes(seed, 32);
-	rnd_bytes(msg, 32);
+	ts_rnd_bytes(seed, 32);
+	ts_rnd_bytes(msg, 32);
 	ksp_ed25519_public(seed, pub);
 	ksp_ed25519_sign(seed, pub, msg, 32, sig);
 	TS_ASSERT_INT_EQ(ksp_ed25519_key_new(pub, &k), 0);
@@ -489,7 +460,7 @@ static int test_bit_flips(void)
 		pub[b / 8] ^= (uint8_t)(1 << (b % 8));
 	}
 	/* about half of all y are not on the curve */
-	TS_ASSERT(slow() || (keys_refused > 64 && keys_refused < 192));
+	TS_ASSERT(ts_slow() || (keys_refused > 64 && keys_refused < 192));
 	return 0;
 }
 DEFINE_TEST(test_bit_flips, "every flipped bit of signature, message or key is refused, as by libgcrypt");
@@ -497,12 +468,12 @@ DEFINE_TEST(test_bit_flips, "every flipped bit of signature, message or key is r
 static int test_big_s(void)
 {
 	uint8_t seed[32], pub[32], msg[32], sig[64], s2[64];
-	int n = slow() ? 2 : 10;
+	int n = ts_slow() ? 2 : 10;
 
 	init();
 	for (int i = 0; i < n; i++) {
-		rnd_bytes(seed, 32);
-		rnd_bytes(msg, 32);
+		ts_rnd_bytes(seed, 32);
+		ts_rnd_bytes(msg, 32);
 		ksp_ed25519_public(seed, pub);
 		ksp_ed25519_sign(seed, pub, msg, 32, sig);
 		/* S + kL for every k that fits in 256 bits: libgcrypt accepts these */
@@ -530,7 +501,7 @@ static int test_big_s(void)
 			} else if (v == 2) {
 				memset(s2 + 32, 0xff, 32);
 			} else {
-				rnd_bytes(s2 + 32, 32);
+				ts_rnd_bytes(s2 + 32, 32);
 			}
 			TS_ASSERT_INT_EQ(our_verify(pub, msg, 32, s2), gcry_verify(pub, msg, 32, s2));
 			TS_ASSERT_INT_EQ(our_verify(pub, msg, 32, s2), 0);
@@ -550,8 +521,8 @@ static int crafted_sigs(const uint8_t pub[32], const struct p3 T[8], int rounds,
 	for (int r = 0; r < rounds; r++) {
 		struct p3 sb, p, mt;
 
-		rnd_bytes(msg, 32);
-		rnd_bytes(sig + 32, 32);
+		ts_rnd_bytes(msg, 32);
+		ts_rnd_bytes(sig + 32, 32);
 		base_mul_any(&sb, sig + 32);
 		for (int t = 0; t < 8; t++) {
 			int g, o;
@@ -585,7 +556,7 @@ static int crafted_sigs(const uint8_t pub[32], const struct p3 T[8], int rounds,
 static int test_small_order_keys(void)
 {
 	struct p3 T[8];
-	int rounds = slow() ? 1 : 4, good = 0, total = 0, order8 = 0;
+	int rounds = ts_slow() ? 1 : 4, good = 0, total = 0, order8 = 0;
 	uint8_t last8[32];
 
 	init();
@@ -603,8 +574,8 @@ static int test_small_order_keys(void)
 			bool x0 = (pub[0] == 1 || pub[0] == 0xec) && pub[1] == (pub[0] == 1 ? 0 : 0xff);
 
 			TS_ASSERT(x0 || (pub[0] == 0 && pub[1] == 0));
-			rnd_bytes(msg, 32);
-			rnd_bytes(sig + 32, 32);
+			ts_rnd_bytes(msg, 32);
+			ts_rnd_bytes(sig + 32, 32);
 			base_mul_any(&p, sig + 32);
 			enc(sig, &p);
 			TS_ASSERT(gcry_verify_safe(pub, msg, 32, sig) != 1);
@@ -612,7 +583,7 @@ static int test_small_order_keys(void)
 		}
 		ksp_ed25519_key_free(k);
 		/* the four of order 8 (two under valgrind) */
-		if (slow() && order8 >= 2)
+		if (ts_slow() && order8 >= 2)
 			continue;
 		order8++;
 		memcpy(last8, pub, 32);
@@ -631,16 +602,16 @@ DEFINE_TEST(test_small_order_keys, "keys of small order: refused where libgcrypt
 static int test_torsion_component(void)
 {
 	struct p3 T[8];
-	int n = slow() ? 3 : 40, good = 0, total = 0;
+	int n = ts_slow() ? 3 : 40, good = 0, total = 0;
 	uint8_t seed[32], pub[32], msg[32], sig[64];
 	struct p3 a;
 
 	init();
 	TS_ASSERT_INT_EQ(small_order_points(T), 8);
-	rnd_bytes(seed, 32);
+	ts_rnd_bytes(seed, 32);
 	ksp_ed25519_public(seed, pub);
 	TS_ASSERT_INT_EQ(point_decode(&a, pub), 0);
-	for (int t = 0; t < 8; t += slow() ? 2 : 1) {
+	for (int t = 0; t < 8; t += ts_slow() ? 2 : 1) {
 		struct p3 at;
 		uint8_t q[32];
 
@@ -652,7 +623,7 @@ static int test_torsion_component(void)
 		for (int i = 0; i < n; i++) {
 			int g, o;
 
-			rnd_bytes(msg, 32);
+			ts_rnd_bytes(msg, 32);
 			gcry_sign(seed, q, msg, 32, sig);
 			g = gcry_verify_safe(q, msg, 32, sig);
 			o = our_verify(q, msg, 32, sig);
@@ -671,7 +642,7 @@ static int test_torsion_component(void)
 
 		p3_plus(&at, &a, &T[i % 8]);
 		enc(q, &at);
-		rnd_bytes(msg, 32);
+		ts_rnd_bytes(msg, 32);
 		gcry_sign(seed, q, msg, 32, sig);
 		g = gcry_verify_safe(q, msg, 32, sig);
 		o = our_verify(q, msg, 32, sig);
@@ -682,7 +653,7 @@ static int test_torsion_component(void)
 	fprintf(stderr, "libgcrypt's signatures by keys A + T: %d of %d good\n", good, total);
 	TS_ASSERT(good > 0 && good < total);
 	/* and crafted signatures (not good: [k]A is not small) with such keys */
-	for (int t = 0; t < 8; t += slow() ? 7 : 3) {
+	for (int t = 0; t < 8; t += ts_slow() ? 7 : 3) {
 		struct p3 at;
 		uint8_t q[32];
 
@@ -702,7 +673,7 @@ static int test_noncanonical(void)
 
 	init();
 	/* public keys with y >= p (y = p + i), and x = 0 with the sign bit */
-	for (int i = 0; i < 19; i += slow() ? 5 : 1)
+	for (int i = 0; i < 19; i += ts_slow() ? 5 : 1)
 		for (int sign = 0; sign < 2; sign++) {
 			struct ksp_ed25519_key *k;
 
@@ -711,7 +682,7 @@ static int test_noncanonical(void)
 			pub[31] = sign ? 0xff : 0x7f;
 			TS_ASSERT_INT_EQ(ksp_ed25519_key_new(pub, &k), -EINVAL);
 			TS_ASSERT(!x8_pub_init_differs(pub));
-			rnd_bytes(sig + 32, 32);
+			ts_rnd_bytes(sig + 32, 32);
 			base_mul_any(&p, sig + 32);
 			enc(sig, &p);
 			TS_ASSERT(gcry_verify_safe(pub, msg, 32, sig) != 1);
@@ -739,7 +710,7 @@ static int test_noncanonical(void)
 	}
 	/* R with y >= p, and R = a good R with the sign bit flipped where x = 0
 	 * is impossible: never good */
-	rnd_bytes(seed, 32);
+	ts_rnd_bytes(seed, 32);
 	ksp_ed25519_public(seed, pub);
 	for (int i = 0; i < 19; i++) {
 		ksp_ed25519_sign(seed, pub, msg, 32, sig);
@@ -764,7 +735,7 @@ DEFINE_TEST(test_noncanonical, "keys and R with y >= p or x = 0 and the sign bit
 
 static int test_scalar_reduce(void)
 {
-	int n = slow() ? 200 : 5000;
+	int n = ts_slow() ? 200 : 5000;
 
 	init();
 	/* sc_reduce against gcry_mpi_mod, sc_muladd against gcry_mpi_mulm */
@@ -774,7 +745,7 @@ static int test_scalar_reduce(void)
 		gcry_mpi_t mx, ml, mr;
 		size_t w;
 
-		rnd_bytes(b, 64);
+		ts_rnd_bytes(b, 64);
 		if (i % 5 == 1)
 			memset(b + 32, 0, 32);
 		if (i % 5 == 2)
@@ -812,7 +783,7 @@ static int test_scalar_reduce(void)
 		for (int j = 0; j < 4; j++) {
 			a4[j] = x[j];
 			b4[j] = x[4 + j];
-			c4[j] = rnd();
+			c4[j] = ts_rnd();
 		}
 		sc_muladd(r, a4, b4, c4);
 		{
@@ -858,7 +829,7 @@ DEFINE_TEST(test_scalar_reduce, "reduction mod L and (ab + c) mod L equal libgcr
  * whatever the other lanes hold (keys, good and bad signatures, lengths) */
 static int test_x8_lanes(void)
 {
-	int rounds = slow() ? 4 : 200, good = 0, bad = 0;
+	int rounds = ts_slow() ? 4 : 200, good = 0, bad = 0;
 	struct ksp_ed25519_pub pubs[8];
 
 	init();
@@ -875,10 +846,10 @@ static int test_x8_lanes(void)
 
 		for (int i = 0; i < 8; i++) {
 			/* some lanes share a key */
-			int from = (r % 3 == 0 && i > 0) ? (int)(rnd() % (unsigned)i) : i;
+			int from = (r % 3 == 0 && i > 0) ? (int)(ts_rnd() % (unsigned)i) : i;
 
 			if (from == i) {
-				rnd_bytes(seeds[i], 32);
+				ts_rnd_bytes(seeds[i], 32);
 				ksp_ed25519_public(seeds[i], enc[i]);
 				TS_ASSERT_INT_EQ(ksp_ed25519_pub_init(&pubs[i], enc[i]), 0);
 			} else {
@@ -886,16 +857,16 @@ static int test_x8_lanes(void)
 				memcpy(enc[i], enc[from], 32);
 				pubs[i] = pubs[from];
 			}
-			lens[i] = rnd() % sizeof(msgs[i]);
-			rnd_bytes(msgs[i], lens[i]);
+			lens[i] = ts_rnd() % sizeof(msgs[i]);
+			ts_rnd_bytes(msgs[i], lens[i]);
 			ksp_ed25519_sign(seeds[i], enc[i], msgs[i], lens[i], sigs[i]);
-			switch (rnd() % 6) {
+			switch (ts_rnd() % 6) {
 			case 0: /* a flipped bit of R, S or the message */
-				sigs[i][rnd() % 64] ^= (uint8_t)(1 << rnd() % 8);
+				sigs[i][ts_rnd() % 64] ^= (uint8_t)(1 << ts_rnd() % 8);
 				break;
 			case 1:
 				if (lens[i] > 0)
-					msgs[i][rnd() % lens[i]] ^= 0x10;
+					msgs[i][ts_rnd() % lens[i]] ^= 0x10;
 				break;
 			case 2: /* S + L: still good */
 			{
@@ -935,7 +906,7 @@ DEFINE_TEST(test_x8_lanes, "eight lanes at once give the one-at-a-time verdicts"
  * keys of seeds, every small-order point: ksp_ed25519_pub_init()'s answers */
 static int test_x8_pub_init(void)
 {
-	int rounds = slow() ? 4 : 300, ok = 0, refused = 0;
+	int rounds = ts_slow() ? 4 : 300, ok = 0, refused = 0;
 	struct p3 T[8];
 
 	init();
@@ -951,13 +922,13 @@ static int test_x8_pub_init(void)
 		int res[8];
 
 		for (int i = 0; i < 8; i++) {
-			rnd_bytes(keys[i], 32);
-			switch (rnd() % 4) {
+			ts_rnd_bytes(keys[i], 32);
+			switch (ts_rnd() % 4) {
 			case 0:
 				ksp_ed25519_public(keys[i], keys[i]);
 				break;
 			case 1:
-				enc(keys[i], &T[rnd() % 8]);
+				enc(keys[i], &T[ts_rnd() % 8]);
 				break;
 			default:
 				break;

@@ -23,43 +23,14 @@
 
 #define MAXB 1100 /* octets: 8192-bit n, plus room for longer s */
 
-static uint64_t rng_state;
-
 static void init(void)
 {
-	const char *seed = getenv("KSP_RSA_SEED");
-
 	if (!gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P)) {
 		gcry_check_version(NULL);
 		gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
 		gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
 	}
-	rng_state = seed ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)clock();
-	if (rng_state == 0)
-		rng_state = 1;
-	fprintf(stderr, "KSP_RSA_SEED=%" PRIu64 "\n", rng_state);
-}
-
-static bool slow(void)
-{
-	const char *v = getenv("KSP_VALGRIND");
-
-	return v && strcmp(v, "1") == 0;
-}
-
-static uint64_t rnd(void)
-{
-	/* xorshift64* */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * UINT64_C(2685821657736338717);
-}
-
-static void rnd_bytes(uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		b[i] = (uint8_t)(rnd() >> 56);
+	ts_rnd_seed("KSP_RSA_SEED");
 }
 
 static gcry_mpi_t mpi_of(const uint8_t *b, size_t n)
@@ -99,7 +70,7 @@ static int test_key_new(void)
 	struct ksp_rsa_key *k = (struct ksp_rsa_key *)&k;
 
 	init();
-	rnd_bytes(n, sizeof(n));
+	ts_rnd_bytes(n, sizeof(n));
 	n[0] |= 0x80;
 	n[255] |= 1;
 	n[1023] |= 1;
@@ -167,20 +138,20 @@ static void make_modulus(uint8_t *n, size_t *len, unsigned bits, int shape)
 
 	switch (shape) {
 	case 0: /* random */
-		rnd_bytes(n, l);
+		ts_rnd_bytes(n, l);
 		break;
 	case 1: /* 2^(bits-1) + small: the smallest */
 		memset(n, 0, l);
-		n[l - 1] = (uint8_t)(rnd() >> 60);
+		n[l - 1] = (uint8_t)(ts_rnd() >> 60);
 		break;
 	case 2: /* 2^bits - small: the largest */
 		memset(n, 0xff, l);
-		n[l - 1] = (uint8_t)(0xff - (rnd() >> 60 << 1));
+		n[l - 1] = (uint8_t)(0xff - (ts_rnd() >> 60 << 1));
 		break;
 	default: /* few bits set */
 		memset(n, 0, l);
 		for (int i = 0; i < 4; i++)
-			n[rnd() % l] |= (uint8_t)(1u << (rnd() % 8));
+			n[ts_rnd() % l] |= (uint8_t)(1u << (ts_rnd() % 8));
 		break;
 	}
 	n[0] = (uint8_t)((n[0] & topmask) | topbit);
@@ -219,7 +190,7 @@ static int test_powm(void)
 		8126, 8190, 8191, 8192,
 	};
 	static const uint32_t es[] = { 3, 17, 65537, 0xffffffff, 0x80000001, 5, 0 /* random */ };
-	unsigned per_key = slow() ? 2 : 12, total = 0;
+	unsigned per_key = ts_slow() ? 2 : 12, total = 0;
 
 	init();
 	for (size_t ii = 0; ii < ARRAY_SIZE(impls); ii++) {
@@ -233,10 +204,10 @@ static int test_powm(void)
 				struct ksp_rsa_key *k;
 				int r;
 
-				if (slow() && bits > 4200 && shape > 0)
+				if (ts_slow() && bits > 4200 && shape > 0)
 					continue;
 				if (e == 0)
-					e = (uint32_t)rnd() | 1;
+					e = (uint32_t)ts_rnd() | 1;
 				if (e < 3)
 					e = 3;
 				make_modulus(n, &nl, bits, shape);
@@ -261,9 +232,9 @@ static int test_powm(void)
 						TS_ASSERT(bytes_of(v, s, nl));
 						gcry_mpi_release(v);
 					} else {
-						rnd_bytes(s, nl);
+						ts_rnd_bytes(s, nl);
 						if (j % 3 == 0)
-							sl = 1 + rnd() % nl; /* shorter */
+							sl = 1 + ts_rnd() % nl; /* shorter */
 						if (sl == nl && memcmp(s, n, nl) >= 0)
 							s[0] = (uint8_t)(n[0] - 1); /* n[0] >= 1 */
 					}
@@ -275,7 +246,7 @@ static int test_powm(void)
 				}
 				/* leading zeros in s are allowed, even beyond the length of n */
 				memset(s, 0, 8);
-				rnd_bytes(s + 8, nl);
+				ts_rnd_bytes(s + 8, nl);
 				s[8] = (uint8_t)(n[0] - 1);
 				if (check_powm(k, n, nl, e, s, nl + 8, "leading zeros") < 0) {
 					ksp_rsa_key_free(k);
@@ -536,7 +507,7 @@ static int test_verify(void)
 		{ 3072, 65537 }, { 4095, 17 },	  { 4096, 3 },	   { 2048, 65537 }, { 1025, 65537 },
 		{ 4097, 3 },	 { 1536, 0x10001 }, { 3071, 17 },
 	};
-	size_t nkeys = slow() ? 3 : ARRAY_SIZE(keys);
+	size_t nkeys = ts_slow() ? 3 : ARRAY_SIZE(keys);
 	unsigned checks = 0, gcry_s_plus_n = 0;
 	int fail = 0;
 
@@ -557,7 +528,7 @@ static int test_verify(void)
 			gcry_mpi_t ms, mn;
 			int sn_gcry;
 
-			rnd_bytes(dg, dl);
+			ts_rnd_bytes(dg, dl);
 			/* by libgcrypt once per key (its private operation has only d:
 			 * slow), else by CRT */
 			if (hi == ki % ARRAY_SIZE(hashes))
@@ -586,10 +557,10 @@ static int test_verify(void)
 				AGREE(k, hi, dg, dl, x, sl + 2, 1, "leading zeros");
 				/* a flipped bit in s, in the digest */
 				memcpy(x, s, sl);
-				x[rnd() % sl] ^= (uint8_t)(1u << (rnd() % 8));
+				x[ts_rnd() % sl] ^= (uint8_t)(1u << (ts_rnd() % 8));
 				AGREE(k, hi, dg, dl, x, sl, 0, "bit flipped in s");
 				memcpy(x, dg, dl);
-				x[rnd() % dl] ^= (uint8_t)(1u << (rnd() % 8));
+				x[ts_rnd() % dl] ^= (uint8_t)(1u << (ts_rnd() % 8));
 				AGREE(k, hi, x, dl, s, sl, 0, "bit flipped in digest");
 				/* another hash algorithm, with the same or another length */
 				for (size_t h2 = 0; h2 < ARRAY_SIZE(hashes); h2++) {
@@ -656,7 +627,7 @@ static int test_sha3(void)
 			uint8_t dg[64], s[MAXB + 2];
 			size_t dl = gcry_md_get_algo_dlen(h3[i].algo), sl;
 
-			rnd_bytes(dg, dl);
+			ts_rnd_bytes(dg, dl);
 			/* RFC 9580's DigestInfo: good, and for this hash only */
 			TS_ASSERT_INT_EQ(sign_prefix_crt(&t, h3[i].rfc9580, dg, dl, s, &sl), 0);
 			TS_ASSERT_INT_EQ(ksp_rsa_verify_pkcs1(k, h3[i].algo, dg, dl, s, sl), 1);
@@ -692,11 +663,11 @@ static int test_short_key(void)
 	/* 512 bits = 64 octets: room for SHA-256 (19 + 32 + 11 = 62), not SHA-384 */
 	TS_ASSERT_INT_EQ(make_key(&t, 512, 65537), 0);
 	TS_ASSERT_INT_EQ(ksp_rsa_key_new_impl(t.n, t.nl, t.e, 4, KSP_RSA_IMPL_PORTABLE, &k), 0);
-	rnd_bytes(dg, sizeof(dg));
+	ts_rnd_bytes(dg, sizeof(dg));
 	TS_ASSERT_INT_EQ(sign(&t, "sha256", dg, 32, s, &sl), 0);
 	AGREE(k, 4, dg, 32, s, sl, 1, "512-bit key, sha256");
 	/* an s for which s^e is anything: libgcrypt refuses the encoding */
-	rnd_bytes(x, 60);
+	ts_rnd_bytes(x, 60);
 	AGREE(k, 5, dg, 48, x, 60, 0, "512-bit key, sha384");
 	AGREE(k, 6, dg, 64, x, 60, 0, "512-bit key, sha512");
 	ksp_rsa_key_free(k);

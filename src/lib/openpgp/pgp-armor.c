@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/openpgp/pgp.h"
+#include "shared/util.h"
 
 #define CRC24_INIT 0xB704CEu
 #define CRC24_POLY 0x1864CFBu
@@ -34,19 +35,7 @@ static const char end_marker[] = "-----END PGP ";
 /* -1: not base64; -2: '='; else the 6-bit value */
 static int b64_value(uint8_t c)
 {
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	if (c == '=')
-		return -2;
-	return -1;
+	return c == '=' ? -2 : base64_value(c);
 }
 
 static bool is_space(uint8_t c)

@@ -289,7 +289,7 @@ out:
 	return r;
 }
 
-static void digest_hex(int algo, const void *data, size_t len, char *out)
+void ksp_party_digest_hex(int algo, const void *data, size_t len, char *out)
 {
 	uint8_t md[64];
 	unsigned dl = gcry_md_get_algo_dlen(algo);
@@ -299,13 +299,43 @@ static void digest_hex(int algo, const void *data, size_t len, char *out)
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
 }
 
+int ksp_party_store_list(struct ksp_party *party, int version, const void *text, size_t len,
+			 const char *sha, const char *rmd, const char *what)
+{
+	sqlite3 *db = ksp_store_db(party->store);
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, "INSERT INTO list_versions(version, closed_at, text, sha256, rmd160) VALUES (?, ?, ?, ?, ?)",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(party->ctx, db, rc, what);
+	sqlite3_bind_int(st, 1, version);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
+	sqlite3_bind_blob(st, 3, text, (int)len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, sha, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, rmd, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return ksp_errno_from_sqlite(party->ctx, db, rc, what);
+	rc = sqlite3_prepare_v2(db, "INSERT INTO list_members(version, ord, fpr) SELECT ?, p.ord, k.fpr "
+				    "FROM participants p JOIN keys k ON k.id = p.key_id", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(party->ctx, db, rc, what);
+	sqlite3_bind_int(st, 1, version);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return ksp_errno_from_sqlite(party->ctx, db, rc, what);
+	return ksp_store_exec(party->store, "UPDATE party SET state = 'closed' WHERE id = 1");
+}
+
 KSP_EXPORT int ksp_party_close(struct ksp_party *party, int *ret_version)
 {
-	sqlite3 *db;
-	sqlite3_stmt *st = NULL;
 	struct strbuf sb;
 	char sha[65], rmd[41];
-	int r, rc, version;
+	int r, version;
 	int64_t n;
 
 	if (party == NULL)
@@ -324,7 +354,6 @@ KSP_EXPORT int ksp_party_close(struct ksp_party *party, int *ret_version)
 			      ksp_store_get_path(party->store));
 		return -ENODATA;
 	}
-	db = ksp_store_db(party->store);
 	r = ksp_store_begin(party->store);
 	if (r < 0)
 		return r;
@@ -363,33 +392,9 @@ KSP_EXPORT int ksp_party_close(struct ksp_party *party, int *ret_version)
 	r = ksp_party_list_text(party, version, &sb);
 	if (r < 0)
 		goto fail;
-	digest_hex(GCRY_MD_SHA256, sb.buf, sb.len, sha);
-	digest_hex(GCRY_MD_RMD160, sb.buf, sb.len, rmd);
-	rc = sqlite3_prepare_v2(db, "INSERT INTO list_versions(version, closed_at, text, sha256, rmd160) VALUES (?, ?, ?, ?, ?)",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		goto sqlfail;
-	sqlite3_bind_int(st, 1, version);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
-	sqlite3_bind_blob(st, 3, sb.buf, (int)sb.len, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, sha, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, rmd, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_DONE)
-		goto sqlfail;
-	rc = sqlite3_prepare_v2(db, "INSERT INTO list_members(version, ord, fpr) SELECT ?, p.ord, k.fpr "
-				    "FROM participants p JOIN keys k ON k.id = p.key_id", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		goto sqlfail;
-	sqlite3_bind_int(st, 1, version);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_DONE)
-		goto sqlfail;
-	r = ksp_store_exec(party->store, "UPDATE party SET state = 'closed' WHERE id = 1");
+	ksp_party_digest_hex(GCRY_MD_SHA256, sb.buf, sb.len, sha);
+	ksp_party_digest_hex(GCRY_MD_RMD160, sb.buf, sb.len, rmd);
+	r = ksp_party_store_list(party, version, sb.buf, sb.len, sha, rmd, "close");
 	if (r < 0)
 		goto fail;
 	r = ksp_party_event(party, "close", sha);
@@ -404,8 +409,6 @@ KSP_EXPORT int ksp_party_close(struct ksp_party *party, int *ret_version)
 	if (ret_version)
 		*ret_version = version;
 	return 0;
-sqlfail:
-	r = ksp_errno_from_sqlite(party->ctx, db, rc, "close");
 fail:
 	if (!ksp_get_error(party->ctx))
 		ksp_set_error(party->ctx, "%s: cannot close the list: %s; nothing was changed",
@@ -570,7 +573,7 @@ KSP_EXPORT int ksp_party_verify_list(struct ksp_party *party, const void *data, 
 	if (party == NULL || (data == NULL && len > 0))
 		return -EINVAL;
 	ksp_clear_error(party->ctx);
-	digest_hex(GCRY_MD_SHA256, data, len, sha);
+	ksp_party_digest_hex(GCRY_MD_SHA256, data, len, sha);
 	db = ksp_store_db(party->store);
 	rc = sqlite3_prepare_v2(db, "SELECT version FROM list_versions WHERE sha256 = ? ORDER BY version DESC",
 				-1, &st, NULL);

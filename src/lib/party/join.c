@@ -273,16 +273,6 @@ bad:
 	return 0;
 }
 
-static void sha_hex(int algo, const void *data, size_t len, char *out)
-{
-	uint8_t md[64];
-	unsigned dl = gcry_md_get_algo_dlen(algo);
-
-	gcry_md_hash_buffer(algo, md, data, len);
-	for (unsigned i = 0; i < dl; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
 /* The announced digest as people write it: any case, spaces or colons. */
 static int norm_sha256(const char *in, char out[65])
 {
@@ -404,7 +394,6 @@ KSP_EXPORT int ksp_party_join(struct ksp_store *store, const void *list, size_t 
 	struct ksp_ctx *ctx;
 	struct strbuf sb;
 	sqlite3 *db;
-	sqlite3_stmt *st = NULL;
 	char sha[65], want[65], rmd[41];
 	bool existed = false, again = false;
 	int r, rc;
@@ -418,8 +407,8 @@ KSP_EXPORT int ksp_party_join(struct ksp_store *store, const void *list, size_t 
 	if (keyring_source == NULL)
 		keyring_source = "<keyring>";
 	strbuf_init(&sb);
-	sha_hex(GCRY_MD_SHA256, list, list_len, sha);
-	sha_hex(GCRY_MD_RMD160, list, list_len, rmd);
+	ksp_party_digest_hex(GCRY_MD_SHA256, list, list_len, sha);
+	ksp_party_digest_hex(GCRY_MD_RMD160, list, list_len, rmd);
 	if (sha256) {
 		if (norm_sha256(sha256, want) < 0) {
 			ksp_set_error(ctx, "'%s' is not a SHA-256 digest (64 hex digits); give the digest as announced",
@@ -553,31 +542,7 @@ KSP_EXPORT int ksp_party_join(struct ksp_store *store, const void *list, size_t 
 		r = 1;
 		goto done;
 	}
-	rc = sqlite3_prepare_v2(db, "INSERT INTO list_versions(version, closed_at, text, sha256, rmd160) VALUES (?, ?, ?, ?, ?)",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		goto sqlfail;
-	sqlite3_bind_int(st, 1, pl.version);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
-	sqlite3_bind_blob(st, 3, list, (int)list_len, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, sha, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, rmd, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_DONE)
-		goto sqlfail;
-	rc = sqlite3_prepare_v2(db, "INSERT INTO list_members(version, ord, fpr) SELECT ?, p.ord, k.fpr "
-				    "FROM participants p JOIN keys k ON k.id = p.key_id", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		goto sqlfail;
-	sqlite3_bind_int(st, 1, pl.version);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_DONE)
-		goto sqlfail;
-	r = ksp_store_exec(store, "UPDATE party SET state = 'closed' WHERE id = 1");
+	r = ksp_party_store_list(party, pl.version, list, list_len, sha, rmd, "join");
 	if (r < 0)
 		goto fail;
 	r = ksp_party_event(party, existed ? "join-update" : "join", sha);
@@ -600,8 +565,6 @@ done:
 	else
 		ksp_party_unref(party);
 	return r;
-sqlfail:
-	r = ksp_errno_from_sqlite(ctx, db, rc, "join");
 fail:
 	if (!ksp_get_error(ctx))
 		ksp_set_error(ctx, "%s: cannot join: %s; nothing was stored", list_source, strerror(-r));

@@ -9,23 +9,9 @@
 #include "lib/libksp-private.h"
 #include "lib/party/mime.h"
 #include "lib/openpgp/pgp.h"
+#include "shared/util.h"
 
 static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static int b64val(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
 
 int ksp_base64_decode(const char *in, size_t len, uint8_t **ret, size_t *ret_len)
 {
@@ -41,7 +27,7 @@ int ksp_base64_decode(const char *in, size_t len, uint8_t **ret, size_t *ret_len
 		int v;
 		if (in[i] == '=')
 			break;
-		v = b64val((unsigned char)in[i]);
+		v = base64_value((unsigned char)in[i]);
 		if (v < 0)
 			continue;
 		acc = acc << 6 | (uint32_t)v;

@@ -23,6 +23,16 @@ void ksp_algo_name(int algo, int bits, const char *curve, char *buf, size_t size
 struct strbuf;
 /* The canonical list text of the current participants as @version. */
 int ksp_party_list_text(struct ksp_party *party, int version, struct strbuf *sb);
+/* freeze.c: the @algo (libgcrypt) digest of @data in lower-case hex into
+ * @out (2 * its length + 1). */
+void ksp_party_digest_hex(int algo, const void *data, size_t len, char *out);
+/* freeze.c: stores list version @version (its canonical @text of @len
+ * bytes, @sha and @rmd its SHA-256 and RIPEMD-160 in hex) with the
+ * participants as its members, and marks the party closed; inside the
+ * caller's transaction.  Returns 0 or a negative errno, the error set on
+ * an SQL failure (@what names the action: "close", "join"). */
+int ksp_party_store_list(struct ksp_party *party, int version, const void *text, size_t len,
+			 const char *sha, const char *rmd, const char *what);
 /* ksp_party_add() inside the caller's transaction, without the open check. */
 int ksp_party_add_data(struct ksp_party *party, const void *data, size_t len, const char *source,
 		       unsigned int flags, void (*cb)(void *, const struct ksp_key_check *), void *cb_data);

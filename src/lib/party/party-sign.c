@@ -42,6 +42,7 @@
 
 #include "lib/party/import-private.h"
 #include "lib/addr.h"
+#include "lib/party/mail-header.h"
 #include "lib/party/mail-template.h"
 #include "lib/party/mime.h"
 #include "lib/party/sign-opts.h"
@@ -183,29 +184,6 @@ static void file_part(const char *in, char *out, size_t size)
 		out[0] = '_';
 }
 
-static void rfc5322_date(int64_t t, char *buf, size_t size)
-{
-	static const char *const days[] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
-	static const char *const mons[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
-					    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	gmtime_r(&tt, &tm);
-	snprintf(buf, size, "%s, %02d %s %04d %02d:%02d:%02d +0000", days[tm.tm_wday % 7], tm.tm_mday,
-		 mons[tm.tm_mon % 12], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
-}
-
-static void random_hex(char *out, size_t bytes)
-{
-	uint8_t b[32];
-
-	if (bytes > sizeof(b))
-		bytes = sizeof(b);
-	gcry_create_nonce(b, bytes);
-	hex_encode(b, bytes, out);
-}
-
 static int gpg_fail(struct signer *s, gpgme_error_t e, const char *what)
 {
 	int r = ksp_errno_from_gpgme(s->ctx, e, what);
@@ -333,7 +311,7 @@ static void inner_entity(struct strbuf *sb, const char *fpr, const char *text, c
 {
 	char bnd[33];
 
-	random_hex(bnd, 16);
+	ksp_mail_random_hex(bnd, 16);
 	strbuf_addf(sb, "Content-Type: multipart/mixed; boundary=\"ksp-%s\"\n\n", bnd);
 	strbuf_addf(sb, "--ksp-%s\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n", bnd);
 	strbuf_addstr(sb, text);
@@ -342,47 +320,25 @@ static void inner_entity(struct strbuf *sb, const char *fpr, const char *text, c
 		    bnd, fpr, fpr, armored, bnd);
 }
 
-/* RFC 5322 + RFC 3156 multipart/encrypted around @cipher (armored). */
+/* RFC 5322 + RFC 3156 multipart/encrypted around @cipher (armored), or
+ * the header over @plain_entity (--no-encrypt). */
 static void outer_message(struct signer *s, struct strbuf *sb, const char *subject, const char *email,
 			  const char *cipher, const char *plain_entity, int64_t now)
 {
-	char bnd[33], mid[33], date[64];
+	const struct ksp_mail_head h = {
+		.from = s->from,
+		.from_name = s->from_name,
+		.bcc = s->opts->bcc_self ? s->from : NULL,
+		.to = email,
+		.subject = subject,
+		.date = now,
+	};
 
-	random_hex(bnd, 16);
-	random_hex(mid, 16);
-	rfc5322_date(now, date, sizeof(date));
-	/* header fields: addresses from lib/addr.c (printable ASCII, no
-	 * controls), the name and the subject RFC 2047-encoded unless they
-	 * are plain ASCII words: nothing can start another field */
-	if (s->from[0]) {
-		strbuf_addstr(sb, "From: ");
-		if (s->from_name) {
-			ksp_mail_header_text(sb, s->from_name, true);
-			strbuf_addf(sb, " <%s>\n", s->from);
-		} else {
-			strbuf_addf(sb, "%s\n", s->from);
-		}
-		if (s->opts->bcc_self)
-			strbuf_addf(sb, "Bcc: %s\n", s->from);
-	}
-	strbuf_addf(sb, "To: %s\n", email);
-	strbuf_addstr(sb, "Subject: ");
-	ksp_mail_header_text(sb, subject, false);
-	strbuf_addch(sb, '\n');
-	strbuf_addf(sb, "Date: %s\nMessage-ID: <ksp.%s@ksp.invalid>\nMIME-Version: 1.0\n", date, mid);
-	if (plain_entity) {
+	ksp_mail_head_write(sb, &h);
+	if (plain_entity)
 		strbuf_addstr(sb, plain_entity);
-		return;
-	}
-	strbuf_addf(sb, "Content-Type: multipart/encrypted; protocol=\"application/pgp-encrypted\";\n"
-			" boundary=\"ksp-%s\"\n\n", bnd);
-	strbuf_addf(sb, "This is an OpenPGP/MIME encrypted message (RFC 4880 and RFC 3156).\n");
-	strbuf_addf(sb, "--ksp-%s\nContent-Type: application/pgp-encrypted\n"
-			"Content-Description: PGP/MIME version identification\n\nVersion: 1\n\n", bnd);
-	strbuf_addf(sb, "--ksp-%s\nContent-Type: application/octet-stream; name=\"encrypted.asc\"\n"
-			"Content-Description: OpenPGP encrypted message\n"
-			"Content-Disposition: inline; filename=\"encrypted.asc\"\n\n%s\n--ksp-%s--\n",
-		    bnd, cipher, bnd);
+	else
+		ksp_mail_pgp_encrypted(sb, cipher);
 }
 
 /* The key stripped to what its owner made: self-signatures only. */

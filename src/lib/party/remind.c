@@ -24,6 +24,7 @@
 #include "lib/addr.h"
 #include "lib/gpgme-run.h"
 #include "lib/party/import-private.h"
+#include "lib/party/mail-header.h"
 #include "lib/party/mail-template.h"
 #include "lib/party/mime.h"
 #include "lib/party/sign-opts.h"
@@ -89,14 +90,6 @@ struct reminder_run {
 	void *cb_data;
 	int failed;
 };
-
-static void hexrand(char *out, size_t bytes)
-{
-	uint8_t b[16];
-
-	gcry_create_nonce(b, bytes > sizeof(b) ? sizeof(b) : bytes);
-	hex_encode(b, bytes > sizeof(b) ? sizeof(b) : bytes, out);
-}
 
 /* The participant's key into the temporary home (self-signatures only). */
 static int import_key(struct reminder_run *rr, const char *fpr, gpgme_key_t *ret)
@@ -183,7 +176,7 @@ static int remind_one(struct reminder_run *rr, size_t i)
 	struct ksp_reminder rem = { .number = ksp_party_status_get_number(st, i),
 				    .fpr = ksp_party_status_get_fingerprint(st, i) };
 	struct mt_var *targets = NULL, *uid_items = NULL;
-	char **strings = NULL, *email = NULL, *name = NULL, groups[96], count[24], mid[33], bnd[33], date[64];
+	char **strings = NULL, *email = NULL, *name = NULL, groups[96], count[24];
 	size_t n_strings = 0;
 	struct strbuf subject, body, inner, eml, path;
 	gpgme_key_t key = NULL;
@@ -296,32 +289,15 @@ static int remind_one(struct reminder_run *rr, size_t i)
 		strbuf_release(&cipher);
 		goto out;
 	}
-	hexrand(mid, 16);
-	hexrand(bnd, 16);
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
-	if (rr->from) {
-		strbuf_addstr(&eml, "From: ");
-		if (rr->from_name) {
-			ksp_mail_header_text(&eml, rr->from_name, true);
-			strbuf_addf(&eml, " <%s>\n", rr->from);
-		} else {
-			strbuf_addf(&eml, "%s\n", rr->from);
-		}
-	}
-	strbuf_addf(&eml, "To: %s\nSubject: ", email);
-	ksp_mail_header_text(&eml, strbuf_str(&subject), false);
-	strbuf_addf(&eml, "\nDate: %s\nMessage-ID: <ksp.%s@ksp.invalid>\nMIME-Version: 1.0\n", date, mid);
-	strbuf_addf(&eml, "Content-Type: multipart/encrypted; protocol=\"application/pgp-encrypted\";\n"
-			  " boundary=\"ksp-%s\"\n\nThis is an OpenPGP/MIME encrypted message (RFC 4880 and RFC 3156).\n"
-			  "--ksp-%s\nContent-Type: application/pgp-encrypted\n"
-			  "Content-Description: PGP/MIME version identification\n\nVersion: 1\n\n"
-			  "--ksp-%s\nContent-Type: application/octet-stream; name=\"encrypted.asc\"\n"
-			  "Content-Description: OpenPGP encrypted message\n"
-			  "Content-Disposition: inline; filename=\"encrypted.asc\"\n\n%s\n--ksp-%s--\n",
-		    bnd, bnd, bnd, strbuf_str(&cipher), bnd);
+	const struct ksp_mail_head h = {
+		.from = rr->from,
+		.from_name = rr->from_name,
+		.to = email,
+		.subject = strbuf_str(&subject),
+		.date = (int64_t)time(NULL),
+	};
+	ksp_mail_head_write(&eml, &h);
+	ksp_mail_pgp_encrypted(&eml, strbuf_str(&cipher));
 	strbuf_release(&cipher);
 	strbuf_addf(&path, "%s/remind-%s.eml", rr->outbox, rem.fpr);
 	if (!strbuf_ok(&eml) || !strbuf_ok(&path)) {

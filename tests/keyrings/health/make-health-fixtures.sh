@@ -28,38 +28,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$here}
 mkdir -p "$OUT"
-GH=$(mktemp -d)
-cleanup() {
-	gpgconf --homedir "$GH/g" --kill all >/dev/null 2>&1 || true
-	rm -rf "$GH"
-}
-trap cleanup EXIT
-mkdir -m 700 "$GH/g"
-
-secs=0
-TS=
-day() {
-	secs=$((secs + 1))
-	TS=$(date -u -d "2024-01-01 00:00:00 UTC + $1 days + $secs seconds" +%Y%m%dT%H%M%S!)
-}
-g() {
-	day "$1"
-	shift
-	gpg --homedir "$GH/g" --batch --quiet --no-tty --pinentry-mode loopback --passphrase '' \
-		--no-auto-check-trustdb --faked-system-time "$TS" "$@"
-}
-declare -A F
-: >"$GH/keys.tsv"
+# shell helpers: fixture_homes, day, g, key, revoke_key (sign is its own, below)
+. "$here/../fixture-lib.sh"
+fixture_homes g
 : >"$GH/edges.tsv"
-# key NAME DAY [EXPIRE [ALGO]]
-key() {
-	g "$2" --quick-gen-key "$1 INSECURE <$1@example.org>" "${4:-ed25519}" sign "${3:-0}" >/dev/null 2>&1
-	F[$1]=$(gpg --homedir "$GH/g" --batch --with-colons --list-keys "<$1@example.org>" |
-		awk -F: '$1=="fpr"{print $10; exit}')
-	[ -n "${F[$1]}" ] || { echo "no key $1" >&2; exit 1; }
-	printf '%s\t%s\n' "$1" "${F[$1]}" >>"$GH/keys.tsv"
-}
-# sign SIGNER TARGET [HASH]: on day 1
+# sign SIGNER TARGET [HASH]: on day 1, recorded in edges.tsv (in place of
+# fixture-lib.sh's sign)
 sign() {
 	if [ -n "${3:-}" ]; then
 		# gpg 2.2 makes SHA-1 certifications only when told twice

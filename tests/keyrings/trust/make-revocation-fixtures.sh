@@ -23,58 +23,17 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-$here}
 mkdir -p "$OUT"
-GH=$(mktemp -d)
-cleanup() {
-	gpgconf --homedir "$GH/g" --kill all >/dev/null 2>&1 || true
-	gpgconf --homedir "$GH/r" --kill all >/dev/null 2>&1 || true
-	rm -rf "$GH"
-}
-trap cleanup EXIT
-mkdir -m 700 "$GH/g" "$GH/r"
+# shell helpers: fixture_homes, day, g, key, sign, revoke_key
+. "$here/../fixture-lib.sh"
+fixture_homes g r
 
-secs=0
-TS=
-day() {
-	secs=$((secs + 1))
-	TS=$(date -u -d "2024-01-01 00:00:00 UTC + $1 days + $secs seconds" +%Y%m%dT%H%M%S!)
-}
-g() {
-	day "$1"
-	shift
-	gpg --homedir "$GH/g" --batch --quiet --no-tty --pinentry-mode loopback --passphrase '' \
-		--no-auto-check-trustdb --faked-system-time "$TS" "$@"
-}
+# gr DAY ARGS...: gpg at that day in the second home, $GH/r
 gr() {
 	day "$1"
 	shift
 	gpg --homedir "$GH/r" --batch --quiet --no-tty --pinentry-mode loopback --passphrase '' \
 		--no-auto-check-trustdb --faked-system-time "$TS" "$@"
 }
-declare -A F
-: >"$GH/keys.tsv"
-key() {
-	g "$2" --quick-gen-key "$1 INSECURE <$1@example.org>" ed25519 sign 0 >/dev/null 2>&1
-	F[$1]=$(gpg --homedir "$GH/g" --batch --with-colons --list-keys "<$1@example.org>" |
-		awk -F: '$1=="fpr"{print $10; exit}')
-	[ -n "${F[$1]}" ] || { echo "no key $1" >&2; exit 1; }
-	printf '%s\t%s\n' "$1" "${F[$1]}" >>"$GH/keys.tsv"
-}
-sign() {
-	local d=$1 s=$2
-	shift 2
-	for x; do
-		g "$d" -u "${F[$s]}" --quick-sign-key "${F[$x]}" 2>/dev/null
-	done
-}
-# revoke_key DAY NAME REASON: gpg's menu: 0 none, 1 compromised, 2 superseded, 3 no longer used
-revoke_key() {
-	day "$1"
-	printf 'y\n%s\n\ny\n' "$3" | gpg --homedir "$GH/g" --no-tty --pinentry-mode loopback --passphrase '' \
-		--command-fd 0 --no-auto-check-trustdb --faked-system-time "$TS" \
-		-o "$GH/$2.rev" --gen-revoke "${F[$2]}" >/dev/null 2>&1
-	g "$1" --import "$GH/$2.rev" >/dev/null 2>&1
-}
-
 for n in ro hc sc ss ot th ts tu to tl; do key "$n" 0; done
 sign 1 ro hc sc ss ot
 sign 1 hc th

@@ -57,63 +57,16 @@ top=$(cd "$here/../../.." && pwd)
 OUT=${1:-$here}
 mkdir -p "$OUT"
 
-GH=$(mktemp -d)
-cleanup() {
-	gpgconf --homedir "$GH/g" --kill all >/dev/null 2>&1 || true
-	gpgconf --homedir "$GH/m" --kill all >/dev/null 2>&1 || true
-	rm -rf "$GH"
-}
-trap cleanup EXIT
-mkdir -m 700 "$GH/g" "$GH/m"
+# shell helpers: fixture_homes, day, g, key, sign, revoke_key
+. "$here/../fixture-lib.sh"
+fixture_homes g m
 
-secs=0
-TS=
-# day N: TS = the frozen time N days after 2024-01-01, one second later
-# each call (no subshell: the counter must survive)
-day() {
-	secs=$((secs + 1))
-	TS=$(date -u -d "2024-01-01 00:00:00 UTC + $1 days + $secs seconds" +%Y%m%dT%H%M%S!)
-}
-# g DAY ARGS...: gpg in the private home at that day
-g() {
-	day "$1"
-	shift
-	gpg --homedir "$GH/g" --batch --quiet --no-tty --pinentry-mode loopback --passphrase '' \
-		--no-auto-check-trustdb --faked-system-time "$TS" "$@"
-}
-declare -A F
-: >"$GH/keys.tsv"
-# key NAME DAY [EXPIRE]: a new key "NAME INSECURE <NAME@example.org>"
-key() {
-	g "$2" --quick-gen-key "$1 INSECURE <$1@example.org>" ed25519 sign "${3:-0}" 2>/dev/null
-	F[$1]=$(gpg --homedir "$GH/g" --batch --with-colons --list-keys "<$1@example.org>" |
-		awk -F: '$1=="fpr"{print $10; exit}')
-	[ -n "${F[$1]}" ] || { echo "no key $1" >&2; exit 1; }
-	printf '%s\t%s\n' "$1" "${F[$1]}" >>"$GH/keys.tsv"
-}
-# sign DAY SIGNER TARGET...: SIGNER certifies every user ID of each TARGET
-sign() {
-	local d=$1 s=$2
-	shift 2
-	for x; do
-		g "$d" -u "${F[$s]}" --quick-sign-key "${F[$x]}" 2>/dev/null
-	done
-}
 # export FILE NAME...
 export_keys() {
 	local f=$1 fprs=()
 	shift
 	for x; do fprs+=("${F[$x]}"); done
 	gpg --homedir "$GH/g" --batch --export "${fprs[@]}" >"$GH/$f"
-}
-# revoke_key DAY NAME: a key revocation dated DAY, imported
-revoke_key() {
-	day "$1"
-	# not --batch: gpg refuses --gen-revoke in batch mode; --command-fd answers
-	printf 'y\n0\n\ny\n' | gpg --homedir "$GH/g" --no-tty --pinentry-mode loopback --passphrase '' \
-		--command-fd 0 --no-auto-check-trustdb --faked-system-time "$TS" \
-		-o "$GH/$2.rev" --gen-revoke "${F[$2]}" >/dev/null 2>&1
-	g "$1" --import "$GH/$2.rev" >/dev/null 2>&1
 }
 # tsign DAY SIGNER TARGET LEVEL DEPTH: a trust signature (LEVEL 1 marginal
 # = 60, 2 full = 120), no regular expression
