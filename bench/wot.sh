@@ -6,6 +6,8 @@
 #   Debian keyring   ksp wot load + wot stats       vs  gpg --import + gpg --check-sigs
 #                    ksp wot load again: unchanged, and with 1% of the keys
 #                    changed (tests/tools/keyring-vary.py), vs the first load
+#                    (wall and CPU; also for the synthetic keyrings up to
+#                    KSP_BENCH_INCR_MAX keys, default 10^5)
 #                    ksp wot stats --structural --keyring (no store), and
 #                    ksp wot load --no-verify + wot stats --structural
 #                                                   vs  pgpring | process_keys; keyanalyze
@@ -230,6 +232,33 @@ PY
 		"strong set: ksp $SS_STRUCT"
 }
 
+# incremental_rows LABEL KEYRING FIRST-RUN TAG: the rows of issue 24's
+# targets, side by side with the first load FIRST-RUN of KEYRING (run just
+# before), after "run TAG-reload" (the same keyring again into that store):
+# a store that holds an older copy of 1% of the keys (keyring-vary.py),
+# under the same file name (a keyring repository's file, changed), then the
+# keyring; wall-clock and CPU (user + sys) times.
+incremental_rows() {
+	local label=$1 kr=$2 first=$3 tag=$4 n rest what target pc pcc ok
+	mkdir -p "$w/$tag-cur"
+	python3 "$top/tests/tools/keyring-vary.py" "$kr" "$w/$tag-cur/keyring.gpg" 1 >"$w/$tag-old.n"
+	rm -f "$w/$tag-1.db"*
+	run "$tag-old" "$ksp" -d "$w/$tag-1.db" wot load "$w/$tag-cur/keyring.gpg"
+	cp "$kr" "$w/$tag-cur/keyring.gpg"
+	run "$tag-reload1" "$ksp" -v -d "$w/$tag-1.db" wot load "$w/$tag-cur/keyring.gpg"
+	for t in "$tag-reload:unchanged:10" "$tag-reload1:$(cat "$w/$tag-old.n") keys (1%) changed:15"; do
+		n=${t%%:*}; rest=${t#*:}; what=${rest%:*}; target=${rest##*:}
+		pc=$(echo "100 * ${WALL[$n]} / ${WALL[$first]}" | bc -l)
+		pcc=$(echo "100 * ${CPU[$n]} / ${CPU[$first]}" | bc -l)
+		ok=no; [ "$(echo "$pc <= $target && $pcc <= $target" | bc -l)" = 1 ] && ok=yes
+		row "$label" "wot load again, $what" "$(f2 "${WALL[$n]}") s wall, $(f2 "${CPU[$n]}") s CPU" \
+			"first load $(f2 "${WALL[$first]}") s wall, $(f2 "${CPU[$first]}") s CPU" \
+			"$(f1 "$pc")% wall, $(f1 "$pcc")% CPU of the first" "<= $target%: $ok" \
+			"$(grep -o '[0-9]* signatures checked' "$w/$n.err" | head -n 1); $(grep -o '[0-9]* key(s) stored already' "$w/$n.err" | head -n 1)"
+	done
+	rm -rf "$w/$tag-cur" "$w/$tag-1.db"*
+}
+
 # ---------------------------------------------------------------- Debian
 if [ "${KSP_BENCH_DEBIAN:-1}" = 0 ]; then
 	notes+=("Debian keyring rows skipped (KSP_BENCH_DEBIAN=0).")
@@ -263,18 +292,7 @@ elif [ -r "$ring" ]; then
 	# incremental loading (issue 24): the same keyring again into its store,
 	# and into a store that holds an older copy of 1% of its keys
 	run deb-reload "$ksp" -v -d "$w/deb.db" wot load "$ring"
-	python3 "$top/tests/tools/keyring-vary.py" "$ring" "$w/deb-old.gpg" 1 >"$w/deb-old.n"
-	rm -f "$w/deb1.db"*
-	run deb-old "$ksp" -d "$w/deb1.db" wot load "$w/deb-old.gpg"
-	run deb-reload1 "$ksp" -v -d "$w/deb1.db" wot load "$ring"
-	for t in deb-reload:unchanged:10 deb-reload1:"$(cat "$w/deb-old.n") keys (1%) changed":15; do
-		n=${t%%:*}; rest=${t#*:}; what=${rest%:*}; target=${rest##*:}
-		pc=$(echo "100 * ${WALL[$n]} / ${WALL[deb-load]}" | bc -l)
-		ok=no; [ "$(echo "$pc <= $target" | bc -l)" = 1 ] && ok=yes
-		row "Debian keyring" "wot load again, $what" "$(f2 "${WALL[$n]}") s" "first load $(f2 "${WALL[deb-load]}") s" \
-			"$(f1 "$pc")% of the first" "<= $target%: $ok" \
-			"$(grep -o '[0-9]* signatures checked' "$w/$n.err" | head -n 1); $(grep -o '[0-9]* key(s) stored already' "$w/$n.err" | head -n 1)"
-	done
+	incremental_rows "Debian keyring" "$ring" deb-load deb
 	if [ -n "$VR_WHOLE" ]; then
 		g_rate=$(echo "$g_all / (${CPU[deb-gpgimp]} + ${CPU[deb-gpg]})" | bc -l)
 		notes+=("Debian keyring: gpg checked $g_all signature records at $(printf '%.0f' "$g_rate") per CPU-second (import + --check-sigs).")
@@ -338,6 +356,10 @@ for n in $sizes; do
 		MSD_T[$n]=${WALL[v$n-stats]}
 		row "$label" "verified load" "$(f1 "${WALL[v$n-load]}") s wall, $(f1 "${CPU[v$n-load]}") s CPU, RSS $(mb "${RSS[v$n-load]}")" \
 			"" "" "" "$good of $total certifications good (+ $n self-sigs)"
+		if [ "$n" -le "${KSP_BENCH_INCR_MAX:-100000}" ]; then
+			run "v$n-reload" "$ksp" -v -d "$w/v$n.db" wot load "$base.gpg"
+			incremental_rows "$label" "$base.gpg" "v$n-load" "v$n"
+		fi
 		if [ "$n" -ge "$big" ]; then
 			row "$label" "peak memory, verified load (max RSS)" "$(mb "${RSS[v$n-load]}")" "" "" "≤ 2 GB" \
 				"the keyring is $(stat -c %s "$base.gpg" | awk '{printf "%.0f MB", $1/1048576}'), mapped and given back a megabyte at a time behind the reader; met: $(met "${RSS[v$n-load]} <= 2097152")"

@@ -392,7 +392,7 @@ cp "$w/genuine.db" "$w/v1.db"
 expect_code 2 "v1 store, read-only command" $KSP -d "$w/v1.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
 expect_grep "$w/err" "schema 1 is older than 5; open it once read-write to migrate" "v1 store: what to do"
 $KSP -d "$w/v1.db" wot load "$fx/genuine.gpg" >/dev/null 2>&1 && ok || bad "v1 store: wot load migrates"
-[ "$(sqlite3 "$w/v1.db" "PRAGMA user_version")" = 5 ] && ok || bad "v1 store: not migrated"
+[ "$(sqlite3 "$w/v1.db" "PRAGMA user_version")" = 6 ] && ok || bad "v1 store: not migrated"
 expect_code 0 "v1 store, migrated" $KSP -d "$w/v1.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
 # a store whose directory cannot take the snapshot: built in memory, same answer
 mkdir -p "$w/rodir" && cp "$w/snap.db" "$w/rodir/" && rm -f "$w/rodir/snap.db-wot"
