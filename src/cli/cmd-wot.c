@@ -80,7 +80,7 @@ static const struct ksp_cmd cmd_path = {
 	.group = KSP_GROUP_ADMIN,
 };
 
-static const struct ksp_cmd *const wot_cmds[] = { &cmd_load, &cmd_stats, &cmd_key, &cmd_path, NULL };
+static const struct ksp_cmd *const wot_cmds[] = { &cmd_load, &ksp_cmd_wot_refresh, &cmd_stats, &cmd_key, &cmd_path, NULL };
 
 const struct ksp_cmd ksp_cmd_wot = {
 	.name = "wot",
