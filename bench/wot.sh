@@ -21,7 +21,8 @@
 # KSP_BENCH_VERIFY_MAX=N largest synthetic size whose verified load is run
 # (default: all; 10^6 keys take about 2.5 minutes to load and 8 for the
 # MSD of their strong set); KSP_BENCH_KA_TIMEOUT=S stops keyanalyze after S seconds (default
-# 1200; its time is then shown as a lower bound).
+# 1200; its time is then shown as a lower bound); KSP_BENCH_NO_KA=1 runs no
+# keyanalyze.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 ksp="$top/ksp"
@@ -56,7 +57,8 @@ have_ka=1
 for t in pgpring process_keys keyanalyze; do
 	command -v $t >/dev/null || have_ka=0
 done
-[ $have_ka = 1 ] || echo "bench/wot.sh: signing-party not installed; keyanalyze columns stay empty" >&2
+[ "${KSP_BENCH_NO_KA:-0}" = 1 ] && have_ka=0
+[ $have_ka = 1 ] || echo "bench/wot.sh: signing-party not installed (or KSP_BENCH_NO_KA=1); keyanalyze columns stay empty" >&2
 
 w=$(mktemp -d "${TMPDIR:-/tmp}/ksp-bench-wot.XXXXXX")
 cleanup() {

@@ -3,8 +3,9 @@
  * ksp wot refresh: a keyring git repository (a pgpkeys-style key tree)
  * loaded only once every commit since the last one accepted is signed by a
  * key the core trusts (ksp verify --git-commit's engine); the last accepted
- * commit is kept in the store, and what is loaded is the tree at it (keys
- * no longer in it removed, unchanged keys skipped by their digest).
+ * commit is kept in the store, and what is loaded is the tree at it, only
+ * when a commit changed a file under keys/ or .keyring/ (keys no longer in
+ * it removed, unchanged keys skipped by their digest, see wot-load.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -182,7 +183,7 @@ static int run_refresh(struct ksp_cli *cli, int argc, char *argv[])
 	unsigned int flags = KSP_WOT_LOAD_PRUNE;
 	size_t n_checked = 0;
 	uint64_t keys = 0, certs = 0, bad = 0;
-	bool loaded = false, began = false;
+	bool loaded = false, began = false, key_files_changed = true;
 	int c, r, status;
 
 	status = cli_trust_opts_init(cli, &to);
@@ -252,6 +253,8 @@ static int run_refresh(struct ksp_cli *cli, int argc, char *argv[])
 			goto out;
 		}
 	}
+	if (last && strcmp(last, head) == 0 && !(flags & KSP_WOT_LOAD_FULL))
+		key_files_changed = false;
 	if (last && strcmp(last, head) != 0) {
 		const char *args[] = { "merge-base", "--is-ancestor", last, head, NULL };
 		r = git_line(cli, repo, args, NULL);
@@ -324,7 +327,22 @@ static int run_refresh(struct ksp_cli *cli, int argc, char *argv[])
 			goto out;
 		}
 	}
-	if (last == NULL || strcmp(last, head) != 0 || (flags & KSP_WOT_LOAD_FULL)) {
+	/* commits that change no key file (graphs/, a README) load nothing */
+	if (last && strcmp(last, head) != 0 && !(flags & KSP_WOT_LOAD_FULL)) {
+		const char *args[] = { "diff", "--name-only", last, head, "--", "keys", ".keyring", NULL };
+		char *changed = NULL;
+
+		r = git_line(cli, repo, args, &changed);
+		if (r != 0) {
+			if (r > 0)
+				cli_err(cli, "%s: git diff failed; check the repository (git -C %s fsck)", shown, shown);
+			status = KSP_EXIT_ERROR;
+			goto out;
+		}
+		key_files_changed = changed && changed[0];
+		free(changed);
+	}
+	if (key_files_changed) {
 		void *tree = NULL;
 		size_t len = 0;
 
@@ -355,6 +373,9 @@ static int run_refresh(struct ksp_cli *cli, int argc, char *argv[])
 		       "certifications, %llu malformed keys skipped\n",
 		       shown, n_checked, n_checked == 1 ? "" : "s", head, (unsigned long long)keys,
 		       (unsigned long long)certs, (unsigned long long)bad);
+	} else if (n_checked) {
+		printf("%s: %zu commit%s checked, signed by keys the core trusts; no key file changed: accepted %s\n",
+		       shown, n_checked, n_checked == 1 ? "" : "s", head);
 	} else {
 		printf("%s: up to date at %s\n", shown, head);
 	}

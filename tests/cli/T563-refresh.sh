@@ -70,6 +70,13 @@ expect_match "$OUT" '1 commit checked'
 expect_eq "$(keys)" 4 "the key removed from the repository is removed"
 expect_eq "$(accepted)" "$(gitr rev-parse HEAD)" "HEAD accepted"
 
+# a commit that changes no key file: checked, nothing loaded
+echo notes >"$r/README"; gitr add README; commit "$P1" "a README"
+expect_code 0 $KSP -v -d "$T/s.db" wot refresh --core-fpr "$P1" "$r"
+expect_match "$OUT" '1 commit checked, signed by keys the core trusts; no key file changed'
+expect_eq "$(accepted)" "$(gitr rev-parse HEAD)" "HEAD accepted"
+good=$(gitr rev-parse HEAD)
+
 # a work tree that is not HEAD's: refused
 cp "$ks/$2" "$r/keys/"
 gitr reset -q --hard "$good"
