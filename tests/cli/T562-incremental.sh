@@ -73,6 +73,13 @@ same r fresh-less "keys removed (--prune) = fresh load"
 load r "$new" --prune
 same r fresh "keys back = fresh load"
 
+# every key twice (the older copies after): as a fresh load of the same
+cat "$new" "$T/old.gpg" >"$T/twice.gpg"
+load twice-fresh "$T/twice.gpg"
+load twice "$new"
+load twice "$T/twice.gpg"
+same twice twice-fresh "keys twice in the input = fresh load"
+
 # a --no-verify load, then a checking one: everything is checked
 expect_code 0 $KSP -d "$T/e.db" wot load --no-verify "$ring"
 expect_code 0 $KSP -v -d "$T/e.db" wot load "$ring"

@@ -107,6 +107,10 @@ struct loader {
 	uint64_t n_same;
 	int64_t *seen; /* ids of the keys of the input (skipped or stored) */
 	size_t n_seen, cap_seen;
+	/* hashes of the fingerprints of the blocks skipped and of those read,
+	 * see plan_blocks() */
+	uint64_t *fh_skip, *fh_read;
+	size_t n_fh_skip, cap_fh_skip, n_fh_read, cap_fh_read;
 	uint8_t **extra; /* issuers' key packets read back from the store */
 	size_t n_extra, cap_extra;
 	struct signer *signers;
@@ -1364,6 +1368,8 @@ static void loader_done(struct loader *l)
 	sqlite3_finalize(l->st_source);
 	sqlite3_finalize(l->st_source2);
 	free(l->seen);
+	free(l->fh_skip);
+	free(l->fh_read);
 	free(l->extra);
 	free(l->signers);
 	free(l->bodies);
@@ -1426,6 +1432,68 @@ static int out_add(uint8_t **out, size_t *n, size_t *cap, const uint8_t *data, s
 	return 0;
 }
 
+static uint64_t fpr_hash(const char *f)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *f; f++)
+		h = (h ^ (uint8_t)*f) * 0x100000001b3ull;
+	return h;
+}
+
+/* A block that is read: the hash of its primary key's fingerprint. */
+static int block_read(struct loader *l, const uint8_t *data, size_t from, size_t to)
+{
+	struct ksp_pgp_packet pkt;
+	struct ksp_pgp_pubkey pk;
+	size_t pos = from;
+	char fpr[65];
+	int r = 0;
+
+	if (to <= from || ksp_pgp_packet_next(data, to, &pos, &pkt) < 0)
+		return 0;
+	if (ksp_pgp_parse_pubkey(pkt.body, pkt.body_len, pkt.tag == KSP_PGP_TAG_SECRET_KEY, &pk) == 0 &&
+	    ksp_pgp_fingerprint(&pk) == 0) {
+		ksp_pgp_fpr_hex(&pk, fpr);
+		if (grow((void **)&l->fh_read, &l->cap_fh_read, l->n_fh_read + 1, sizeof(*l->fh_read)) < 0)
+			r = -ENOMEM;
+		else
+			l->fh_read[l->n_fh_read++] = fpr_hash(fpr);
+	}
+	free(pkt.joined);
+	return r;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Does a key come in a block that is skipped and in one that is read (two
+ * copies of one key in the input, one stored already)?  Loading only the
+ * other copy would leave the key as that copy alone makes it (its expiry),
+ * not as both in their order: then nothing is skipped. */
+static bool blocks_overlap(struct loader *l)
+{
+	size_t i = 0, j = 0;
+
+	qsort(l->fh_skip, l->n_fh_skip, sizeof(*l->fh_skip), cmp_u64);
+	qsort(l->fh_read, l->n_fh_read, sizeof(*l->fh_read), cmp_u64);
+	for (size_t k = 1; k < l->n_fh_skip; k++)
+		if (l->fh_skip[k] == l->fh_skip[k - 1])
+			return true;
+	while (i < l->n_fh_skip && j < l->n_fh_read) {
+		if (l->fh_skip[i] == l->fh_read[j])
+			return true;
+		if (l->fh_skip[i] < l->fh_read[j])
+			i++;
+		else
+			j++;
+	}
+	return false;
+}
+
 /* Block @data[@from, @to) (a key's packets): stored already?  Then its key
  * is seen (and its source updated) and true is returned in *@skip. */
 static int block_known(struct loader *l, const uint8_t *data, size_t from, size_t to, bool secret,
@@ -1445,8 +1513,14 @@ static int block_known(struct loader *l, const uint8_t *data, size_t from, size_
 	rc = sqlite3_step(l->st_block_get);
 	if (rc == SQLITE_ROW) {
 		const unsigned char *was = sqlite3_column_text(l->st_block_get, 1);
+		const char *fpr = (const char *)sqlite3_column_text(l->st_block_get, 2);
 		key_id = sqlite3_column_int64(l->st_block_get, 0);
 		same_source = was && strcmp((const char *)was, source) == 0;
+		if (grow((void **)&l->fh_skip, &l->cap_fh_skip, l->n_fh_skip + 1, sizeof(*l->fh_skip)) < 0) {
+			sqlite3_reset(l->st_block_get);
+			return -ENOMEM;
+		}
+		l->fh_skip[l->n_fh_skip++] = fpr_hash(fpr ? fpr : "");
 	}
 	sqlite3_reset(l->st_block_get);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -1501,6 +1575,8 @@ static int plan_blocks(struct loader *l, const uint8_t *data, size_t len, const 
 		if (pkt.tag == KSP_PGP_TAG_PUBLIC_KEY || pkt.tag == KSP_PGP_TAG_SECRET_KEY) {
 			if (in_key) {
 				r = block_known(l, data, start, at, secret, source, &skip);
+				if (r == 0 && !skip)
+					r = block_read(l, data, start, at);
 				if (r < 0)
 					goto fail;
 				if (skip) {
@@ -1519,6 +1595,8 @@ static int plan_blocks(struct loader *l, const uint8_t *data, size_t len, const 
 	}
 	if (in_key && pos == len) {
 		r = block_known(l, data, start, len, secret, source, &skip);
+		if (r == 0 && !skip)
+			r = block_read(l, data, start, len);
 		if (r < 0)
 			goto fail;
 		if (skip) {
@@ -1648,7 +1726,7 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 	struct batch *cur, *next;
 	const uint8_t *rdata;
 	uint8_t *rest = NULL; /* the input without the blocks stored already */
-	size_t rlen, cursor = 0, mark = 0;
+	size_t rest_len = 0, rlen, cursor = 0, mark = 0;
 	uint64_t seen = 0, pruned = 0;
 	int64_t changes_start = 0;
 	bool end = false, changes_made = false;
@@ -1716,13 +1794,21 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		goto out;
 	if (l.store_had_keys && !(flags & KSP_WOT_LOAD_FULL)) {
 		/* the blocks stored already are left out of what is read */
-		size_t rest_len = 0;
-
-		if ((r = prep(&l, &l.st_block_get, "SELECT key_id, source FROM key_blocks WHERE digest = ?1 AND checked >= ?2")) < 0 ||
+		if ((r = prep(&l, &l.st_block_get, "SELECT b.key_id, b.source, k.fpr FROM key_blocks b JOIN keys k ON k.id = b.key_id "
+			       "WHERE b.digest = ?1 AND b.checked >= ?2")) < 0 ||
 		    (r = prep(&l, &l.st_source, "UPDATE keys SET source = ?2 WHERE id = ?1")) < 0 ||
 		    (r = prep(&l, &l.st_source2, "UPDATE key_blocks SET source = ?2 WHERE key_id = ?1")) < 0 ||
 		    (r = plan_blocks(&l, rdata, rlen, source, &rest, &rest_len)) < 0)
 			goto out;
+	}
+	if (l.st_block_get && blocks_overlap(&l)) {
+		/* a key twice in the input, one copy stored already: everything
+		 * is read */
+		free(rest);
+		rest = NULL;
+		l.keys = l.n_same = 0;
+		l.n_seen = 0;
+	} else if (l.st_block_get) {
 		ksp_pgp_reader_free(rd);
 		rd = NULL;
 		ksp_input_drop_all(in, &mark);
