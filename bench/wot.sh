@@ -22,7 +22,7 @@
 # (default: all; 10^6 keys take about 2.5 minutes to load and 8 for the
 # MSD of their strong set); KSP_BENCH_KA_TIMEOUT=S stops keyanalyze after S seconds (default
 # 1200; its time is then shown as a lower bound); KSP_BENCH_NO_KA=1 runs no
-# keyanalyze.
+# keyanalyze; KSP_BENCH_NO_GPG=1 no gpg (its Debian rows are left out).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 ksp="$top/ksp"
@@ -271,31 +271,33 @@ elif [ -r "$ring" ]; then
 	d_ksp=$(echo "${WALL[deb-load]} + ${WALL[deb-stats]}" | bc -l)
 	d_good=$(json "$w/deb-stats.out" certifications.good 2>/dev/null || echo "?")
 	d_total=$(json "$w/deb-stats.out" certifications.total 2>/dev/null || echo "?")
-	say "Debian keyring: gpg --import, gpg --check-sigs"
-	mkdir -m 700 "$w/gpg"
-	run deb-gpgimp gpg --homedir "$w/gpg" --batch --quiet --import "$ring"
-	# SHA-1 certifications count (as in ksp).  Not --no-sig-cache: gpg
-	# 2.2.40 aborts with "free(): double free detected" at once with it; so
-	# gpg may reuse verdicts cached by the import, which only favours gpg.
-	run deb-gpg gpg --homedir "$w/gpg" --batch --allow-weak-key-signatures --with-colons --check-sigs
-	g_good=$(grep -c '^sig:!' "$w/deb-gpg.out")
-	g_all=$(grep -c '^sig:' "$w/deb-gpg.out")
-	gpgconf --homedir "$w/gpg" --kill all >/dev/null 2>&1
-	rm -rf "$w/gpg"
-	g_both=$(echo "${WALL[deb-gpgimp]} + ${WALL[deb-gpg]}" | bc -l)
-	row "Debian keyring" "verify every certification" \
-		"$(f2 "$d_ksp") s (load $(f2 "${WALL[deb-load]}") + stats $(f2 "${WALL[deb-stats]}")), RSS $(mb "${RSS[deb-load]}")" \
-		"$(f2 "$g_both") s (gpg --import $(f2 "${WALL[deb-gpgimp]}") + --check-sigs $(f2 "${WALL[deb-gpg]}"))" \
-		"$(ratio "$g_both" "$d_ksp")" "≥ 20×" \
-		"ksp: $d_good of $d_total certifications good; gpg: $g_good of $g_all sig records '!' (self-sigs included); met: $(met "$g_both >= 20 * $d_ksp")"
-	row "Debian keyring" "the same, gpg --check-sigs alone" "" "$(f2 "${WALL[deb-gpg]}") s" \
-		"$(ratio "${WALL[deb-gpg]}" "$d_ksp")" "" "ksp CPU $(f1 "$(echo "${CPU[deb-load]} + ${CPU[deb-stats]}" | bc -l)") s, gpg CPU $(f1 "$(echo "${CPU[deb-gpgimp]} + ${CPU[deb-gpg]}" | bc -l)") s (import + check)"
+	if [ "${KSP_BENCH_NO_GPG:-0}" != 1 ]; then
+		say "Debian keyring: gpg --import, gpg --check-sigs"
+		mkdir -m 700 "$w/gpg"
+		run deb-gpgimp gpg --homedir "$w/gpg" --batch --quiet --import "$ring"
+		# SHA-1 certifications count (as in ksp).  Not --no-sig-cache: gpg
+		# 2.2.40 aborts with "free(): double free detected" at once with it; so
+		# gpg may reuse verdicts cached by the import, which only favours gpg.
+		run deb-gpg gpg --homedir "$w/gpg" --batch --allow-weak-key-signatures --with-colons --check-sigs
+		g_good=$(grep -c '^sig:!' "$w/deb-gpg.out")
+		g_all=$(grep -c '^sig:' "$w/deb-gpg.out")
+		gpgconf --homedir "$w/gpg" --kill all >/dev/null 2>&1
+		rm -rf "$w/gpg"
+		g_both=$(echo "${WALL[deb-gpgimp]} + ${WALL[deb-gpg]}" | bc -l)
+		row "Debian keyring" "verify every certification" \
+			"$(f2 "$d_ksp") s (load $(f2 "${WALL[deb-load]}") + stats $(f2 "${WALL[deb-stats]}")), RSS $(mb "${RSS[deb-load]}")" \
+			"$(f2 "$g_both") s (gpg --import $(f2 "${WALL[deb-gpgimp]}") + --check-sigs $(f2 "${WALL[deb-gpg]}"))" \
+			"$(ratio "$g_both" "$d_ksp")" "≥ 20×" \
+			"ksp: $d_good of $d_total certifications good; gpg: $g_good of $g_all sig records '!' (self-sigs included); met: $(met "$g_both >= 20 * $d_ksp")"
+		row "Debian keyring" "the same, gpg --check-sigs alone" "" "$(f2 "${WALL[deb-gpg]}") s" \
+			"$(ratio "${WALL[deb-gpg]}" "$d_ksp")" "" "ksp CPU $(f1 "$(echo "${CPU[deb-load]} + ${CPU[deb-stats]}" | bc -l)") s, gpg CPU $(f1 "$(echo "${CPU[deb-gpgimp]} + ${CPU[deb-gpg]}" | bc -l)") s (import + check)"
+	fi
 	verify_rate_row "Debian keyring" deb-load 1
 	# incremental loading (issue 24): the same keyring again into its store,
 	# and into a store that holds an older copy of 1% of its keys
 	run deb-reload "$ksp" -v -d "$w/deb.db" wot load "$ring"
 	incremental_rows "Debian keyring" "$ring" deb-load deb
-	if [ -n "$VR_WHOLE" ]; then
+	if [ -n "$VR_WHOLE" ] && [ -n "${g_all:-}" ]; then
 		g_rate=$(echo "$g_all / (${CPU[deb-gpgimp]} + ${CPU[deb-gpg]})" | bc -l)
 		notes+=("Debian keyring: gpg checked $g_all signature records at $(printf '%.0f' "$g_rate") per CPU-second (import + --check-sigs).")
 	fi

@@ -9,6 +9,7 @@
 -- certs_graph: what the graph snapshot is built of (wot-snap.c), so that
 -- rebuilding it after a small change reads this index, not every
 -- certification with its signature packet.
+-- keys_graph: the same for the keys (their rows hold the key blocks).
 -- refresh: per keyring git repository, the last commit whose history
 -- 'wot refresh' checked and loaded.
 CREATE TABLE IF NOT EXISTS key_blocks (
@@ -21,6 +22,7 @@ CREATE INDEX IF NOT EXISTS key_blocks_digest ON key_blocks(digest);
 CREATE INDEX IF NOT EXISTS certs_pending ON certs(issuer_keyid) WHERE verified = 4;
 CREATE INDEX IF NOT EXISTS certs_graph ON certs(uid_id, issuer_fpr, sig_type, hash_algo, created, expires, verified, exportable)
 	WHERE verified = 1 AND exportable = 1 AND issuer_fpr IS NOT NULL AND (sig_type BETWEEN 16 AND 19 OR sig_type = 48);
+CREATE INDEX IF NOT EXISTS keys_graph ON keys(id, fpr, created, expires, revoked, algo, bits, revoked_reason);
 CREATE TABLE IF NOT EXISTS refresh (
 	repo        TEXT PRIMARY KEY,
 	commit_id   TEXT NOT NULL,

@@ -112,6 +112,7 @@ struct loader {
 	uint64_t *fh_skip, *fh_read;
 	size_t n_fh_skip, cap_fh_skip, n_fh_read, cap_fh_read;
 	uint8_t **extra; /* issuers' key packets read back from the store */
+	sqlite3_blob *blob; /* fetch_issuer()'s handle on keys.keydata */
 	size_t n_extra, cap_extra;
 	struct signer *signers;
 	size_t n_signers, cap_signers;
@@ -291,10 +292,19 @@ static int fetch_issuer(struct loader *l, sqlite3_stmt *st, const struct ksp_pgp
 		size_t pos = 0;
 		int n, want;
 
-		if (sqlite3_blob_open(l->db, "main", "keys", "keydata", sqlite3_column_int64(st, 0), 0, &bl) != SQLITE_OK) {
-			sqlite3_blob_close(bl); /* no keydata */
-			continue;
+		/* one handle moved from row to row (opening one compiles a
+		 * statement); after a failure (no keydata) it is opened anew */
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (l->blob == NULL || sqlite3_blob_reopen(l->blob, id) != SQLITE_OK) {
+			sqlite3_blob_close(l->blob);
+			l->blob = NULL;
+			if (sqlite3_blob_open(l->db, "main", "keys", "keydata", id, 0, &l->blob) != SQLITE_OK) {
+				sqlite3_blob_close(l->blob); /* no keydata */
+				l->blob = NULL;
+				continue;
+			}
 		}
+		bl = l->blob;
 		n = sqlite3_blob_bytes(bl);
 		want = n < 4096 ? n : 4096;
 		for (;;) {
@@ -315,7 +325,6 @@ static int fetch_issuer(struct loader *l, sqlite3_stmt *st, const struct ksp_pgp
 			}
 			want = n; /* a primary key packet over 4 KB */
 		}
-		sqlite3_blob_close(bl);
 		if (buf == NULL)
 			continue;
 		if (pkt.joined != NULL || pkt.tag != KSP_PGP_TAG_PUBLIC_KEY ||
@@ -1363,6 +1372,8 @@ static void loader_done(struct loader *l)
 		free(l->extra[i]);
 	free(l->missing);
 	sqlite3_finalize(l->st_issuer);
+	sqlite3_blob_close(l->blob);
+	l->blob = NULL;
 	sqlite3_finalize(l->st_block_get);
 	sqlite3_finalize(l->st_block_put);
 	sqlite3_finalize(l->st_source);
@@ -1441,8 +1452,9 @@ static uint64_t fpr_hash(const char *f)
 	return h;
 }
 
-/* A block that is read: the hash of its primary key's fingerprint. */
-static int block_read(struct loader *l, const uint8_t *data, size_t from, size_t to)
+/* The hash of the fingerprint of the primary key of a block skipped or
+ * read (from its key packet: the store is not read for it). */
+static int block_fpr(struct loader *l, const uint8_t *data, size_t from, size_t to, bool skipped)
 {
 	struct ksp_pgp_packet pkt;
 	struct ksp_pgp_pubkey pk;
@@ -1454,11 +1466,13 @@ static int block_read(struct loader *l, const uint8_t *data, size_t from, size_t
 		return 0;
 	if (ksp_pgp_parse_pubkey(pkt.body, pkt.body_len, pkt.tag == KSP_PGP_TAG_SECRET_KEY, &pk) == 0 &&
 	    ksp_pgp_fingerprint(&pk) == 0) {
+		uint64_t **a = skipped ? &l->fh_skip : &l->fh_read;
+		size_t *n = skipped ? &l->n_fh_skip : &l->n_fh_read, *cap = skipped ? &l->cap_fh_skip : &l->cap_fh_read;
 		ksp_pgp_fpr_hex(&pk, fpr);
-		if (grow((void **)&l->fh_read, &l->cap_fh_read, l->n_fh_read + 1, sizeof(*l->fh_read)) < 0)
+		if (grow((void **)a, cap, *n + 1, sizeof(**a)) < 0)
 			r = -ENOMEM;
 		else
-			l->fh_read[l->n_fh_read++] = fpr_hash(fpr);
+			(*a)[(*n)++] = fpr_hash(fpr);
 	}
 	free(pkt.joined);
 	return r;
@@ -1513,20 +1527,17 @@ static int block_known(struct loader *l, const uint8_t *data, size_t from, size_
 	rc = sqlite3_step(l->st_block_get);
 	if (rc == SQLITE_ROW) {
 		const unsigned char *was = sqlite3_column_text(l->st_block_get, 1);
-		const char *fpr = (const char *)sqlite3_column_text(l->st_block_get, 2);
 		key_id = sqlite3_column_int64(l->st_block_get, 0);
 		same_source = was && strcmp((const char *)was, source) == 0;
-		if (grow((void **)&l->fh_skip, &l->cap_fh_skip, l->n_fh_skip + 1, sizeof(*l->fh_skip)) < 0) {
-			sqlite3_reset(l->st_block_get);
-			return -ENOMEM;
-		}
-		l->fh_skip[l->n_fh_skip++] = fpr_hash(fpr ? fpr : "");
 	}
 	sqlite3_reset(l->st_block_get);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "key blocks");
 	if (rc == SQLITE_DONE)
 		return 0;
+	r = block_fpr(l, data, from, to, true);
+	if (r < 0)
+		return r;
 	/* (keys.source comes after keydata: reading it would read the block
 	 * back; key_blocks holds a copy) */
 	if (!same_source) {
@@ -1576,7 +1587,7 @@ static int plan_blocks(struct loader *l, const uint8_t *data, size_t len, const 
 			if (in_key) {
 				r = block_known(l, data, start, at, secret, source, &skip);
 				if (r == 0 && !skip)
-					r = block_read(l, data, start, at);
+					r = block_fpr(l, data, start, at, false);
 				if (r < 0)
 					goto fail;
 				if (skip) {
@@ -1596,7 +1607,7 @@ static int plan_blocks(struct loader *l, const uint8_t *data, size_t len, const 
 	if (in_key && pos == len) {
 		r = block_known(l, data, start, len, secret, source, &skip);
 		if (r == 0 && !skip)
-			r = block_read(l, data, start, len);
+			r = block_fpr(l, data, start, len, false);
 		if (r < 0)
 			goto fail;
 		if (skip) {
@@ -1794,8 +1805,7 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		goto out;
 	if (l.store_had_keys && !(flags & KSP_WOT_LOAD_FULL)) {
 		/* the blocks stored already are left out of what is read */
-		if ((r = prep(&l, &l.st_block_get, "SELECT b.key_id, b.source, k.fpr FROM key_blocks b JOIN keys k ON k.id = b.key_id "
-			       "WHERE b.digest = ?1 AND b.checked >= ?2")) < 0 ||
+		if ((r = prep(&l, &l.st_block_get, "SELECT key_id, source FROM key_blocks WHERE digest = ?1 AND checked >= ?2")) < 0 ||
 		    (r = prep(&l, &l.st_source, "UPDATE keys SET source = ?2 WHERE id = ?1")) < 0 ||
 		    (r = prep(&l, &l.st_source2, "UPDATE key_blocks SET source = ?2 WHERE key_id = ?1")) < 0 ||
 		    (r = plan_blocks(&l, rdata, rlen, source, &rest, &rest_len)) < 0)
