@@ -111,6 +111,10 @@ struct loader {
 	 * see plan_blocks() */
 	uint64_t *fh_skip, *fh_read;
 	size_t n_fh_skip, cap_fh_skip, n_fh_read, cap_fh_read;
+	/* the key packets of the skipped blocks, signers for the rest (a
+	 * copy: the input is given back once cut) */
+	uint8_t *skip_bodies;
+	size_t n_skip_bodies, cap_skip_bodies;
 	uint8_t **extra; /* issuers' key packets read back from the store */
 	sqlite3_blob *blob; /* fetch_issuer()'s handle on keys.keydata */
 	size_t n_extra, cap_extra;
@@ -1381,6 +1385,7 @@ static void loader_done(struct loader *l)
 	free(l->seen);
 	free(l->fh_skip);
 	free(l->fh_read);
+	free(l->skip_bodies);
 	free(l->extra);
 	free(l->signers);
 	free(l->bodies);
@@ -1468,14 +1473,44 @@ static int block_fpr(struct loader *l, const uint8_t *data, size_t from, size_t 
 	    ksp_pgp_fingerprint(&pk) == 0) {
 		uint64_t **a = skipped ? &l->fh_skip : &l->fh_read;
 		size_t *n = skipped ? &l->n_fh_skip : &l->n_fh_read, *cap = skipped ? &l->cap_fh_skip : &l->cap_fh_read;
+		size_t before = l->n_signers;
 		ksp_pgp_fpr_hex(&pk, fpr);
 		if (grow((void **)a, cap, *n + 1, sizeof(**a)) < 0)
 			r = -ENOMEM;
 		else
 			(*a)[(*n)++] = fpr_hash(fpr);
+		/* a skipped key is a signer of the keys read, as it is in the
+		 * input: not read back from the store (see skip_signers()) */
+		if (r == 0 && skipped && l->verify && pkt.tag == KSP_PGP_TAG_PUBLIC_KEY) {
+			if (add_signer(l, &pk) < 0)
+				r = -ENOMEM;
+			else if (l->n_signers > before &&
+				 grow((void **)&l->skip_bodies, &l->cap_skip_bodies, l->n_skip_bodies + pk.body_len, 1) < 0)
+				r = -ENOMEM;
+			else if (l->n_signers > before) {
+				memcpy(l->skip_bodies + l->n_skip_bodies, pk.body, pk.body_len);
+				l->n_skip_bodies += pk.body_len;
+			}
+		}
 	}
 	free(pkt.joined);
 	return r;
+}
+
+/* The signers plan_blocks() added point into skip_bodies (in the order
+ * they were added); or, when nothing is skipped after all, they go. */
+static void skip_signers(struct loader *l, bool keep)
+{
+	size_t off = 0;
+
+	if (!keep) {
+		l->n_signers = 0;
+		return;
+	}
+	for (size_t i = 0; i < l->n_signers; i++) {
+		l->signers[i].body = l->skip_bodies + off;
+		off += l->signers[i].body_len;
+	}
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -1818,7 +1853,9 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		rest = NULL;
 		l.keys = l.n_same = 0;
 		l.n_seen = 0;
+		skip_signers(&l, false);
 	} else if (l.st_block_get) {
+		skip_signers(&l, true);
 		ksp_pgp_reader_free(rd);
 		rd = NULL;
 		ksp_input_drop_all(in, &mark);
