@@ -9,6 +9,9 @@
  * pgp-rsa.c, Ed25519 by ed25519.c, eight at a time where the CPU has
  * AVX-512 IFMA, the rest by libgcrypt).
  *
+ * 0. into a store that has keys: the input is cut into key blocks and each
+ *    block whose SHA-256 the store holds (key_blocks) is left out of what
+ *    is read (plan_blocks()); its key packet is kept as a signer;
  * 1. index pass: every primary key packet of the input is framed and
  *    fingerprinted (its public part stays where it is, in the input or the
  *    reader's decoded armor), so every issuer in the input is known before
