@@ -6,6 +6,8 @@
 #   Debian keyring   ksp wot load + wot stats       vs  gpg --import + gpg --check-sigs
 #                    ksp wot load again: unchanged, and with 1% of the keys
 #                    changed (tests/tools/keyring-vary.py), vs the first load
+#                    (wall and CPU; also for the synthetic keyrings up to
+#                    KSP_BENCH_INCR_MAX keys, default 10^5)
 #                    ksp wot stats --structural --keyring (no store), and
 #                    ksp wot load --no-verify + wot stats --structural
 #                                                   vs  pgpring | process_keys; keyanalyze
@@ -19,7 +21,8 @@
 # KSP_BENCH_VERIFY_MAX=N largest synthetic size whose verified load is run
 # (default: all; 10^6 keys take about 2.5 minutes to load and 8 for the
 # MSD of their strong set); KSP_BENCH_KA_TIMEOUT=S stops keyanalyze after S seconds (default
-# 1200; its time is then shown as a lower bound).
+# 1200; its time is then shown as a lower bound); KSP_BENCH_NO_KA=1 runs no
+# keyanalyze; KSP_BENCH_NO_GPG=1 no gpg (its Debian rows are left out).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 ksp="$top/ksp"
@@ -54,7 +57,8 @@ have_ka=1
 for t in pgpring process_keys keyanalyze; do
 	command -v $t >/dev/null || have_ka=0
 done
-[ $have_ka = 1 ] || echo "bench/wot.sh: signing-party not installed; keyanalyze columns stay empty" >&2
+[ "${KSP_BENCH_NO_KA:-0}" = 1 ] && have_ka=0
+[ $have_ka = 1 ] || echo "bench/wot.sh: signing-party not installed (or KSP_BENCH_NO_KA=1); keyanalyze columns stay empty" >&2
 
 w=$(mktemp -d "${TMPDIR:-/tmp}/ksp-bench-wot.XXXXXX")
 cleanup() {
@@ -230,6 +234,33 @@ PY
 		"strong set: ksp $SS_STRUCT"
 }
 
+# incremental_rows LABEL KEYRING FIRST-RUN TAG: the rows of issue 24's
+# targets, side by side with the first load FIRST-RUN of KEYRING (run just
+# before), after "run TAG-reload" (the same keyring again into that store):
+# a store that holds an older copy of 1% of the keys (keyring-vary.py),
+# under the same file name (a keyring repository's file, changed), then the
+# keyring; wall-clock and CPU (user + sys) times.
+incremental_rows() {
+	local label=$1 kr=$2 first=$3 tag=$4 n rest what target pc pcc ok
+	mkdir -p "$w/$tag-cur"
+	python3 "$top/tests/tools/keyring-vary.py" "$kr" "$w/$tag-cur/keyring.gpg" 1 >"$w/$tag-old.n"
+	rm -f "$w/$tag-1.db"*
+	run "$tag-old" "$ksp" -d "$w/$tag-1.db" wot load "$w/$tag-cur/keyring.gpg"
+	cp "$kr" "$w/$tag-cur/keyring.gpg"
+	run "$tag-reload1" "$ksp" -v -d "$w/$tag-1.db" wot load "$w/$tag-cur/keyring.gpg"
+	for t in "$tag-reload:unchanged:10" "$tag-reload1:$(cat "$w/$tag-old.n") keys (1%) changed:15"; do
+		n=${t%%:*}; rest=${t#*:}; what=${rest%:*}; target=${rest##*:}
+		pc=$(echo "100 * ${WALL[$n]} / ${WALL[$first]}" | bc -l)
+		pcc=$(echo "100 * ${CPU[$n]} / ${CPU[$first]}" | bc -l)
+		ok=no; [ "$(echo "$pc <= $target && $pcc <= $target" | bc -l)" = 1 ] && ok=yes
+		row "$label" "wot load again, $what" "$(f2 "${WALL[$n]}") s wall, $(f2 "${CPU[$n]}") s CPU" \
+			"first load $(f2 "${WALL[$first]}") s wall, $(f2 "${CPU[$first]}") s CPU" \
+			"$(f1 "$pc")% wall, $(f1 "$pcc")% CPU of the first" "<= $target%: $ok" \
+			"$(grep -o '[0-9]* signatures checked' "$w/$n.err" | head -n 1); $(grep -o '[0-9]* key(s) stored already' "$w/$n.err" | head -n 1)"
+	done
+	rm -rf "$w/$tag-cur" "$w/$tag-1.db"*
+}
+
 # ---------------------------------------------------------------- Debian
 if [ "${KSP_BENCH_DEBIAN:-1}" = 0 ]; then
 	notes+=("Debian keyring rows skipped (KSP_BENCH_DEBIAN=0).")
@@ -240,42 +271,33 @@ elif [ -r "$ring" ]; then
 	d_ksp=$(echo "${WALL[deb-load]} + ${WALL[deb-stats]}" | bc -l)
 	d_good=$(json "$w/deb-stats.out" certifications.good 2>/dev/null || echo "?")
 	d_total=$(json "$w/deb-stats.out" certifications.total 2>/dev/null || echo "?")
-	say "Debian keyring: gpg --import, gpg --check-sigs"
-	mkdir -m 700 "$w/gpg"
-	run deb-gpgimp gpg --homedir "$w/gpg" --batch --quiet --import "$ring"
-	# SHA-1 certifications count (as in ksp).  Not --no-sig-cache: gpg
-	# 2.2.40 aborts with "free(): double free detected" at once with it; so
-	# gpg may reuse verdicts cached by the import, which only favours gpg.
-	run deb-gpg gpg --homedir "$w/gpg" --batch --allow-weak-key-signatures --with-colons --check-sigs
-	g_good=$(grep -c '^sig:!' "$w/deb-gpg.out")
-	g_all=$(grep -c '^sig:' "$w/deb-gpg.out")
-	gpgconf --homedir "$w/gpg" --kill all >/dev/null 2>&1
-	rm -rf "$w/gpg"
-	g_both=$(echo "${WALL[deb-gpgimp]} + ${WALL[deb-gpg]}" | bc -l)
-	row "Debian keyring" "verify every certification" \
-		"$(f2 "$d_ksp") s (load $(f2 "${WALL[deb-load]}") + stats $(f2 "${WALL[deb-stats]}")), RSS $(mb "${RSS[deb-load]}")" \
-		"$(f2 "$g_both") s (gpg --import $(f2 "${WALL[deb-gpgimp]}") + --check-sigs $(f2 "${WALL[deb-gpg]}"))" \
-		"$(ratio "$g_both" "$d_ksp")" "≥ 20×" \
-		"ksp: $d_good of $d_total certifications good; gpg: $g_good of $g_all sig records '!' (self-sigs included); met: $(met "$g_both >= 20 * $d_ksp")"
-	row "Debian keyring" "the same, gpg --check-sigs alone" "" "$(f2 "${WALL[deb-gpg]}") s" \
-		"$(ratio "${WALL[deb-gpg]}" "$d_ksp")" "" "ksp CPU $(f1 "$(echo "${CPU[deb-load]} + ${CPU[deb-stats]}" | bc -l)") s, gpg CPU $(f1 "$(echo "${CPU[deb-gpgimp]} + ${CPU[deb-gpg]}" | bc -l)") s (import + check)"
+	if [ "${KSP_BENCH_NO_GPG:-0}" != 1 ]; then
+		say "Debian keyring: gpg --import, gpg --check-sigs"
+		mkdir -m 700 "$w/gpg"
+		run deb-gpgimp gpg --homedir "$w/gpg" --batch --quiet --import "$ring"
+		# SHA-1 certifications count (as in ksp).  Not --no-sig-cache: gpg
+		# 2.2.40 aborts with "free(): double free detected" at once with it; so
+		# gpg may reuse verdicts cached by the import, which only favours gpg.
+		run deb-gpg gpg --homedir "$w/gpg" --batch --allow-weak-key-signatures --with-colons --check-sigs
+		g_good=$(grep -c '^sig:!' "$w/deb-gpg.out")
+		g_all=$(grep -c '^sig:' "$w/deb-gpg.out")
+		gpgconf --homedir "$w/gpg" --kill all >/dev/null 2>&1
+		rm -rf "$w/gpg"
+		g_both=$(echo "${WALL[deb-gpgimp]} + ${WALL[deb-gpg]}" | bc -l)
+		row "Debian keyring" "verify every certification" \
+			"$(f2 "$d_ksp") s (load $(f2 "${WALL[deb-load]}") + stats $(f2 "${WALL[deb-stats]}")), RSS $(mb "${RSS[deb-load]}")" \
+			"$(f2 "$g_both") s (gpg --import $(f2 "${WALL[deb-gpgimp]}") + --check-sigs $(f2 "${WALL[deb-gpg]}"))" \
+			"$(ratio "$g_both" "$d_ksp")" "≥ 20×" \
+			"ksp: $d_good of $d_total certifications good; gpg: $g_good of $g_all sig records '!' (self-sigs included); met: $(met "$g_both >= 20 * $d_ksp")"
+		row "Debian keyring" "the same, gpg --check-sigs alone" "" "$(f2 "${WALL[deb-gpg]}") s" \
+			"$(ratio "${WALL[deb-gpg]}" "$d_ksp")" "" "ksp CPU $(f1 "$(echo "${CPU[deb-load]} + ${CPU[deb-stats]}" | bc -l)") s, gpg CPU $(f1 "$(echo "${CPU[deb-gpgimp]} + ${CPU[deb-gpg]}" | bc -l)") s (import + check)"
+	fi
 	verify_rate_row "Debian keyring" deb-load 1
 	# incremental loading (issue 24): the same keyring again into its store,
 	# and into a store that holds an older copy of 1% of its keys
 	run deb-reload "$ksp" -v -d "$w/deb.db" wot load "$ring"
-	python3 "$top/tests/tools/keyring-vary.py" "$ring" "$w/deb-old.gpg" 1 >"$w/deb-old.n"
-	rm -f "$w/deb1.db"*
-	run deb-old "$ksp" -d "$w/deb1.db" wot load "$w/deb-old.gpg"
-	run deb-reload1 "$ksp" -v -d "$w/deb1.db" wot load "$ring"
-	for t in deb-reload:unchanged:10 deb-reload1:"$(cat "$w/deb-old.n") keys (1%) changed":15; do
-		n=${t%%:*}; rest=${t#*:}; what=${rest%:*}; target=${rest##*:}
-		pc=$(echo "100 * ${WALL[$n]} / ${WALL[deb-load]}" | bc -l)
-		ok=no; [ "$(echo "$pc <= $target" | bc -l)" = 1 ] && ok=yes
-		row "Debian keyring" "wot load again, $what" "$(f2 "${WALL[$n]}") s" "first load $(f2 "${WALL[deb-load]}") s" \
-			"$(f1 "$pc")% of the first" "<= $target%: $ok" \
-			"$(grep -o '[0-9]* signatures checked' "$w/$n.err" | head -n 1); $(grep -o '[0-9]* key(s) stored already' "$w/$n.err" | head -n 1)"
-	done
-	if [ -n "$VR_WHOLE" ]; then
+	incremental_rows "Debian keyring" "$ring" deb-load deb
+	if [ -n "$VR_WHOLE" ] && [ -n "${g_all:-}" ]; then
 		g_rate=$(echo "$g_all / (${CPU[deb-gpgimp]} + ${CPU[deb-gpg]})" | bc -l)
 		notes+=("Debian keyring: gpg checked $g_all signature records at $(printf '%.0f' "$g_rate") per CPU-second (import + --check-sigs).")
 	fi
@@ -338,6 +360,10 @@ for n in $sizes; do
 		MSD_T[$n]=${WALL[v$n-stats]}
 		row "$label" "verified load" "$(f1 "${WALL[v$n-load]}") s wall, $(f1 "${CPU[v$n-load]}") s CPU, RSS $(mb "${RSS[v$n-load]}")" \
 			"" "" "" "$good of $total certifications good (+ $n self-sigs)"
+		if [ "$n" -le "${KSP_BENCH_INCR_MAX:-100000}" ]; then
+			run "v$n-reload" "$ksp" -v -d "$w/v$n.db" wot load "$base.gpg"
+			incremental_rows "$label" "$base.gpg" "v$n-load" "v$n"
+		fi
 		if [ "$n" -ge "$big" ]; then
 			row "$label" "peak memory, verified load (max RSS)" "$(mb "${RSS[v$n-load]}")" "" "" "≤ 2 GB" \
 				"the keyring is $(stat -c %s "$base.gpg" | awk '{printf "%.0f MB", $1/1048576}'), mapped and given back a megabyte at a time behind the reader; met: $(met "${RSS[v$n-load]} <= 2097152")"

@@ -273,6 +273,7 @@ enum ksp_wot_load_flags {
 	KSP_WOT_LOAD_STRICT = 1 << 0, /* a malformed key fails the whole load */
 	KSP_WOT_LOAD_NO_VERIFY = 1 << 1, /* store signatures unchecked (verified = 0) */
 	KSP_WOT_LOAD_FULL = 1 << 2, /* check and write again the keys stored already byte for byte (LIBKSP_3) */
+	KSP_WOT_LOAD_PRUNE = 1 << 3, /* remove the keys last read from the same source that it no longer holds (LIBKSP_3) */
 };
 /* Reads every key in @data (binary or armored keyrings, concatenated,
  * keyserver dumps) with the native reader and stores keys, user IDs and
@@ -281,8 +282,12 @@ enum ksp_wot_load_flags {
  * Every signature is checked (verified = 1 good, 2 bad, 3 unsupported,
  * 4 issuer not in the store) unless KSP_WOT_LOAD_NO_VERIFY.  A key whose
  * packets are stored already, byte for byte, from a load that checked them
- * is not checked nor written again (the same store as loading it in full;
- * KSP_WOT_LOAD_FULL to load it in full anyway).
+ * (the SHA-256 of its packets is kept in the store) is not parsed, checked
+ * nor written again (the same store as loading it in full;
+ * KSP_WOT_LOAD_FULL to load it in full anyway).  With KSP_WOT_LOAD_PRUNE,
+ * the keys whose source was @source and that @data no longer holds are
+ * removed (not those a party names), so that the store is what loading
+ * @data alone would give.
  * Returns 0; -EBADMSG (no key, or --strict and a bad key), -ENOMEM, -errno;
  * on failure nothing was stored.
  * ksp_wot_load_fd() reads @fd (not closed): a regular file is mapped
@@ -309,6 +314,15 @@ int ksp_wot_load_fd(struct ksp_store *store, int fd, const char *source, unsigne
  * a key its armor does not hold, one key in two files outside .keyring/.
  * -ENODATA: no key in the tree. (LIBKSP_3) */
 int ksp_keytree_read(struct ksp_ctx *ctx, const char *dir, void **ret, size_t *ret_len);
+
+/* The last commit of the keyring git repository @repo (a path, as the
+ * caller names it) whose history was checked and loaded ('ksp wot
+ * refresh'): *ret_commit (malloc'ed, hex) or NULL when none.  Set by
+ * ksp_wot_refresh_set(), in the caller's transaction.  Return 0, -EINVAL
+ * (a commit ID that is not 40 or 64 lower-case hex digits), -ENOMEM,
+ * -errno. (LIBKSP_3) */
+int ksp_wot_refresh_get(struct ksp_store *store, const char *repo, char **ret_commit);
+int ksp_wot_refresh_set(struct ksp_store *store, const char *repo, const char *commit);
 
 struct ksp_wot_stats;
 enum ksp_wot_flags {

@@ -55,13 +55,9 @@ enum { OPT_GIT_TAG = 0x2000, OPT_GIT_COMMIT, OPT_REPO };
 
 /* ---- input ------------------------------------------------------------------ */
 
-struct input {
-	uint8_t *data;
-	size_t len;
-	bool mapped;
-};
+/* struct input: in cli/ksp.h (cli_run_git() fills one) */
 
-static void input_release(struct input *in)
+void cli_input_release(struct input *in)
 {
 	if (in->mapped)
 		munmap(in->data, in->len);
@@ -108,8 +104,9 @@ static int input_read(const char *path, size_t max, struct input *in)
 
 /* Runs git with @args (no shell: the arguments reach git as they are);
  * stdout into *out, the first line of stderr into @err.  Returns git's
- * exit status (>= 0) or -errno when it could not run. */
-static int run_git(const char *repo, const char *const *args, struct input *out, char *err, size_t errlen)
+ * exit status (>= 0) or -errno when it could not run.  Also 'wot refresh'
+ * (wot-refresh.c). */
+int cli_run_git(const char *repo, const char *const *args, struct input *out, char *err, size_t errlen)
 {
 	const char *argv[16];
 	posix_spawn_file_actions_t fa;
@@ -257,7 +254,7 @@ static int git_object(struct ksp_cli *cli, const char *repo, bool tag, const cha
 		cli_err(cli, "%s: not a %s name; give a name that does not start with '-'", label, tag ? "tag" : "revision");
 		return KSP_EXIT_ERROR;
 	}
-	r = run_git(repo, type_args, &type, err, sizeof(err));
+	r = cli_run_git(repo, type_args, &type, err, sizeof(err));
 	if (r == 0 && type.data == NULL) {
 		snprintf(err, sizeof(err), "no object type");
 		r = 125;
@@ -282,11 +279,11 @@ static int git_object(struct ksp_cli *cli, const char *repo, bool tag, const cha
 			} else {
 				printf("%s: %s\n", label, msg);
 			}
-			input_release(&type);
+			cli_input_release(&type);
 			return KSP_EXIT_NEGATIVE;
 		}
-		input_release(&type);
-		r = run_git(repo, obj_args, obj, err, sizeof(err));
+		cli_input_release(&type);
+		r = cli_run_git(repo, obj_args, obj, err, sizeof(err));
 	}
 	if (r < 0) {
 		if (r == -ENOENT)
@@ -565,8 +562,8 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 out:
 	ksp_trust_result_free(tr);
 	ksp_verify_result_free(vr);
-	input_release(&sig);
-	input_release(&data);
+	cli_input_release(&sig);
+	cli_input_release(&data);
 	free(auto_data);
 	free(label);
 	ksp_store_unref(store);

@@ -18,7 +18,7 @@ static int run_path(struct ksp_cli *cli, int argc, char *argv[]);
 static const struct ksp_cmd cmd_load = {
 	.name = "load",
 	.run = run_load,
-	.usage = "[--strict] [--no-verify] [--full] FILE|DIR...",
+	.usage = "[--strict] [--no-verify] [--full] [--prune] FILE|DIR...",
 	.help = "read keyrings into the store with the native reader",
 	.details = "FILE is a binary or armored keyring, several concatenated, or a keyserver\n"
 		   "dump; - reads stdin; a DIR is a key tree as kernel.org's pgpkeys lays it\n"
@@ -26,14 +26,17 @@ static const struct ksp_cmd cmd_load = {
 		   "transaction. Malformed keys are skipped and counted. Every signature on a\n"
 		   "user ID and every key self-signature is checked with libgcrypt on all CPUs\n"
 		   "(KSP_THREADS=N to choose); progress is shown when stderr is a terminal. A key\n"
-		   "the store holds already, byte for byte, is not checked again.\n\n"
+		   "the store holds already, byte for byte, is not read nor checked again.\n\n"
 		   "Options:\n"
 		   "  --strict     a malformed key fails the whole load\n"
 		   "  --no-verify  store signatures unchecked (only --structural metrics\n"
 		   "               count them)\n"
 		   "  --full       check and write again the keys the store holds already,\n"
 		   "               byte for byte (by default they are skipped: a reload\n"
-		   "               costs what changed)\n",
+		   "               costs what changed)\n"
+		   "  --prune      remove the keys last loaded from the same FILE or DIR (as\n"
+		   "               named) that it no longer holds: the store is then what\n"
+		   "               loading it alone gives (keys a party names are kept)\n",
 	.group = KSP_GROUP_ADMIN,
 };
 
@@ -77,7 +80,7 @@ static const struct ksp_cmd cmd_path = {
 	.group = KSP_GROUP_ADMIN,
 };
 
-static const struct ksp_cmd *const wot_cmds[] = { &cmd_load, &cmd_stats, &cmd_key, &cmd_path, NULL };
+static const struct ksp_cmd *const wot_cmds[] = { &cmd_load, &ksp_cmd_wot_refresh, &cmd_stats, &cmd_key, &cmd_path, NULL };
 
 const struct ksp_cmd ksp_cmd_wot = {
 	.name = "wot",
@@ -93,6 +96,7 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 		{ "strict", no_argument, NULL, 's' },
 		{ "no-verify", no_argument, NULL, 'n' },
 		{ "full", no_argument, NULL, 'f' },
+		{ "prune", no_argument, NULL, 'p' },
 		{},
 	};
 	struct ksp_store *store = NULL;
@@ -107,6 +111,8 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 			flags |= KSP_WOT_LOAD_NO_VERIFY;
 		else if (c == 'f')
 			flags |= KSP_WOT_LOAD_FULL;
+		else if (c == 'p')
+			flags |= KSP_WOT_LOAD_PRUNE;
 		else
 			return cli_usage_error(cli, &cmd_load, "wot load", "bad option");
 	}

@@ -53,6 +53,18 @@ struct ksp_cmd {
 extern const struct ksp_cmd *const ksp_commands[];
 
 /* Messages: "ksp: ..." on stderr. */
+/* Bytes read whole (read_file_all) or mapped; cli_input_release() frees. */
+struct input {
+	uint8_t *data;
+	size_t len;
+	bool mapped;
+};
+void cli_input_release(struct input *in);
+/* git -C @repo @args... (cmd-verify.c): stdout into *out, the first line
+ * of stderr into @err; git's exit status (>= 0) or -errno. */
+int cli_run_git(const char *repo, const char *const *args, struct input *out, char *err, size_t errlen);
+extern const struct ksp_cmd ksp_cmd_wot_refresh;
+
 void cli_err(struct ksp_cli *cli, const char *fmt, ...) _printf_format_(2, 3);
 void cli_warn(struct ksp_cli *cli, const char *fmt, ...) _printf_format_(2, 3);
 void cli_info(struct ksp_cli *cli, const char *fmt, ...) _printf_format_(2, 3);

@@ -3,7 +3,8 @@
 """keyring-vary.py IN OUT PERCENT [SEED]: a copy of the binary keyring IN
 with PERCENT % of its keys (chosen by SEED, at least one) changed: the last
 packet of each is dropped when it is a signature (an older copy of the key,
-as a keyring repository held it the day before).  Prints how many keys
+as a keyring repository held it the day before); with --drop, the keys are
+left out whole (a key removed from the repository).  Prints how many keys
 were changed.  For the incremental-load test and bench (issue 24)."""
 import random, sys
 
@@ -25,8 +26,10 @@ def packets(d):
         i += n
         yield tag, d[start:i]
 
-src, dst, pct = sys.argv[1], sys.argv[2], float(sys.argv[3])
-rng = random.Random(sys.argv[4] if len(sys.argv) > 4 else 'ksp')
+drop = '--drop' in sys.argv
+args = [a for a in sys.argv[1:] if a != '--drop']
+src, dst, pct = args[0], args[1], float(args[2])
+rng = random.Random(args[3] if len(args) > 3 else 'ksp')
 keys = []
 for tag, raw in packets(open(src, 'rb').read()):
     if tag == 6: keys.append([])
@@ -35,6 +38,6 @@ want = max(1, round(len(keys) * pct / 100))
 pick = set(rng.sample([i for i, k in enumerate(keys) if k[-1][0] == 2], want))
 with open(dst, 'wb') as f:
     for i, k in enumerate(keys):
-        for tag, raw in (k[:-1] if i in pick else k):
+        for tag, raw in (([] if drop else k[:-1]) if i in pick else k):
             f.write(raw)
 print(want)

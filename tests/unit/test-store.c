@@ -71,7 +71,7 @@ static int test_create_party(void)
 
 	TS_ASSERT(ctx != NULL);
 	TS_ASSERT_INT_EQ(ksp_store_open(ctx, path("a.db"), KSP_STORE_CREATE | KSP_STORE_READ_WRITE, &st), 0);
-	TS_ASSERT_INT_EQ(ksp_store_get_schema_version(st), 6);
+	TS_ASSERT_INT_EQ(ksp_store_get_schema_version(st), 7);
 	TS_ASSERT_INT_EQ(ksp_party_open(st, &p), -ENOENT);
 	TS_ASSERT_INT_EQ(ksp_party_create(st, "P", "2027-02-30", NULL, NULL, &p), -EINVAL);
 	TS_ASSERT_INT_EQ(ksp_party_create(st, "P", "2027-01-15", "L", "0x1234", &p), -EINVAL);

@@ -15,7 +15,7 @@
 #include "shared/strbuf.h"
 
 #define KSP_APPLICATION_ID 0x4b535031 /* "KSP1" */
-#define KSP_SCHEMA_VERSION 6
+#define KSP_SCHEMA_VERSION 7
 
 struct ksp_store {
 	int refcount;
@@ -183,7 +183,8 @@ out:
  * schema, version 2 adds the graph snapshot's state, version 3 a fresh
  * nonce with every change to it, version 4 the delivery ledger of 'party
  * sign', version 5 attendance ('party absent'), version 6 a graph state
- * that also follows self-signatures, revocation reasons and user ID texts.
+ * that also follows self-signatures, revocation reasons and user ID texts,
+ * version 7 the key blocks of incremental loading and the refresh state.
  * Two processes may
  * create one store at once: the second finds the work done once it holds
  * the write lock. */
@@ -235,6 +236,11 @@ static int migrate(struct ksp_store *store, int from)
 	}
 	if (from < 6) {
 		r = ksp_store_exec(store, ksp_schema6_sql);
+		if (r < 0)
+			goto fail;
+	}
+	if (from < 7) {
+		r = ksp_store_exec(store, ksp_schema7_sql);
 		if (r < 0)
 			goto fail;
 	}

@@ -9,6 +9,9 @@
  * pgp-rsa.c, Ed25519 by ed25519.c, eight at a time where the CPU has
  * AVX-512 IFMA, the rest by libgcrypt).
  *
+ * 0. into a store that has keys: the input is cut into key blocks and each
+ *    block whose SHA-256 the store holds (key_blocks) is left out of what
+ *    is read (plan_blocks()); its key packet is kept as a signer;
  * 1. index pass: every primary key packet of the input is framed and
  *    fingerprinted (its public part stays where it is, in the input or the
  *    reader's decoded armor), so every issuer in the input is known before
@@ -83,9 +86,6 @@ struct batch {
 	/* signers it needs, prepared on the threads first */
 	int32_t *prep;
 	size_t n_prep, cap_prep;
-	/* per key of in[]: stored already, byte for byte (see mark_same()) */
-	uint8_t *same;
-	size_t cap_same;
 };
 
 struct loader {
@@ -104,11 +104,22 @@ struct loader {
 	size_t n_missing, cap_missing;
 	bool store_had_keys;
 	sqlite3_stmt *st_issuer;
-	sqlite3_stmt *st_same, *st_source; /* see mark_same() */
-	const uint8_t *rdata; /* the reader's data (keys' offsets are into it) */
-	size_t rlen;
+	/* incremental loading, see plan_blocks() */
+	sqlite3_stmt *st_block_get, *st_block_put, *st_source, *st_source2;
+	const char *source;
 	uint64_t n_same;
-	struct ksp_pgp_key **extra; /* issuers read back from the store */
+	int64_t *seen; /* ids of the keys of the input (skipped or stored) */
+	size_t n_seen, cap_seen;
+	/* hashes of the fingerprints of the blocks skipped and of those read,
+	 * see plan_blocks() */
+	uint64_t *fh_skip, *fh_read;
+	size_t n_fh_skip, cap_fh_skip, n_fh_read, cap_fh_read;
+	/* the key packets of the skipped blocks, signers for the rest (a
+	 * copy: the input is given back once cut) */
+	uint8_t *skip_bodies;
+	size_t n_skip_bodies, cap_skip_bodies;
+	uint8_t **extra; /* issuers' key packets read back from the store */
+	sqlite3_blob *blob; /* fetch_issuer()'s handle on keys.keydata */
 	size_t n_extra, cap_extra;
 	struct signer *signers;
 	size_t n_signers, cap_signers;
@@ -278,34 +289,67 @@ static int fetch_issuer(struct loader *l, sqlite3_stmt *st, const struct ksp_pgp
 	for (int i = 0; i < 8; i++)
 		snprintf(hex + 2 * i, 3, "%02X", (unsigned)(kid >> (56 - 8 * i)) & 0xff);
 	sqlite3_bind_text(st, 1, hex, 16, SQLITE_TRANSIENT);
+	/* only the primary key packet is read back (its first bytes: the
+	 * rest of a key block can be megabytes of certifications) */
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const void *blob = sqlite3_column_blob(st, 0);
-		int n = sqlite3_column_bytes(st, 0);
-		struct ksp_pgp_reader *rd = NULL;
-		struct ksp_pgp_key *k = NULL;
+		sqlite3_blob *bl = NULL;
+		struct ksp_pgp_packet pkt;
+		struct ksp_pgp_pubkey pk;
+		uint8_t *buf = NULL;
+		size_t pos = 0;
+		int n, want;
 
-		if (blob == NULL || n <= 0)
+		/* one handle moved from row to row (opening one compiles a
+		 * statement); after a failure (no keydata) it is opened anew */
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (l->blob == NULL || sqlite3_blob_reopen(l->blob, id) != SQLITE_OK) {
+			sqlite3_blob_close(l->blob);
+			l->blob = NULL;
+			if (sqlite3_blob_open(l->db, "main", "keys", "keydata", id, 0, &l->blob) != SQLITE_OK) {
+				sqlite3_blob_close(l->blob); /* no keydata */
+				l->blob = NULL;
+				continue;
+			}
+		}
+		bl = l->blob;
+		n = sqlite3_blob_bytes(bl);
+		want = n < 4096 ? n : 4096;
+		for (;;) {
+			free(buf);
+			buf = want > 0 ? malloc((size_t)want) : NULL;
+			if (buf == NULL || sqlite3_blob_read(bl, buf, want, 0) != SQLITE_OK) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			pos = 0;
+			if (ksp_pgp_packet_next(buf, (size_t)want, &pos, &pkt) == 0)
+				break;
+			if (want == n) { /* not a key */
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			want = n; /* a primary key packet over 4 KB */
+		}
+		if (buf == NULL)
 			continue;
-		/* the reader keeps a pointer to binary input: parse a copy
-		 * that the key then owns through its own raw copy */
-		r = ksp_pgp_reader_new(l->ctx, blob, (size_t)n, "store", &rd);
-		if (r < 0)
-			break;
-		r = ksp_pgp_reader_next(rd, &k);
-		ksp_pgp_reader_free(rd);
-		if (r < 0)
-			break;
-		r = 0;
-		if (k == NULL)
+		if (pkt.joined != NULL || pkt.tag != KSP_PGP_TAG_PUBLIC_KEY ||
+		    ksp_pgp_parse_pubkey(pkt.body, pkt.body_len, false, &pk) < 0 || ksp_pgp_fingerprint(&pk) < 0) {
+			free(pkt.joined);
+			free(buf);
 			continue;
+		}
 		if (grow((void **)&l->extra, &l->cap_extra, l->n_extra + 1, sizeof(*l->extra)) < 0 ||
-		    add_signer(l, &k->primary) < 0) {
-			ksp_pgp_key_free(k);
+		    add_signer(l, &pk) < 0) {
+			free(buf);
 			r = -ENOMEM;
 			break;
 		}
-		l->extra[l->n_extra++] = k;
+		l->extra[l->n_extra++] = buf; /* the signer's body points into it */
 	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE && r == 0)
+		r = ksp_errno_from_sqlite(l->ctx, l->db, rc, "keys");
 	sqlite3_reset(st);
 	return r;
 }
@@ -393,8 +437,6 @@ static int plan_jobs(struct loader *l, struct batch *b)
 		size_t before = l->n_signers;
 		for (size_t i = 0; i < b->n_in && r == 0; i++) {
 			const struct ksp_pgp_key *k = b->in[i];
-			if (b->same[i])
-				continue;
 			for (size_t u = 0; u < k->n_uids && r == 0; u++)
 				for (size_t j = 0; j < k->uids[u].n_sigs && r == 0; j++) {
 					const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
@@ -420,8 +462,6 @@ static int plan_jobs(struct loader *l, struct batch *b)
 	for (size_t i = 0; i < b->n_in; i++) {
 		const struct ksp_pgp_key *k = b->in[i];
 		const struct ksp_pgp_pubkey *pk = &k->primary;
-		if (b->same[i])
-			continue;
 		int32_t self = self_signer(l, k);
 		for (size_t j = 0; j < pk->n_sigs; j++)
 			if (key_sig_wanted(k, &pk->sigs[j]) && (r = add_job(b, pk, NULL, &pk->sigs[j], self, true)) < 0)
@@ -810,6 +850,50 @@ static bool counts(struct loader *l, int res)
 	KSP_SQL_HARD_REVOKED("revoked", "revoked_reason") ") OR ((" KSP_SQL_HARD_REVOKED("?9", "?11")   \
 	") = (" KSP_SQL_HARD_REVOKED("revoked", "revoked_reason") ") AND ?9 < revoked)))"
 
+/*
+ * Incremental loading (issue 24): a keyring repository changes by a few
+ * keys a day, so loading it into a store that holds most of it must cost
+ * in proportion to what changed.  Every key stored from its packets (its
+ * block: from its primary key packet to the next one, as the reader cuts
+ * it) gets the SHA-256 of the block in key_blocks.  Before the reader
+ * parses anything, plan_blocks() cuts the input into blocks the same way
+ * and looks each digest up: a block stored already, from a load that
+ * checked its signatures when this one does, is left out of what the
+ * reader is given; it is neither parsed nor checked nor written (only the
+ * name of the file it came from), and the store is the same as after
+ * loading it in full: loading the same block again would add nothing
+ * (rows are only added or upgraded by a block, never taken away, and the
+ * one row a block overwrites, the key's expiry, is the block's own).
+ * Certifications whose issuer was unknown are checked at the end
+ * (recheck_pending()) as for any key.  A block that differs in a single
+ * byte, or a key whose last stored block was another one, is loaded in
+ * full.
+ */
+static int add_seen(struct loader *l, int64_t key_id)
+{
+	if (grow((void **)&l->seen, &l->cap_seen, l->n_seen + 1, sizeof(*l->seen)) < 0)
+		return -ENOMEM;
+	l->seen[l->n_seen++] = key_id;
+	return 0;
+}
+
+/* After a key was stored from @raw: its block's digest, and that it was
+ * seen in this input. */
+static int block_put(struct loader *l, int64_t key_id, const uint8_t *raw, size_t raw_len)
+{
+	uint8_t md[32];
+	int r = add_seen(l, key_id);
+
+	if (r < 0 || raw == NULL || raw_len == 0)
+		return r;
+	gcry_md_hash_buffer(GCRY_MD_SHA256, md, raw, raw_len);
+	sqlite3_bind_int64(l->st_block_put, 1, key_id);
+	sqlite3_bind_blob(l->st_block_put, 2, md, sizeof(md), SQLITE_STATIC);
+	sqlite3_bind_int(l->st_block_put, 3, l->verify);
+	sqlite3_bind_text(l->st_block_put, 4, l->source, -1, SQLITE_STATIC);
+	return step_done(l, l->st_block_put, "store key block digest");
+}
+
 static int store_one(struct loader *l, const struct batch *b, const struct ksp_pgp_key *k, const uint8_t *raw,
 		     size_t raw_len, const char *source, size_t *cursor)
 {
@@ -917,6 +1001,9 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 	}
 	key_id = sqlite3_column_int64(l->keyid, 0);
 	sqlite3_reset(l->keyid);
+	r = block_put(l, key_id, raw, raw_len);
+	if (r < 0)
+		goto out;
 
 	q = pk->n_sigs;
 	for (size_t u = 0; u < k->n_uids; u++) {
@@ -1054,17 +1141,18 @@ out:
 }
 
 /* Certifications stored earlier whose issuer was unknown and has come
- * with this input: check them now. */
+ * with this input: check them now.  (Found through the partial index
+ * certs_pending; a key without keydata is no issuer: no signer of this
+ * load matches it.) */
 static int recheck_pending(struct loader *l)
 {
 	sqlite3_stmt *sel = NULL, *upd = NULL;
 	int rc, r = 0;
 
 	rc = sqlite3_prepare_v2(l->db,
-				"SELECT c.id, c.sigdata, u.uid, u.is_attr, k.keydata FROM certs c "
+				"SELECT c.id, c.sigdata, u.uid, u.is_attr, k.keydata FROM certs c INDEXED BY certs_pending "
 				"JOIN uids u ON u.id = c.uid_id JOIN keys k ON k.id = u.key_id "
-				"WHERE c.verified = 4 AND k.keydata IS NOT NULL AND c.issuer_keyid IN "
-				"(SELECT keyid FROM keys WHERE keydata IS NOT NULL)",
+				"WHERE c.verified = 4 AND c.issuer_keyid IN (SELECT keyid FROM keys)",
 				-1, &sel, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(l->db, "UPDATE certs SET verified = ?2, issuer_fpr = coalesce(issuer_fpr, ?3) WHERE id = ?1",
@@ -1286,14 +1374,21 @@ static void loader_done(struct loader *l)
 		free(b->in);
 		free(b->jobs);
 		free(b->prep);
-		free(b->same);
 	}
 	for (size_t i = 0; i < l->n_extra; i++)
-		ksp_pgp_key_free(l->extra[i]);
+		free(l->extra[i]);
 	free(l->missing);
 	sqlite3_finalize(l->st_issuer);
-	sqlite3_finalize(l->st_same);
+	sqlite3_blob_close(l->blob);
+	l->blob = NULL;
+	sqlite3_finalize(l->st_block_get);
+	sqlite3_finalize(l->st_block_put);
 	sqlite3_finalize(l->st_source);
+	sqlite3_finalize(l->st_source2);
+	free(l->seen);
+	free(l->fh_skip);
+	free(l->fh_read);
+	free(l->skip_bodies);
 	free(l->extra);
 	free(l->signers);
 	free(l->bodies);
@@ -1330,53 +1425,11 @@ static int read_batch(struct loader *l, struct ksp_pgp_reader *rd, struct batch 
 	return 0;
 }
 
-/*
- * Incremental loading: a key whose block (its packets as read) is stored
- * already, byte for byte, was stored from the same packets, with the same
- * verdicts; it is neither checked nor written again (only the name of the
- * file it was read from), so that loading a keyring into a store that holds
- * most of it costs in proportion to what changed.  Not when the stored copy
- * has unchecked certifications (a --no-verify load) and this load checks;
- * certifications whose issuer was unknown are checked at the end
- * (recheck_pending()) as for any key.  The stored block is the longest one
- * seen: a key that lost packets is loaded in full.
- */
-static int mark_same(struct loader *l, struct batch *b)
-{
-	if (grow((void **)&b->same, &b->cap_same, b->n_in + 1, 1) < 0)
-		return -ENOMEM;
-	memset(b->same, 0, b->n_in);
-	if (l->st_same == NULL)
-		return 0;
-	for (size_t i = 0; i < b->n_in; i++) {
-		const struct ksp_pgp_key *k = b->in[i];
-		char fpr[65];
-		int rc;
-
-		if (k->secret || k->end > l->rlen || k->offset >= k->end || k->end - k->offset > INT_MAX)
-			continue;
-		ksp_pgp_fpr_hex(&k->primary, fpr);
-		sqlite3_bind_text(l->st_same, 1, fpr, -1, SQLITE_STATIC);
-		sqlite3_bind_blob(l->st_same, 2, l->rdata + k->offset, (int)(k->end - k->offset), SQLITE_STATIC);
-		sqlite3_bind_int(l->st_same, 3, l->verify);
-		rc = sqlite3_step(l->st_same);
-		sqlite3_reset(l->st_same);
-		if (rc == SQLITE_ROW)
-			b->same[i] = 1;
-		else if (rc != SQLITE_DONE)
-			return ksp_errno_from_sqlite(l->ctx, l->db, rc, "keys");
-	}
-	return 0;
-}
-
 /* Batch @b (read) checked on the threads from now on. */
 static int batch_start(struct loader *l, struct batch *b)
 {
 	int r;
 
-	r = mark_same(l, b);
-	if (r < 0)
-		return r;
 	if (!l->verify || b->n_in == 0)
 		return 0;
 	r = plan_jobs(l, b);
@@ -1384,6 +1437,332 @@ static int batch_start(struct loader *l, struct batch *b)
 		return r;
 	verify_start(l, b);
 	return 0;
+}
+
+/* Appends @data[@from, @to) to *@out. */
+static int out_add(uint8_t **out, size_t *n, size_t *cap, const uint8_t *data, size_t from, size_t to)
+{
+	if (to <= from)
+		return 0;
+	if (grow((void **)out, cap, *n + (to - from), 1) < 0)
+		return -ENOMEM;
+	memcpy(*out + *n, data + from, to - from);
+	*n += to - from;
+	return 0;
+}
+
+static uint64_t fpr_hash(const char *f)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *f; f++)
+		h = (h ^ (uint8_t)*f) * 0x100000001b3ull;
+	return h;
+}
+
+/* The hash of the fingerprint of the primary key of a block skipped or
+ * read (from its key packet: the store is not read for it). */
+static int block_fpr(struct loader *l, const uint8_t *data, size_t from, size_t to, bool skipped)
+{
+	struct ksp_pgp_packet pkt;
+	struct ksp_pgp_pubkey pk;
+	size_t pos = from;
+	char fpr[65];
+	int r = 0;
+
+	if (to <= from || ksp_pgp_packet_next(data, to, &pos, &pkt) < 0)
+		return 0;
+	if (ksp_pgp_parse_pubkey(pkt.body, pkt.body_len, pkt.tag == KSP_PGP_TAG_SECRET_KEY, &pk) == 0 &&
+	    ksp_pgp_fingerprint(&pk) == 0) {
+		uint64_t **a = skipped ? &l->fh_skip : &l->fh_read;
+		size_t *n = skipped ? &l->n_fh_skip : &l->n_fh_read, *cap = skipped ? &l->cap_fh_skip : &l->cap_fh_read;
+		size_t before = l->n_signers;
+		ksp_pgp_fpr_hex(&pk, fpr);
+		if (grow((void **)a, cap, *n + 1, sizeof(**a)) < 0)
+			r = -ENOMEM;
+		else
+			(*a)[(*n)++] = fpr_hash(fpr);
+		/* a skipped key is a signer of the keys read, as it is in the
+		 * input: not read back from the store (see skip_signers()) */
+		if (r == 0 && skipped && l->verify && pkt.tag == KSP_PGP_TAG_PUBLIC_KEY) {
+			if (add_signer(l, &pk) < 0)
+				r = -ENOMEM;
+			else if (l->n_signers > before &&
+				 grow((void **)&l->skip_bodies, &l->cap_skip_bodies, l->n_skip_bodies + pk.body_len, 1) < 0)
+				r = -ENOMEM;
+			else if (l->n_signers > before) {
+				memcpy(l->skip_bodies + l->n_skip_bodies, pk.body, pk.body_len);
+				l->n_skip_bodies += pk.body_len;
+			}
+		}
+	}
+	free(pkt.joined);
+	return r;
+}
+
+/* The signers plan_blocks() added point into skip_bodies (in the order
+ * they were added); or, when nothing is skipped after all, they go. */
+static void skip_signers(struct loader *l, bool keep)
+{
+	size_t off = 0;
+
+	if (!keep) {
+		l->n_signers = 0;
+		return;
+	}
+	for (size_t i = 0; i < l->n_signers; i++) {
+		l->signers[i].body = l->skip_bodies + off;
+		off += l->signers[i].body_len;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Does a key come in a block that is skipped and in one that is read (two
+ * copies of one key in the input, one stored already)?  Loading only the
+ * other copy would leave the key as that copy alone makes it (its expiry),
+ * not as both in their order: then nothing is skipped. */
+static bool blocks_overlap(struct loader *l)
+{
+	size_t i = 0, j = 0;
+
+	qsort(l->fh_skip, l->n_fh_skip, sizeof(*l->fh_skip), cmp_u64);
+	qsort(l->fh_read, l->n_fh_read, sizeof(*l->fh_read), cmp_u64);
+	for (size_t k = 1; k < l->n_fh_skip; k++)
+		if (l->fh_skip[k] == l->fh_skip[k - 1])
+			return true;
+	while (i < l->n_fh_skip && j < l->n_fh_read) {
+		if (l->fh_skip[i] == l->fh_read[j])
+			return true;
+		if (l->fh_skip[i] < l->fh_read[j])
+			i++;
+		else
+			j++;
+	}
+	return false;
+}
+
+/* Block @data[@from, @to) (a key's packets): stored already?  Then its key
+ * is seen (and its source updated) and true is returned in *@skip. */
+static int block_known(struct loader *l, const uint8_t *data, size_t from, size_t to, bool secret,
+		       const char *source, bool *skip)
+{
+	uint8_t md[32];
+	int64_t key_id = 0;
+	bool same_source = false;
+	int rc, r;
+
+	*skip = false;
+	if (secret || to <= from)
+		return 0;
+	gcry_md_hash_buffer(GCRY_MD_SHA256, md, data + from, to - from);
+	sqlite3_bind_blob(l->st_block_get, 1, md, sizeof(md), SQLITE_STATIC);
+	sqlite3_bind_int(l->st_block_get, 2, l->verify);
+	rc = sqlite3_step(l->st_block_get);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *was = sqlite3_column_text(l->st_block_get, 1);
+		key_id = sqlite3_column_int64(l->st_block_get, 0);
+		same_source = was && strcmp((const char *)was, source) == 0;
+	}
+	sqlite3_reset(l->st_block_get);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "key blocks");
+	if (rc == SQLITE_DONE)
+		return 0;
+	r = block_fpr(l, data, from, to, true);
+	if (r < 0)
+		return r;
+	/* (keys.source comes after keydata: reading it would read the block
+	 * back; key_blocks holds a copy) */
+	if (!same_source) {
+		sqlite3_bind_int64(l->st_source, 1, key_id);
+		sqlite3_bind_text(l->st_source, 2, source, -1, SQLITE_STATIC);
+		r = step_done(l, l->st_source, "store key source");
+		if (r < 0)
+			return r;
+		sqlite3_bind_int64(l->st_source2, 1, key_id);
+		sqlite3_bind_text(l->st_source2, 2, source, -1, SQLITE_STATIC);
+		r = step_done(l, l->st_source2, "store key source");
+		if (r < 0)
+			return r;
+	}
+	r = add_seen(l, key_id);
+	if (r < 0)
+		return r;
+	l->keys++;
+	l->n_same++;
+	*skip = true;
+	return 0;
+}
+
+/* The input @data (decoded) without the blocks stored already, in *@out
+ * (malloc'ed, *@out_len bytes, possibly 0): what the reader is given.
+ * Packets outside keys and whatever follows a packet that cannot be framed
+ * stay in it, for the reader to report as it would. */
+static int plan_blocks(struct loader *l, const uint8_t *data, size_t len, const char *source, uint8_t **out,
+		       size_t *out_len)
+{
+	size_t pos = 0, start = 0, kept = 0, n = 0, cap = 0;
+	bool in_key = false, secret = false, skip;
+	int r = 0;
+
+	*out = NULL;
+	*out_len = 0;
+	while (pos < len) {
+		struct ksp_pgp_packet pkt;
+		size_t at = pos;
+
+		if (ksp_pgp_packet_next(data, len, &pos, &pkt) < 0) {
+			pos = len; /* the rest as it is: the reader resynchronises */
+			break;
+		}
+		free(pkt.joined);
+		if (pkt.tag == KSP_PGP_TAG_PUBLIC_KEY || pkt.tag == KSP_PGP_TAG_SECRET_KEY) {
+			if (in_key) {
+				r = block_known(l, data, start, at, secret, source, &skip);
+				if (r == 0 && !skip)
+					r = block_fpr(l, data, start, at, false);
+				if (r < 0)
+					goto fail;
+				if (skip) {
+					r = out_add(out, &n, &cap, data, kept, start);
+					if (r < 0)
+						goto fail;
+					kept = at;
+				}
+			}
+			in_key = true;
+			start = at;
+			secret = false;
+		}
+		if (pkt.tag == KSP_PGP_TAG_SECRET_KEY || pkt.tag == KSP_PGP_TAG_SECRET_SUBKEY)
+			secret = true;
+	}
+	if (in_key && pos == len) {
+		r = block_known(l, data, start, len, secret, source, &skip);
+		if (r == 0 && !skip)
+			r = block_fpr(l, data, start, len, false);
+		if (r < 0)
+			goto fail;
+		if (skip) {
+			r = out_add(out, &n, &cap, data, kept, start);
+			if (r < 0)
+				goto fail;
+			kept = len;
+		}
+	}
+	r = out_add(out, &n, &cap, data, kept, len);
+	if (r < 0)
+		goto fail;
+	*out_len = n;
+	return 0;
+fail:
+	free(*out);
+	*out = NULL;
+	return r;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * KSP_WOT_LOAD_PRUNE: the keys last read from @source that this input no
+ * longer holds are removed (with their user IDs and certifications), so
+ * that a keyring reloaded is what loading it into an empty store gives;
+ * certifications they made on the keys that stay have no issuer any more
+ * (verified = 4, the issuer's fingerprint only when the signature names
+ * it), as if they had never been loaded.  A key that a party names (a
+ * participant, a signed key) is kept.
+ */
+static int prune_absent(struct loader *l, const char *source, uint64_t *ret_pruned)
+{
+	sqlite3_stmt *sel = NULL, *del = NULL, *certs = NULL, *upd = NULL;
+	int64_t *gone = NULL;
+	size_t n_gone = 0, cap_gone = 0;
+	int rc, r = 0;
+
+	*ret_pruned = 0;
+	qsort(l->seen, l->n_seen, sizeof(*l->seen), cmp_id);
+	rc = sqlite3_prepare_v2(l->db,
+				"SELECT id FROM keys WHERE source = ?1 AND id NOT IN (SELECT key_id FROM participants) "
+				"AND id NOT IN (SELECT key_id FROM signed)",
+				-1, &sel, NULL);
+	if (rc != SQLITE_OK)
+		goto sqlfail;
+	sqlite3_bind_text(sel, 1, source, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(sel, 0);
+		if (bsearch(&id, l->seen, l->n_seen, sizeof(*l->seen), cmp_id))
+			continue;
+		if (grow((void **)&gone, &cap_gone, n_gone + 1, sizeof(*gone)) < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+		gone[n_gone++] = id;
+	}
+	if (rc != SQLITE_DONE)
+		goto sqlfail;
+	if (n_gone == 0)
+		goto out;
+	rc = sqlite3_prepare_v2(l->db,
+				"SELECT c.id, c.sigdata FROM certs c, keys k WHERE k.id = ?1 AND c.issuer_keyid = k.keyid "
+				"AND (c.issuer_fpr IS NULL OR c.issuer_fpr = k.fpr) AND c.verified != 0 "
+				"AND c.uid_id NOT IN (SELECT id FROM uids WHERE key_id = ?1)",
+				-1, &certs, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(l->db, "UPDATE certs SET verified = 4, issuer_fpr = ?2 WHERE id = ?1", -1, &upd,
+					NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(l->db, "DELETE FROM keys WHERE id = ?1", -1, &del, NULL);
+	if (rc != SQLITE_OK)
+		goto sqlfail;
+	for (size_t i = 0; i < n_gone; i++) {
+		sqlite3_bind_int64(certs, 1, gone[i]);
+		while ((rc = sqlite3_step(certs)) == SQLITE_ROW) {
+			const uint8_t *sd = sqlite3_column_blob(certs, 1);
+			int sl = sqlite3_column_bytes(certs, 1);
+			struct ksp_pgp_sig sig;
+			char ifpr[65];
+
+			sqlite3_bind_int64(upd, 1, sqlite3_column_int64(certs, 0));
+			sqlite3_bind_null(upd, 2);
+			if (sd && sl > 0 && ksp_pgp_parse_sig(sd, (size_t)sl, &sig) == 0) {
+				if (sig.issuer_fpr_len) {
+					hex_encode(sig.issuer_fpr, sig.issuer_fpr_len, ifpr);
+					sqlite3_bind_text(upd, 2, ifpr, -1, SQLITE_TRANSIENT);
+				}
+				ksp_pgp_sig_done(&sig);
+			}
+			r = step_done(l, upd, "certifications of a removed key");
+			if (r < 0)
+				goto out;
+		}
+		sqlite3_reset(certs);
+		if (rc != SQLITE_DONE)
+			goto sqlfail;
+		sqlite3_bind_int64(del, 1, gone[i]);
+		r = step_done(l, del, "remove a key no longer in the keyring");
+		if (r < 0)
+			goto out;
+	}
+	*ret_pruned = n_gone;
+	goto out;
+sqlfail:
+	r = ksp_errno_from_sqlite(l->ctx, l->db, rc, "keys no longer in the keyring");
+out:
+	sqlite3_finalize(sel);
+	sqlite3_finalize(del);
+	sqlite3_finalize(certs);
+	sqlite3_finalize(upd);
+	free(gone);
+	return r;
 }
 
 /* ksp_wot_load() and ksp_wot_load_fd(): @in, when not NULL, is where
@@ -1395,8 +1774,9 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 	struct ksp_pgp_reader *rd = NULL;
 	struct batch *cur, *next;
 	const uint8_t *rdata;
-	size_t rlen, cursor = 0, mark = 0;
-	uint64_t seen = 0;
+	uint8_t *rest = NULL; /* the input without the blocks stored already */
+	size_t rest_len = 0, rlen, cursor = 0, mark = 0;
+	uint64_t seen = 0, pruned = 0;
 	int64_t changes_start = 0;
 	bool end = false, changes_made = false;
 	int r;
@@ -1410,6 +1790,7 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 	ksp_clear_error(l.ctx);
 	if (source == NULL)
 		source = "<input>";
+	l.source = source;
 	r = ksp_store_begin(store);
 	if (r < 0)
 		return r;
@@ -1447,8 +1828,6 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 	if (r < 0)
 		goto out;
 	rdata = ksp_pgp_reader_data(rd, &rlen);
-	l.rdata = rdata;
-	l.rlen = rlen;
 	if (ksp_pgp_reader_armored(rd))
 		ksp_input_drop_all(in, &mark); /* decoded: the text is not read again */
 	{
@@ -1458,14 +1837,44 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		sqlite3_finalize(st);
 	}
 	changes_start = sqlite3_total_changes64(l.db);
-	if (l.store_had_keys && !(flags & KSP_WOT_LOAD_FULL) &&
-	    ((r = prep(&l, &l.st_same,
-		       "SELECT 1 FROM keys k WHERE k.fpr = ?1 AND k.keydata = ?2 AND (?3 = 0 OR NOT EXISTS "
-		       "(SELECT 1 FROM uids u JOIN certs c ON c.uid_id = u.id WHERE u.key_id = k.id AND c.verified = 0))")) < 0 ||
-	     (r = prep(&l, &l.st_source, "UPDATE keys SET source = ?2 WHERE fpr = ?1 AND source IS NOT ?2")) < 0))
+	if ((r = prep(&l, &l.st_block_put,
+		      "INSERT INTO key_blocks(key_id, digest, checked, source) VALUES (?1, ?2, ?3, ?4) "
+		      "ON CONFLICT(key_id) DO UPDATE SET digest = ?2, checked = ?3, source = ?4")) < 0)
 		goto out;
+	if (l.store_had_keys && !(flags & KSP_WOT_LOAD_FULL)) {
+		/* the blocks stored already are left out of what is read */
+		if ((r = prep(&l, &l.st_block_get, "SELECT key_id, source FROM key_blocks WHERE digest = ?1 AND checked >= ?2")) < 0 ||
+		    (r = prep(&l, &l.st_source, "UPDATE keys SET source = ?2 WHERE id = ?1")) < 0 ||
+		    (r = prep(&l, &l.st_source2, "UPDATE key_blocks SET source = ?2 WHERE key_id = ?1")) < 0 ||
+		    (r = plan_blocks(&l, rdata, rlen, source, &rest, &rest_len)) < 0)
+			goto out;
+	}
+	if (l.st_block_get && blocks_overlap(&l)) {
+		/* a key twice in the input, one copy stored already: everything
+		 * is read */
+		free(rest);
+		rest = NULL;
+		l.keys = l.n_same = 0;
+		l.n_seen = 0;
+		skip_signers(&l, false);
+	} else if (l.st_block_get) {
+		skip_signers(&l, true);
+		ksp_pgp_reader_free(rd);
+		rd = NULL;
+		ksp_input_drop_all(in, &mark);
+		in = NULL; /* what is read is rest, in memory */
+		if (rest_len > 0) {
+			r = ksp_pgp_reader_new(l.ctx, rest, rest_len, source, &rd);
+			if (r < 0)
+				goto out;
+			rdata = ksp_pgp_reader_data(rd, &rlen);
+		} else {
+			rdata = NULL;
+			rlen = 0;
+		}
+	}
 	if (l.verify) {
-		r = prep(&l, &l.st_issuer, "SELECT keydata FROM keys WHERE keyid = ? AND keydata IS NOT NULL");
+		r = prep(&l, &l.st_issuer, "SELECT id FROM keys WHERE keyid = ?");
 		if (r < 0)
 			goto out;
 		r = index_input(&l, rdata, rlen, in);
@@ -1476,7 +1885,8 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 	 * before it is written */
 	cur = &l.bt[0];
 	next = &l.bt[1];
-	r = read_batch(&l, rd, cur, &end);
+	if (rd)
+		r = read_batch(&l, rd, cur, &end);
 	if (r < 0)
 		goto out;
 	r = batch_start(&l, cur);
@@ -1505,19 +1915,6 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 			/* the key as read: its packets, secret ones excepted */
 			const uint8_t *raw = NULL;
 			size_t raw_len = 0;
-			if (cur->same[i]) {
-				/* stored already, byte for byte (mark_same()) */
-				char fpr[65];
-				ksp_pgp_fpr_hex(&key->primary, fpr);
-				sqlite3_bind_text(l.st_source, 1, fpr, -1, SQLITE_STATIC);
-				sqlite3_bind_text(l.st_source, 2, source, -1, SQLITE_STATIC);
-				r = step_done(&l, l.st_source, "store key source");
-				if (r < 0)
-					goto out;
-				l.keys++;
-				l.n_same++;
-				continue;
-			}
 			if (!key->secret && key->end <= rlen && key->offset < key->end) {
 				raw = rdata + key->offset;
 				raw_len = key->end - key->offset;
@@ -1539,7 +1936,7 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		cur = next;
 		next = t;
 	}
-	l.bad = ksp_pgp_reader_n_bad_keys(rd);
+	l.bad = rd ? ksp_pgp_reader_n_bad_keys(rd) : 0;
 	if ((flags & KSP_WOT_LOAD_STRICT) && l.bad) {
 		ksp_set_error(l.ctx, "%s: %llu malformed key(s) (--strict); nothing was loaded", source,
 			      (unsigned long long)l.bad);
@@ -1556,6 +1953,13 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		ksp_pgp_reader_first_problem(rd, &off);
 		WARN(l.ctx, "%s: %llu malformed key%s skipped, the first at offset %zu (-v shows each)\n", source,
 		     (unsigned long long)l.bad, l.bad == 1 ? "" : "s", off);
+	}
+	if (flags & KSP_WOT_LOAD_PRUNE) {
+		r = prune_absent(&l, source, &pruned);
+		if (r < 0)
+			goto out;
+		if (pruned)
+			INFO(l.ctx, "%s: %llu key(s) no longer in it removed\n", source, (unsigned long long)pruned);
 	}
 	/* (an empty store has none: the scan of every certification it
 	 * would cost is saved) */
@@ -1576,12 +1980,13 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 	}
 	changes_made = sqlite3_total_changes64(l.db) != changes_start;
 	if (l.n_same)
-		INFO(l.ctx, "%s: %llu key(s) stored already, byte for byte: not checked again\n", source,
+		INFO(l.ctx, "%s: %llu key(s) stored already, byte for byte: not read nor checked again\n", source,
 		     (unsigned long long)l.n_same);
 	r = triggers_catch_up(&l);
 out:
 	verify_join(&l); /* the threads read the keys, which may point into rd */
 	ksp_pgp_reader_free(rd);
+	free(rest);
 	loader_done(&l);
 	triggers_resume(&l);
 	ksp_store_cache_restore(store, l.old_cache);

@@ -365,7 +365,13 @@ static int cmp_cert(const void *a, const void *b)
 	 * made at the same second revokes */
 	if (x->created != y->created)
 		return x->created > y->created ? -1 : 1;
-	return (int)y->is_rev - (int)x->is_rev;
+	if (x->is_rev != y->is_rev)
+		return (int)y->is_rev - (int)x->is_rev;
+	/* the rest only makes the order the same whatever order the store
+	 * gave them in */
+	if (x->expires != y->expires)
+		return x->expires < y->expires ? -1 : 1;
+	return (int)x->hash_flag - (int)y->hash_flag;
 }
 
 static int64_t never0(int64_t t)
