@@ -122,7 +122,7 @@ static int test_bad_files(void)
 	TS_ASSERT_INT_EQ(ksp_store_open(ctx, path("new.db"), KSP_STORE_CREATE | KSP_STORE_READ_WRITE, &st), 0);
 	st = ksp_store_unref(st);
 	TS_ASSERT(sqlite3_open(path("new.db"), &db) == SQLITE_OK);
-	TS_ASSERT(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL) == SQLITE_OK);
+	TS_ASSERT(sqlite3_exec(db, "PRAGMA user_version = 8", NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(db);
 	TS_ASSERT_INT_EQ(ksp_store_open(ctx, path("new.db"), KSP_STORE_READ_WRITE, &st), -EPROTO);
 	TS_ASSERT(strstr(ksp_get_error(ctx), "newer ksp") != NULL);
