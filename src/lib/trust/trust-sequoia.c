@@ -858,7 +858,8 @@ KSP_EXPORT int ksp_trust_sequoia_authenticate(struct ksp_trust_sequoia *q, struc
 				free(best_paths[i].cert);
 			}
 			free(best_uid);
-			memcpy(best_paths, q->paths, q->n_paths * sizeof(*best_paths));
+			if (q->n_paths)
+				memcpy(best_paths, q->paths, q->n_paths * sizeof(*best_paths));
 			best_n = q->n_paths;
 			best_total = q->total;
 			best_uid = q->uid;
@@ -869,7 +870,8 @@ KSP_EXPORT int ksp_trust_sequoia_authenticate(struct ksp_trust_sequoia *q, struc
 		clear_result(q);
 	}
 	clear_result(q);
-	memcpy(q->paths, best_paths, best_n * sizeof(*best_paths));
+	if (best_n)
+		memcpy(q->paths, best_paths, best_n * sizeof(*best_paths));
 	q->n_paths = best_n;
 	q->total = best_total < 0 ? 0 : best_total;
 	q->uid = best_uid;

@@ -1530,8 +1530,11 @@ static bool blocks_overlap(struct loader *l)
 {
 	size_t i = 0, j = 0;
 
-	qsort(l->fh_skip, l->n_fh_skip, sizeof(*l->fh_skip), cmp_u64);
-	qsort(l->fh_read, l->n_fh_read, sizeof(*l->fh_read), cmp_u64);
+	/* (an empty list may be NULL, which qsort must not be given) */
+	if (l->n_fh_skip > 1)
+		qsort(l->fh_skip, l->n_fh_skip, sizeof(*l->fh_skip), cmp_u64);
+	if (l->n_fh_read > 1)
+		qsort(l->fh_read, l->n_fh_read, sizeof(*l->fh_read), cmp_u64);
 	for (size_t k = 1; k < l->n_fh_skip; k++)
 		if (l->fh_skip[k] == l->fh_skip[k - 1])
 			return true;
@@ -1689,7 +1692,8 @@ static int prune_absent(struct loader *l, const char *source, uint64_t *ret_prun
 	int rc, r = 0;
 
 	*ret_pruned = 0;
-	qsort(l->seen, l->n_seen, sizeof(*l->seen), cmp_id);
+	if (l->n_seen > 1)
+		qsort(l->seen, l->n_seen, sizeof(*l->seen), cmp_id);
 	rc = sqlite3_prepare_v2(l->db,
 				"SELECT id FROM keys WHERE source = ?1 AND id NOT IN (SELECT key_id FROM participants) "
 				"AND id NOT IN (SELECT key_id FROM signed)",
@@ -1699,7 +1703,7 @@ static int prune_absent(struct loader *l, const char *source, uint64_t *ret_prun
 	sqlite3_bind_text(sel, 1, source, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(sel, 0);
-		if (bsearch(&id, l->seen, l->n_seen, sizeof(*l->seen), cmp_id))
+		if (l->n_seen && bsearch(&id, l->seen, l->n_seen, sizeof(*l->seen), cmp_id))
 			continue;
 		if (grow((void **)&gone, &cap_gone, n_gone + 1, sizeof(*gone)) < 0) {
 			r = -ENOMEM;

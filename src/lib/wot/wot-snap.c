@@ -909,7 +909,8 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 			}
 			for (size_t i = 0; i < n; i++)
 				gout_off[i + 1] += gout_off[i];
-			memcpy(mem + l.strings, strs.buf, strs.len);
+			if (strs.len)
+				memcpy(mem + l.strings, strs.buf, strs.len);
 		}
 		if (nu)
 			memcpy(mem + l.uids, uids, nu * sizeof(*uids));
