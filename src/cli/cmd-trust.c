@@ -174,6 +174,27 @@ static void print_result(struct ksp_cli *cli, const struct ksp_trust_result *res
 	}
 }
 
+/* The end of a lookup by --email/--uid over @n keys, @yes of them trusted
+ * (@verb: what the model calls it): the JSON tail, or a line for people;
+ * the exit status. */
+static int lookup_end(struct ksp_cli *cli, const struct cli_trust_opts *to, size_t n, unsigned yes, int status,
+		      const char *verb)
+{
+	if (cli->json && status == KSP_EXIT_OK)
+		printf("%s],\"keys\":%zu,\"trusted\":%u}\n", n ? "\n" : "", n, yes);
+	else if (status == KSP_EXIT_OK && n == 0) {
+		char *e = cli_escape(to->email ? to->email : to->uid, strlen(to->email ? to->email : to->uid),
+				     KSP_ESCAPE_TERMINAL);
+		printf("no key in the store has %s \"%s\"\n", to->email ? "a user ID with the address" : "the user ID",
+		       e ? e : "?");
+		free(e);
+	} else if (status == KSP_EXIT_OK && !cli->quiet)
+		printf("%u of %zu key%s %s\n", yes, n, n == 1 ? "" : "s", verb);
+	if (status == KSP_EXIT_OK && yes == 0)
+		status = KSP_EXIT_NEGATIVE;
+	return status;
+}
+
 /* --email / --uid without a fingerprint: every key that claims it, each
  * with its verdict.  Exit 0 when one of them is trusted. */
 static int run_lookup(struct ksp_cli *cli, struct ksp_store *store, const struct cli_trust_opts *to, bool brief)
@@ -203,20 +224,8 @@ static int run_lookup(struct ksp_cli *cli, struct ksp_store *store, const struct
 		yes += ksp_trust_result_is_trusted(res);
 		ksp_trust_result_free(res);
 	}
-	if (cli->json && status == KSP_EXIT_OK)
-		printf("%s],\"keys\":%zu,\"trusted\":%u}\n", n ? "\n" : "", n, yes);
-	else if (status == KSP_EXIT_OK && n == 0) {
-		char *e = cli_escape(to->email ? to->email : to->uid, strlen(to->email ? to->email : to->uid),
-				     KSP_ESCAPE_TERMINAL);
-		printf("no key in the store has %s \"%s\"\n", to->email ? "a user ID with the address" : "the user ID",
-		       e ? e : "?");
-		free(e);
-	} else if (status == KSP_EXIT_OK && !cli->quiet)
-		printf("%u of %zu key%s trusted\n", yes, n, n == 1 ? "" : "s");
 	free(fprs);
-	if (status == KSP_EXIT_OK && yes == 0)
-		status = KSP_EXIT_NEGATIVE;
-	return status;
+	return lookup_end(cli, to, n, yes, status, "trusted");
 }
 
 /* ---- --model sequoia: Sequoia's web of trust ------------------------------ */
@@ -389,20 +398,8 @@ static int run_sequoia(struct ksp_cli *cli, struct ksp_store *store, const struc
 		}
 		yes += r;
 	}
-	if (cli->json && status == KSP_EXIT_OK)
-		printf("%s],\"keys\":%zu,\"trusted\":%u}\n", n ? "\n" : "", n, yes);
-	else if (status == KSP_EXIT_OK && n == 0) {
-		char *e = cli_escape(to->email ? to->email : to->uid, strlen(to->email ? to->email : to->uid),
-				     KSP_ESCAPE_TERMINAL);
-		printf("no key in the store has %s \"%s\"\n", to->email ? "a user ID with the address" : "the user ID",
-		       e ? e : "?");
-		free(e);
-	} else if (status == KSP_EXIT_OK && !cli->quiet)
-		printf("%u of %zu key%s authenticated\n", yes, n, n == 1 ? "" : "s");
 	free(fprs);
-	if (status == KSP_EXIT_OK && yes == 0)
-		status = KSP_EXIT_NEGATIVE;
-	return status;
+	return lookup_end(cli, to, n, yes, status, "authenticated");
 }
 
 static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
