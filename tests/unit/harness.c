@@ -12,6 +12,9 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include <gcrypt.h>
+
+#include "libksp.h"
 #include "harness.h"
 
 #define TS_TIMEOUT 60
@@ -182,4 +185,27 @@ int main(int argc, char *argv[])
 	free(start);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
+}
+
+struct ksp_ctx *ts_setup(char *dir, size_t size, const char *name)
+{
+	struct ksp_ctx *ctx = NULL;
+
+	gcry_check_version(NULL);
+	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+	if ((size_t)snprintf(dir, size, "/tmp/ksp-test-%s.XXXXXX", name) >= size)
+		return NULL;
+	if (mkdtemp(dir) == NULL || ksp_new(&ctx) < 0)
+		return NULL;
+	return ctx;
+}
+
+void ts_teardown(struct ksp_ctx *ctx, const char *dir)
+{
+	char cmd[128];
+
+	if ((size_t)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir) < sizeof(cmd) && system(cmd) != 0) {
+		/* left behind in /tmp; harmless */
+	}
+	ksp_unref(ctx);
 }

@@ -87,3 +87,10 @@ uint64_t ts_rnd(void);
 void ts_rnd_bytes(uint8_t *b, size_t n);
 /* True under valgrind (KSP_VALGRIND=1): scale counts down. */
 bool ts_slow(void);
+
+/* A libksp context, libgcrypt initialised, and a new directory
+ * /tmp/ksp-test-NAME.XXXXXX written into @dir (@size bytes); NULL on
+ * failure.  ts_teardown() removes the directory and drops the context. */
+struct ksp_ctx;
+struct ksp_ctx *ts_setup(char *dir, size_t size, const char *name);
+void ts_teardown(struct ksp_ctx *ctx, const char *dir);

@@ -19,25 +19,12 @@ static char dir[64];
 
 static struct ksp_ctx *setup(void)
 {
-	struct ksp_ctx *ctx = NULL;
-
-	gcry_check_version(NULL);
-	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
-	snprintf(dir, sizeof(dir), "/tmp/ksp-test-store.XXXXXX");
-	if (mkdtemp(dir) == NULL || ksp_new(&ctx) < 0)
-		return NULL;
-	return ctx;
+	return ts_setup(dir, sizeof(dir), "store");
 }
 
 static void teardown(struct ksp_ctx *ctx)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0) {
-		/* left behind in /tmp; harmless */
-	}
-	ksp_unref(ctx);
+	ts_teardown(ctx, dir);
 }
 
 static char *path(const char *name)

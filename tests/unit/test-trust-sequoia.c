@@ -24,25 +24,12 @@ static char dir[64];
 
 static struct ksp_ctx *setup(void)
 {
-	struct ksp_ctx *ctx = NULL;
-
-	gcry_check_version(NULL);
-	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
-	snprintf(dir, sizeof(dir), "/tmp/ksp-test-sq.XXXXXX");
-	if (mkdtemp(dir) == NULL || ksp_new(&ctx) < 0)
-		return NULL;
-	return ctx;
+	return ts_setup(dir, sizeof(dir), "sq");
 }
 
 static void teardown(struct ksp_ctx *ctx)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0) {
-		/* left behind in /tmp; harmless */
-	}
-	ksp_unref(ctx);
+	ts_teardown(ctx, dir);
 }
 
 /* the store of keyring @name, loaded on first use (the last one is kept) */
