@@ -1602,6 +1602,25 @@ static int block_known(struct loader *l, const uint8_t *data, size_t from, size_
 	return 0;
 }
 
+/* One key block [@start, @end) for plan_blocks(): when it is stored
+ * already, the input kept so far up to its start goes to *@out and *@kept
+ * moves past it; otherwise its fingerprint is noted for the reader. */
+static int plan_block(struct loader *l, const uint8_t *data, size_t start, size_t end, bool secret,
+		      const char *source, uint8_t **out, size_t *n, size_t *cap, size_t *kept)
+{
+	bool skip = false;
+	int r = block_known(l, data, start, end, secret, source, &skip);
+
+	if (r == 0 && !skip)
+		r = block_fpr(l, data, start, end, false);
+	if (r < 0 || !skip)
+		return r;
+	r = out_add(out, n, cap, data, *kept, start);
+	if (r == 0)
+		*kept = end;
+	return r;
+}
+
 /* The input @data (decoded) without the blocks stored already, in *@out
  * (malloc'ed, *@out_len bytes, possibly 0): what the reader is given.
  * Packets outside keys and whatever follows a packet that cannot be framed
@@ -1610,7 +1629,7 @@ static int plan_blocks(struct loader *l, const uint8_t *data, size_t len, const 
 		       size_t *out_len)
 {
 	size_t pos = 0, start = 0, kept = 0, n = 0, cap = 0;
-	bool in_key = false, secret = false, skip;
+	bool in_key = false, secret = false;
 	int r = 0;
 
 	*out = NULL;
@@ -1626,17 +1645,9 @@ static int plan_blocks(struct loader *l, const uint8_t *data, size_t len, const 
 		free(pkt.joined);
 		if (pkt.tag == KSP_PGP_TAG_PUBLIC_KEY || pkt.tag == KSP_PGP_TAG_SECRET_KEY) {
 			if (in_key) {
-				r = block_known(l, data, start, at, secret, source, &skip);
-				if (r == 0 && !skip)
-					r = block_fpr(l, data, start, at, false);
+				r = plan_block(l, data, start, at, secret, source, out, &n, &cap, &kept);
 				if (r < 0)
 					goto fail;
-				if (skip) {
-					r = out_add(out, &n, &cap, data, kept, start);
-					if (r < 0)
-						goto fail;
-					kept = at;
-				}
 			}
 			in_key = true;
 			start = at;
@@ -1646,17 +1657,9 @@ static int plan_blocks(struct loader *l, const uint8_t *data, size_t len, const 
 			secret = true;
 	}
 	if (in_key && pos == len) {
-		r = block_known(l, data, start, len, secret, source, &skip);
-		if (r == 0 && !skip)
-			r = block_fpr(l, data, start, len, false);
+		r = plan_block(l, data, start, len, secret, source, out, &n, &cap, &kept);
 		if (r < 0)
 			goto fail;
-		if (skip) {
-			r = out_add(out, &n, &cap, data, kept, start);
-			if (r < 0)
-				goto fail;
-			kept = len;
-		}
 	}
 	r = out_add(out, &n, &cap, data, kept, len);
 	if (r < 0)
