@@ -16,11 +16,17 @@ DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3
               libgraphviz-dev graphviz gnupg sqlite3 openssl xxd python3 bc \
               libcairo2-dev libpango1.0-dev libqrencode-dev poppler-utils libxml2-utils \
               zbar-tools git debian-keyring \
-              fonts-noto-core fonts-noto-cjk fonts-ipafont-gothic
+              fonts-noto-core fonts-noto-cjk fonts-ipafont-gothic \
+              signing-party pius sq-wot faketime sks libcurl4-gnutls-dev python3-aiosmtpd
 # fonts-noto-core: Latin, Greek, Cyrillic, Arabic, Hebrew, Devanagari and the
 # other Indic scripts, Thai, Ethiopic...; fonts-noto-cjk: Chinese, Japanese,
 # Korean.  debian-keyring: the real keyring the tests' reference numbers in
 # tests/data/debian-keyring are for (2022.12.24 in Debian 12).
+# The peers the tests run side by side with ksp, live: signing-party (caff,
+# gpgsigs, keyanalyze, pgpring, process_keys), pius, sq-wot (the Sequoia web
+# of trust, run under faketime at a reference date), sks (an HKP keyserver
+# the tests start on 127.0.0.1).  libcurl: party send's SMTP; python3-aiosmtpd:
+# the SMTP server the tests start on 127.0.0.1.
 DEP_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(DEPS) 2>/dev/null)
 DEP_LIBS    = $(shell $(PKG_CONFIG) --libs $(DEPS) 2>/dev/null) -lpthread
 
