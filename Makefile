@@ -97,16 +97,17 @@ print-deb-pkgs:
 SQL_TO_C = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/'
 src/lib/store/schema.c: src/lib/store/schema.sql src/lib/store/schema-2.sql src/lib/store/schema-3.sql \
 		       src/lib/store/schema-4.sql src/lib/store/schema-5.sql src/lib/store/schema-6.sql \
-		       src/lib/store/schema-7.sql
+		       src/lib/store/schema-7.sql src/lib/store/schema-8.sql
 	$(call say,GEN,$@)
-	$(Q){ echo '/* generated from schema.sql, schema-2.sql ... schema-7.sql */'; echo '#include "lib/libksp-private.h"'; \
+	$(Q){ echo '/* generated from schema.sql, schema-2.sql ... schema-8.sql */'; echo '#include "lib/libksp-private.h"'; \
 	  echo 'const char ksp_schema_sql[] ='; $(SQL_TO_C) src/lib/store/schema.sql; echo ';'; \
 	  echo 'const char ksp_schema2_sql[] ='; $(SQL_TO_C) src/lib/store/schema-2.sql; echo ';'; \
 	  echo 'const char ksp_schema3_sql[] ='; $(SQL_TO_C) src/lib/store/schema-3.sql; echo ';'; \
 	  echo 'const char ksp_schema4_sql[] ='; $(SQL_TO_C) src/lib/store/schema-4.sql; echo ';'; \
 	  echo 'const char ksp_schema5_sql[] ='; $(SQL_TO_C) src/lib/store/schema-5.sql; echo ';'; \
 	  echo 'const char ksp_schema6_sql[] ='; $(SQL_TO_C) src/lib/store/schema-6.sql; echo ';'; \
-	  echo 'const char ksp_schema7_sql[] ='; $(SQL_TO_C) src/lib/store/schema-7.sql; echo ';'; } > $@
+	  echo 'const char ksp_schema7_sql[] ='; $(SQL_TO_C) src/lib/store/schema-7.sql; echo ';'; \
+	  echo 'const char ksp_schema8_sql[] ='; $(SQL_TO_C) src/lib/store/schema-8.sql; echo ';'; } > $@
 
 # ... and the rows SQLite makes of it (schema-rows.h): a store with exactly
 # these is ksp's without building the schema in memory at every open.  The

@@ -15,7 +15,7 @@
 #include "shared/strbuf.h"
 
 #define KSP_APPLICATION_ID 0x4b535031 /* "KSP1" */
-#define KSP_SCHEMA_VERSION 7
+#define KSP_SCHEMA_VERSION 8
 
 struct ksp_store {
 	int refcount;
@@ -184,7 +184,8 @@ out:
  * nonce with every change to it, version 4 the delivery ledger of 'party
  * sign', version 5 attendance ('party absent'), version 6 a graph state
  * that also follows self-signatures, revocation reasons and user ID texts,
- * version 7 the key blocks of incremental loading and the refresh state.
+ * version 7 the key blocks of incremental loading and the refresh state,
+ * version 8 the oldest self-signature of a user ID by hash class.
  * Two processes may
  * create one store at once: the second finds the work done once it holds
  * the write lock. */
@@ -241,6 +242,11 @@ static int migrate(struct ksp_store *store, int from)
 	}
 	if (from < 7) {
 		r = ksp_store_exec(store, ksp_schema7_sql);
+		if (r < 0)
+			goto fail;
+	}
+	if (from < 8) {
+		r = ksp_store_exec(store, ksp_schema8_sql);
 		if (r < 0)
 			goto fail;
 	}

@@ -894,6 +894,24 @@ static int block_put(struct loader *l, int64_t key_id, const uint8_t *raw, size_
 	return step_done(l, l->st_block_put, "store key block digest");
 }
 
+/* The oldest verified self-signature of a user ID per hash class (schema
+ * 8: ss_strong, ss_sha1, ss_rmd160, ss_md5; 0 none): Sequoia's model asks
+ * whether a key had a binding signature its policy accepts at a time.  A
+ * hash of no class (unknown, reserved) is one no policy accepts. */
+static void selfsig_class(int64_t ss[4], int hash, int64_t created)
+{
+	int c = hash == 2 ? 1 : hash == 3 ? 2 : hash == 1 ? 3 : (hash >= 8 && hash <= 14 && hash != 13) ? 0 : -1;
+
+	if (created <= 0)
+		created = 1;
+	if (c >= 0 && (ss[c] == 0 || created < ss[c]))
+		ss[c] = created;
+}
+
+/* the oldest of the stored and the new one (0: none) */
+#define SS_KEEP_OLDEST(col, arg) \
+	col " = CASE WHEN " col " = 0 OR (" arg " > 0 AND " arg " < " col ") THEN " arg " ELSE " col " END"
+
 static int store_one(struct loader *l, const struct batch *b, const struct ksp_pgp_key *k, const uint8_t *raw,
 		     size_t raw_len, const char *source, size_t *cursor)
 {
@@ -1008,7 +1026,7 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 	q = pk->n_sigs;
 	for (size_t u = 0; u < k->n_uids; u++) {
 		const struct ksp_pgp_uid *uid = &k->uids[u];
-		int64_t uid_id, uid_rev = 0, selfsig = 0;
+		int64_t uid_id, uid_rev = 0, selfsig = 0, ss[4] = { 0, 0, 0, 0 };
 		bool primary = false;
 		uint32_t uid_newest = 0;
 		bool any = false;
@@ -1022,6 +1040,8 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 				selfsig = s->created;
 				primary = s->has_primary_uid && s->primary_uid;
 			}
+			if (s->type != 0x30)
+				selfsig_class(ss, s->hash_algo, s->created);
 			/* the newest verified self-signature decides: a
 			 * revocation revokes, a newer certification undoes it */
 			if (!any || s->created > uid_newest || (s->created == uid_newest && s->type == 0x30)) {
@@ -1037,6 +1057,8 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 		sqlite3_bind_int64(l->uid, 5, selfsig);
 		sqlite3_bind_int64(l->uid, 6, uid_rev);
 		sqlite3_bind_int(l->uid, 7, primary);
+		for (int c = 0; c < 4; c++)
+			sqlite3_bind_int64(l->uid, 8 + c, ss[c]);
 		r = step_done(l, l->uid, "store uid");
 		if (r < 0)
 			goto out;
@@ -1817,11 +1839,13 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		      "source = ?10")) < 0 ||
 	    (r = prep(&l, &l.keyid, "SELECT id FROM keys WHERE fpr = ?")) < 0 ||
 	    (r = prep(&l, &l.uid,
-		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked, primary_uid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked, primary_uid, ss_strong, ss_sha1, "
+		      "ss_rmd160, ss_md5) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
 		      "ON CONFLICT(key_id, uid, is_attr) DO UPDATE SET "
 		      "revoked = CASE WHEN max(?5, ?6) >= max(selfsig, revoked) THEN ?6 ELSE revoked END, "
 		      "primary_uid = CASE WHEN ?5 >= selfsig THEN ?7 ELSE primary_uid END, "
-		      "selfsig = max(selfsig, ?5)")) < 0 ||
+		      "selfsig = max(selfsig, ?5), " SS_KEEP_OLDEST("ss_strong", "?8") ", " SS_KEEP_OLDEST("ss_sha1", "?9")
+		      ", " SS_KEEP_OLDEST("ss_rmd160", "?10") ", " SS_KEEP_OLDEST("ss_md5", "?11"))) < 0 ||
 	    (r = prep(&l, &l.uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
 	    (r = prep(&l, &l.cert,
 		      "INSERT OR IGNORE INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "

@@ -35,9 +35,9 @@
 #include "lib/wot/wot-snap.h"
 
 #define SNAP_MAGIC "KSPWOT1\n"
-#define SNAP_VERSION 5u /* 2: key flags (hard revocation); 3: edge flags name the hash (MD5, SHA-1, RIPEMD-160);
+#define SNAP_VERSION 6u /* 2: key flags (hard revocation); 3: edge flags name the hash (MD5, SHA-1, RIPEMD-160);
 			 * 4: the weak-hash edge list; 5: the graph as stored (fingerprints, binds,
-			 * certifications, outs, strings) */
+			 * certifications, outs, strings); 6: a bind's oldest self-signature per hash class */
 #define SNAP_ENDIAN 0x01020304u
 
 struct snap_header {
@@ -53,7 +53,7 @@ struct snap_header {
 };
 
 _Static_assert(sizeof(struct snap_header) == 96, "header is 96 bytes");
-_Static_assert(sizeof(struct ksp_wsnap_bind) == 32, "bind is 32 bytes");
+_Static_assert(sizeof(struct ksp_wsnap_bind) == 64, "bind is 64 bytes");
 _Static_assert(sizeof(struct ksp_wsnap_cert) == 32, "cert is 32 bytes");
 _Static_assert(sizeof(struct ksp_wsnap_out) == 16, "out is 16 bytes");
 _Static_assert(sizeof(struct ksp_wsnap_node) == 48, "node is 48 bytes");
@@ -602,7 +602,8 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	}
 	/* user IDs, in id order */
 	what = "uids";
-	rc = sqlite3_prepare_v2(db, "SELECT id, key_id, is_attr, revoked, idx, uid, selfsig FROM uids ORDER BY id", -1,
+	rc = sqlite3_prepare_v2(db, "SELECT id, key_id, is_attr, revoked, idx, uid, selfsig, ss_strong, ss_sha1, ss_rmd160, ss_md5 "
+				"FROM uids ORDER BY id", -1,
 				&st, NULL);
 	if (rc != SQLITE_OK)
 		goto sql_fail;
@@ -639,7 +640,9 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 				       .text_len = text ? (uint32_t)tlen : 0,
 				       .flags = (sqlite3_column_int(st, 2) ? KSP_WSNAP_BIND_ATTR : 0) |
 						(sqlite3_column_int64(st, 6) > 0 ? KSP_WSNAP_BIND_SELFSIG : 0),
-				       .uidx = UINT32_MAX },
+				       .uidx = UINT32_MAX,
+				       .ss = { sqlite3_column_int64(st, 7), sqlite3_column_int64(st, 8),
+					       sqlite3_column_int64(st, 9), sqlite3_column_int64(st, 10) } },
 			};
 		}
 		if (lo < n && nodes[lo].key_id == kid && sqlite3_column_int(st, 2) == 0) {

@@ -27,7 +27,8 @@
  * Sequoia's, which apply their own rules to them), the graph as the store
  * holds it: every key's fingerprint and whether it has a valid
  * self-signature; every user ID and user attribute of every key, in the
- * key's order, with its text, self-signature and revocation; on each, every
+ * key's order, with its text, self-signature (the newest, and the oldest
+ * per hash class) and revocation; on each, every
  * verified certification (0x10-0x13) and certification revocation (0x30)
  * by another key of the store, in store order, exportable or not, with its
  * trust signature (depth, amount, regular expressions) and whether it is
@@ -93,7 +94,14 @@ struct ksp_wsnap_bind {
 	uint32_t text_off, text_len; /* into strings (NUL-terminated there too) */
 	uint32_t flags;    /* KSP_WSNAP_BIND_* */
 	uint32_t uidx;     /* into uids, UINT32_MAX for a user attribute */
+	/* its oldest verified self-signature (0x10-0x13) by the hash's class
+	 * (KSP_WSNAP_SS_*), 0: none (uids.ss_*, schema 8) */
+	int64_t ss[4];
 };
+#define KSP_WSNAP_SS_STRONG 0 /* SHA-2, SHA-3 */
+#define KSP_WSNAP_SS_SHA1 1
+#define KSP_WSNAP_SS_RMD160 2
+#define KSP_WSNAP_SS_MD5 3
 
 /* A certification or certification revocation on a bind, as stored. */
 #define KSP_WSNAP_CERT_REVOCABLE 1u  /* no Revocable subpacket saying no */
