@@ -60,9 +60,20 @@
 #define MAX_ROOTS 4096
 #define MAX_PATHS 64
 
-/* Sequoia's standard policy for signatures that need collision resistance */
-#define CUTOFF_MD5 854755200    /* 1997-02-01 */
-#define CUTOFF_SHA1 1359676800  /* 2013-02-01 (SHA-1 and RIPEMD-160) */
+/* Sequoia's standard policy (sequoia-openpgp 1.12, what sq-wot 0.2.0 is
+ * built with) judges a signature's hash at the policy's time, which sq-wot
+ * leaves at "now": the reference time, never the signature's creation time
+ * (the signer's claim).  Certifications need collision resistance, a
+ * binding self-signature (its signer controls what it signs) only second
+ * pre-image resistance; a revocation is accepted 7 years (of 365.2425
+ * days) longer.  Hashes 1.12 does not know (SHA3-256, SHA3-512) no policy
+ * of it accepts. */
+#define CUTOFF_MD5 854755200      /* 1997-02-01: collision resistance */
+#define CUTOFF_SHA1 1359676800    /* 2013-02-01 (SHA-1 and RIPEMD-160) */
+#define CUTOFF_2ND_MD5 1075593600 /* 2004-02-01: second pre-image resistance */
+#define CUTOFF_2ND_SHA1 1675209600 /* 2023-02-01 */
+#define CUTOFF_2ND_RMD160 1359676800 /* 2013-02-01 */
+#define REVOCATION_TOLERANCE 220898664 /* 7 * 365.2425 days */
 
 struct sroot {
 	char fpr[65];
@@ -115,6 +126,8 @@ struct ksp_trust_sequoia {
 	uint32_t *estamp, eepoch;    /* eoff/ecnt valid for this query */
 	uint32_t *istamp, bepoch;    /* by issuer: imax valid for this bind */
 	int64_t *imax;               /* by issuer: its newest valid certification's time */
+	uint32_t *kstamp;            /* kbound valid for this query (eepoch) */
+	int64_t *kbound;             /* by key: since when it has a binding signature the policy accepts */
 	struct ecert *ecerts;
 	size_t n_ecerts, cap_ecerts;
 	uint32_t *fp_cert, *fp_next, *fp_bind; /* the forward pointer: certification, signee, its bind */
@@ -163,6 +176,8 @@ static void free_scratch(struct ksp_trust_sequoia *q)
 	free(q->estamp);
 	free(q->istamp);
 	free(q->imax);
+	free(q->kstamp);
+	free(q->kbound);
 	free(q->fp_cert);
 	free(q->fp_next);
 	free(q->fp_bind);
@@ -172,7 +187,8 @@ static void free_scratch(struct ksp_trust_sequoia *q)
 	free(q->cap);
 	free(q->isroot);
 	free(q->ecerts);
-	q->imax = NULL;
+	q->imax = q->kbound = NULL;
+	q->kstamp = NULL;
 	q->stamp = q->eoff = q->ecnt = q->estamp = q->istamp = q->fp_cert = q->fp_next = q->fp_bind = q->queue = NULL;
 	q->fp_depth = q->fp_amount = q->cap = NULL;
 	q->isroot = NULL;
@@ -268,24 +284,68 @@ KSP_EXPORT int ksp_trust_sequoia_set_policy(struct ksp_trust_sequoia *q, struct 
 
 /* -- the network at the reference time ------------------------------------ */
 
-static bool hash_ok(int algo, int64_t created)
+/* Does the policy accept a certification (@rev: a certification
+ * revocation) made with hash @algo, at the reference time @at? */
+static bool hash_ok(int algo, int64_t at, bool rev)
 {
+	int64_t tol = rev ? REVOCATION_TOLERANCE : 0;
+
 	switch (algo) {
 	case 1:
-		return created < CUTOFF_MD5;
+		return at < CUTOFF_MD5 + tol;
 	case 2:
 	case 3:
-		return created < CUTOFF_SHA1;
+		return at < CUTOFF_SHA1 + tol;
 	case 8:
 	case 9:
 	case 10:
 	case 11:
-	case 12: /* SHA3-256, SHA3-512 (RFC 9580) */
-	case 14:
 		return true;
 	default:
 		return false;
 	}
+}
+
+/* Since when has bind @b a binding self-signature the policy accepts at
+ * the reference time @at (its oldest such)?  KSP_WSNAP_NEVER: none. */
+static int64_t bind_since(const struct ksp_wsnap_bind *b, int64_t at)
+{
+	int64_t t = KSP_WSNAP_NEVER;
+	const int64_t *ss = b->ss;
+
+	if (ss[KSP_WSNAP_SS_STRONG] > 0)
+		t = ss[KSP_WSNAP_SS_STRONG];
+	if (ss[KSP_WSNAP_SS_SHA1] > 0 && at < CUTOFF_2ND_SHA1 && ss[KSP_WSNAP_SS_SHA1] < t)
+		t = ss[KSP_WSNAP_SS_SHA1];
+	if (ss[KSP_WSNAP_SS_RMD160] > 0 && at < CUTOFF_2ND_RMD160 && ss[KSP_WSNAP_SS_RMD160] < t)
+		t = ss[KSP_WSNAP_SS_RMD160];
+	if (ss[KSP_WSNAP_SS_MD5] > 0 && at < CUTOFF_2ND_MD5 && ss[KSP_WSNAP_SS_MD5] < t)
+		t = ss[KSP_WSNAP_SS_MD5];
+	return t;
+}
+
+/* Since when has key @v a valid binding signature (Sequoia's ValidCert at
+ * a time: a user ID's self-signature made by then, with a hash the policy
+ * accepts)?  KSP_WSNAP_NEVER: never; cached for the query. */
+static int64_t key_since(struct ksp_trust_sequoia *q, uint32_t v)
+{
+	const struct ksp_wsnap *s = q->s;
+	int64_t t = KSP_WSNAP_NEVER;
+
+	if (q->kstamp[v] == q->eepoch)
+		return q->kbound[v];
+	if (s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK)
+		for (uint32_t b = s->bind_off[v]; b < s->bind_off[v + 1]; b++) {
+			int64_t bt;
+			if (s->binds[b].flags & KSP_WSNAP_BIND_ATTR)
+				continue;
+			bt = bind_since(&s->binds[b], q->at);
+			if (bt < t)
+				t = bt;
+		}
+	q->kstamp[v] = q->eepoch;
+	q->kbound[v] = t;
+	return t;
 }
 
 /* Was key @k alive (created, unexpired, not revoked) at @t? */
@@ -294,10 +354,11 @@ static bool alive_at(const struct ksp_wsnap_node *k, int64_t t)
 	return k->created <= t && k->expires > t && !ksp_wsnap_key_revoked(k, t);
 }
 
-/* A bind Sequoia's network holds: a self-signed user ID (not an attribute). */
-static bool bind_in_network(const struct ksp_wsnap_bind *b)
+/* A bind Sequoia's network holds: a user ID (not an attribute) with a
+ * self-signature the policy accepts, made by the reference time. */
+static bool bind_in_network(const struct ksp_trust_sequoia *q, const struct ksp_wsnap_bind *b)
 {
-	return (b->flags & KSP_WSNAP_BIND_SELFSIG) && !(b->flags & KSP_WSNAP_BIND_ATTR);
+	return (b->flags & KSP_WSNAP_BIND_SELFSIG) && !(b->flags & KSP_WSNAP_BIND_ATTR) && bind_since(b, q->at) <= q->at;
 }
 
 /* Is certification @c revoked at q->at by a 0x30 of the same issuer made
@@ -309,23 +370,27 @@ static bool cert_revoked(const struct ksp_trust_sequoia *q, const uint32_t *revs
 
 	for (size_t j = 0; j < n_revs; j++) {
 		const struct ksp_wsnap_cert *r = &s->certs[revs[j]];
-		if (r->issuer == c->issuer && r->created > c->created && r->created <= q->at && hash_ok(r->hash, r->created))
+		if (r->issuer == c->issuer && r->created > c->created && r->created <= q->at && hash_ok(r->hash, q->at, true))
 			return true;
 	}
 	return false;
 }
 
-static bool cert_valid(const struct ksp_trust_sequoia *q, uint32_t v, const uint32_t *revs, size_t n_revs,
+static bool cert_valid(struct ksp_trust_sequoia *q, uint32_t v, const uint32_t *revs, size_t n_revs,
 		       const struct ksp_wsnap_cert *c)
 {
 	const struct ksp_wsnap *s = q->s;
 	const struct ksp_wsnap_node *is, *tg = &s->nodes[v];
 
 	if (c->type < 0x10 || c->type > 0x13 || c->issuer >= s->n || c->created > q->at ||
-	    (c->expires != 0 && c->expires <= q->at) || !hash_ok(c->hash, c->created))
+	    (c->expires != 0 && c->expires <= q->at) || !hash_ok(c->hash, q->at, false))
 		return false;
 	is = &s->nodes[c->issuer];
-	if (!(is->flags & KSP_WSNAP_SELFSIG_OK) || !alive_at(is, c->created) || !alive_at(tg, c->created))
+	if (!alive_at(is, c->created) || !alive_at(tg, c->created))
+		return false;
+	/* issuer and target each had a binding signature when it was made
+	 * (the issuer has one now too: key_since() is the oldest) */
+	if (key_since(q, c->issuer) > c->created || key_since(q, v) > c->created)
 		return false;
 	return !cert_revoked(q, revs, n_revs, c);
 }
@@ -355,13 +420,13 @@ static int certs_on(struct ksp_trust_sequoia *q, uint32_t v)
 	q->estamp[v] = q->eepoch;
 	q->eoff[v] = (uint32_t)q->n_ecerts;
 	q->ecnt[v] = 0;
-	if (!(s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK) || (s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED))
+	if (key_since(q, v) > q->at || (s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED))
 		return 0;
 	for (uint32_t b = s->bind_off[v]; b < s->bind_off[v + 1]; b++) {
 		uint32_t lo = s->cert_off[b], hi = s->cert_off[b + 1], *revs = NULL;
 		size_t n_revs = 0;
 
-		if (!bind_in_network(&s->binds[b]) || lo == hi)
+		if (!bind_in_network(q, &s->binds[b]) || lo == hi)
 			continue;
 		if (++q->bepoch == 0) {
 			memset(q->istamp, 0, q->n * sizeof(*q->istamp));
@@ -665,6 +730,8 @@ static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const s
 		q->estamp = calloc(n, sizeof(*q->estamp));
 		q->istamp = calloc(n, sizeof(*q->istamp));
 		q->imax = malloc(n * sizeof(*q->imax));
+		q->kstamp = calloc(n, sizeof(*q->kstamp));
+		q->kbound = malloc(n * sizeof(*q->kbound));
 		q->eoff = malloc(n * sizeof(*q->eoff));
 		q->ecnt = malloc(n * sizeof(*q->ecnt));
 		q->fp_cert = malloc(n * sizeof(*q->fp_cert));
@@ -675,7 +742,7 @@ static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const s
 		q->queue = malloc(n * sizeof(*q->queue));
 		q->cap = malloc(n * sizeof(*q->cap));
 		q->isroot = calloc(n, sizeof(*q->isroot));
-		if (!q->stamp || !q->estamp || !q->istamp || !q->imax || !q->eoff || !q->ecnt || !q->fp_cert || !q->fp_next || !q->fp_bind || !q->fp_depth ||
+		if (!q->stamp || !q->estamp || !q->istamp || !q->imax || !q->kstamp || !q->kbound || !q->eoff || !q->ecnt || !q->fp_cert || !q->fp_next || !q->fp_bind || !q->fp_depth ||
 		    !q->fp_amount || !q->queue || !q->cap || !q->isroot) {
 			free_scratch(q);
 			return -ENOMEM;
@@ -686,6 +753,7 @@ static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const s
 	}
 	if (++q->eepoch == 0) {
 		memset(q->estamp, 0, n * sizeof(*q->estamp));
+		memset(q->kstamp, 0, n * sizeof(*q->kstamp));
 		q->eepoch = 1;
 	}
 	q->n_ecerts = 0;
@@ -698,7 +766,7 @@ static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const s
 	/* the roots in the network (a valid key, not hard-revoked) */
 	for (size_t i = 0; i < q->n_roots && err == 0; i++) {
 		uint32_t v = vertex_of(store, s, q->roots[i].fpr, &err);
-		if (v != NONE && (s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK) && !(s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED)) {
+		if (v != NONE && key_since(q, v) <= q->at && !(s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED)) {
 			q->rootv[i] = v;
 		}
 	}
@@ -732,7 +800,7 @@ static int authenticate(struct ksp_trust_sequoia *q)
 		}
 	/* the target must be valid, alive and unrevoked at the reference time,
 	 * its user ID not revoked */
-	if (!(k->flags & KSP_WSNAP_SELFSIG_OK) || k->expires <= q->at || ksp_wsnap_key_revoked(k, q->at) ||
+	if (key_since(q, q->target) > q->at || k->expires <= q->at || ksp_wsnap_key_revoked(k, q->at) ||
 	    (q->tbind != NONE && s->binds[q->tbind].revoked <= q->at))
 		goto out;
 	while (q->total < q->target_amount && q->n_paths < MAX_PATHS) {
@@ -822,7 +890,7 @@ KSP_EXPORT int ksp_trust_sequoia_authenticate(struct ksp_trust_sequoia *q, struc
 		for (uint32_t b = s->bind_off[t]; b < s->bind_off[t + 1]; b++) {
 			size_t len;
 			const char *txt = ksp_wsnap_bind_text(s, &s->binds[b], &len);
-			if (bind_in_network(&s->binds[b]) && len == strlen(uid) && memcmp(txt, uid, len) == 0)
+			if (bind_in_network(q, &s->binds[b]) && len == strlen(uid) && memcmp(txt, uid, len) == 0)
 				q->tbind = b;
 		}
 		q->uid = strdup(uid);
@@ -836,7 +904,7 @@ KSP_EXPORT int ksp_trust_sequoia_authenticate(struct ksp_trust_sequoia *q, struc
 		size_t len;
 		const char *txt = ksp_wsnap_bind_text(s, &s->binds[b], &len);
 
-		if (!bind_in_network(&s->binds[b]) || memchr(txt, '\0', len) != NULL)
+		if (!bind_in_network(q, &s->binds[b]) || memchr(txt, '\0', len) != NULL)
 			continue;
 		if (email && !email_matches(txt, len, email))
 			continue;
