@@ -897,10 +897,11 @@ static int block_put(struct loader *l, int64_t key_id, const uint8_t *raw, size_
 /* The oldest verified self-signature of a user ID per hash class (schema
  * 8: ss_strong, ss_sha1, ss_rmd160, ss_md5; 0 none): Sequoia's model asks
  * whether a key had a binding signature its policy accepts at a time.  A
- * hash of no class (unknown, reserved) is one no policy accepts. */
+ * hash of no class (unknown, reserved, SHA-3: sequoia-openpgp 1.12 knows
+ * none of them) is one its policy never accepts. */
 static void selfsig_class(int64_t ss[4], int hash, int64_t created)
 {
-	int c = hash == 2 ? 1 : hash == 3 ? 2 : hash == 1 ? 3 : (hash >= 8 && hash <= 14 && hash != 13) ? 0 : -1;
+	int c = hash == 2 ? 1 : hash == 3 ? 2 : hash == 1 ? 3 : (hash >= 8 && hash <= 11) ? 0 : -1;
 
 	if (created <= 0)
 		created = 1;

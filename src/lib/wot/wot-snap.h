@@ -98,7 +98,7 @@ struct ksp_wsnap_bind {
 	 * (KSP_WSNAP_SS_*), 0: none (uids.ss_*, schema 8) */
 	int64_t ss[4];
 };
-#define KSP_WSNAP_SS_STRONG 0 /* SHA-2, SHA-3 */
+#define KSP_WSNAP_SS_STRONG 0 /* SHA-2 */
 #define KSP_WSNAP_SS_SHA1 1
 #define KSP_WSNAP_SS_RMD160 2
 #define KSP_WSNAP_SS_MD5 3
