@@ -5,15 +5,19 @@
  * other two models read.
  *
  * What is authenticated is a binding: a key and one user ID.  The network
- * at the reference time T: on every self-signed user ID of every key with
- * a valid self-signature, per issuer only the newest certifications
- * (0x10-0x13, all of the newest creation time) that are live at T (made at
- * or before T, unexpired at T, not revoked by a 0x30 of the same issuer on
- * that user ID made after them and at or before T), made while issuer and
- * target were alive (created, unexpired, not soft-revoked at the time; a
- * hard-revoked issuer or target never), with a hash the collision rules of
- * Sequoia's standard policy accept (MD5 until 1997-02, SHA-1 and
- * RIPEMD-160 until 2013-02).  A certification without a trust signature
+ * at the reference time T: on every user ID with a self-signature made by
+ * T that the standard policy accepts at T (SHA-1 until 2023-02, RIPEMD-160
+ * until 2013-02, MD5 until 2004-02: second pre-image resistance), of every
+ * key with one, per issuer only the newest certifications (0x10-0x13, all
+ * of the newest creation time) that are live at T (made at or before T,
+ * unexpired at T, not revoked by a 0x30 of the same issuer on that user ID
+ * made after them and at or before T, with a hash accepted at T), made
+ * while issuer and target were alive (created, unexpired, not
+ * soft-revoked at the time; a hard-revoked issuer or target never) and
+ * each had such a self-signature (Sequoia's ValidCert at the
+ * certification's time), with a hash the collision rules of Sequoia's
+ * standard policy accept at T (MD5 until 1997-02, SHA-1 and RIPEMD-160
+ * until 2013-02).  A certification without a trust signature
  * is depth 0, amount 120; depth 255 is unconstrained.  In the
  * certification-network mode (later sequoia-wot's) every certification is
  * depth unconstrained, without regular expressions; its amount stays.
