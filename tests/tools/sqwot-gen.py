@@ -5,7 +5,7 @@ simple one, for tests/cli/T516-sequoia-live.sh to ask sq-wot and ksp.
 
 sqwot-gen.py OUT.pgp  writes the keyring (binary, RSA-2048 keys made now,
 so fingerprints change from run to run) and prints the root's fingerprint.
-Every date is fixed: keys made 2014-01-01; the cases (the test asks at
+Every date is fixed: keys made 2010-01-01; the cases (the test asks at
 2023-01-15 and 2023-03-21, either side of the 2023-02-01 SHA-1 cut-off of
 Sequoia's policy for self-signatures):
   sha1bind   its only self-signature SHA-1 (2015), certified by the root
@@ -46,7 +46,7 @@ def ts(s):
     return calendar.timegm(time.strptime(s, "%Y-%m-%d"))
 
 
-KEY_CREATED = ts("2014-01-01")
+KEY_CREATED = ts("2010-01-01")
 HASHES = {2: hashlib.sha1, 8: hashlib.sha256}
 
 
@@ -135,7 +135,7 @@ def uid(name, dom="example.org"):
 def main():
     keys = []
 
-    def mk(name, self_at="2014-01-02", hash_algo=8, **kw):
+    def mk(name, self_at="2010-01-02", hash_algo=8, **kw):
         k = Key(name)
         k.uid = uid(name)
         k.add_uid(k.uid, ts(self_at), hash_algo, primary=True, **kw)
@@ -163,7 +163,7 @@ def main():
                  regex=rb"<[^>]+[@.]example\.org>$")
     inside, outside = mk("inside"), Key("outside")
     outside.uid = uid("outside", "other.net")
-    outside.add_uid(outside.uid, d("2014-01-02"), primary=True)
+    outside.add_uid(outside.uid, d("2010-01-02"), primary=True)
     keys.append(outside)
     scoped.certify(inside, inside.uid, d("2020-03-01"))
     scoped.certify(outside, outside.uid, d("2020-03-01"))
@@ -179,7 +179,7 @@ def main():
     k.revoke_key(d("2022-01-01"), 1)
     k = mk("uidrev")
     u2 = uid("uidrev2")
-    k.selfsig(u2, d("2014-01-02"))
+    k.selfsig(u2, d("2010-01-02"))
     root.certify(k, k.uid, d("2020-01-01"))
     root.certify(k, u2, d("2020-01-01"))
     k.revoke_uid(u2, d("2021-01-01"))
