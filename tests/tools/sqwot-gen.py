@@ -27,7 +27,10 @@ Sequoia's policy for self-signatures):
   expcert    certified 2020 by a certification expiring 2023-02-01
   keyexp     its key expires 2023-02-01
   mixed      a SHA-1 self-signature 2015 and a SHA-256 one 2021,
-             certified 2018 and 2022
+             certified 2018 (mixed) or 2022 (mixed2)
+  sigexp     its only self-signature expires 2023-02-01
+  sigexp2    its first self-signature expired 2022-01-01, the next made
+             2022-06; certified 2020 and 2021
 """
 import hashlib
 import struct
@@ -80,8 +83,10 @@ class Key:
         return packet(2, head + struct.pack(">H", len(unhashed)) + unhashed + digest[:2]
                       + mpi(sig[:32]) + mpi(sig[32:]))
 
-    def add_uid(self, uid, created, hash_algo=8, expires_at=None, primary=False):
+    def add_uid(self, uid, created, hash_algo=8, expires_at=None, primary=False, sig_expires_at=None):
         extra = subpacket(27, b"\x03") + subpacket(21, b"\x08\x0a\x02")
+        if sig_expires_at:
+            extra += subpacket(3, struct.pack(">I", sig_expires_at - created))
         if expires_at:
             extra += subpacket(9, struct.pack(">I", expires_at - KEY_CREATED))
         if primary:
@@ -197,6 +202,12 @@ def main():
     k = mk("mixed2", "2015-01-01", 2)
     k.selfsig(k.uid, d("2021-01-01"), 8)
     root.certify(k, k.uid, d("2022-01-01"))
+    k = mk("sigexp", sig_expires_at=d("2023-02-01"))
+    root.certify(k, k.uid, d("2020-01-01"))
+    k = mk("sigexp2", sig_expires_at=d("2022-01-01"))
+    k.selfsig(k.uid, d("2022-06-01"))
+    root.certify(k, k.uid, d("2020-01-01"))
+    root.certify(k, k.uid, d("2021-01-01"))
     with open(sys.argv[1], "wb") as f:
         for k in keys:
             f.write(k.block())

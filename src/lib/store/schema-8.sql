@@ -3,7 +3,10 @@
 -- oldest verified self-signature (0x10-0x13) by the class of the hash it
 -- was made with (0: none): what Sequoia's model needs to know whether the
 -- key had a valid binding signature at a given time under its standard
--- policy (issue 33).  A store of an older schema knows only each user
+-- policy (issue 33).  Those are the self-signatures without an
+-- expiration time; of those with one (its validity ends), the newest:
+-- ss_exp_created, ss_exp_until (absolute), ss_exp_hash (0: none; an older
+-- one is forgotten, which can only make that model less trusting).  A store of an older schema knows only each user
 -- ID's newest self-signature and the hash of the key's newest one, which
 -- is no ground for them (a guess could only make Sequoia's model more
 -- trusting): they stay 0, which that model reads as "no binding signature",
@@ -13,9 +16,12 @@ ALTER TABLE uids ADD COLUMN ss_strong INTEGER NOT NULL DEFAULT 0; -- SHA-2 (SHA-
 ALTER TABLE uids ADD COLUMN ss_sha1 INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE uids ADD COLUMN ss_rmd160 INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE uids ADD COLUMN ss_md5 INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE uids ADD COLUMN ss_exp_created INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE uids ADD COLUMN ss_exp_until INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE uids ADD COLUMN ss_exp_hash INTEGER NOT NULL DEFAULT 0;
 DELETE FROM key_blocks;
 DROP TRIGGER graph_uids_upd;
 CREATE TRIGGER graph_uids_upd AFTER UPDATE OF key_id, idx, uid, is_attr, selfsig, revoked,
-	ss_strong, ss_sha1, ss_rmd160, ss_md5 ON uids
+	ss_strong, ss_sha1, ss_rmd160, ss_md5, ss_exp_created, ss_exp_until, ss_exp_hash ON uids
 BEGIN UPDATE graph_state SET gen = gen + 1, nonce = random() WHERE id = 1; END;
 UPDATE graph_state SET gen = gen + 1, nonce = random() WHERE id = 1;

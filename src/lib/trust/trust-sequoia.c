@@ -310,8 +310,30 @@ static bool hash_ok(int algo, int64_t at, bool rev)
 	}
 }
 
-/* Since when has bind @b a binding self-signature the policy accepts at
- * the reference time @at (its oldest such)?  KSP_WSNAP_NEVER: none. */
+/* Does the policy accept, at the reference time @at, a binding
+ * self-signature made with hash @algo (second pre-image resistance)? */
+static bool selfsig_hash_ok(uint32_t algo, int64_t at)
+{
+	switch (algo) {
+	case 1:
+		return at < CUTOFF_2ND_MD5;
+	case 2:
+		return at < CUTOFF_2ND_SHA1;
+	case 3:
+		return at < CUTOFF_2ND_RMD160;
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Since when has bind @b a binding self-signature without an expiration
+ * time that the policy accepts at the reference time @at (its oldest
+ * such)?  KSP_WSNAP_NEVER: none. */
 static int64_t bind_since(const struct ksp_wsnap_bind *b, int64_t at)
 {
 	int64_t t = KSP_WSNAP_NEVER;
@@ -328,28 +350,51 @@ static int64_t bind_since(const struct ksp_wsnap_bind *b, int64_t at)
 	return t;
 }
 
-/* Since when has key @v a valid binding signature (Sequoia's ValidCert at
- * a time: a user ID's self-signature made by then, with a hash the policy
- * accepts)?  KSP_WSNAP_NEVER: never; cached for the query. */
-static int64_t key_since(struct ksp_trust_sequoia *q, uint32_t v)
+/* Has bind @b a binding self-signature valid at @t (made by then, not
+ * expired then) that the policy accepts at the reference time @at? */
+static bool bind_valid_at(const struct ksp_wsnap_bind *b, int64_t t, int64_t at)
+{
+	if (bind_since(b, at) <= t)
+		return true;
+	return b->ss_exp_created > 0 && b->ss_exp_created <= t && t < b->ss_exp_until &&
+	       selfsig_hash_ok(b->ss_exp_hash, at);
+}
+
+/* Had key @v a valid binding signature at @t (Sequoia's ValidCert at a
+ * time: a user ID's self-signature made by then, unexpired then, with a
+ * hash the policy accepts at the reference time)?  The time since when it
+ * has one that does not expire is cached for the query (kbound; its sign
+ * bit: some user ID has one that expires). */
+static bool key_bound_at(struct ksp_trust_sequoia *q, uint32_t v, int64_t t)
 {
 	const struct ksp_wsnap *s = q->s;
-	int64_t t = KSP_WSNAP_NEVER;
+	int64_t since = KSP_WSNAP_NEVER;
+	bool exp = false;
 
-	if (q->kstamp[v] == q->eepoch)
-		return q->kbound[v];
-	if (s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK)
-		for (uint32_t b = s->bind_off[v]; b < s->bind_off[v + 1]; b++) {
-			int64_t bt;
-			if (s->binds[b].flags & KSP_WSNAP_BIND_ATTR)
-				continue;
-			bt = bind_since(&s->binds[b], q->at);
-			if (bt < t)
-				t = bt;
-		}
-	q->kstamp[v] = q->eepoch;
-	q->kbound[v] = t;
-	return t;
+	if (q->kstamp[v] != q->eepoch) {
+		if (s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK)
+			for (uint32_t b = s->bind_off[v]; b < s->bind_off[v + 1]; b++) {
+				int64_t bt;
+				if (s->binds[b].flags & KSP_WSNAP_BIND_ATTR)
+					continue;
+				bt = bind_since(&s->binds[b], q->at);
+				if (bt < since)
+					since = bt;
+				if (s->binds[b].ss_exp_created > 0)
+					exp = true;
+			}
+		q->kstamp[v] = q->eepoch;
+		q->kbound[v] = exp ? -since : since;
+	}
+	since = q->kbound[v] < 0 ? -q->kbound[v] : q->kbound[v];
+	if (since <= t)
+		return true;
+	if (q->kbound[v] > 0 || !(s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK))
+		return false;
+	for (uint32_t b = s->bind_off[v]; b < s->bind_off[v + 1]; b++)
+		if (!(s->binds[b].flags & KSP_WSNAP_BIND_ATTR) && bind_valid_at(&s->binds[b], t, q->at))
+			return true;
+	return false;
 }
 
 /* Was key @k alive (created, unexpired, not revoked) at @t? */
@@ -362,7 +407,7 @@ static bool alive_at(const struct ksp_wsnap_node *k, int64_t t)
  * self-signature the policy accepts, made by the reference time. */
 static bool bind_in_network(const struct ksp_trust_sequoia *q, const struct ksp_wsnap_bind *b)
 {
-	return (b->flags & KSP_WSNAP_BIND_SELFSIG) && !(b->flags & KSP_WSNAP_BIND_ATTR) && bind_since(b, q->at) <= q->at;
+	return (b->flags & KSP_WSNAP_BIND_SELFSIG) && !(b->flags & KSP_WSNAP_BIND_ATTR) && bind_valid_at(b, q->at, q->at);
 }
 
 /* Is certification @c revoked at q->at by a 0x30 of the same issuer made
@@ -392,9 +437,10 @@ static bool cert_valid(struct ksp_trust_sequoia *q, uint32_t v, const uint32_t *
 	is = &s->nodes[c->issuer];
 	if (!alive_at(is, c->created) || !alive_at(tg, c->created))
 		return false;
-	/* issuer and target each had a binding signature when it was made
-	 * (the issuer has one now too: key_since() is the oldest) */
-	if (key_since(q, c->issuer) > c->created || key_since(q, v) > c->created)
+	/* issuer and target each had a binding signature when it was made,
+	 * the issuer has one now too */
+	if (!key_bound_at(q, c->issuer, c->created) || !key_bound_at(q, v, c->created) ||
+	    !key_bound_at(q, c->issuer, q->at))
 		return false;
 	return !cert_revoked(q, revs, n_revs, c);
 }
@@ -424,7 +470,7 @@ static int certs_on(struct ksp_trust_sequoia *q, uint32_t v)
 	q->estamp[v] = q->eepoch;
 	q->eoff[v] = (uint32_t)q->n_ecerts;
 	q->ecnt[v] = 0;
-	if (key_since(q, v) > q->at || (s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED))
+	if (!key_bound_at(q, v, q->at) || (s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED))
 		return 0;
 	for (uint32_t b = s->bind_off[v]; b < s->bind_off[v + 1]; b++) {
 		uint32_t lo = s->cert_off[b], hi = s->cert_off[b + 1], *revs = NULL;
@@ -770,7 +816,7 @@ static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const s
 	/* the roots in the network (a valid key, not hard-revoked) */
 	for (size_t i = 0; i < q->n_roots && err == 0; i++) {
 		uint32_t v = vertex_of(store, s, q->roots[i].fpr, &err);
-		if (v != NONE && key_since(q, v) <= q->at && !(s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED)) {
+		if (v != NONE && key_bound_at(q, v, q->at) && !(s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED)) {
 			q->rootv[i] = v;
 		}
 	}
@@ -804,7 +850,7 @@ static int authenticate(struct ksp_trust_sequoia *q)
 		}
 	/* the target must be valid, alive and unrevoked at the reference time,
 	 * its user ID not revoked */
-	if (key_since(q, q->target) > q->at || k->expires <= q->at || ksp_wsnap_key_revoked(k, q->at) ||
+	if (!key_bound_at(q, q->target, q->at) || k->expires <= q->at || ksp_wsnap_key_revoked(k, q->at) ||
 	    (q->tbind != NONE && s->binds[q->tbind].revoked <= q->at))
 		goto out;
 	while (q->total < q->target_amount && q->n_paths < MAX_PATHS) {

@@ -894,8 +894,9 @@ static int block_put(struct loader *l, int64_t key_id, const uint8_t *raw, size_
 	return step_done(l, l->st_block_put, "store key block digest");
 }
 
-/* The oldest verified self-signature of a user ID per hash class (schema
- * 8: ss_strong, ss_sha1, ss_rmd160, ss_md5; 0 none): Sequoia's model asks
+/* The oldest verified self-signature of a user ID that does not expire,
+ * per hash class (schema 8: ss_strong, ss_sha1, ss_rmd160, ss_md5; 0
+ * none; the newest that expires is kept apart): Sequoia's model asks
  * whether a key had a binding signature its policy accepts at a time.  A
  * hash of no class (unknown, reserved, SHA-3: sequoia-openpgp 1.12 knows
  * none of them) is one its policy never accepts. */
@@ -1027,7 +1028,7 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 	q = pk->n_sigs;
 	for (size_t u = 0; u < k->n_uids; u++) {
 		const struct ksp_pgp_uid *uid = &k->uids[u];
-		int64_t uid_id, uid_rev = 0, selfsig = 0, ss[4] = { 0, 0, 0, 0 };
+		int64_t uid_id, uid_rev = 0, selfsig = 0, ss[4] = { 0, 0, 0, 0 }, ssx[3] = { 0, 0, 0 };
 		bool primary = false;
 		uint32_t uid_newest = 0;
 		bool any = false;
@@ -1041,8 +1042,14 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 				selfsig = s->created;
 				primary = s->has_primary_uid && s->primary_uid;
 			}
-			if (s->type != 0x30)
+			if (s->type != 0x30 && s->expires == 0)
 				selfsig_class(ss, s->hash_algo, s->created);
+			else if (s->type != 0x30 && (ssx[0] == 0 || s->created > ssx[0])) {
+				/* the newest self-signature that expires */
+				ssx[0] = s->created ? s->created : 1;
+				ssx[1] = (int64_t)s->created + s->expires;
+				ssx[2] = s->hash_algo;
+			}
 			/* the newest verified self-signature decides: a
 			 * revocation revokes, a newer certification undoes it */
 			if (!any || s->created > uid_newest || (s->created == uid_newest && s->type == 0x30)) {
@@ -1060,6 +1067,8 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 		sqlite3_bind_int(l->uid, 7, primary);
 		for (int c = 0; c < 4; c++)
 			sqlite3_bind_int64(l->uid, 8 + c, ss[c]);
+		for (int c = 0; c < 3; c++)
+			sqlite3_bind_int64(l->uid, 12 + c, ssx[c]);
 		r = step_done(l, l->uid, "store uid");
 		if (r < 0)
 			goto out;
@@ -1841,12 +1850,16 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 	    (r = prep(&l, &l.keyid, "SELECT id FROM keys WHERE fpr = ?")) < 0 ||
 	    (r = prep(&l, &l.uid,
 		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked, primary_uid, ss_strong, ss_sha1, "
-		      "ss_rmd160, ss_md5) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+		      "ss_rmd160, ss_md5, ss_exp_created, ss_exp_until, ss_exp_hash) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
 		      "ON CONFLICT(key_id, uid, is_attr) DO UPDATE SET "
 		      "revoked = CASE WHEN max(?5, ?6) >= max(selfsig, revoked) THEN ?6 ELSE revoked END, "
 		      "primary_uid = CASE WHEN ?5 >= selfsig THEN ?7 ELSE primary_uid END, "
 		      "selfsig = max(selfsig, ?5), " SS_KEEP_OLDEST("ss_strong", "?8") ", " SS_KEEP_OLDEST("ss_sha1", "?9")
-		      ", " SS_KEEP_OLDEST("ss_rmd160", "?10") ", " SS_KEEP_OLDEST("ss_md5", "?11"))) < 0 ||
+		      ", " SS_KEEP_OLDEST("ss_rmd160", "?10") ", " SS_KEEP_OLDEST("ss_md5", "?11") ", "
+		      "ss_exp_until = CASE WHEN ?12 > ss_exp_created THEN ?13 ELSE ss_exp_until END, "
+		      "ss_exp_hash = CASE WHEN ?12 > ss_exp_created THEN ?14 ELSE ss_exp_hash END, "
+		      "ss_exp_created = max(ss_exp_created, ?12)")) < 0 ||
 	    (r = prep(&l, &l.uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
 	    (r = prep(&l, &l.cert,
 		      "INSERT OR IGNORE INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "

@@ -53,7 +53,7 @@ struct snap_header {
 };
 
 _Static_assert(sizeof(struct snap_header) == 96, "header is 96 bytes");
-_Static_assert(sizeof(struct ksp_wsnap_bind) == 64, "bind is 64 bytes");
+_Static_assert(sizeof(struct ksp_wsnap_bind) == 88, "bind is 88 bytes");
 _Static_assert(sizeof(struct ksp_wsnap_cert) == 32, "cert is 32 bytes");
 _Static_assert(sizeof(struct ksp_wsnap_out) == 16, "out is 16 bytes");
 _Static_assert(sizeof(struct ksp_wsnap_node) == 48, "node is 48 bytes");
@@ -602,7 +602,8 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	}
 	/* user IDs, in id order */
 	what = "uids";
-	rc = sqlite3_prepare_v2(db, "SELECT id, key_id, is_attr, revoked, idx, uid, selfsig, ss_strong, ss_sha1, ss_rmd160, ss_md5 "
+	rc = sqlite3_prepare_v2(db, "SELECT id, key_id, is_attr, revoked, idx, uid, selfsig, ss_strong, ss_sha1, ss_rmd160, ss_md5, "
+				"ss_exp_created, ss_exp_until, ss_exp_hash "
 				"FROM uids ORDER BY id", -1,
 				&st, NULL);
 	if (rc != SQLITE_OK)
@@ -642,7 +643,10 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 						(sqlite3_column_int64(st, 6) > 0 ? KSP_WSNAP_BIND_SELFSIG : 0),
 				       .uidx = UINT32_MAX,
 				       .ss = { sqlite3_column_int64(st, 7), sqlite3_column_int64(st, 8),
-					       sqlite3_column_int64(st, 9), sqlite3_column_int64(st, 10) } },
+					       sqlite3_column_int64(st, 9), sqlite3_column_int64(st, 10) },
+				       .ss_exp_created = sqlite3_column_int64(st, 11),
+				       .ss_exp_until = sqlite3_column_int64(st, 12),
+				       .ss_exp_hash = (uint32_t)sqlite3_column_int(st, 13) },
 			};
 		}
 		if (lo < n && nodes[lo].key_id == kid && sqlite3_column_int(st, 2) == 0) {

@@ -94,9 +94,13 @@ struct ksp_wsnap_bind {
 	uint32_t text_off, text_len; /* into strings (NUL-terminated there too) */
 	uint32_t flags;    /* KSP_WSNAP_BIND_* */
 	uint32_t uidx;     /* into uids, UINT32_MAX for a user attribute */
-	/* its oldest verified self-signature (0x10-0x13) by the hash's class
-	 * (KSP_WSNAP_SS_*), 0: none (uids.ss_*, schema 8) */
+	/* its oldest verified self-signature (0x10-0x13) without an
+	 * expiration time by the hash's class (KSP_WSNAP_SS_*), 0: none; the
+	 * newest with one: made ss_exp_created (0: none), valid until
+	 * ss_exp_until, with hash ss_exp_hash (uids.ss_*, schema 8) */
 	int64_t ss[4];
+	int64_t ss_exp_created, ss_exp_until;
+	uint32_t ss_exp_hash, reserved;
 };
 #define KSP_WSNAP_SS_STRONG 0 /* SHA-2 */
 #define KSP_WSNAP_SS_SHA1 1
