@@ -388,7 +388,7 @@ done
 cp "$w/genuine.db" "$w/v1.db"
 { sqlite3 "$w/v1.db" "SELECT 'DROP TRIGGER ' || name || ';' FROM sqlite_master WHERE type = 'trigger'"
   echo "DROP TABLE graph_state; PRAGMA user_version = 1;"
-  for c in ss_strong ss_sha1 ss_rmd160 ss_md5; do echo "ALTER TABLE uids DROP COLUMN $c;"; done; } | sqlite3 "$w/v1.db"
+  for c in ss_strong ss_sha1 ss_rmd160 ss_md5 ss_exp_created ss_exp_until ss_exp_hash; do echo "ALTER TABLE uids DROP COLUMN $c;"; done; } | sqlite3 "$w/v1.db"
 [ "$(sqlite3 "$w/v1.db" "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'")" = 0 ] && ok || bad "v1 store: triggers left"
 expect_code 2 "v1 store, read-only command" $KSP -d "$w/v1.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
 expect_grep "$w/err" "schema 1 is older than 8; open it once read-write to migrate" "v1 store: what to do"
