@@ -372,7 +372,7 @@ import struct, sys
 p = sys.argv[1]
 d = bytearray(open(p, "rb").read())
 n, nu, m = struct.unpack_from("<IIQ", d, 16)
-off = 64 + n * 40 + nu * 16
+off = 96 + n * 56 + nu * 16  # the header, nodes, uids (wot-snap.c's layout)
 off = (off + (n + 1) * 4 + 7) & ~7
 for i in range(m):
     struct.pack_into("<II", d, off + 40 * i, 0xfffffff0, 0xfffffff0)

@@ -83,8 +83,9 @@ class Key:
         return packet(2, head + struct.pack(">H", len(unhashed)) + unhashed + digest[:2]
                       + mpi(sig[:32]) + mpi(sig[32:]))
 
-    def add_uid(self, uid, created, hash_algo=8, expires_at=None, primary=False, sig_expires_at=None):
-        extra = subpacket(27, b"\x03") + subpacket(21, b"\x08\x0a\x02")
+    def add_uid(self, uid, created, hash_algo=8, expires_at=None, primary=False, sig_expires_at=None,
+                flags=b"\x03"):
+        extra = subpacket(27, flags) + subpacket(21, b"\x08\x0a\x02")
         if sig_expires_at:
             extra += subpacket(3, struct.pack(">I", sig_expires_at - created))
         if expires_at:
@@ -93,8 +94,11 @@ class Key:
             extra += subpacket(25, b"\x01")
         self.packets.append((uid, self.sign(self, uid, 0x13, created, hash_algo, extra)))
 
-    def selfsig(self, uid, created, hash_algo=8):
-        self.packets.append((uid, self.sign(self, uid, 0x13, created, hash_algo, subpacket(27, b"\x03"))))
+    def selfsig(self, uid, created, hash_algo=8, expires_at=None):
+        extra = subpacket(27, b"\x03")
+        if expires_at:
+            extra += subpacket(9, struct.pack(">I", expires_at - KEY_CREATED))
+        self.packets.append((uid, self.sign(self, uid, 0x13, created, hash_algo, extra)))
 
     def revoke_uid(self, uid, created):
         self.packets.append((uid, self.sign(self, uid, 0x30, created, 8, subpacket(29, b"\x20"))))
@@ -104,8 +108,14 @@ class Key:
         self.packets.insert(0, (None, self.sign(self, None, 0x20, created, 8, extra)))
 
     def certify(self, target, uid, created, hash_algo=8, depth=None, amount=120, regex=None,
-                expires_at=None):
+                expires_at=None, local=False, critical_notation=False):
         extra = b""
+        if local:
+            extra += subpacket(4, b"\x00")
+        if critical_notation:
+            name, value = b"unknown@example.org", b"x"
+            data = b"\x80\0\0\0" + struct.pack(">HH", len(name), len(value)) + name + value
+            extra += bytes([len(data) + 1, 0x80 | 20]) + data
         if depth is not None:
             extra += subpacket(5, bytes([depth, amount]))
         if regex is not None:
@@ -208,6 +218,22 @@ def main():
     k.selfsig(k.uid, d("2022-06-01"))
     root.certify(k, k.uid, d("2020-01-01"))
     root.certify(k, k.uid, d("2021-01-01"))
+    k = mk("extended", expires_at=d("2023-01-10"))
+    k.selfsig(k.uid, d("2023-02-15"), expires_at=d("2030-01-01"))
+    root.certify(k, k.uid, d("2020-01-01"))
+    lapsed = mk("lapsed", expires_at=d("2015-01-01"))
+    lapsed.selfsig(lapsed.uid, d("2019-01-01"), expires_at=d("2030-01-01"))
+    root.certify(lapsed, lapsed.uid, d("2020-01-01"), depth=1, amount=120)
+    k = mk("bylapsed")
+    lapsed.certify(k, k.uid, d("2017-01-01"))
+    nocert = mk("nocert", flags=b"\x02")
+    root.certify(nocert, nocert.uid, d("2020-01-01"), depth=1, amount=120)
+    k = mk("bynocert")
+    nocert.certify(k, k.uid, d("2020-02-01"))
+    k = mk("localcert")
+    root.certify(k, k.uid, d("2020-01-01"), local=True)
+    k = mk("critnote")
+    root.certify(k, k.uid, d("2020-01-01"), critical_notation=True)
     with open(sys.argv[1], "wb") as f:
         for k in keys:
             f.write(k.block())

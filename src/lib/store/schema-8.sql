@@ -19,6 +19,21 @@ ALTER TABLE uids ADD COLUMN ss_md5 INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE uids ADD COLUMN ss_exp_created INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE uids ADD COLUMN ss_exp_until INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE uids ADD COLUMN ss_exp_hash INTEGER NOT NULL DEFAULT 0;
+-- key_selfsigs: per key, every verified binding self-signature (on a user
+-- ID, or direct), 32 bytes each, oldest first, little-endian 64-bit
+-- integers: its creation time, the key's expiration time it gives
+-- (absolute, 0: never), its own expiration time (absolute, 0: never) and
+-- its hash algorithm: when the key was valid and alive at a past time.
+CREATE TABLE IF NOT EXISTS key_selfsigs (
+	key_id      INTEGER PRIMARY KEY REFERENCES keys(id) ON DELETE CASCADE,
+	hist        BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS graph_ksigs_ins AFTER INSERT ON key_selfsigs
+BEGIN UPDATE graph_state SET gen = gen + 1, nonce = random() WHERE id = 1; END;
+CREATE TRIGGER IF NOT EXISTS graph_ksigs_upd AFTER UPDATE ON key_selfsigs
+BEGIN UPDATE graph_state SET gen = gen + 1, nonce = random() WHERE id = 1; END;
+CREATE TRIGGER IF NOT EXISTS graph_ksigs_del AFTER DELETE ON key_selfsigs
+BEGIN UPDATE graph_state SET gen = gen + 1, nonce = random() WHERE id = 1; END;
 DELETE FROM key_blocks;
 DROP TRIGGER graph_uids_upd;
 CREATE TRIGGER graph_uids_upd AFTER UPDATE OF key_id, idx, uid, is_attr, selfsig, revoked,

@@ -397,10 +397,27 @@ static bool key_bound_at(struct ksp_trust_sequoia *q, uint32_t v, int64_t t)
 	return false;
 }
 
-/* Was key @k alive (created, unexpired, not revoked) at @t? */
-static bool alive_at(const struct ksp_wsnap_node *k, int64_t t)
+/* Was key @v alive (created, unexpired, not revoked) at @t?  Unexpired
+ * as the binding self-signature valid at @t says (the newest made by then,
+ * unexpired then, with a hash the policy accepts at the reference time):
+ * a key renewed after it expired was expired in between.  A store without
+ * the key's self-signatures (schema 8's key_selfsigs): its newest one. */
+static bool alive_at(const struct ksp_trust_sequoia *q, uint32_t v, int64_t t)
 {
-	return k->created <= t && k->expires > t && !ksp_wsnap_key_revoked(k, t);
+	const struct ksp_wsnap_node *k = &q->s->nodes[v];
+	struct ksp_wsnap_selfsig h;
+
+	if (k->created > t || ksp_wsnap_key_revoked(k, t))
+		return false;
+	if (k->hist_n == 0)
+		return k->expires > t;
+	for (uint32_t i = k->hist_n; i-- > 0;) {
+		if (!ksp_wsnap_key_selfsig(q->s, k, i, &h) || h.created > t || (h.until != 0 && h.until <= t) ||
+		    !selfsig_hash_ok((uint32_t)h.hash, q->at))
+			continue;
+		return h.key_expires == 0 || h.key_expires > t;
+	}
+	return false;
 }
 
 /* A bind Sequoia's network holds: a user ID (not an attribute) with a
@@ -429,13 +446,11 @@ static bool cert_valid(struct ksp_trust_sequoia *q, uint32_t v, const uint32_t *
 		       const struct ksp_wsnap_cert *c)
 {
 	const struct ksp_wsnap *s = q->s;
-	const struct ksp_wsnap_node *is, *tg = &s->nodes[v];
 
 	if (c->type < 0x10 || c->type > 0x13 || c->issuer >= s->n || c->created > q->at ||
 	    (c->expires != 0 && c->expires <= q->at) || !hash_ok(c->hash, q->at, false))
 		return false;
-	is = &s->nodes[c->issuer];
-	if (!alive_at(is, c->created) || !alive_at(tg, c->created))
+	if (!alive_at(q, c->issuer, c->created) || !alive_at(q, v, c->created))
 		return false;
 	/* issuer and target each had a binding signature when it was made,
 	 * the issuer has one now too */
@@ -850,7 +865,7 @@ static int authenticate(struct ksp_trust_sequoia *q)
 		}
 	/* the target must be valid, alive and unrevoked at the reference time,
 	 * its user ID not revoked */
-	if (!key_bound_at(q, q->target, q->at) || k->expires <= q->at || ksp_wsnap_key_revoked(k, q->at) ||
+	if (!key_bound_at(q, q->target, q->at) || !alive_at(q, q->target, q->at) || ksp_wsnap_key_revoked(k, q->at) ||
 	    (q->tbind != NONE && s->binds[q->tbind].revoked <= q->at))
 		goto out;
 	while (q->total < q->target_amount && q->n_paths < MAX_PATHS) {

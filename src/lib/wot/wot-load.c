@@ -92,7 +92,7 @@ struct loader {
 	struct ksp_store *store;
 	struct ksp_ctx *ctx;
 	sqlite3 *db;
-	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert, *cert_upd;
+	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert, *cert_upd, *ksigs;
 	bool verify;
 	bool x8; /* Ed25519 eight at a time (no use for the signers' tables) */
 	uint64_t keys, certs, bad, secret;
@@ -910,6 +910,66 @@ static void selfsig_class(int64_t ss[4], int hash, int64_t created)
 		ss[c] = created;
 }
 
+/* One record of key_selfsigs.hist (schema 8): little-endian. */
+static void hist_put(uint8_t *p, int64_t created, int64_t key_expires, int64_t until, int hash)
+{
+	int64_t v[4] = { created, key_expires, until, hash };
+
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 8; j++)
+			p[i * 8 + j] = (uint8_t)((uint64_t)v[i] >> (8 * j));
+}
+
+static int cmp_hist(const void *a, const void *b)
+{
+	const uint8_t *x = a, *y = b;
+
+	for (int j = 7; j >= 0; j--)
+		if (x[j] != y[j])
+			return x[j] < y[j] ? -1 : 1;
+	return 0;
+}
+
+/* key_selfsigs: every verified binding self-signature of @k (the
+ * verdicts @res in job order, as store_one() has them), oldest first. */
+static int store_selfsigs(struct loader *l, const struct ksp_pgp_key *k, const int8_t *res, int64_t key_id)
+{
+	const struct ksp_pgp_pubkey *pk = &k->primary;
+	size_t n = 0, q = pk->n_sigs;
+	uint8_t *h;
+	int r;
+
+	for (size_t u = 0; u < k->n_uids; u++)
+		q += k->uids[u].n_sigs;
+	h = malloc((q + 1) * 32);
+	if (h == NULL)
+		return -ENOMEM;
+	q = 0;
+	for (size_t j = 0; j < pk->n_sigs; j++, q++) {
+		const struct ksp_pgp_sig *s = &pk->sigs[j];
+		if (s->type == 0x1f && key_sig_wanted(k, s) && counts(l, res[q]))
+			hist_put(h + 32 * n++, s->created,
+				 s->has_key_expires && s->key_expires ? (int64_t)pk->created + s->key_expires : 0,
+				 s->expires ? (int64_t)s->created + s->expires : 0, s->hash_algo);
+	}
+	for (size_t u = 0; u < k->n_uids; u++)
+		for (size_t j = 0; j < k->uids[u].n_sigs; j++, q++) {
+			const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
+			if (s->type < 0x10 || s->type > 0x13 || !is_self(k, s) || !counts(l, res[q]) || k->uids[u].attribute)
+				continue;
+			hist_put(h + 32 * n++, s->created,
+				 s->has_key_expires && s->key_expires ? (int64_t)pk->created + s->key_expires : 0,
+				 s->expires ? (int64_t)s->created + s->expires : 0, s->hash_algo);
+		}
+	if (n > 1)
+		qsort(h, n, 32, cmp_hist);
+	sqlite3_bind_int64(l->ksigs, 1, key_id);
+	sqlite3_bind_blob(l->ksigs, 2, h, (int)(n * 32), SQLITE_STATIC);
+	r = step_done(l, l->ksigs, "store self-signatures");
+	free(h);
+	return r;
+}
+
 /* the oldest of the stored and the new one (0: none) */
 #define SS_KEEP_OLDEST(col, arg) \
 	col " = CASE WHEN " col " = 0 OR (" arg " > 0 AND " arg " < " col ") THEN " arg " ELSE " col " END"
@@ -1022,6 +1082,9 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 	key_id = sqlite3_column_int64(l->keyid, 0);
 	sqlite3_reset(l->keyid);
 	r = block_put(l, key_id, raw, raw_len);
+	if (r < 0)
+		goto out;
+	r = store_selfsigs(l, k, res, key_id);
 	if (r < 0)
 		goto out;
 
@@ -1393,6 +1456,7 @@ static void loader_done(struct loader *l)
 	sqlite3_finalize(l->key);
 	sqlite3_finalize(l->keyid);
 	sqlite3_finalize(l->uid);
+	sqlite3_finalize(l->ksigs);
 	sqlite3_finalize(l->uidid);
 	sqlite3_finalize(l->cert);
 	sqlite3_finalize(l->cert_upd);
@@ -1861,6 +1925,9 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		      "ss_exp_hash = CASE WHEN ?12 > ss_exp_created THEN ?14 ELSE ss_exp_hash END, "
 		      "ss_exp_created = max(ss_exp_created, ?12)")) < 0 ||
 	    (r = prep(&l, &l.uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
+	    (r = prep(&l, &l.ksigs,
+		      "INSERT INTO key_selfsigs(key_id, hist) VALUES (?1, ?2) ON CONFLICT(key_id) DO UPDATE SET "
+		      "hist = CASE WHEN length(?2) >= length(hist) THEN ?2 ELSE hist END")) < 0 ||
 	    (r = prep(&l, &l.cert,
 		      "INSERT OR IGNORE INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "
 		      "expires, exportable, trust_depth, trust_amount, verified, sigdata, digest, regex) "

@@ -40,6 +40,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lib/trust/hash-rules.h"
 
@@ -56,6 +57,8 @@ struct ksp_wsnap_node {
 	uint32_t algo, bits;
 	uint32_t flags;   /* KSP_WSNAP_HARD_REVOKED, KSP_WSNAP_SELFSIG_OK */
 	uint32_t fpr_off; /* into strings: the fingerprint, NUL-terminated */
+	uint32_t hist_off, hist_n; /* into strings: its binding self-signatures,
+				    * oldest first (ksp_wsnap_key_selfsig()) */
 };
 
 /* Is the key revoked at @at?  A hard revocation at every date, a soft one
@@ -184,6 +187,25 @@ void ksp_wsnap_free(struct ksp_wsnap *s);
 static inline const char *ksp_wsnap_string(const struct ksp_wsnap *s, uint64_t off)
 {
 	return off < s->strings_len ? s->strings + off : "";
+}
+
+/* The @i-th (oldest first) binding self-signature of key @k (schema 8's
+ * key_selfsigs): its creation time, the key expiration time it gives
+ * (absolute, 0: never), its own expiration time (absolute, 0: never), its
+ * hash algorithm.  False when out of range. */
+struct ksp_wsnap_selfsig {
+	int64_t created, key_expires, until, hash;
+};
+
+static inline bool ksp_wsnap_key_selfsig(const struct ksp_wsnap *s, const struct ksp_wsnap_node *k, uint32_t i,
+					 struct ksp_wsnap_selfsig *out)
+{
+	uint64_t off = (uint64_t)k->hist_off + (uint64_t)i * sizeof(*out);
+
+	if (i >= k->hist_n || off + sizeof(*out) >= s->strings_len)
+		return false;
+	memcpy(out, s->strings + off, sizeof(*out));
+	return true;
 }
 
 /* The fingerprint of vertex @v. */
