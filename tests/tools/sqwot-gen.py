@@ -3,8 +3,9 @@
 """A keyring of the cases where Sequoia's web of trust differs from a
 simple one, for tests/cli/T516-sequoia-live.sh to ask sq-wot and ksp.
 
-sqwot-gen.py OUT.pgp  writes the keyring (binary, RSA-2048 keys made now,
-so fingerprints change from run to run) and prints the root's fingerprint.
+sqwot-gen.py OUT.pgp  writes the keyring (binary; INSECURE Ed25519 keys
+from seeds made of their names) and prints the roots' fingerprints (root,
+oldroot), one a line.
 Every date is fixed: keys made 2010-01-01; the cases (the test asks at
 2023-01-15 and 2023-03-21, either side of the 2023-02-01 SHA-1 cut-off of
 Sequoia's policy for self-signatures):
@@ -31,6 +32,17 @@ Sequoia's policy for self-signatures):
   sigexp     its only self-signature expires 2023-02-01
   sigexp2    its first self-signature expired 2022-01-01, the next made
              2022-06; certified 2020 and 2021
+  extended   its key expired 2023-01-10, renewed 2023-02-15
+  lapsed     an introducer whose key expired 2015, renewed 2019; it
+             certified bylapsed in 2017
+  nocert     an introducer without the certification key flag
+  localcert  a non-exportable certification
+  critnote   a certification with a critical notation
+  lateuid    a certification (2020) on a user ID self-signed 2022
+  expintro   an introducer expired since 2022-06 (certified 2021)
+  oldroot    the second root, expired since 2022-06 (certified 2021)
+  latin1     a trusted introducer whose user ID is not UTF-8; mixuid: a
+             key with a UTF-8 and a Latin-1 user ID
 """
 import hashlib
 import struct
@@ -234,10 +246,34 @@ def main():
     root.certify(k, k.uid, d("2020-01-01"), local=True)
     k = mk("critnote")
     root.certify(k, k.uid, d("2020-01-01"), critical_notation=True)
+    k = mk("lateuid")
+    u2 = uid("lateuid2")
+    k.selfsig(u2, d("2022-06-01"))
+    root.certify(k, u2, d("2020-01-01"))
+    expintro = mk("expintro", expires_at=d("2022-06-01"))
+    root.certify(expintro, expintro.uid, d("2020-01-01"), depth=1, amount=120)
+    k = mk("byexpintro")
+    expintro.certify(k, k.uid, d("2021-01-01"))
+    oldroot = mk("oldroot", expires_at=d("2022-06-01"))
+    k = mk("byoldroot")
+    oldroot.certify(k, k.uid, d("2021-01-01"))
+    k = Key("latin1")
+    k.uid = b"Latin1 \xe9t\xe9 <latin1@example.org>"
+    k.add_uid(k.uid, d("2010-01-02"), primary=True)
+    keys.append(k)
+    root.certify(k, k.uid, d("2020-01-01"), depth=1, amount=120)
+    k2 = mk("bylatin1")
+    k.certify(k2, k2.uid, d("2020-02-01"))
+    k = mk("mixuid")
+    u2 = b"Mixuid \xe9 <mixuid2@example.org>"
+    k.selfsig(u2, d("2010-01-02"))
+    root.certify(k, k.uid, d("2020-01-01"))
+    root.certify(k, u2, d("2020-01-01"))
     with open(sys.argv[1], "wb") as f:
         for k in keys:
             f.write(k.block())
     print(root.fpr.hex().upper())
+    print(oldroot.fpr.hex().upper())
 
 
 if __name__ == "__main__":

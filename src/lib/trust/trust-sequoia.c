@@ -56,6 +56,7 @@
 #include "lib/libksp-private.h"
 #include "lib/trust/trust-private.h"
 #include "lib/wot/wot-snap.h"
+#include "shared/utf8.h"
 #include "shared/util.h"
 
 #define FULLY 120
@@ -420,11 +421,30 @@ static bool alive_at(const struct ksp_trust_sequoia *q, uint32_t v, int64_t t)
 	return false;
 }
 
-/* A bind Sequoia's network holds: a user ID (not an attribute) with a
- * self-signature the policy accepts, made by the reference time. */
+/* Is the text valid UTF-8 (what Rust's String::from_utf8 takes)? */
+static bool utf8_valid(const char *text, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)text;
+	uint32_t cp;
+
+	for (size_t i = 0, n; i < len; i += n)
+		if ((n = utf8_decode(p + i, len - i, &cp)) == 0)
+			return false;
+	return true;
+}
+
+/* A bind Sequoia's network holds: a user ID (not an attribute) in UTF-8
+ * (sequoia-wot knows no other) with a self-signature the policy accepts,
+ * made by the reference time. */
 static bool bind_in_network(const struct ksp_trust_sequoia *q, const struct ksp_wsnap_bind *b)
 {
-	return (b->flags & KSP_WSNAP_BIND_SELFSIG) && !(b->flags & KSP_WSNAP_BIND_ATTR) && bind_valid_at(b, q->at, q->at);
+	const char *text;
+	size_t len;
+
+	if (!(b->flags & KSP_WSNAP_BIND_SELFSIG) || (b->flags & KSP_WSNAP_BIND_ATTR) || !bind_valid_at(b, q->at, q->at))
+		return false;
+	text = ksp_wsnap_bind_text(q->s, b, &len);
+	return utf8_valid(text, len);
 }
 
 /* Is certification @c revoked at q->at by a 0x30 of the same issuer made
