@@ -41,6 +41,9 @@ Sequoia's policy for self-signatures):
   lateuid    a certification (2020) on a user ID self-signed 2022
   expintro   an introducer expired since 2022-06 (certified 2021)
   oldroot    the second root, expired since 2022-06 (certified 2021)
+  newexp     certified 2019, and 2021 by a certification expired 2022
+  recert     certified 2019, revoked 2020, certified 2021 (amount 60)
+  twouid     a SHA-256 and a SHA-1 self-signed user ID, both certified
   latin1     a trusted introducer whose user ID is not UTF-8; mixuid: a
              key with a UTF-8 and a Latin-1 user ID
 """
@@ -267,6 +270,18 @@ def main():
     k = mk("mixuid")
     u2 = b"Mixuid \xe9 <mixuid2@example.org>"
     k.selfsig(u2, d("2010-01-02"))
+    root.certify(k, k.uid, d("2020-01-01"))
+    root.certify(k, u2, d("2020-01-01"))
+    k = mk("newexp")
+    root.certify(k, k.uid, d("2019-01-01"))
+    root.certify(k, k.uid, d("2021-01-01"), expires_at=d("2022-01-01"))
+    k = mk("recert")
+    root.certify(k, k.uid, d("2019-01-01"))
+    root.revoke_cert(k, k.uid, d("2020-01-01"))
+    root.certify(k, k.uid, d("2021-01-01"), depth=0, amount=60)
+    k = mk("twouid")
+    u2 = uid("twouid2")
+    k.selfsig(u2, d("2015-01-01"), 2)
     root.certify(k, k.uid, d("2020-01-01"))
     root.certify(k, u2, d("2020-01-01"))
     with open(sys.argv[1], "wb") as f:
