@@ -3,11 +3,12 @@
 # ksp trust --model sequoia against sq-wot (sequoia-wot 0.2.0) LIVE, side
 # by side, on every binding (key, user ID) of:
 #  - the Arch Linux keyring (roots: the 5 keys of archlinux-trusted, amount
-#    360, under faketime at 2023-03-21): every amount equal;
+#    360, under faketime at 2023-03-21, and at 2023-01-15): every amount
+#    equal;
 #  - the kernel sample (root Linus Torvalds, amount 120, now): every amount
 #    equal;
 #  - a slice of the Debian keyring (the 3 most prolific certifiers, what
-#    they certified and what that certified, 100 keys; amount 240, at
+#    they certified and what that certified, 60 keys; amount 240, at
 #    2023-03-01, after Sequoia's SHA-1 cut-off for self-signatures);
 #  - a generated keyring (tests/tools/sqwot-gen.py: SHA-1 bindings,
 #    re-dated self-signatures, trust signatures with depths, amounts and a
@@ -86,12 +87,15 @@ arch="$TOP/tests/data/archlinux"
 mapfile -t aroots < <(cut -d: -f1 "$arch/archlinux-trusted")
 compare arch "$arch/archlinux.gpg" 360 2023-03-21 yes "${aroots[@]}"
 authenticated arch "$arch/archlinux.gpg" 360 2023-03-21 90 "${aroots[@]}"
+# before the SHA-1 cut-off: SHA-1 bindings, direct-key self-signatures and
+# DSA-1024 keys (refused by Sequoia's policy since 2014) decide
+compare arch "$arch/archlinux.gpg" 360 2023-01-15 yes "${aroots[@]}"
 
 # --- the kernel sample, now ------------------------------------------------------
 compare kernel "$TOP/tests/data/kernel-sample/kernel-sample.gpg" 120 now yes ABAF11C65A2970B130ABE3C479BE3E4300411886
 
 # --- a slice of the Debian keyring ------------------------------------------------
-if mapfile -t droots < <("$PY" "$tools/keyring-slice.py" "$debring" "$TEST_TMP/debian-slice.gpg" 3 100) &&
+if mapfile -t droots < <("$PY" "$tools/keyring-slice.py" "$debring" "$TEST_TMP/debian-slice.gpg" 3 60) &&
 	[ "${#droots[@]}" = 3 ]; then
 	_test_pass "debian slice made"
 	compare debian-slice "$TEST_TMP/debian-slice.gpg" 240 2023-03-01 no "${droots[@]}"

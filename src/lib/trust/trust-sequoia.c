@@ -79,6 +79,7 @@
 #define CUTOFF_2ND_SHA1 1675209600 /* 2023-02-01 */
 #define CUTOFF_2ND_RMD160 1359676800 /* 2013-02-01 */
 #define REVOCATION_TOLERANCE 220898664 /* 7 * 365.2425 days */
+#define CUTOFF_WEAK_KEY 1391212800 /* 2014-02-01: RSA, DSA, ElGamal below 2048 bits */
 
 struct sroot {
 	char fpr[65];
@@ -351,6 +352,29 @@ static int64_t bind_since(const struct ksp_wsnap_bind *b, int64_t at)
 	return t;
 }
 
+/* Does the policy accept key @k's algorithm and size at the reference
+ * time @at?  (Sequoia's standard policy: RSA, DSA and ElGamal below 2048
+ * bits not since 2014-02-01; the curves sequoia-openpgp 1.12 knows; no
+ * algorithm it does not know.) */
+static bool key_algo_ok(const struct ksp_wsnap_node *k, int64_t at)
+{
+	switch (k->algo) {
+	case 1: /* RSA */
+	case 2:
+	case 3:
+	case 16: /* ElGamal */
+	case 17: /* DSA */
+	case 20:
+		return k->bits >= 2048 || at < CUTOFF_WEAK_KEY;
+	case 18: /* ECDH, ECDSA, EdDSA */
+	case 19:
+	case 22:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Has bind @b a binding self-signature valid at @t (made by then, not
  * expired then) that the policy accepts at the reference time @at? */
 static bool bind_valid_at(const struct ksp_wsnap_bind *b, int64_t t, int64_t at)
@@ -369,8 +393,20 @@ static bool bind_valid_at(const struct ksp_wsnap_bind *b, int64_t t, int64_t at)
 static bool key_bound_at(struct ksp_trust_sequoia *q, uint32_t v, int64_t t)
 {
 	const struct ksp_wsnap *s = q->s;
+	const struct ksp_wsnap_node *k = &s->nodes[v];
 	int64_t since = KSP_WSNAP_NEVER;
 	bool exp = false;
+
+	if (!key_algo_ok(k, q->at))
+		return false;
+	if (k->hist_n > 0) {
+		/* the key's binding self-signatures (on user IDs, direct) */
+		struct ksp_wsnap_selfsig h;
+		for (uint32_t i = 0; i < k->hist_n && ksp_wsnap_key_selfsig(s, k, i, &h) && h.created <= t; i++)
+			if ((h.until == 0 || t < h.until) && selfsig_hash_ok((uint32_t)h.hash, q->at))
+				return true;
+		return false;
+	}
 
 	if (q->kstamp[v] != q->eepoch) {
 		if (s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK)
