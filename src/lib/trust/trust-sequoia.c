@@ -13,11 +13,14 @@
  * unexpired at T, not revoked by a 0x30 of the same issuer on that user ID
  * made after them and at or before T, with a hash accepted at T), made
  * while issuer and target were alive (created, unexpired, not
- * soft-revoked at the time; a hard-revoked issuer or target never) and
- * each had such a self-signature (Sequoia's ValidCert at the
- * certification's time), with a hash the collision rules of Sequoia's
+ * soft-revoked at the time, as the self-signature valid then says; a
+ * hard-revoked issuer or target never) and each had a valid binding
+ * self-signature then (Sequoia's ValidCert at the certification's time),
+ * with a hash the collision rules of Sequoia's
  * standard policy accept at T (MD5 until 1997-02, SHA-1 and RIPEMD-160
- * until 2013-02).  A certification without a trust signature
+ * until 2013-02).  Keys the policy refuses (RSA, DSA below 2048 bits from
+ * 2014-02) and user IDs that are not UTF-8 are not in the network.  A
+ * certification without a trust signature
  * is depth 0, amount 120; depth 255 is unconstrained.  In the
  * certification-network mode (later sequoia-wot's) every certification is
  * depth unconstrained, without regular expressions; its amount stays.
@@ -132,8 +135,6 @@ struct ksp_trust_sequoia {
 	uint32_t *estamp, eepoch;    /* eoff/ecnt valid for this query */
 	uint32_t *istamp, bepoch;    /* by issuer: imax valid for this bind */
 	int64_t *imax;               /* by issuer: its newest valid certification's time */
-	uint32_t *kstamp;            /* kbound valid for this query (eepoch) */
-	int64_t *kbound;             /* by key: since when it has a binding signature the policy accepts */
 	struct ecert *ecerts;
 	size_t n_ecerts, cap_ecerts;
 	uint32_t *fp_cert, *fp_next, *fp_bind; /* the forward pointer: certification, signee, its bind */
@@ -182,8 +183,6 @@ static void free_scratch(struct ksp_trust_sequoia *q)
 	free(q->estamp);
 	free(q->istamp);
 	free(q->imax);
-	free(q->kstamp);
-	free(q->kbound);
 	free(q->fp_cert);
 	free(q->fp_next);
 	free(q->fp_bind);
@@ -193,8 +192,7 @@ static void free_scratch(struct ksp_trust_sequoia *q)
 	free(q->cap);
 	free(q->isroot);
 	free(q->ecerts);
-	q->imax = q->kbound = NULL;
-	q->kstamp = NULL;
+	q->imax = NULL;
 	q->stamp = q->eoff = q->ecnt = q->estamp = q->istamp = q->fp_cert = q->fp_next = q->fp_bind = q->queue = NULL;
 	q->fp_depth = q->fp_amount = q->cap = NULL;
 	q->isroot = NULL;
@@ -386,50 +384,20 @@ static bool bind_valid_at(const struct ksp_wsnap_bind *b, int64_t t, int64_t at)
 }
 
 /* Had key @v a valid binding signature at @t (Sequoia's ValidCert at a
- * time: a user ID's self-signature made by then, unexpired then, with a
- * hash the policy accepts at the reference time)?  The time since when it
- * has one that does not expire is cached for the query (kbound; its sign
- * bit: some user ID has one that expires). */
-static bool key_bound_at(struct ksp_trust_sequoia *q, uint32_t v, int64_t t)
+ * time: a self-signature on a user ID or a direct-key one, made by then,
+ * unexpired then, with a hash the policy accepts at the reference time, on
+ * a key the policy accepts)?  Never for a key without its self-signatures
+ * (schema 8's key_selfsigs; a store of an older schema until its next
+ * load). */
+static bool key_bound_at(const struct ksp_trust_sequoia *q, uint32_t v, int64_t t)
 {
-	const struct ksp_wsnap *s = q->s;
-	const struct ksp_wsnap_node *k = &s->nodes[v];
-	int64_t since = KSP_WSNAP_NEVER;
-	bool exp = false;
+	const struct ksp_wsnap_node *k = &q->s->nodes[v];
+	struct ksp_wsnap_selfsig h;
 
 	if (!key_algo_ok(k, q->at))
 		return false;
-	if (k->hist_n > 0) {
-		/* the key's binding self-signatures (on user IDs, direct) */
-		struct ksp_wsnap_selfsig h;
-		for (uint32_t i = 0; i < k->hist_n && ksp_wsnap_key_selfsig(s, k, i, &h) && h.created <= t; i++)
-			if ((h.until == 0 || t < h.until) && selfsig_hash_ok((uint32_t)h.hash, q->at))
-				return true;
-		return false;
-	}
-
-	if (q->kstamp[v] != q->eepoch) {
-		if (s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK)
-			for (uint32_t b = s->bind_off[v]; b < s->bind_off[v + 1]; b++) {
-				int64_t bt;
-				if (s->binds[b].flags & KSP_WSNAP_BIND_ATTR)
-					continue;
-				bt = bind_since(&s->binds[b], q->at);
-				if (bt < since)
-					since = bt;
-				if (s->binds[b].ss_exp_created > 0)
-					exp = true;
-			}
-		q->kstamp[v] = q->eepoch;
-		q->kbound[v] = exp ? -since : since;
-	}
-	since = q->kbound[v] < 0 ? -q->kbound[v] : q->kbound[v];
-	if (since <= t)
-		return true;
-	if (q->kbound[v] > 0 || !(s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK))
-		return false;
-	for (uint32_t b = s->bind_off[v]; b < s->bind_off[v + 1]; b++)
-		if (!(s->binds[b].flags & KSP_WSNAP_BIND_ATTR) && bind_valid_at(&s->binds[b], t, q->at))
+	for (uint32_t i = 0; i < k->hist_n && ksp_wsnap_key_selfsig(q->s, k, i, &h) && h.created <= t; i++)
+		if ((h.until == 0 || t < h.until) && selfsig_hash_ok((uint32_t)h.hash, q->at))
 			return true;
 	return false;
 }
@@ -498,7 +466,7 @@ static bool cert_revoked(const struct ksp_trust_sequoia *q, const uint32_t *revs
 	return false;
 }
 
-static bool cert_valid(struct ksp_trust_sequoia *q, uint32_t v, const uint32_t *revs, size_t n_revs,
+static bool cert_valid(const struct ksp_trust_sequoia *q, uint32_t v, const uint32_t *revs, size_t n_revs,
 		       const struct ksp_wsnap_cert *c)
 {
 	const struct ksp_wsnap *s = q->s;
@@ -851,8 +819,6 @@ static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const s
 		q->estamp = calloc(n, sizeof(*q->estamp));
 		q->istamp = calloc(n, sizeof(*q->istamp));
 		q->imax = malloc(n * sizeof(*q->imax));
-		q->kstamp = calloc(n, sizeof(*q->kstamp));
-		q->kbound = malloc(n * sizeof(*q->kbound));
 		q->eoff = malloc(n * sizeof(*q->eoff));
 		q->ecnt = malloc(n * sizeof(*q->ecnt));
 		q->fp_cert = malloc(n * sizeof(*q->fp_cert));
@@ -863,7 +829,7 @@ static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const s
 		q->queue = malloc(n * sizeof(*q->queue));
 		q->cap = malloc(n * sizeof(*q->cap));
 		q->isroot = calloc(n, sizeof(*q->isroot));
-		if (!q->stamp || !q->estamp || !q->istamp || !q->imax || !q->kstamp || !q->kbound || !q->eoff || !q->ecnt || !q->fp_cert || !q->fp_next || !q->fp_bind || !q->fp_depth ||
+		if (!q->stamp || !q->estamp || !q->istamp || !q->imax || !q->eoff || !q->ecnt || !q->fp_cert || !q->fp_next || !q->fp_bind || !q->fp_depth ||
 		    !q->fp_amount || !q->queue || !q->cap || !q->isroot) {
 			free_scratch(q);
 			return -ENOMEM;
@@ -874,7 +840,6 @@ static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const s
 	}
 	if (++q->eepoch == 0) {
 		memset(q->estamp, 0, n * sizeof(*q->estamp));
-		memset(q->kstamp, 0, n * sizeof(*q->kstamp));
 		q->eepoch = 1;
 	}
 	q->n_ecerts = 0;
