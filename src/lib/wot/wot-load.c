@@ -92,7 +92,7 @@ struct loader {
 	struct ksp_store *store;
 	struct ksp_ctx *ctx;
 	sqlite3 *db;
-	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert, *cert_upd, *ksigs;
+	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert, *cert_upd, *ksigs, *ksigs_get;
 	bool verify;
 	bool x8; /* Ed25519 eight at a time (no use for the signers' tables) */
 	uint64_t keys, certs, bad, secret;
@@ -924,26 +924,45 @@ static int cmp_hist(const void *a, const void *b)
 {
 	const uint8_t *x = a, *y = b;
 
+	/* by creation time (little-endian, positive), then the rest */
 	for (int j = 7; j >= 0; j--)
 		if (x[j] != y[j])
 			return x[j] < y[j] ? -1 : 1;
-	return 0;
+	return memcmp(x + 8, y + 8, 24);
 }
 
 /* key_selfsigs: every verified binding self-signature of @k (the
- * verdicts @res in job order, as store_one() has them), oldest first. */
+ * verdicts @res in job order, as store_one() has them), with those stored
+ * already (a key's self-signatures are the union of what was loaded, as
+ * its certifications), oldest first. */
 static int store_selfsigs(struct loader *l, const struct ksp_pgp_key *k, const int8_t *res, int64_t key_id)
 {
 	const struct ksp_pgp_pubkey *pk = &k->primary;
-	size_t n = 0, q = pk->n_sigs;
+	size_t n = 0, q = pk->n_sigs, old = 0;
+	const void *prev = NULL;
 	uint8_t *h;
-	int r;
+	int r, rc;
 
 	for (size_t u = 0; u < k->n_uids; u++)
 		q += k->uids[u].n_sigs;
-	h = malloc((q + 1) * 32);
-	if (h == NULL)
+	sqlite3_bind_int64(l->ksigs_get, 1, key_id);
+	rc = sqlite3_step(l->ksigs_get);
+	if (rc == SQLITE_ROW) {
+		prev = sqlite3_column_blob(l->ksigs_get, 0);
+		old = prev ? (size_t)sqlite3_column_bytes(l->ksigs_get, 0) / 32 : 0;
+	} else if (rc != SQLITE_DONE) {
+		sqlite3_reset(l->ksigs_get);
+		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "read self-signatures");
+	}
+	h = malloc((q + old + 1) * 32);
+	if (h == NULL) {
+		sqlite3_reset(l->ksigs_get);
 		return -ENOMEM;
+	}
+	if (old)
+		memcpy(h, prev, old * 32);
+	sqlite3_reset(l->ksigs_get);
+	n = old;
 	q = 0;
 	for (size_t j = 0; j < pk->n_sigs; j++, q++) {
 		const struct ksp_pgp_sig *s = &pk->sigs[j];
@@ -963,6 +982,14 @@ static int store_selfsigs(struct loader *l, const struct ksp_pgp_key *k, const i
 		}
 	if (n > 1)
 		qsort(h, n, 32, cmp_hist);
+	if (n > 1) {
+		/* the same self-signature twice: once */
+		size_t w = 1;
+		for (size_t i = 1; i < n; i++)
+			if (memcmp(h + 32 * i, h + 32 * (w - 1), 32) != 0)
+				memmove(h + 32 * w++, h + 32 * i, 32);
+		n = w;
+	}
 	sqlite3_bind_int64(l->ksigs, 1, key_id);
 	sqlite3_bind_blob(l->ksigs, 2, h, (int)(n * 32), SQLITE_STATIC);
 	r = step_done(l, l->ksigs, "store self-signatures");
@@ -1457,6 +1484,7 @@ static void loader_done(struct loader *l)
 	sqlite3_finalize(l->keyid);
 	sqlite3_finalize(l->uid);
 	sqlite3_finalize(l->ksigs);
+	sqlite3_finalize(l->ksigs_get);
 	sqlite3_finalize(l->uidid);
 	sqlite3_finalize(l->cert);
 	sqlite3_finalize(l->cert_upd);
@@ -1927,7 +1955,8 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 	    (r = prep(&l, &l.uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
 	    (r = prep(&l, &l.ksigs,
 		      "INSERT INTO key_selfsigs(key_id, hist) VALUES (?1, ?2) ON CONFLICT(key_id) DO UPDATE SET "
-		      "hist = CASE WHEN length(?2) >= length(hist) THEN ?2 ELSE hist END")) < 0 ||
+		      "hist = ?2 WHERE hist != ?2")) < 0 ||
+	    (r = prep(&l, &l.ksigs_get, "SELECT hist FROM key_selfsigs WHERE key_id = ?")) < 0 ||
 	    (r = prep(&l, &l.cert,
 		      "INSERT OR IGNORE INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "
 		      "expires, exportable, trust_depth, trust_amount, verified, sigdata, digest, regex) "
