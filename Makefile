@@ -28,7 +28,7 @@ DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3
 # of trust, run under faketime at a reference date), sks (an HKP keyserver
 # the tests start on 127.0.0.1).  libcurl: party send's SMTP; python3-aiosmtpd:
 # the SMTP server the tests start on 127.0.0.1.  python3-cryptography: the
-# keys tests/tools/pgpcraft.py and sqwot-gen.py make (T516).
+# keys tests/tools/pgpcraft.py and sqwot-gen.py make (T517).
 DEP_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(DEPS) 2>/dev/null)
 DEP_LIBS    = $(shell $(PKG_CONFIG) --libs $(DEPS) 2>/dev/null) -lpthread
 
@@ -210,7 +210,7 @@ check-asan: deps
 ASAN_SKIP ?= T012-options T015-clone T020-install T030-completion T100-party T205-wot-scan T210-verify \
 	     T250-gen-wot T300-sheet T310-fonts T400-sign T410-join T505-trust-brute T510-sequoia \
 	     T520-gnupg-model T600-graph T700-reliability T710-reliability2 T900-readme T420-party-day T561-publish T415-party-mail T555-resign-weak \
-	     T516-sequoia-live
+	     T517-sequoia-live
 # Under valgrind (about 0.9 s a ksp start): the unit tests (which hold the
 # trust engines' own queries: test-trust-sequoia, test-trust-reach) and the
 # short scripts of parsing and hostile packets; the longer analysis scripts

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """A keyring of the cases where Sequoia's web of trust differs from a
-simple one, for tests/cli/T516-sequoia-live.sh to ask sq-wot and ksp.
+simple one, for tests/cli/T517-sequoia-live.sh to ask sq-wot and ksp.
 
 sqwot-gen.py OUT.pgp  writes the keyring (binary; INSECURE Ed25519 keys
 from seeds made of their names) and prints the roots' fingerprints (root,

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """A bounded slice of a big binary keyring around a few roots.
 
-keyring-slice.py KEYRING OUT ROOTS N  writes to OUT the key blocks (as
+sqwot-slice.py KEYRING OUT ROOTS N  writes to OUT the key blocks (as
 they are, byte for byte) of the ROOTS most prolific certifiers of
 KEYRING (v4 keys; a certification is a signature on a user ID by another
 key of the keyring, its issuer from the Issuer Fingerprint or Issuer

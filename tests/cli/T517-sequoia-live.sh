@@ -20,7 +20,7 @@
 # sq-wot, faketime, sqlite3, python3-cryptography and debian-keyring are
 # Debian packages (make deps); a missing one fails the test, named.
 . "$(dirname "$0")/test-lib.sh"
-test_begin T516-sequoia-live
+test_begin T517-sequoia-live
 
 PY=/usr/bin/python3
 tools="$TOP/tests/tools"
@@ -95,13 +95,13 @@ compare arch "$arch/archlinux.gpg" 360 2023-01-15 yes "${aroots[@]}"
 compare kernel "$TOP/tests/data/kernel-sample/kernel-sample.gpg" 120 now yes ABAF11C65A2970B130ABE3C479BE3E4300411886
 
 # --- a slice of the Debian keyring ------------------------------------------------
-if mapfile -t droots < <("$PY" "$tools/keyring-slice.py" "$debring" "$TEST_TMP/debian-slice.gpg" 3 60) &&
+if mapfile -t droots < <("$PY" "$tools/sqwot-slice.py" "$debring" "$TEST_TMP/debian-slice.gpg" 3 60) &&
 	[ "${#droots[@]}" = 3 ]; then
 	_test_pass "debian slice made"
 	compare debian-slice "$TEST_TMP/debian-slice.gpg" 240 2023-03-01 no "${droots[@]}"
 	authenticated debian-slice "$TEST_TMP/debian-slice.gpg" 240 2023-03-01 50 "${droots[@]}"
 else
-	_test_fail "debian slice: keyring-slice.py failed on $debring"
+	_test_fail "debian slice: sqwot-slice.py failed on $debring"
 fi
 
 # --- a generated keyring, either side of 2023-02-01 ---------------------------------
