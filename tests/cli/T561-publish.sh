@@ -42,6 +42,24 @@ for f in "$T"/pub/graphs/*.txt; do
 done
 [ "$more" -ge 1 ] && _test_pass "more paths than wotmate for $more keys" || _test_fail "never more paths than wotmate"
 
+# every published path is simple: no key twice in one path (issue 33: the
+# core key, Linus, came back in the middle: Linus > Greg > Linus > target)
+twice=$(/usr/bin/python3 - "$T/pub" <<'EOF'
+import glob, re, sys
+n = paths = 0
+for f in sorted(glob.glob(sys.argv[1] + '/graphs/*.txt')):
+    for block in open(f).read().split('\n\n'):
+        ids = re.findall(r'^(?:from|\s*\d+)\s+([0-9A-F]{16})\s', block, re.M)
+        if ids:
+            paths += 1
+        if len(ids) != len(set(ids)):
+            n += 1
+            print(f.rsplit('/', 1)[1], ' > '.join(ids), file=sys.stderr)
+print(n if paths > 20 else 'only %d paths' % paths)
+EOF
+)
+expect_eq "$twice" 0 "paths with a key twice"
+
 # deterministic, and a rerun rewrites nothing
 expect_code 0 $KSP -d "$T/s.db" publish --core-fpr $LINUS --at $AT "$T/pub2"
 diff -r "$T/pub" "$T/pub2" >/dev/null && _test_pass "same bytes twice" || _test_fail "two runs differ"

@@ -460,6 +460,23 @@ static void sort_paths(const struct ksp_publish *p, struct pkey *k)
 		}
 }
 
+/* A path that visits a key twice (v[a] == v[b], a < b) made simple: the
+ * loop between them taken out (the hops after v[b] start at v[a], the
+ * same key), until no key is left twice.  Returns the new length. */
+static size_t simple_path(uint32_t *v, uint8_t *h, size_t n)
+{
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = n; b-- > a + 1;)
+			if (v[a] == v[b]) {
+				memmove(v + a + 1, v + b + 1, (n - b - 1) * sizeof(*v));
+				if (n - b > 1)
+					memmove(h + a, h + b, n - b - 1);
+				n -= b - a;
+				break;
+			}
+	return n < 2 ? 0 : n;
+}
+
 /* Path @i of @res as key indexes into v (and hop hashes into h), the core
  * key @root (-1: none, the engine's path as it is) put in front and the
  * path cut short at the last key @root certifies.  Returns the number of
@@ -505,7 +522,7 @@ static size_t take_path(struct ksp_publish *p, const struct ksp_trust_result *re
 		}
 		h[0] = p->keys[v[1]].direct_hash;
 	}
-	return n;
+	return simple_path(v, h, n);
 }
 
 /* A policy asking for @K paths to key @t: from the keys @root certifies
@@ -549,6 +566,17 @@ static struct ksp_trust_policy *ask_policy(struct ksp_publish *p, const struct k
 	return q;
 }
 
+/* The single core key @root is put in front of the paths from the keys it
+ * certifies: no such path may pass through it (a key twice in one path),
+ * so it is no vertex for those queries. */
+static void lose_root(const struct ksp_publish *p, const struct ksp_wsnap *g, int root, uint8_t *lost)
+{
+	uint32_t x = root >= 0 ? ksp_wsnap_vertex(g, p->keys[root].id) : UINT32_MAX;
+
+	if (x != UINT32_MAX)
+		lost[x] = 1;
+}
+
 /* Each path in turn made as short as it can be while the others stay:
  * the keys inside the others are lost (trust/whatif.h) and one path of
  * fewer hops is asked for.  The max-flow's paths keep their number but
@@ -585,6 +613,7 @@ static int shorten(struct ksp_publish *p, const struct ksp_trust_policy *pol, ui
 			if (pp->n <= 3)
 				continue;
 			memset(lost, 0, g->n ? g->n : 1);
+			lose_root(p, g, root, lost);
 			for (size_t j = 0; j < k->n_paths; j++)
 				for (size_t x = 1; j != i && x + 1 < k->paths[j].n; x++) {
 					uint32_t vx = ksp_wsnap_vertex(g, p->keys[k->paths[j].v[x]].id);
@@ -637,6 +666,9 @@ static int key_paths(struct ksp_publish *p, const struct ksp_trust_policy *pol, 
 	int L = ksp_trust_policy_get_max_depth(pol), K = p->max_paths, found = 0;
 	struct ksp_trust_policy *q = NULL;
 	struct ksp_trust_result *res = NULL;
+	struct ksp_trust_whatif wi;
+	struct ksp_wsnap *g = NULL;
+	uint8_t *lost = NULL;
 	int root = -1, r = 0;
 	uint32_t *v = NULL;
 	uint8_t *h = NULL;
@@ -665,6 +697,19 @@ static int key_paths(struct ksp_publish *p, const struct ksp_trust_policy *pol, 
 		return r;
 	if (q == NULL)
 		goto done;
+	if (root >= 0) {
+		r = ksp_wsnap_get(p->store, &g);
+		if (r < 0)
+			goto out;
+		lost = calloc(g->n ? g->n : 1, 1);
+		if (lost == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		lose_root(p, g, root, lost);
+		wi = (struct ksp_trust_whatif){ .lost = lost };
+		ksp_trust_policy_set_whatif(q, &wi);
+	}
 	r = ksp_trust_check(p->store, q, k->fpr, p->at, &res);
 	if (r < 0)
 		goto out;
@@ -677,7 +722,8 @@ static int key_paths(struct ksp_publish *p, const struct ksp_trust_policy *pol, 
 	for (size_t i = 0; i < ksp_trust_result_get_path_count(res); i++) {
 		size_t n = take_path(p, res, i, root, strict, (size_t)L, v, h);
 
-		if (n == 0)
+		/* (a two-key path from the core key is its direct one, counted) */
+		if (n == 0 || (root >= 0 && n == 2))
 			continue;
 		found++;
 		if (!strict && (r = add_path(k, v, h, n)) < 0)
@@ -696,6 +742,7 @@ out:
 	free(h);
 	ksp_trust_result_free(res);
 	ksp_trust_policy_free(q);
+	free(lost);
 	return r;
 }
 
