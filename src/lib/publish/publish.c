@@ -58,6 +58,7 @@
 #include "lib/graph/graph-private.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/party/mime.h"
+#include "lib/publish/publish-write.h"
 #include "lib/trust/trust-private.h"
 #include "lib/trust/whatif.h"
 #include "lib/wot/wot-snap.h"
@@ -87,13 +88,6 @@ struct pkey {
 	int strict_paths; /* under the audit policy, -1 not asked */
 };
 
-struct outfile {
-	char *path;   /* relative to DIR */
-	uint8_t *data;
-	size_t len;
-	bool link;    /* data is the symlink's target */
-};
-
 struct change {
 	int kind;
 	char *path;
@@ -116,7 +110,7 @@ struct ksp_publish {
 	int64_t at;
 	struct pkey *keys;
 	size_t n_keys;
-	struct outfile *files;
+	struct pub_file *files;
 	size_t n_files, cap_files;
 	struct change *changes;
 	size_t n_changes, cap_changes;
@@ -756,7 +750,7 @@ static int add_file(struct ksp_publish *p, char *path, uint8_t *data, size_t len
 		free(data);
 		return -ENOMEM;
 	}
-	p->files[p->n_files++] = (struct outfile){ .path = path, .data = data, .len = len, .link = link };
+	p->files[p->n_files++] = (struct pub_file){ .path = path, .data = data, .len = len, .link = link };
 	return 0;
 }
 
@@ -1199,6 +1193,17 @@ static int keyring_files(struct ksp_publish *p)
 			quote_plus(&loc, local);
 			free(local);
 			free(e);
+			/* an address that cannot be a file name: that address
+			 * skipped, the rest published */
+			if (strbuf_ok(&dom) && strbuf_ok(&loc) &&
+			    (strlen(strbuf_str(&dom)) > NAME_MAX || strlen(strbuf_str(&loc)) > NAME_MAX)) {
+				WARN(p->ctx, "key %s: an address of its user IDs is too long for a file name (over %d "
+					     "bytes); no .keyring lookup for it, the rest is published\n",
+				     p->keys[i].fpr, NAME_MAX);
+				strbuf_release(&dom);
+				strbuf_release(&loc);
+				continue;
+			}
 			/* "." and ".." are path components, not names */
 			if (!strbuf_ok(&dom) || !strbuf_ok(&loc) || strcmp(strbuf_str(&dom), ".") == 0 ||
 			    strcmp(strbuf_str(&dom), "..") == 0 || strcmp(strbuf_str(&loc), ".") == 0 ||
@@ -1345,329 +1350,9 @@ static int add_change(struct ksp_publish *p, int kind, const char *path, int old
 	return 0;
 }
 
-static int count_paths(const uint8_t *d, size_t len)
+static int change_cb(void *opaque, int kind, const char *path, int old_paths, int new_paths)
 {
-	int n = 0;
-
-	for (size_t i = 0; i + 5 <= len; i++)
-		if ((i == 0 || d[i - 1] == '\n') && memcmp(d + i, "from ", 5) == 0)
-			n++;
-	return n;
-}
-
-/* Is the file at @full what @f holds?  1 same, 0 differs or absent. */
-static int same_file(const char *full, const struct outfile *f, uint8_t **old, size_t *old_len)
-{
-	struct stat st;
-
-	*old = NULL;
-	*old_len = 0;
-	if (lstat(full, &st) < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno; /* (a file in the way: place_ok() says) */
-	if (f->link) {
-		char buf[PATH_MAX];
-		ssize_t n;
-
-		if (!S_ISLNK(st.st_mode))
-			return 0;
-		n = readlink(full, buf, sizeof(buf));
-		return n >= 0 && (size_t)n == f->len && memcmp(buf, f->data, f->len) == 0;
-	}
-	if (!S_ISREG(st.st_mode))
-		return 0;
-	if (read_file_all(full, 256u << 20, old, old_len) < 0)
-		return 0;
-	return *old_len == f->len && (f->len == 0 || memcmp(*old, f->data, f->len) == 0);
-}
-
-static int mkdirs(const char *path)
-{
-	char *c = strdup(path), *s;
-	int r = 0;
-
-	if (c == NULL)
-		return -ENOMEM;
-	for (s = strchr(c + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = 0;
-		if (mkdir(c, 0755) < 0 && errno != EEXIST) {
-			r = -errno;
-			break;
-		}
-		*s = '/';
-	}
-	free(c);
-	return r;
-}
-
-/* Can @rel be put into @dir: every folder on the way a folder (not a
- * symlink, not a file), and the name itself not a folder? */
-static int place_ok(struct ksp_publish *p, const char *dir, const char *rel)
-{
-	char *full = NULL, *s;
-	size_t base = strlen(dir) + 1;
-	struct stat st;
-	int r = 0;
-
-	if (asprintf(&full, "%s/%s", dir, rel) < 0)
-		return -ENOMEM;
-	for (s = strchr(full + base, '/'); s; s = strchr(s + 1, '/')) {
-		*s = 0;
-		if (lstat(full, &st) == 0 && !S_ISDIR(st.st_mode)) {
-			ksp_set_error(p->ctx, "%s: in the way (%s, not a folder); move it away, nothing was published", full,
-				      S_ISLNK(st.st_mode) ? "a symlink" : "a file");
-			r = -ENOTDIR;
-		}
-		*s = '/';
-		if (r < 0)
-			break;
-	}
-	if (r == 0 && lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
-		ksp_set_error(p->ctx, "%s: in the way (a folder); move it away, nothing was published", full);
-		r = -EISDIR;
-	}
-	free(full);
-	return r;
-}
-
-static int cmp_file(const void *a, const void *b)
-{
-	return strcmp(((const struct outfile *)a)->path, ((const struct outfile *)b)->path);
-}
-
-static bool wanted(const struct ksp_publish *p, const char *rel)
-{
-	struct outfile key = { .path = (char *)rel };
-
-	return p->n_files && bsearch(&key, p->files, p->n_files, sizeof(*p->files), cmp_file) != NULL;
-}
-
-/* The files in DIR's managed folders that are not published any more. */
-static int find_removed(struct ksp_publish *p, const char *dir, const char *rel, char ***gone, size_t *n_gone, int depth)
-{
-	struct dirent **ents = NULL;
-	char *full = NULL;
-	int n, r = 0;
-
-	if (depth > 8 || asprintf(&full, "%s/%s", dir, rel) < 0)
-		return depth > 8 ? 0 : -ENOMEM;
-	n = scandir(full, &ents, NULL, alphasort);
-	free(full);
-	if (n < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
-	for (int i = 0; i < n; i++) {
-		const char *name = ents[i]->d_name;
-		char *sub = NULL;
-
-		if (r < 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-			goto next;
-		if (asprintf(&sub, "%s/%s", rel, name) < 0) {
-			sub = NULL;
-			r = -ENOMEM;
-			goto next;
-		}
-		if (ents[i]->d_type == DT_DIR) {
-			r = find_removed(p, dir, sub, gone, n_gone, depth + 1);
-		} else if (!wanted(p, sub)) {
-			char **ng = realloc(*gone, (*n_gone + 1) * sizeof(*ng));
-			if (ng == NULL) {
-				r = -ENOMEM;
-				goto next;
-			}
-			*gone = ng;
-			ng[(*n_gone)++] = sub;
-			sub = NULL;
-		}
-next:
-		free(sub);
-		free(ents[i]);
-	}
-	free(ents);
-	return r;
-}
-
-static const char *const managed[] = { "keys", "graphs", ".keyring/openpgp", ".keyring/by-hash" };
-
-static int write_out(struct ksp_publish *p, const char *dir)
-{
-	char *tmp = NULL, **gone = NULL, **staged = NULL;
-	size_t n_gone = 0;
-	struct stat st;
-	int r = 0;
-
-	if (stat(dir, &st) < 0) {
-		if (errno != ENOENT || mkdir(dir, 0755) < 0) {
-			r = -errno;
-			ksp_set_error(p->ctx, "%s: cannot make the folder: %s; check the path", dir, strerror(-r));
-			return r;
-		}
-	} else if (!S_ISDIR(st.st_mode)) {
-		ksp_set_error(p->ctx, "%s: not a folder; give the folder to publish into", dir);
-		return -ENOTDIR;
-	}
-	qsort(p->files, p->n_files, sizeof(*p->files), cmp_file);
-	for (size_t i = 1; i < p->n_files; i++)
-		if (strcmp(p->files[i - 1].path, p->files[i].path) == 0) {
-			ksp_set_error(p->ctx, "%s: two keys would be published under this name (the same key ID); "
-					      "nothing was published",
-				      p->files[i].path);
-			return -EEXIST;
-		}
-	staged = calloc(p->n_files ? p->n_files : 1, sizeof(*staged));
-	if (staged == NULL || asprintf(&tmp, "%s/.ksp-publish-XXXXXX", dir) < 0) {
-		free(staged);
-		return -ENOMEM;
-	}
-	if (mkdtemp(tmp) == NULL) {
-		r = -errno;
-		ksp_set_error(p->ctx, "%s: cannot write: %s; nothing was published", dir, strerror(-r));
-		free(tmp);
-		free(staged);
-		return r;
-	}
-	/* 1. what changed, written into the temporary folder */
-	for (size_t i = 0; i < p->n_files && r >= 0; i++) {
-		const struct outfile *f = &p->files[i];
-		char *full = NULL;
-		uint8_t *old = NULL;
-		size_t old_len = 0;
-		int same;
-
-		if (asprintf(&full, "%s/%s", dir, f->path) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		same = same_file(full, f, &old, &old_len);
-		free(full);
-		if (same < 0) {
-			r = same;
-			ksp_set_error(p->ctx, "%s/%s: cannot read: %s; nothing was published", dir, f->path, strerror(-r));
-			free(old);
-			break;
-		}
-		if (!same)
-			r = place_ok(p, dir, f->path);
-		if (!same && r >= 0) {
-			size_t pl = strlen(f->path);
-			bool txt = pl > 11 && strncmp(f->path, "graphs/", 7) == 0 && strcmp(f->path + pl - 4, ".txt") == 0;
-
-			r = add_change(p, old ? KSP_PUBLISH_CHANGED : KSP_PUBLISH_ADDED, f->path,
-				       txt && old ? count_paths(old, old_len) : txt ? 0 : -1,
-				       txt ? count_paths(f->data, f->len) : -1);
-			if (r >= 0 && asprintf(&staged[i], "%s/%zu", tmp, i) < 0) {
-				staged[i] = NULL;
-				r = -ENOMEM;
-			}
-			if (r >= 0) {
-				if (f->link) {
-					char *target = strndup((const char *)f->data, f->len);
-					if (target == NULL || symlink(target, staged[i]) < 0)
-						r = target ? -errno : -ENOMEM;
-					free(target);
-				} else {
-					int fd = open(staged[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-					if (fd < 0) {
-						r = -errno;
-					} else {
-						r = write_all(fd, f->data, f->len);
-						if (close(fd) < 0 && r >= 0)
-							r = -errno;
-					}
-				}
-				if (r < 0 && r != -ENOMEM)
-					ksp_set_error(p->ctx, "%s: cannot write: %s; nothing was published", tmp, strerror(-r));
-			}
-		}
-		free(old);
-	}
-	for (size_t m = 0; m < sizeof(managed) / sizeof(*managed) && r >= 0; m++) {
-		char *full = NULL;
-
-		if (asprintf(&full, "%s/%s", dir, managed[m]) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		if (lstat(full, &st) == 0 && !S_ISDIR(st.st_mode)) {
-			ksp_set_error(p->ctx, "%s: in the way (not a folder); move it away, nothing was published", full);
-			r = -ENOTDIR;
-		}
-		free(full);
-		if (r >= 0)
-			r = find_removed(p, dir, managed[m], &gone, &n_gone, 0);
-	}
-	for (size_t i = 0; i < n_gone && r >= 0; i++) {
-		size_t pl = strlen(gone[i]);
-		int old_paths = -1;
-
-		if (pl > 11 && strncmp(gone[i], "graphs/", 7) == 0 && strcmp(gone[i] + pl - 4, ".txt") == 0) {
-			char *full = NULL;
-			uint8_t *old = NULL;
-			size_t ol = 0;
-			if (asprintf(&full, "%s/%s", dir, gone[i]) >= 0 && read_file_all(full, 256u << 20, &old, &ol) >= 0)
-				old_paths = count_paths(old, ol);
-			free(full);
-			free(old);
-		}
-		r = add_change(p, KSP_PUBLISH_REMOVED, gone[i], old_paths, old_paths >= 0 ? 0 : -1);
-	}
-	/* on disk before any of it is put in place (one syncfs for all) */
-	if (r >= 0) {
-		int dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			if (syncfs(dfd) < 0)
-				r = -errno;
-			close(dfd);
-		}
-		if (r < 0)
-			ksp_set_error(p->ctx, "%s: cannot write: %s; nothing was published", tmp, strerror(-r));
-	}
-	/* 2. into place: from here on, each file is renamed over the old one */
-	for (size_t i = 0; i < p->n_files && r >= 0; i++) {
-		char *full = NULL;
-
-		if (staged[i] == NULL)
-			continue;
-		if (asprintf(&full, "%s/%s", dir, p->files[i].path) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		r = mkdirs(full);
-		if (r >= 0 && rename(staged[i], full) < 0)
-			r = -errno;
-		if (r < 0)
-			ksp_set_error(p->ctx, "%s: cannot put in place: %s; publish again", full, strerror(-r));
-		free(full);
-	}
-	for (size_t i = 0; i < n_gone && r >= 0; i++) {
-		char *full = NULL;
-
-		if (asprintf(&full, "%s/%s", dir, gone[i]) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		if (unlink(full) < 0 && errno != ENOENT) {
-			r = -errno;
-			ksp_set_error(p->ctx, "%s: cannot remove: %s; publish again", full, strerror(-r));
-		}
-		/* the folders left empty */
-		for (char *s = strrchr(full, '/'); s && s > full + strlen(dir); s = strrchr(full, '/')) {
-			*s = 0;
-			if (rmdir(full) < 0)
-				break;
-		}
-		free(full);
-	}
-	for (size_t i = 0; i < p->n_files; i++) {
-		if (staged[i])
-			(void)unlink(staged[i]);
-		free(staged[i]);
-	}
-	free(staged);
-	(void)rmdir(tmp);
-	free(tmp);
-	for (size_t i = 0; i < n_gone; i++)
-		free(gone[i]);
-	free(gone);
-	return r;
+	return add_change(opaque, kind, path, old_paths, new_paths);
 }
 
 KSP_EXPORT int ksp_publish_write(struct ksp_publish *p, const char *dir)
@@ -1749,7 +1434,7 @@ KSP_EXPORT int ksp_publish_write(struct ksp_publish *p, const char *dir)
 	if (r >= 0)
 		r = audit(p);
 	if (r >= 0)
-		r = write_out(p, dir);
+		r = pub_write_dir(p->ctx, dir, p->files, p->n_files, change_cb, p);
 out:
 	sqlite3_finalize(st_data);
 	sqlite3_finalize(st_uid);
