@@ -7,7 +7,7 @@
  * explicitly, with the settings a repository could use to run a command or
  * to redirect a read overridden on the command line (the repository's
  * config is read last but -c wins), no system config, no replace objects,
- * no network (a partial clone cannot fetch), and none of the caller's
+ * no grafts, no network (a partial clone cannot fetch), and none of the caller's
  * GIT_* variables that pick another repository, index or object store.
  */
 #include <errno.h>
@@ -54,7 +54,7 @@ static char **git_env(void)
 {
 	static const char *const add[] = { "GIT_CONFIG_NOSYSTEM=1", "GIT_NO_REPLACE_OBJECTS=1", "GIT_TERMINAL_PROMPT=0",
 					   "GIT_OPTIONAL_LOCKS=0",  "GIT_NO_LAZY_FETCH=1",       "GIT_PROTOCOL_FROM_USER=0",
-					   "GIT_PAGER=cat" };
+					   "GIT_PAGER=cat",         "GIT_GRAFT_FILE=/dev/null" };
 	size_t n = 0, k = 0;
 	char **env;
 
@@ -356,7 +356,7 @@ int refresh_git_object(struct ksp_cli *cli, const char *gitdir, const char *show
 	snprintf(one[0], sizeof(one[0]), "%s", oid);
 	r = batch_read(cli, gitdir, shown, one, 1, type, out);
 	if (r)
-		return r == KSP_EXIT_NEGATIVE ? KSP_EXIT_ERROR : r;
+		return r;
 	(void)batch_next(out, &pos, o, t, &d, &l);
 	memmove(out->data, d, l);
 	out->len = l;
