@@ -92,7 +92,7 @@ static int open_dir(struct wr *w, const char *rel, size_t n, bool create, int *f
 		cur = nfd;
 		i += l + 1;
 	}
-	*fd = cur == w->dfd ? dup(cur) : cur;
+	*fd = cur == w->dfd ? fcntl(cur, F_DUPFD_CLOEXEC, 0) : cur;
 	return *fd < 0 ? -errno : 0;
 }
 
@@ -216,7 +216,7 @@ static int find_removed(struct wr *w, int fd, const char *rel, char ***gone, siz
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *d;
-	int dfd = dup(fd), r = 0;
+	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0), r = 0;
 
 	if (depth > 8) {
 		close(dfd);
