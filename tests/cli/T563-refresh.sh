@@ -160,6 +160,15 @@ ln -s ../.git/x.asc "$c/keys/l.asc"; git -C "$c" add keys/l.asc
 git -C "$c" -c user.signingkey="$P1" -c gpg.program=gpg commit -q -S -m "a link"
 cp "$EF" "$c/.git/x.asc"; hidden symlink
 refused symlink 'keys/l.asc is a symlink to no file of the commit.s tree .*nothing was loaded'
+# a forged object: keys/extra.asc's blob (X) replaced in .git/objects by E
+# under the same ID: git hands it out, ksp hashes it again and refuses
+rm -rf "$T/t-forged"; cp -a "$b" "$T/t-forged"; c="$T/t-forged"
+oid=$(git -C "$c" rev-parse HEAD:keys/extra.asc)
+/usr/bin/python3 -c 'import sys, zlib; d = open(sys.argv[2], "rb").read(); o = sys.argv[1]
+p = sys.argv[3] + "/.git/objects/" + o[:2] + "/" + o[2:]
+import os; os.chmod(p, 0o644); open(p, "wb").write(zlib.compress(b"blob %d\0" % len(d) + d))' "$oid" "$EF" "$c"
+expect_eq "$(git -C "$c" cat-file blob "$oid" | cmp -s - "$EF" && echo forged)" forged "git hands out the forged blob"
+refused forged-object "git object $oid is missing, not a blob, or does not match its ID: nothing was loaded"
 # a .keyring lookup symlink to a key file of the tree (pgpkeys' layout): kept
 rm -rf "$T/t-lookup"; cp -a "$b" "$T/t-lookup"; c="$T/t-lookup"
 mkdir -p "$c/.keyring/openpgp/example.org/x"; ln -s "../../../../keys/$1" "$c/.keyring/openpgp/example.org/x/default"
