@@ -315,6 +315,23 @@ int ksp_wot_load_fd(struct ksp_store *store, int fd, const char *source, unsigne
  * -ENODATA: no key in the tree. (LIBKSP_3) */
 int ksp_keytree_read(struct ksp_ctx *ctx, const char *dir, void **ret, size_t *ret_len);
 
+/* The same key tree given file by file (the blobs of a git commit's tree:
+ * 'ksp wot refresh' never reads a work tree): @path relative ('/'
+ * between names), @data its bytes.  The rules are ksp_keytree_read()'s;
+ * a path ksp_keytree_read() would not read (dot folders, .keyring/<other
+ * type>/) is skipped (0); symlinks are the caller's (it gives regular
+ * files only).  ksp_keytree_finish() hands over the keyring (*ret,
+ * malloc'ed), -ENODATA when no file held a key. (LIBKSP_3) */
+struct ksp_keytree;
+int ksp_keytree_new(struct ksp_ctx *ctx, struct ksp_keytree **ret);
+int ksp_keytree_add_file(struct ksp_keytree *kt, const char *path, const void *data, size_t len);
+int ksp_keytree_finish(struct ksp_keytree *kt, void **ret, size_t *ret_len);
+struct ksp_keytree *ksp_keytree_free(struct ksp_keytree *kt);
+/* Does @data (@len bytes) hash to the git object ID @oid (40 hex digits:
+ * SHA-1, 64: SHA-256) as an object of @type ("blob", "tree", "commit")?
+ * 0 yes, -EBADMSG no, -EINVAL not an object ID.  (LIBKSP_3) */
+int ksp_git_object_check(const char *oid, const char *type, const void *data, size_t len);
+
 /* The last commit of the keyring git repository @repo (a path, as the
  * caller names it) whose history was checked and loaded ('ksp wot
  * refresh'): *ret_commit (malloc'ed, hex) or NULL when none.  Set by
