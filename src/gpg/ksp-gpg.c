@@ -81,6 +81,13 @@ static int exec_real_gpg(char **argv)
 	struct stat self;
 	char *real = NULL;
 
+	/* set before every exec: seeing it here means the "gpg" we ran
+	 * started ksp-gpg again (a wrapper script on PATH calling ksp-gpg),
+	 * which would go on for ever */
+	if (getenv("KSP_GPG_FORWARDED")) {
+		fprintf(stderr, PROG ": the gpg it forwards to ran ksp-gpg again (a gpg wrapper that calls ksp-gpg?); set KSP_GPG_REAL to the real gpg (e.g. /usr/bin/gpg)\n");
+		return EXIT_ERROR;
+	}
 	if (stat("/proc/self/exe", &self) < 0)
 		memset(&self, 0, sizeof(self));
 	if (want && *want) {
@@ -103,6 +110,11 @@ static int exec_real_gpg(char **argv)
 		return EXIT_ERROR;
 	}
 	argv[0] = real;
+	if (setenv("KSP_GPG_FORWARDED", "1", 1) < 0) {
+		fprintf(stderr, PROG ": out of memory\n");
+		free(real);
+		return EXIT_ERROR;
+	}
 	execv(real, argv);
 	fprintf(stderr, PROG ": cannot run %s: %s; set KSP_GPG_REAL to the real gpg\n", real, strerror(errno));
 	free(real);
@@ -404,11 +416,13 @@ static int git_value(const char *const *args, char **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
-/* KSP_DB / KSP_POLICY, then git config ksp.db / ksp.policy (a relative
- * path is relative to the top of the work tree: a repository can carry
- * its own), then @def. */
+/* KSP_DB / KSP_POLICY, then git config ksp.db / ksp.policy (any scope).
+ * There is no default and no path relative to anything: git runs
+ * gpg.program at the top of the work tree, so "ksp.db" would be whatever
+ * the repository carries.  A path is taken only when absolute or "~/...".
+ * Returns 0 (s->path NULL: not set), -EINVAL after a message, -ENOMEM. */
 static int find_setting(const char *env, const char *key, const char *env_from, const char *git_from,
-			const char *def, const char *def_from, char **toplevel, struct setting *s)
+			struct setting *s)
 {
 	const char *e = getenv(env);
 	const char *cfg[] = { "config", "--get", key, NULL };
@@ -417,41 +431,42 @@ static int find_setting(const char *env, const char *key, const char *env_from, 
 	s->path = NULL;
 	s->from = NULL;
 	if (e && *e) {
-		s->path = strdup(e);
+		v = strdup(e);
 		s->from = env_from;
-		return s->path ? 0 : -ENOMEM;
-	}
-	if (git_value(cfg, &v) == 0 && v) {
+		if (v == NULL)
+			return -ENOMEM;
+	} else if (git_value(cfg, &v) == 0 && v) {
 		s->from = git_from;
-		if (v[0] != '/' && !(v[0] == '~' && v[1] == '/')) {
-			const char *top[] = { "rev-parse", "--show-toplevel", NULL };
-			if (*toplevel == NULL && git_value(top, toplevel) != 0)
-				*toplevel = NULL;
-			if (*toplevel) {
-				char *full;
-				if (asprintf(&full, "%s/%s", *toplevel, v) < 0) {
-					free(v);
-					return -ENOMEM;
-				}
-				free(v);
-				v = full;
-			}
-		} else if (v[0] == '~') {
-			const char *home = getenv("HOME");
-			char *full;
-			if (home && asprintf(&full, "%s%s", home, v + 1) >= 0) {
-				free(v);
-				v = full;
-			}
-		}
-		s->path = v;
+	} else {
 		return 0;
 	}
-	if (def) {
-		s->path = strdup(def);
-		s->from = def_from;
-		return s->path ? 0 : -ENOMEM;
+	if (v[0] == '~' && v[1] == '/') {
+		const char *home = getenv("HOME");
+		char *full;
+
+		if (home == NULL || home[0] != '/') {
+			err("%s (%s): HOME is not an absolute path, so ~/ means nothing; give an absolute path", key,
+			    s->from);
+			free(v);
+			return -EINVAL;
+		}
+		if (asprintf(&full, "%s%s", home, v + 1) < 0) {
+			free(v);
+			return -ENOMEM;
+		}
+		free(v);
+		v = full;
+	} else if (v[0] != '/') {
+		char *t = term_escape(v, strlen(v));
+		err("%s: \"%s\" is a relative path (it would be the repository's file); set an absolute one: %s",
+		    s->from, t ? t : "?",
+		    strcmp(env_from, "KSP_DB") == 0 ? "git config --global ksp.db ~/.local/share/ksp/ksp.db"
+						    : "git config --global ksp.policy ~/.config/ksp/policy");
+		free(t);
+		free(v);
+		return -EINVAL;
 	}
+	s->path = v;
 	return 0;
 }
 
@@ -496,9 +511,19 @@ static void say_paths(const struct out *o, const struct ksp_trust_result *tr)
 	}
 }
 
+/* The size limits of what ksp-gpg reads (ksp-gpg(1), LIMITS), checked
+ * before reading: a signature file or signed message (it is kept in
+ * memory), several data files given one after the other (concatenated in
+ * memory).  One data file or standard input is hashed as it is read, any
+ * size, unless the signature is one libksp does not verify itself (then
+ * at most DATA_MAX bytes are read for gpg). */
+#define SIG_MAX ((size_t)64 << 20)
+#define DATA_MAX ((size_t)256 << 20)
+
 struct verify_in {
 	uint8_t *sig, *data;
 	size_t siglen, datalen;
+	int data_fd;    /* one data file or stdin: streamed; -1 */
 	bool detached;
 	char *label;
 };
@@ -508,6 +533,25 @@ static void verify_in_release(struct verify_in *in)
 	free(in->sig);
 	free(in->data);
 	free(in->label);
+	if (in->data_fd > STDIN_FILENO)
+		close(in->data_fd);
+}
+
+/* A data file (or "-") to stream: its descriptor, or -1 after a message. */
+static int open_data(const char *path)
+{
+	int fd;
+	char *e;
+
+	if (strcmp(path, "-") == 0)
+		return STDIN_FILENO;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		e = term_escape(path, strlen(path));
+		err("%s: cannot read: %s", e ? e : "?", strerror(errno));
+		free(e);
+	}
+	return fd;
 }
 
 /* SIGFILE without .sig / .asc / .sign, when that file exists (gpg's
@@ -529,14 +573,18 @@ static char *data_file_of(const char *sig)
 	return NULL;
 }
 
-static int read_input(const char *path, uint8_t **buf, size_t *len)
+static int read_input(const char *path, size_t max, uint8_t **buf, size_t *len)
 {
-	int r = read_file_all(path, 0, buf, len);
+	int r = read_file_all(path, max, buf, len);
 	char *e;
 
 	if (r < 0) {
 		e = term_escape(path, strlen(path));
-		err("%s: cannot read: %s", strcmp(path, "-") ? (e ? e : "?") : "standard input", strerror(-r));
+		if (r == -EFBIG)
+			err("%s: larger than %zu MiB, more than ksp-gpg reads (see ksp-gpg(1), LIMITS)",
+			    strcmp(path, "-") ? (e ? e : "?") : "standard input", max >> 20);
+		else
+			err("%s: cannot read: %s", strcmp(path, "-") ? (e ? e : "?") : "standard input", strerror(-r));
 		free(e);
 	}
 	return r;
@@ -553,27 +601,43 @@ static int run_verify(struct opts *o)
 	struct setting db = { 0 }, policy = { 0 };
 	struct verify_in in = { 0 };
 	struct sig_info si;
-	char *toplevel = NULL, *uid_status = NULL, *uid_term = NULL;
+	char *uid_status = NULL, *uid_term = NULL;
 	const char *sigpath = o->n_files ? o->files[0] : "-";
 	int status_code = EXIT_ERROR, r, vst;
 
-	/* the input */
-	if (o->n_files > 1 && strcmp(o->files[0], "-") == 0 && strcmp(o->files[1], "-") == 0) {
-		err("the signature and the signed data cannot both be standard input");
-		goto out;
+	/* the input: the signature in memory (SIG_MAX), the data streamed */
+	in.data_fd = -1;
+	if (o->n_files > 1 && strcmp(o->files[0], "-") == 0) {
+		for (size_t i = 1; i < o->n_files; i++)
+			if (strcmp(o->files[i], "-") == 0) {
+				err("the signature and the signed data cannot both be standard input");
+				goto out;
+			}
 	}
-	if (read_input(sigpath, &in.sig, &in.siglen) < 0)
+	if (read_input(sigpath, SIG_MAX, &in.sig, &in.siglen) < 0)
 		goto out;
 	in.label = strcmp(sigpath, "-") ? term_escape(sigpath, strlen(sigpath)) : strdup("standard input");
 	if (in.label == NULL) {
 		err("out of memory");
 		goto out;
 	}
-	for (size_t i = 1; i < o->n_files; i++) {
+	if (o->n_files == 2) {
+		in.data_fd = open_data(o->files[1]);
+		if (in.data_fd < 0)
+			goto out;
+		in.detached = true;
+	}
+	for (size_t i = 1; o->n_files > 2 && i < o->n_files; i++) {
 		uint8_t *b;
 		size_t n;
-		if (read_input(o->files[i], &b, &n) < 0)
+		if (read_input(o->files[i], DATA_MAX, &b, &n) < 0)
 			goto out;
+		if (in.datalen + n > DATA_MAX) {
+			free(b);
+			err("the signed data files together are larger than %zu MiB, more than ksp-gpg reads (see ksp-gpg(1), LIMITS)",
+			    DATA_MAX >> 20);
+			goto out;
+		}
 		if (in.data == NULL) {
 			in.data = b;
 			in.datalen = n;
@@ -610,21 +674,27 @@ static int run_verify(struct opts *o)
 			    in.label);
 			goto out;
 		}
-		r = read_input(d, &in.data, &in.datalen);
+		in.data_fd = open_data(d);
 		free(d);
-		if (r < 0)
+		if (in.data_fd < 0)
 			goto out;
 		in.detached = true;
 	}
 	status(&out, "NEWSIG");
 
-	/* the store and the policy */
-	if (find_setting("KSP_DB", "ksp.db", "KSP_DB", "git config ksp.db", "ksp.db", "default ./ksp.db", &toplevel,
-			 &db) < 0 ||
-	    find_setting("KSP_POLICY", "ksp.policy", "KSP_POLICY", "git config ksp.policy", NULL, NULL, &toplevel,
-			 &policy) < 0) {
+	/* the store and the policy: only where the user named them */
+	r = find_setting("KSP_DB", "ksp.db", "KSP_DB", "git config ksp.db", &db);
+	if (r == 0)
+		r = find_setting("KSP_POLICY", "ksp.policy", "KSP_POLICY", "git config ksp.policy", &policy);
+	if (r < 0) {
 		status_errsig(&out, &si, 4);
-		err("out of memory");
+		if (r == -ENOMEM)
+			err("out of memory");
+		goto out;
+	}
+	if (db.path == NULL) {
+		status_errsig(&out, &si, 9);
+		err("no ksp store: set KSP_DB or 'git config --global ksp.db /ABSOLUTE/PATH' to the store the keys were loaded into (ksp wot load); ksp-gpg has no default");
 		goto out;
 	}
 	r = ksp_new(&ctx);
@@ -633,11 +703,12 @@ static int run_verify(struct opts *o)
 		err("cannot make a ksp context: %s", strerror(-r));
 		goto out;
 	}
-	r = ksp_store_open(ctx, db.path, 0, &store);
+	/* read-only, nothing written beside it (no -shm, -wal, -wot) */
+	r = ksp_store_open(ctx, db.path, KSP_STORE_IMMUTABLE, &store);
 	if (r < 0) {
 		char *e = term_escape(db.path, strlen(db.path));
 		status_errsig(&out, &si, 9);
-		if (r == -ENOENT)
+		if (r == -ENOENT && access(db.path, F_OK) < 0)
 			err("%s (%s): no ksp store there; set KSP_DB or 'git config ksp.db FILE' to the store the keys were loaded into (ksp wot load)",
 			    e ? e : "?", db.from);
 		else
@@ -663,10 +734,12 @@ static int run_verify(struct opts *o)
 		goto out;
 	}
 
-	/* the signature */
-	if (in.detached)
-		r = ksp_verify_detached_native(store, in.sig, in.siglen, in.data ? in.data : (const uint8_t *)"", in.datalen,
-					       in.label, &vr);
+	/* the signature: the one verifier 'ksp verify' uses too */
+	if (in.detached && in.data_fd >= 0)
+		r = ksp_verify_detached_fd(store, in.sig, in.siglen, in.data_fd, DATA_MAX, in.label, &vr);
+	else if (in.detached)
+		r = ksp_verify_detached(store, in.sig, in.siglen, in.data ? in.data : (const uint8_t *)"", in.datalen,
+					in.label, &vr);
 	else
 		r = ksp_verify_inline(store, in.sig, in.siglen, in.label, &vr);
 	if (r < 0) {
@@ -675,6 +748,8 @@ static int run_verify(struct opts *o)
 		err("%s", m ? m : strerror(-r));
 		goto out;
 	}
+	/* the policy's SHA-1 rule on the signature itself */
+	ksp_verify_result_apply_policy(vr, pol);
 	vst = ksp_verify_result_get_status(vr);
 	if (o->output && !in.detached) {
 		size_t plen = 0;
@@ -771,7 +846,9 @@ static int run_verify(struct opts *o)
 			status(&out, "VALIDSIG %s %s %lld %lld %d 0 %d %d %02x %s", signing ? signing : signer, day,
 			       (long long)created, (long long)si.expires, si.version ? si.version : 4, si.pk_algo,
 			       si.hash_algo, si.type, signer);
-			status_code = EXIT_GOOD;
+			/* gpg: 0 for a good signature whatever the key's state
+			 * now, 1 for an expired signature */
+			status_code = vst == KSP_SIGNATURE_EXPIRED ? EXIT_BAD : EXIT_GOOD;
 			break;
 		}
 		case KSP_SIGNATURE_BAD:
@@ -783,8 +860,8 @@ static int run_verify(struct opts *o)
 			status(&out, "NO_PUBKEY %s", keyid[0] ? keyid : "0000000000000000");
 			status_code = EXIT_ERROR;
 			break;
-		default: /* unusable key, anything else */
-			status_errsig(&out, &si, 4);
+		default: /* not checked: MD5, SHA-1 by the policy, time conflict, unusable key */
+			status_errsig(&out, &si, ksp_verify_result_get_errsig_code(vr) ? ksp_verify_result_get_errsig_code(vr) : 4);
 			status_code = EXIT_ERROR;
 			break;
 		}
@@ -823,7 +900,6 @@ out:
 	verify_in_release(&in);
 	free(uid_status);
 	free(uid_term);
-	free(toplevel);
 	free(db.path);
 	free(policy.path);
 	return status_code;

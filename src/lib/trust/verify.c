@@ -32,6 +32,7 @@
 #include "lib/party/import-private.h"
 #include "lib/party/mime.h"
 #include "lib/openpgp/pgp.h"
+#include "lib/trust/hash-rules.h"
 #include "lib/trust/verify-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
@@ -466,6 +467,15 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 	ksp_clear_error(ctx);
 	if (sig == NULL || ret == NULL || (detached && data == NULL && datalen))
 		return -EINVAL;
+	if (detached) {
+		/* one verifier for every caller (ksp verify, ksp-gpg, git
+		 * objects): libksp's own; gpg only for what it cannot do */
+		struct ksp_verify_doc doc = { .data = datalen ? data : (const uint8_t *)"", .len = datalen, .fd = -1 };
+
+		r = ksp_verify_native(store, sig, siglen, &doc, ret);
+		if (r != 1)
+			return r;
+	}
 	r = scan_sig(ctx, sig, siglen, source, &sc);
 	if (r < 0)
 		return r;
@@ -536,6 +546,7 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 	if (r < 0)
 		goto fail;
 	if (c.n == 0) {
+		res->errsig = KSP_ERRSIG_NO_PUBKEY;
 		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNKNOWN,
 			"signed by %s %s, which is not in the store %s; get the signer's key and load it with 'ksp wot load FILE'",
 			sc.fpr[0] ? "key" : "key ID", issuer_text(&sc), ksp_store_get_path(store));
@@ -593,6 +604,7 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 			goto fail;
 		}
 		st = gpgme_err_code(s->status);
+		res->hash_algo = s->hash_algo;
 		res->summary = s->summary;
 		res->validity = s->validity;
 		if (s->timestamp)
@@ -611,6 +623,7 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 			goto done;
 		}
 		if (st == GPG_ERR_NO_PUBKEY) {
+			res->errsig = KSP_ERRSIG_ALGO;
 			ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
 				"signed by %s, but gpg cannot use the store's key %s for it (no valid binding of the signing subkey)",
 				issuer_text(&sc), c.v[0].fpr);
@@ -618,6 +631,8 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 		}
 		if (st != GPG_ERR_NO_ERROR && st != GPG_ERR_KEY_EXPIRED && st != GPG_ERR_CERT_REVOKED &&
 		    st != GPG_ERR_SIG_EXPIRED) {
+			/* gpg's ERRSIG: MD5 (5), time conflict (39), ... */
+			res->errsig = st == GPG_ERR_UNUSABLE_PUBKEY || st == GPG_ERR_PUBKEY_ALGO ? KSP_ERRSIG_ALGO : (int)st;
 			ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signature by %s not verified: %s", issuer_text(&sc),
 				gpgme_strerror(s->status));
 			goto done;
@@ -703,6 +718,43 @@ KSP_EXPORT int ksp_verify_detached(struct ksp_store *store, const void *sig, siz
 	if (store == NULL)
 		return -EINVAL;
 	return do_verify(store, sig, siglen, data, datalen, true, source ? source : "signature", ret);
+}
+
+KSP_EXPORT int ksp_verify_detached_fd(struct ksp_store *store, const void *sig, size_t siglen, int fd, size_t max,
+				      const char *source, struct ksp_verify_result **ret)
+{
+	struct ksp_verify_doc doc = { .fd = fd };
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int r;
+
+	if (store == NULL || sig == NULL || ret == NULL || fd < 0)
+		return -EINVAL;
+	ksp_clear_error(ksp_store_get_ctx(store));
+	r = ksp_verify_native(store, sig, siglen, &doc, ret);
+	if (r != 1)
+		return r;
+	if (doc.consumed) { /* read and hashed, then an algorithm libksp lacks */
+		struct ksp_verify_result *res = calloc(1, sizeof(*res));
+		if (res == NULL)
+			return -ENOMEM;
+		res->errsig = KSP_ERRSIG_ALGO;
+		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+				   "%s: signed with a public key algorithm ksp's own verifier lacks; give the data as a file",
+				   source ? source : "signature");
+		*ret = res;
+		return 0;
+	}
+	/* for gpg: the data in memory, at most @max bytes */
+	r = read_fd_all(fd, max, &data, &len);
+	if (r < 0) {
+		ksp_set_error(ksp_store_get_ctx(store), "%s: cannot read the signed data: %s", source ? source : "signature",
+			      r == -EFBIG ? "larger than the limit for signatures libksp does not verify itself" : strerror(-r));
+		return r;
+	}
+	r = do_verify(store, sig, siglen, data, len, true, source ? source : "signature", ret);
+	free(data);
+	return r;
 }
 
 KSP_EXPORT int ksp_verify_inline(struct ksp_store *store, const void *msg, size_t len, const char *source,
@@ -930,6 +982,43 @@ KSP_EXPORT const void *ksp_verify_result_get_plaintext(const struct ksp_verify_r
 	if (len)
 		*len = res->plaintext_len;
 	return res->plaintext;
+}
+
+KSP_EXPORT int ksp_verify_result_get_hash_algo(const struct ksp_verify_result *res)
+{
+	return res ? res->hash_algo : 0;
+}
+
+KSP_EXPORT int ksp_verify_result_get_errsig_code(const struct ksp_verify_result *res)
+{
+	if (res == NULL || res->status == KSP_SIGNATURE_GOOD || res->status == KSP_SIGNATURE_BAD ||
+	    res->status == KSP_SIGNATURE_UNSIGNED)
+		return 0;
+	if (res->errsig)
+		return res->errsig;
+	return res->status == KSP_SIGNATURE_KEY_UNKNOWN ? KSP_ERRSIG_NO_PUBKEY
+	       : res->status == KSP_SIGNATURE_KEY_UNUSABLE ? KSP_ERRSIG_ALGO
+							    : 0;
+}
+
+KSP_EXPORT int ksp_verify_result_apply_policy(struct ksp_verify_result *res, const struct ksp_trust_policy *policy)
+{
+	int rule;
+
+	if (res == NULL || policy == NULL)
+		return -EINVAL;
+	if (res->status == KSP_SIGNATURE_BAD || res->status == KSP_SIGNATURE_KEY_UNKNOWN ||
+	    res->status == KSP_SIGNATURE_KEY_UNUSABLE || res->status == KSP_SIGNATURE_UNSIGNED)
+		return 0;
+	rule = ksp_trust_policy_get_sha1_rule(policy);
+	if (ksp_hash_rule(res->hash_algo, res->created, false, rule) == KSP_HASH_KEPT)
+		return 0;
+	ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+			   "not accepted: signed by %s with %s on a date the policy's SHA-1 rule refuses (sha1 = %s)",
+			   res->signer[0] ? res->signer : res->issuer, res->hash_algo == 1 ? "MD5" : res->hash_algo == 2 ? "SHA-1" : "RIPEMD-160",
+			   rule == KSP_SHA1_NO ? "no" : "before-2019");
+	res->errsig = KSP_ERRSIG_DIGEST;
+	return 1;
 }
 
 KSP_EXPORT unsigned int ksp_verify_result_get_gpgme_summary(const struct ksp_verify_result *res)
