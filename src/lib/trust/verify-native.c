@@ -352,11 +352,14 @@ int ksp_verify_native(struct ksp_store *store, const uint8_t *sig, size_t siglen
 	uint8_t *dec = NULL, dg[64], kidb[8];
 	const uint8_t *b = sig;
 	size_t blen = siglen, pos = 0, consumed, dl = 0;
-	char fpr[65] = "", keyid[17] = "", d1[32], why[160];
+	char fpr[65] = "", keyid[17] = "", d1[32], why[160], bad_owner[65] = "";
 	bool have_sig = false, found = false, any = false;
 	int r, pass;
 
-	/* exactly one signature packet, nothing else */
+	/* exactly one signature packet, nothing else; a cleartext-signed
+	 * message is not a detached signature (gpgme says so) */
+	if (siglen >= 34 && memmem(sig, MIN(siglen, (size_t)4096), "-----BEGIN PGP SIGNED MESSAGE-----", 34))
+		return NATIVE_FALLBACK;
 	if (ksp_armor_detect(sig, siglen)) {
 		if (ksp_armor_decode(sig, siglen, &dec, &blen, &consumed) < 0)
 			return NATIVE_FALLBACK;
@@ -464,6 +467,8 @@ int ksp_verify_native(struct ksp_store *store, const uint8_t *sig, size_t siglen
 				found = true;
 				break;
 			}
+			if (pass == 1)
+				snprintf(bad_owner, sizeof(bad_owner), "%s", st.fpr);
 			ksp_pgp_key_free(st.key);
 			st.key = NULL;
 			if (v != KSP_VERIFY_BAD) { /* an algorithm pgp-verify.c lacks */
@@ -487,9 +492,14 @@ int ksp_verify_native(struct ksp_store *store, const uint8_t *sig, size_t siglen
 		goto done;
 	}
 	if (!found) {
-		ksp_verify_set_msg(res, KSP_SIGNATURE_BAD,
-			"bad signature: the data or the signature was changed after it was signed (issuer %s)",
-			fpr[0] ? fpr : keyid);
+		if (bad_owner[0])
+			ksp_verify_set_msg(res, KSP_SIGNATURE_BAD,
+				"bad signature: the data or the signature was changed after it was signed (issuer %s, a subkey of %s)",
+				fpr[0] ? fpr : keyid, bad_owner);
+		else
+			ksp_verify_set_msg(res, KSP_SIGNATURE_BAD,
+				"bad signature: the data or the signature was changed after it was signed (issuer %s)",
+				fpr[0] ? fpr : keyid);
 		goto done;
 	}
 
