@@ -1045,6 +1045,13 @@ size_t ksp_trust_result_get_path_length(const struct ksp_trust_result *result, s
  * borrowed, NUL-terminated). */
 int ksp_trust_result_get_hop(const struct ksp_trust_result *result, size_t path, size_t hop, const char **signer,
 			     const char **signee, int64_t *created, const char **uid, size_t *uid_len);
+/* trust_at = signature: does a revocation known now (key or user ID or
+ * certification; hard or soft; whatever its date) touch @target or a key,
+ * user ID or certification on the paths of @result (a verdict at the
+ * signature's time)?  1 and @why (one line), 0, <0.  A verdict it touches
+ * does not count: the signer cannot pick it by backdating.  Since: 3 */
+int ksp_trust_result_revoked_now(struct ksp_store *store, const struct ksp_trust_result *result, const char *target,
+				 char *why, size_t whylen);
 /* Per-user-ID policy: the user ID the paths certify, else NULL. */
 const char *ksp_trust_result_get_uid(const struct ksp_trust_result *result, size_t *len);
 /* Keys looked at by the search. */

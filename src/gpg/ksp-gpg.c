@@ -876,7 +876,25 @@ static int run_verify(struct opts *o)
 		}
 		if (tr_now) {
 			const struct ksp_trust_result *counts = at_sig && tr_sig ? tr_sig : tr_now;
-			const struct ksp_trust_result *other = counts == tr_now ? tr_sig : tr_now;
+			const struct ksp_trust_result *other;
+			char why[400];
+
+			/* trust_at = signature: expiry judged when it signed,
+			 * every revocation known now applied (the date is the
+			 * signer's claim: backdating must not undo one) */
+			if (counts == tr_sig && ksp_trust_result_is_trusted(tr_sig)) {
+				r = ksp_trust_result_revoked_now(store, tr_sig, signer, why, sizeof(why));
+				if (r < 0) {
+					err("%s", ksp_get_error(ctx) ? ksp_get_error(ctx) : strerror(-r));
+					status_code = EXIT_ERROR;
+					goto out;
+				}
+				if (r > 0) {
+					say(&out, "trust when signed does not count: %s (a revocation known now)", why);
+					counts = tr_now;
+				}
+			}
+			other = counts == tr_now ? tr_sig : tr_now;
 
 			say(&out, "%s (%s): %s", counts == tr_now ? "trust now" : "trust when signed",
 			    counts == tr_now ? dnow : date, ksp_trust_result_get_message(counts));

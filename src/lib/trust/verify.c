@@ -914,6 +914,100 @@ KSP_EXPORT int ksp_verify_git_object(struct ksp_store *store, const void *object
 	return -EINVAL;
 }
 
+/* ---- trust_at = signature: the revocations known now ------------------------- */
+
+/* A key of the verdict revoked now (any reason, any date)?  1 and @why. */
+static int key_revoked_now(sqlite3 *db, const char *fpr, char *why, size_t whylen)
+{
+	sqlite3_stmt *st;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(db, "SELECT revoked, revoked_reason FROM keys WHERE fpr = ?1 AND revoked != 0", -1, &st,
+				NULL);
+	if (rc != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, fpr, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		char d[32];
+		format_datetime(sqlite3_column_int64(st, 0), d, sizeof(d));
+		snprintf(why, whylen, "key %s is revoked (%s, %s)", fpr,
+			 ksp_verify_reason_name(sqlite3_column_type(st, 1) == SQLITE_NULL ? 0 : sqlite3_column_int(st, 1)), d);
+		r = 1;
+	} else if (rc != SQLITE_DONE) {
+		r = -EIO;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The certification @a -> @b on user ID @uid revoked now (a verified 0x30
+ * by @a on that user ID, any date), or the user ID revoked?  1 and @why. */
+static int cert_revoked_now(sqlite3 *db, const char *a, const char *b, const char *uid, size_t uid_len, char *why,
+			    size_t whylen)
+{
+	sqlite3_stmt *st;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(db,
+				"SELECT u.revoked, (SELECT count(*) FROM certs c WHERE c.uid_id = u.id AND c.sig_type = 48 "
+				"AND c.verified = 1 AND c.issuer_fpr = ?2) FROM uids u JOIN keys k ON k.id = u.key_id "
+				"WHERE k.fpr = ?1 AND u.uid = ?3",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, b, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, a, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, uid, (int)uid_len, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && r == 0) {
+		if (sqlite3_column_int64(st, 1) > 0) {
+			snprintf(why, whylen, "%s revoked its certification of %s", a, b);
+			r = 1;
+		} else if (sqlite3_column_int64(st, 0) != 0) {
+			snprintf(why, whylen, "%s revoked the user ID %s certified", b, a);
+			r = 1;
+		}
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = -EIO;
+	sqlite3_finalize(st);
+	return r;
+}
+
+KSP_EXPORT int ksp_trust_result_revoked_now(struct ksp_store *store, const struct ksp_trust_result *tr,
+					    const char *target, char *why, size_t whylen)
+{
+	sqlite3 *db;
+	size_t np;
+	int r;
+
+	if (store == NULL || tr == NULL || target == NULL || why == NULL || whylen == 0)
+		return -EINVAL;
+	db = ksp_store_db(store);
+	why[0] = '\0';
+	r = key_revoked_now(db, target, why, whylen);
+	np = ksp_trust_result_get_path_count(tr);
+	for (size_t i = 0; r == 0 && i < np; i++) {
+		size_t n = ksp_trust_result_get_path_length(tr, i);
+		for (size_t h = 0; r == 0 && h < n; h++) {
+			const char *a = NULL, *b = NULL, *u = NULL;
+			int64_t created = 0;
+			size_t len = 0;
+
+			if (ksp_trust_result_get_hop(tr, i, h, &a, &b, &created, &u, &len) < 0 || a == NULL || b == NULL)
+				continue;
+			r = key_revoked_now(db, a, why, whylen);
+			if (r == 0)
+				r = key_revoked_now(db, b, why, whylen);
+			if (r == 0 && u)
+				r = cert_revoked_now(db, a, b, u, len, why, whylen);
+		}
+	}
+	if (r < 0)
+		ksp_set_error(ksp_store_get_ctx(store), "%s: cannot read the revocations", ksp_store_get_path(store));
+	return r;
+}
+
 /* ---- the result ------------------------------------------------------------ */
 
 KSP_EXPORT struct ksp_verify_result *ksp_verify_result_free(struct ksp_verify_result *res)
