@@ -150,11 +150,17 @@ expect_eq "$(wc -l <"$w/err")" 1 "wrapper: one line"
 expect_grep "$w/err" "^ksp-gpg: the gpg it forwards to ran ksp-gpg again" "wrapper: said"
 
 # ---- streams: the data on stdin is hashed as read -----------------------------------------
-head -c $((64 << 20)) /dev/zero >"$w/big"
+# the peak memory with 48 MiB on stdin is that with a few bytes (not 48
+# MiB more); a difference, so that ASan's and valgrind's own memory cancel
+mib=48
+[ "${KSP_VALGRIND:-0}" = 1 ] && mib=16
+head -c $((mib << 20)) /dev/zero >"$w/big"
 G $(at 20250101) -u "$ALICE" -o "$w/big.sig" --detach-sign "$w/big" 2>/dev/null
+/usr/bin/time -f '%M' -o "$w/rss0" $KG --status-fd=1 --verify "$w/good.sig" - <"$w/doc" >/dev/null 2>&1
 /usr/bin/time -f '%M' -o "$w/rss" $KG --status-fd=1 --verify "$w/big.sig" - <"$w/big" >"$w/k.st" 2>/dev/null
-expect_grep "$w/k.st" "^\[GNUPG:\] GOODSIG " "64 MiB on stdin: GOODSIG"
-[ "$(cat "$w/rss")" -lt 40000 ] && ok || bad "64 MiB on stdin: $(cat "$w/rss") KiB resident (kept in memory?)"
+expect_grep "$w/k.st" "^\[GNUPG:\] GOODSIG " "$mib MiB on stdin: GOODSIG"
+grow=$(( $(tail -n 1 "$w/rss") - $(tail -n 1 "$w/rss0") ))
+[ "$grow" -lt $((mib * 1024 / 2)) ] && ok || bad "$mib MiB on stdin: $grow KiB more resident than for a few bytes (kept in memory?)"
 head -c $((65 << 20)) /dev/zero >"$w/bigsig"
 $KG --status-fd=1 --verify "$w/bigsig" "$w/doc" >"$w/k.st" 2>"$w/k.err"
 expect_eq "$?" 2 "a signature file over 64 MiB: refused"
