@@ -7,12 +7,24 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include <libksp.h>
 
+#include "lib/libksp-private.h"
 #include "lib/trust/verify-private.h"
 #include "shared/util.h"
+
+KSP_EXPORT struct ksp_verify_result *ksp_verify_result_free(struct ksp_verify_result *res)
+{
+	if (res) {
+		free(res->uid);
+		free(res->plaintext);
+		free(res);
+	}
+	return NULL;
+}
 
 void ksp_verify_set_msg(struct ksp_verify_result *res, int status, const char *fmt, ...)
 {

@@ -580,10 +580,3 @@ out:
 	free(dec);
 	return r;
 }
-
-KSP_EXPORT int ksp_verify_detached_native(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
-					  size_t datalen, const char *source, struct ksp_verify_result **ret)
-{
-	/* ksp_verify_detached() tries the native verifier first */
-	return ksp_verify_detached(store, sig, siglen, data, datalen, source, ret);
-}

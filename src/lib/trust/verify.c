@@ -720,6 +720,13 @@ KSP_EXPORT int ksp_verify_detached(struct ksp_store *store, const void *sig, siz
 	return do_verify(store, sig, siglen, data, datalen, true, source ? source : "signature", ret);
 }
 
+KSP_EXPORT int ksp_verify_detached_native(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
+					  size_t datalen, const char *source, struct ksp_verify_result **ret)
+{
+	/* ksp_verify_detached() tries the native verifier first */
+	return ksp_verify_detached(store, sig, siglen, data, datalen, source, ret);
+}
+
 KSP_EXPORT int ksp_verify_detached_fd(struct ksp_store *store, const void *sig, size_t siglen, int fd, size_t max,
 				      const char *source, struct ksp_verify_result **ret)
 {
@@ -1010,15 +1017,6 @@ KSP_EXPORT int ksp_trust_result_revoked_now(struct ksp_store *store, const struc
 
 /* ---- the result ------------------------------------------------------------ */
 
-KSP_EXPORT struct ksp_verify_result *ksp_verify_result_free(struct ksp_verify_result *res)
-{
-	if (res) {
-		free(res->uid);
-		free(res->plaintext);
-		free(res);
-	}
-	return NULL;
-}
 
 KSP_EXPORT int ksp_verify_result_get_status(const struct ksp_verify_result *res)
 {
