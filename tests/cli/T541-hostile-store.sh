@@ -23,6 +23,9 @@ export LC_ALL=C
 unset KSP_DB KSP_POLICY KSP_GPG_REAL KSP_GPG_FORWARDED GNUPGHOME
 export GIT_CONFIG_NOSYSTEM=1 HOME="$w/home" XDG_CONFIG_HOME="$w/home/.config"
 mkdir -p "$HOME"
+# git's gpg.program is one word: the program (under valgrind when asked)
+printf '#!/bin/sh\nexec %s "$@"\n' "$KG" >"$w/kg"
+chmod +x "$w/kg"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
@@ -78,7 +81,7 @@ GNUPGHOME="$w/g" git -C "$a" -c user.name=A -c user.email=a@example.org -c user.
 c="$w/clone"
 git clone -q "$a" "$c"
 cd "$c" || exit 1
-git config gpg.program "$KG"
+git config gpg.program "$w/kg"
 git verify-commit HEAD >"$w/out" 2>"$w/err" && bad "git verify-commit passed with the repository's store" || ok
 expect_eq "$(git log -1 --format=%G?)" E "%G? with the repository's store around: E"
 git cat-file commit HEAD | sed -n '/^gpgsig /,/END PGP/p' | sed 's/^gpgsig //; s/^ //' >"$w/c.sig"

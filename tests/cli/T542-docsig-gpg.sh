@@ -26,6 +26,9 @@ export LC_ALL=C
 unset KSP_DB KSP_POLICY KSP_GPG_REAL KSP_GPG_FORWARDED GNUPGHOME
 export GIT_CONFIG_NOSYSTEM=1 HOME="$w/home" XDG_CONFIG_HOME="$w/home/.config"
 mkdir -p "$HOME"
+# git's gpg.program is one word: the program (under valgrind when asked)
+printf '#!/bin/sh\nexec %s "$@"\n' "$KG" >"$w/kg"
+chmod +x "$w/kg"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
@@ -122,12 +125,12 @@ printf '#!/bin/sh\nexec gpg --homedir %s --allow-weak-digest-algos --digest-algo
 chmod +x "$w/gpg-md5"
 gitr -c gpg.program="$w/gpg-md5" -c user.signingkey="$ALICE" commit -q -S -m md5 || bad "an MD5-signed commit"
 gitr cat-file commit HEAD | grep -q '^gpgsig ' && ok || bad "the commit is signed"
-g=$(gitr -c gpg.program="$KG" log -1 --format=%G? 2>/dev/null)
+g=$(gitr -c gpg.program="$w/kg" log -1 --format=%G? 2>/dev/null)
 expect_eq "$([ "$g" != G ] && echo not-G)" not-G "MD5-signed commit through ksp-gpg: %G? is '$g'"
 expect_eq "$g" "E" "MD5-signed commit: %G? E (gpg: cannot be checked)"
 g=$(GNUPGHOME="$w/v" gitr log -1 --format=%G? 2>/dev/null)
 expect_eq "$g" "E" "MD5-signed commit: gpg itself says E"
-gitr -c gpg.program="$KG" verify-commit HEAD >/dev/null 2>&1 && bad "verify-commit of the MD5 commit passed" || ok
+gitr -c gpg.program="$w/kg" verify-commit HEAD >/dev/null 2>&1 && bad "verify-commit of the MD5 commit passed" || ok
 
 # ---- trust_at = signature: a certification revoked after the signature date ----------
 G $(at 20250701) -u "$CORE" --quick-revoke-sig "$ALICE" "$CORE" 2>/dev/null || bad "gpg --quick-revoke-sig"
