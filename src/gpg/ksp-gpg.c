@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,15 +30,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <libksp.h>
 
+#include "gpg/git-config.h"
 #include "gpg/sig-info.h"
 #include "shared/macro.h"
 #include "shared/util.h"
 
-extern char **environ;
 
 #define PROG "ksp-gpg"
 
@@ -363,61 +361,9 @@ struct setting {
 	const char *from; /* where it came from, for the human text */
 };
 
-/* Runs git with @args, stdin and stderr /dev/null; the first line of its
- * stdout into *ret (malloc()ed) when it exits 0.  0, or 1 for no value. */
-static int git_value(const char *const *args, char **ret)
-{
-	const char *argv[8];
-	posix_spawn_file_actions_t fa;
-	int p[2], devnull, st;
-	size_t n = 0, len = 0;
-	char buf[PATH_MAX + 64];
-	pid_t pid;
-	ssize_t k;
-
-	*ret = NULL;
-	argv[n++] = "git";
-	for (; *args && n < ARRAY_SIZE(argv) - 1; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return 1;
-	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (devnull < 0) {
-		close(p[0]);
-		close(p[1]);
-		return 1;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, devnull, 0);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, devnull, 2);
-	st = posix_spawnp(&pid, "git", &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(p[1]);
-	close(devnull);
-	if (st != 0) {
-		close(p[0]);
-		return 1;
-	}
-	while (len < sizeof(buf) - 1 && ((k = read(p[0], buf + len, sizeof(buf) - 1 - len)) > 0 || (k < 0 && errno == EINTR)))
-		if (k > 0)
-			len += (size_t)k;
-	close(p[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return 1;
-	buf[len] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	if (buf[0] == '\0')
-		return 1;
-	*ret = strdup(buf);
-	return *ret ? 0 : -ENOMEM;
-}
-
 /* KSP_DB / KSP_POLICY, then git config ksp.db / ksp.policy (any scope).
- * There is no default and no path relative to anything: git runs
+ * git's configuration is read from its files (git-config.c), without
+ * starting git.  There is no default and no path relative to anything: git runs
  * gpg.program at the top of the work tree, so "ksp.db" would be whatever
  * the repository carries.  A path is taken only when absolute or "~/...".
  * Returns 0 (s->path NULL: not set), -EINVAL after a message, -ENOMEM. */
@@ -425,8 +371,8 @@ static int find_setting(const char *env, const char *key, const char *env_from, 
 			struct setting *s)
 {
 	const char *e = getenv(env);
-	const char *cfg[] = { "config", "--get", key, NULL };
 	char *v = NULL;
+	int r;
 
 	s->path = NULL;
 	s->from = NULL;
@@ -435,10 +381,10 @@ static int find_setting(const char *env, const char *key, const char *env_from, 
 		s->from = env_from;
 		if (v == NULL)
 			return -ENOMEM;
-	} else if (git_value(cfg, &v) == 0 && v) {
+	} else if ((r = git_config_get(key, &v)) == 0) {
 		s->from = git_from;
 	} else {
-		return 0;
+		return r < 0 ? r : 0;
 	}
 	if (v[0] == '~' && v[1] == '/') {
 		const char *home = getenv("HOME");
