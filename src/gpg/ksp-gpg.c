@@ -13,8 +13,14 @@
  *
  * Human text (the verdict, both trust verdicts, the paths, the store and
  * policy used) goes to stderr.  Exit status as gpg's: 0 a signature that
- * verifies (whatever the trust), 1 a bad signature, 2 an error (no key,
- * no store, no policy, no signature).
+ * verifies (whatever the trust; also EXPKEYSIG, REVKEYSIG), 1 a bad or an
+ * expired signature, 2 an error (no key, MD5, a time conflict, no store,
+ * no policy, no signature).
+ *
+ * The store and the policy are authority, so only the ones the user named
+ * (KSP_DB / KSP_POLICY, git config ksp.db / ksp.policy, absolute paths)
+ * are used: no default store, nothing relative to the work tree git runs
+ * us in; the store is opened immutable, nothing is written beside it.
  *
  * Anything that is not a verification (--verify) is handed to the real gpg
  * unchanged (execv), so git tag -s / commit -S keep working with the same
