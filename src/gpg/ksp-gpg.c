@@ -542,6 +542,132 @@ static int read_input(const char *path, size_t max, uint8_t **buf, size_t *len)
 	return r;
 }
 
+/* The input: the signature (or signed message) in memory, at most
+ * SIG_MAX; the data of a detached signature streamed from one file or
+ * standard input (in->data_fd), or several files joined.  0, or -1 after
+ * a message (and NODATA). */
+static int get_input(const struct opts *o, const struct out *out, struct verify_in *in, struct sig_info *si)
+{
+	const char *sigpath = o->n_files ? o->files[0] : "-";
+	int r;
+
+	in->data_fd = -1;
+	if (o->n_files > 1 && strcmp(o->files[0], "-") == 0) {
+		for (size_t i = 1; i < o->n_files; i++)
+			if (strcmp(o->files[i], "-") == 0) {
+				err("the signature and the signed data cannot both be standard input");
+				return -1;
+			}
+	}
+	if (read_input(sigpath, SIG_MAX, &in->sig, &in->siglen) < 0)
+		return -1;
+	in->label = strcmp(sigpath, "-") ? term_escape(sigpath, strlen(sigpath)) : strdup("standard input");
+	if (in->label == NULL) {
+		err("out of memory");
+		return -1;
+	}
+	if (o->n_files == 2) {
+		in->data_fd = open_data(o->files[1]);
+		if (in->data_fd < 0)
+			return -1;
+		in->detached = true;
+	}
+	for (size_t i = 1; o->n_files > 2 && i < o->n_files; i++) {
+		uint8_t *b;
+		size_t n;
+		if (read_input(o->files[i], DATA_MAX, &b, &n) < 0)
+			return -1;
+		if (in->datalen + n > DATA_MAX) {
+			free(b);
+			err("the signed data files together are larger than %zu MiB, more than ksp-gpg reads (see ksp-gpg(1), LIMITS)",
+			    DATA_MAX >> 20);
+			return -1;
+		}
+		if (in->data == NULL) {
+			in->data = b;
+			in->datalen = n;
+		} else { /* several data files: gpg hashes them one after the other */
+			uint8_t *m = realloc(in->data, in->datalen + n + 1);
+			if (m == NULL) {
+				free(b);
+				err("out of memory");
+				return -1;
+			}
+			memcpy(m + in->datalen, b, n);
+			in->data = m;
+			in->datalen += n;
+			free(b);
+		}
+		in->detached = true;
+	}
+	r = sig_info_read(in->sig, in->siglen, si);
+	if (r == -ENOMEM) {
+		err("out of memory");
+		return -1;
+	}
+	if (r < 0 || (!si->found && !si->literal && !si->opaque && !si->cleartext)) {
+		status(out, "NODATA %d", si->armored ? 3 : 1);
+		err("%s: no valid OpenPGP signature found%s; the signature could not be verified", in->label,
+		    si->armored ? " (damaged or cut-short armor)" : "");
+		return -1;
+	}
+	if (!in->detached && !si->literal && !si->cleartext && !si->opaque) {
+		char *d = o->n_files && strcmp(sigpath, "-") ? data_file_of(sigpath) : NULL;
+		if (d == NULL) {
+			status(out, "NODATA 4");
+			err("%s: a detached signature, and no signed data given; run: ksp-gpg --verify %s FILE", in->label,
+			    in->label);
+			return -1;
+		}
+		in->data_fd = open_data(d);
+		free(d);
+		if (in->data_fd < 0)
+			return -1;
+		in->detached = true;
+	}
+	return 0;
+}
+
+/* The trust that counts (trust_at), both verdicts with the paths of the
+ * one that counts, and its TRUST_ line.  0, or -1 after a message. */
+static int report_trust(const struct out *out, struct ksp_store *store, const char *signer,
+			const struct ksp_trust_result *tr_now, const struct ksp_trust_result *tr_sig, bool at_sig,
+			const char *dnow, const char *date)
+{
+	const struct ksp_trust_result *counts = at_sig && tr_sig ? tr_sig : tr_now;
+	const struct ksp_trust_result *other;
+	char why[400];
+	int r;
+
+	/* trust_at = signature: expiry judged when it signed, every
+	 * revocation known now applied (the date is the signer's claim:
+	 * backdating must not undo one) */
+	if (counts == tr_sig && ksp_trust_result_is_trusted(tr_sig)) {
+		r = ksp_trust_result_revoked_now(store, tr_sig, signer, why, sizeof(why));
+		if (r < 0) {
+			const char *m = ksp_get_error(ksp_store_get_ctx(store));
+			err("%s", m ? m : strerror(-r));
+			return -1;
+		}
+		if (r > 0) {
+			say(out, "trust when signed does not count: %s (a revocation known now)", why);
+			counts = tr_now;
+		}
+	}
+	other = counts == tr_now ? tr_sig : tr_now;
+	say(out, "%s (%s): %s", counts == tr_now ? "trust now" : "trust when signed", counts == tr_now ? dnow : date,
+	    ksp_trust_result_get_message(counts));
+	say_paths(out, counts);
+	if (other)
+		say(out, "%s (%s): %s", other == tr_now ? "trust now" : "trust when signed", other == tr_now ? dnow : date,
+		    ksp_trust_result_get_message(other));
+	say(out, "TRUST_%s from the trust %s (policy: trust_at = %s)", trust_word(counts),
+	    counts == tr_now ? "now" : "when signed", at_sig ? "signature" : "now");
+	status(out, "TRUST_%s 0 pgp", trust_word(counts));
+	return 0;
+}
+
+/* (Long: the verdict's status lines and text in gpg's order, one exit.) */
 static int run_verify(struct opts *o)
 {
 	struct out out = { .status_fd = o->status_fd, .quiet = o->quiet };
@@ -554,84 +680,12 @@ static int run_verify(struct opts *o)
 	struct verify_in in = { 0 };
 	struct sig_info si;
 	char *uid_status = NULL, *uid_term = NULL;
-	const char *sigpath = o->n_files ? o->files[0] : "-";
 	int status_code = EXIT_ERROR, r, vst;
 
-	/* the input: the signature in memory (SIG_MAX), the data streamed */
 	in.data_fd = -1;
-	if (o->n_files > 1 && strcmp(o->files[0], "-") == 0) {
-		for (size_t i = 1; i < o->n_files; i++)
-			if (strcmp(o->files[i], "-") == 0) {
-				err("the signature and the signed data cannot both be standard input");
-				goto out;
-			}
-	}
-	if (read_input(sigpath, SIG_MAX, &in.sig, &in.siglen) < 0)
+
+	if (get_input(o, &out, &in, &si) < 0)
 		goto out;
-	in.label = strcmp(sigpath, "-") ? term_escape(sigpath, strlen(sigpath)) : strdup("standard input");
-	if (in.label == NULL) {
-		err("out of memory");
-		goto out;
-	}
-	if (o->n_files == 2) {
-		in.data_fd = open_data(o->files[1]);
-		if (in.data_fd < 0)
-			goto out;
-		in.detached = true;
-	}
-	for (size_t i = 1; o->n_files > 2 && i < o->n_files; i++) {
-		uint8_t *b;
-		size_t n;
-		if (read_input(o->files[i], DATA_MAX, &b, &n) < 0)
-			goto out;
-		if (in.datalen + n > DATA_MAX) {
-			free(b);
-			err("the signed data files together are larger than %zu MiB, more than ksp-gpg reads (see ksp-gpg(1), LIMITS)",
-			    DATA_MAX >> 20);
-			goto out;
-		}
-		if (in.data == NULL) {
-			in.data = b;
-			in.datalen = n;
-		} else { /* several data files: gpg hashes them one after the other */
-			uint8_t *m = realloc(in.data, in.datalen + n + 1);
-			if (m == NULL) {
-				free(b);
-				err("out of memory");
-				goto out;
-			}
-			memcpy(m + in.datalen, b, n);
-			in.data = m;
-			in.datalen += n;
-			free(b);
-		}
-		in.detached = true;
-	}
-	r = sig_info_read(in.sig, in.siglen, &si);
-	if (r == -ENOMEM) {
-		err("out of memory");
-		goto out;
-	}
-	if (r < 0 || (!si.found && !si.literal && !si.opaque && !si.cleartext)) {
-		status(&out, "NODATA %d", si.armored ? 3 : 1);
-		err("%s: no valid OpenPGP signature found%s; the signature could not be verified", in.label,
-		    si.armored ? " (damaged or cut-short armor)" : "");
-		goto out;
-	}
-	if (!in.detached && !si.literal && !si.cleartext && !si.opaque) {
-		char *d = o->n_files && strcmp(sigpath, "-") ? data_file_of(sigpath) : NULL;
-		if (d == NULL) {
-			status(&out, "NODATA 4");
-			err("%s: a detached signature, and no signed data given; run: ksp-gpg --verify %s FILE", in.label,
-			    in.label);
-			goto out;
-		}
-		in.data_fd = open_data(d);
-		free(d);
-		if (in.data_fd < 0)
-			goto out;
-		in.detached = true;
-	}
 	status(&out, "NEWSIG");
 
 	/* the store and the policy: only where the user named them */
@@ -826,37 +880,9 @@ static int run_verify(struct opts *o)
 			if (ksp_verify_result_is_subkey(vr) && signing)
 				say(&out, "signing key: %s (subkey)", signing);
 		}
-		if (tr_now) {
-			const struct ksp_trust_result *counts = at_sig && tr_sig ? tr_sig : tr_now;
-			const struct ksp_trust_result *other;
-			char why[400];
-
-			/* trust_at = signature: expiry judged when it signed,
-			 * every revocation known now applied (the date is the
-			 * signer's claim: backdating must not undo one) */
-			if (counts == tr_sig && ksp_trust_result_is_trusted(tr_sig)) {
-				r = ksp_trust_result_revoked_now(store, tr_sig, signer, why, sizeof(why));
-				if (r < 0) {
-					err("%s", ksp_get_error(ctx) ? ksp_get_error(ctx) : strerror(-r));
-					status_code = EXIT_ERROR;
-					goto out;
-				}
-				if (r > 0) {
-					say(&out, "trust when signed does not count: %s (a revocation known now)", why);
-					counts = tr_now;
-				}
-			}
-			other = counts == tr_now ? tr_sig : tr_now;
-
-			say(&out, "%s (%s): %s", counts == tr_now ? "trust now" : "trust when signed",
-			    counts == tr_now ? dnow : date, ksp_trust_result_get_message(counts));
-			say_paths(&out, counts);
-			if (other)
-				say(&out, "%s (%s): %s", other == tr_now ? "trust now" : "trust when signed",
-				    other == tr_now ? dnow : date, ksp_trust_result_get_message(other));
-			say(&out, "TRUST_%s from the trust %s (policy: trust_at = %s)", trust_word(counts),
-			    counts == tr_now ? "now" : "when signed", at_sig ? "signature" : "now");
-			status(&out, "TRUST_%s 0 pgp", trust_word(counts));
+		if (tr_now && report_trust(&out, store, signer, tr_now, tr_sig, at_sig, dnow, date) < 0) {
+			status_code = EXIT_ERROR;
+			goto out;
 		}
 		say(&out, "store: %s (%s); policy: %s (%s)", db.path, db.from, policy.path, policy.from);
 	}

@@ -467,15 +467,6 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 	ksp_clear_error(ctx);
 	if (sig == NULL || ret == NULL || (detached && data == NULL && datalen))
 		return -EINVAL;
-	if (detached) {
-		/* one verifier for every caller (ksp verify, ksp-gpg, git
-		 * objects): libksp's own; gpg only for what it cannot do */
-		struct ksp_verify_doc doc = { .data = datalen ? data : (const uint8_t *)"", .len = datalen, .fd = -1 };
-
-		r = ksp_verify_native(store, sig, siglen, &doc, ret);
-		if (r != 1)
-			return r;
-	}
 	r = scan_sig(ctx, sig, siglen, source, &sc);
 	if (r < 0)
 		return r;
@@ -546,7 +537,6 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 	if (r < 0)
 		goto fail;
 	if (c.n == 0) {
-		res->errsig = KSP_ERRSIG_NO_PUBKEY;
 		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNKNOWN,
 			"signed by %s %s, which is not in the store %s; get the signer's key and load it with 'ksp wot load FILE'",
 			sc.fpr[0] ? "key" : "key ID", issuer_text(&sc), ksp_store_get_path(store));
@@ -623,7 +613,6 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 			goto done;
 		}
 		if (st == GPG_ERR_NO_PUBKEY) {
-			res->errsig = KSP_ERRSIG_ALGO;
 			ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
 				"signed by %s, but gpg cannot use the store's key %s for it (no valid binding of the signing subkey)",
 				issuer_text(&sc), c.v[0].fpr);
@@ -631,8 +620,7 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 		}
 		if (st != GPG_ERR_NO_ERROR && st != GPG_ERR_KEY_EXPIRED && st != GPG_ERR_CERT_REVOKED &&
 		    st != GPG_ERR_SIG_EXPIRED) {
-			/* gpg's ERRSIG: MD5 (5), time conflict (39), ... */
-			res->errsig = st == GPG_ERR_UNUSABLE_PUBKEY || st == GPG_ERR_PUBKEY_ALGO ? KSP_ERRSIG_ALGO : (int)st;
+			res->errsig = st == GPG_ERR_PUBKEY_ALGO ? KSP_ERRSIG_ALGO : (int)st; /* gpg's ERRSIG: 5 MD5, 39 time */
 			ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signature by %s not verified: %s", issuer_text(&sc),
 				gpgme_strerror(s->status));
 			goto done;
@@ -712,12 +700,29 @@ fail:
 	return r;
 }
 
+/* A detached signature: one verifier for every caller (ksp verify,
+ * ksp-gpg, git objects), libksp's own; gpg only for what it cannot do. */
+static int verify_detached(struct ksp_store *store, const void *sig, size_t siglen, const void *data, size_t datalen,
+			   const char *source, struct ksp_verify_result **ret)
+{
+	struct ksp_verify_doc doc = { .data = datalen ? data : (const uint8_t *)"", .len = datalen, .fd = -1 };
+	int r;
+
+	if (sig == NULL || ret == NULL || (data == NULL && datalen))
+		return -EINVAL;
+	ksp_clear_error(ksp_store_get_ctx(store));
+	r = ksp_verify_native(store, sig, siglen, &doc, ret);
+	if (r != 1)
+		return r;
+	return do_verify(store, sig, siglen, data, datalen, true, source, ret);
+}
+
 KSP_EXPORT int ksp_verify_detached(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
 				   size_t datalen, const char *source, struct ksp_verify_result **ret)
 {
 	if (store == NULL)
 		return -EINVAL;
-	return do_verify(store, sig, siglen, data, datalen, true, source ? source : "signature", ret);
+	return verify_detached(store, sig, siglen, data, datalen, source ? source : "signature", ret);
 }
 
 KSP_EXPORT int ksp_verify_detached_native(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
@@ -832,7 +837,7 @@ static int verify_git_tag(struct ksp_store *store, const char *obj, size_t len, 
 			      sig_formats[fmt].name);
 		return -EOPNOTSUPP;
 	}
-	return do_verify(store, obj + match, len - match, obj, match, true, source, ret);
+	return verify_detached(store, obj + match, len - match, obj, match, source, ret);
 }
 
 /* git's parse_buffer_signed_by_header(): the "gpgsig" header (continuation
@@ -896,7 +901,7 @@ static int verify_git_commit(struct ksp_store *store, const char *obj, size_t le
 		r = -EOPNOTSUPP;
 		goto out;
 	}
-	r = do_verify(store, sig.buf, sig.len, payload.buf ? payload.buf : "", payload.len, true, source, ret);
+	r = verify_detached(store, sig.buf, sig.len, payload.buf ? payload.buf : "", payload.len, source, ret);
 out:
 	strbuf_release(&payload);
 	strbuf_release(&sig);
