@@ -7,7 +7,8 @@
 # ksp.policy in git config is refused with one line; nothing is written
 # into the work tree (no ksp.db-shm, -wal, -wot), even when the user names
 # that store; 'ksp verify --git-commit' in the clone refuses the default
-# store (./ksp.db) and names -d.
+# store (./ksp.db) and names -d; a store whose -wal holds changes not yet in
+# it is refused (an immutable open would read it stale).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 name=T541-hostile-store
@@ -134,6 +135,22 @@ expect_grep "$w/out" "not trusted" "ksp verify -d USER.db: not trusted"
 KSP_DB="$c/ksp.db" "$KSP" verify --policy "$KSP_POLICY" --git-commit HEAD >"$w/out" 2>"$w/err"
 expect_eq "$?" 0 "KSP_DB naming the repository's store: the user's choice, taken"
 expect_eq "$(git status --porcelain --ignored | grep -v ' ksp.db-wot$' | wc -l)" 0 "ksp verify: nothing else written"
+
+# ---- a store whose -wal holds changes not yet in it: refused, never read stale -----------
+cp "$w/user.db" "$w/wal.db"
+/usr/bin/python3 - "$w/wal.db" <<'EOF' || bad "a store with a pending -wal"
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA journal_mode = WAL")
+db.execute("PRAGMA wal_autocheckpoint = 0")
+db.execute("INSERT INTO events (time, what) VALUES (0, 'pending')")
+os._exit(0)  # no checkpoint: the change stays in the -wal
+EOF
+[ -s "$w/wal.db-wal" ] && ok || bad "the -wal file holds the change"
+KSP_DB="$w/wal.db" $KG --status-fd=1 --verify "$w/c.sig" - <"$w/c.payload" >"$w/st" 2>"$w/err"
+expect_eq "$?" 2 "a pending -wal: exit 2"
+expect_grep "$w/st" "^\[GNUPG:\] ERRSIG " "a pending -wal: ERRSIG"
+expect_grep "$w/err" "wal.db-wal holds changes not yet in the store" "a pending -wal: said"
 
 echo "$name: $pass passed, $fail failed"
 [ "$fail" = 0 ]
