@@ -36,9 +36,10 @@ expect_eq() { if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', want '$2'"; f
 expect_grep() { if grep -qE -- "$2" "$1"; then ok; else bad "$3: /$2/ not in $1"; sed 's/^/  | /' "$1" | head -10 >&2; fi; }
 expect_nogrep() { if grep -qE -- "$2" "$1"; then bad "$3: /$2/ found in $1"; sed 's/^/  | /' "$1" | head -10 >&2; else ok; fi; }
 
-for t in gpg git faketime; do
+for t in gpg git; do
 	command -v $t >/dev/null || { echo "FAIL: $name: $t is not installed (apt-get install ${t/gpg/gnupg})" >&2; exit 1; }
 done
+[ -x /usr/bin/time ] || { echo "FAIL: $name: /usr/bin/time is not installed (apt-get install time)" >&2; exit 1; }
 [ -x "$top/ksp-gpg" ] || { echo "FAIL: $name: $top/ksp-gpg is not built (run make)" >&2; exit 1; }
 
 # ---- keys and signatures, made with gpg ------------------------------------------
