@@ -351,7 +351,8 @@ static int read_one(struct tree *t, const char *path, const char *relpath)
 			bin = nb;
 			bcap = nc;
 		}
-		memcpy(bin + blen, blk, bl);
+		if (bl > 0) /* an armor block that decodes to nothing adds nothing */
+			memcpy(bin + blen, blk, bl);
 		blen += bl;
 		free(blk);
 		p = (size_t)(b - data) + used;
