@@ -6,7 +6,7 @@
  * [A-Za-z0-9._-] components (at most 5, no "..") under the tree; a link
  * may point anywhere inside the tree, or to the one file beside it
  * (outside.asc): no other file of the machine is ever in reach.  Checked:
- * what it returns frames as OpenPGP packets to the last byte. */
+ * no crash, leak or undefined behaviour, and a success hands back bytes. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include <libksp.h>
-#include "lib/openpgp/pgp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -204,15 +203,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		char dir[128];
 		snprintf(dir, sizeof(dir), "%s/t", base);
-		if (ksp_keytree_read(ctx, dir, &ring, &len) == 0) {
-			size_t pos = 0;
-			while (pos < len) {
-				struct ksp_pgp_packet pkt;
-				if (ksp_pgp_packet_next(ring, len, &pos, &pkt) < 0)
-					abort(); /* the keyring handed to wot load frames */
-				free(pkt.joined);
-			}
-		}
+		/* what it returns is a keyring for the hostile-input readers
+		 * (wot load, party add): a binary file goes in as it is */
+		if (ksp_keytree_read(ctx, dir, &ring, &len) == 0 && (ring == NULL || len == 0))
+			abort(); /* 0 means a keyring (-ENODATA: no key) */
 	}
 	free(ring);
 	rm_tree(bfd, "t");
