@@ -16,6 +16,9 @@ regexes, 1-3, for timing them one by one)
                        literal '{' for Sequoia: no match), "Targ-*et" (a '-'
                        outside a class: an error for Sequoia: no match),
                        "^Target <t@example\\.org>$" (a match for both)
+  root  -> intro7      a trust signature with "a**", beyond the subset
+  intro7 -> target     (a warning, once); out4 -> target the same, by an
+                       outsider (never looked at: no warning)
 Prints "NAME FPR" lines.  Deterministic (pgpcraft.py)."""
 import hashlib
 import os
@@ -58,7 +61,7 @@ def certify(signer, target, uid, depth=0, amount=0, regex=None):
 
 def main():
     keys, uids = {}, {}
-    names = ["root", "target", "good"] + ["intro%d" % i for i in (1, 2, 3)] + ["out%d" % i for i in (1, 2, 3)] + ["intro%d" % i for i in (4, 5, 6)]
+    names = ["root", "target", "good"] + ["intro%d" % i for i in (1, 2, 3)] + ["out%d" % i for i in (1, 2, 3)] + ["intro%d" % i for i in (4, 5, 6)] + ["intro7", "out4"]
     for i, n in enumerate(names):
         keys[n] = pgpcraft.Key(hashlib.sha256(b"tsig-regex " + n.encode()).digest())
         uids[n] = (n.capitalize() + " <" + n + "@example.org>").encode()
@@ -74,6 +77,9 @@ def main():
     for i in (4, 5, 6):
         extra["intro%d" % i] += certify(keys["root"], keys["intro%d" % i], uids["intro%d" % i], 1, 120, SCOPED[i - 4])
         extra["target"] += certify(keys["intro%d" % i], keys["target"], uids["target"])
+    extra["intro7"] += certify(keys["root"], keys["intro7"], uids["intro7"], 1, 120, b"a**")
+    extra["target"] += certify(keys["intro7"], keys["target"], uids["target"])
+    extra["target"] += certify(keys["out4"], keys["target"], uids["target"], 1, 120, b"a**")
     out = b""
     for n in names:
         k = keys[n]
