@@ -366,7 +366,8 @@ static int read_data(struct tree *t, const char *relpath, const struct stat *st,
 			bin = nb;
 			bcap = nc;
 		}
-		memcpy(bin + blen, blk, bl);
+		if (bl > 0) /* an armor block that decodes to nothing adds nothing */
+			memcpy(bin + blen, blk, bl);
 		blen += bl;
 		free(blk);
 		p = (size_t)(b - data) + used;

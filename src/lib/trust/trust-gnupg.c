@@ -50,7 +50,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +57,7 @@
 #include <sqlite3.h>
 
 #include "lib/trust/hash-rules.h"
+#include "lib/trust/tsig-regex.h"
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"
 #include "shared/util.h"
@@ -139,6 +139,14 @@ struct ksp_trust_gnupg {
 	struct gnode *nodes;
 	uint32_t n;
 	sqlite3_stmt *st_id;
+	/* trust-signature regular expressions, compiled once (tsig-regex.h) */
+	struct grx *rxc;
+	size_t n_rxc, cap_rxc;
+};
+
+struct grx {
+	char *expr;
+	struct tsig_regex *rx; /* NULL: beyond the subset (said once) */
 };
 
 /* ---- options ------------------------------------------------------------- */
@@ -187,6 +195,11 @@ KSP_EXPORT struct ksp_trust_gnupg *ksp_trust_gnupg_free(struct ksp_trust_gnupg *
 	if (g) {
 		run_reset(g);
 		free(g->ot);
+		for (size_t i = 0; i < g->n_rxc; i++) {
+			free(g->rxc[i].expr);
+			tsig_regex_free(g->rxc[i].rx);
+		}
+		free(g->rxc);
 		free(g);
 	}
 	return NULL;
@@ -440,54 +453,49 @@ static int load_uids(struct ksp_trust_gnupg *g, uint32_t i)
 
 /* ---- GnuPG's regular expressions of trust signatures ---------------------- */
 
-/* trustdb.c sanitize_regexp(): "<[^>]+[@.]" ... ">$" may frame the
- * expression; inside, every operator but '.' and '\' is escaped. */
-static char *sanitize_regexp(const char *old)
+/* Does GnuPG's regular expression @expr (trustdb.c: the "<[^>]+[@.]" ...
+ * ">$" frame, the rest literal but '.', case-insensitive; tsig-regex.h)
+ * match @uid?  Compiled once per handle and expression; one beyond the
+ * subset matches nothing and is reported once, naming the introducer
+ * @node it scopes (the expression itself is hostile text). */
+static bool regexp_matches(struct ksp_trust_gnupg *g, uint32_t node, const char *expr, const char *uid)
 {
-	size_t start = 0, len = strlen(old), idx = 0;
-	bool escaped = false, bracket = false;
-	char *out = malloc(len * 2 + 3);
+	struct grx *e = NULL;
 
-	if (out == NULL)
-		return NULL;
-	if (len >= 12 && strncmp(old, "<[^>]+[@.]", 10) == 0 && old[len - 2] == '>' && old[len - 1] == '$') {
-		memcpy(out, "<[^>]+[@.]", 10);
-		idx = 10;
-		bracket = true;
-		start = 10;
-		len -= 2;
-	}
-	for (; start < len; start++) {
-		if (!escaped && old[start] == '\\')
-			escaped = true;
-		else if (!escaped && strchr("^[$()|*+?{", old[start]))
-			out[idx++] = '\\';
-		else
-			escaped = false;
-		out[idx++] = old[start];
-	}
-	if (bracket) {
-		out[idx++] = '>';
-		out[idx++] = '$';
-	}
-	out[idx] = '\0';
-	return out;
-}
+	for (size_t i = 0; i < g->n_rxc && e == NULL; i++)
+		if (strcmp(g->rxc[i].expr, expr) == 0)
+			e = &g->rxc[i];
+	if (e == NULL) {
+		const char *why;
+		size_t bad, at;
+		struct tsig_regex *rx;
 
-static bool regexp_matches(const char *expr, const char *uid)
-{
-	char *re = sanitize_regexp(expr);
-	regex_t pat;
-	bool ok = false;
-
-	if (re == NULL)
-		return false;
-	if (regcomp(&pat, re, REG_ICASE | REG_EXTENDED | REG_NOSUB) == 0) {
-		ok = regexec(&pat, uid, 0, NULL, 0) == 0;
-		regfree(&pat);
+		if (g->n_rxc == g->cap_rxc) {
+			size_t nc = g->cap_rxc ? 2 * g->cap_rxc : 8;
+			struct grx *n = realloc(g->rxc, nc * sizeof(*n));
+			if (n == NULL)
+				return false;
+			g->rxc = n;
+			g->cap_rxc = nc;
+		}
+		if (tsig_regex_compile(&expr, 1, TSIG_GNUPG, &rx, &bad, &why, &at) < 0)
+			return false;
+		e = &g->rxc[g->n_rxc];
+		e->expr = strdup(expr);
+		if (e->expr == NULL) {
+			tsig_regex_free(rx);
+			return false;
+		}
+		g->n_rxc++;
+		e->rx = rx;
+		if (bad) {
+			WARN(g->ctx, "the trust signature that made %s an introducer has a regular expression beyond what ksp evaluates (%s, at character %zu); it matches nothing\n",
+			     g->snap && node < g->snap->n ? ksp_wsnap_fpr(g->snap, node) : "a key", why, at);
+			tsig_regex_free(rx);
+			e->rx = NULL;
+		}
 	}
-	free(re);
-	return ok;
+	return e->rx && tsig_regex_match(e->rx, uid, strlen(uid)) == 1;
 }
 
 /* ---- one level -------------------------------------------------------------- */
@@ -667,7 +675,7 @@ static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kit
 			if (c->type >= 0)
 				continue;
 			kr = &klist[g->nodes[c->issuer].klist];
-			if (kr->regex && !regexp_matches(kr->regex, u->text))
+			if (kr->regex && !regexp_matches(g, kr->node, kr->regex, u->text))
 				continue;
 			if (c->tdepth) {
 				int d = (c->tdepth < kr->trust_depth || kr->ownertrust == KSP_GNUPG_ULTIMATE) ? c->tdepth

@@ -32,6 +32,7 @@
 #include "lib/party/import-private.h"
 #include "lib/party/mime.h"
 #include "lib/openpgp/pgp.h"
+#include "lib/trust/git-split.h"
 #include "lib/trust/hash-rules.h"
 #include "lib/trust/verify-private.h"
 #include "shared/strbuf.h"
@@ -779,26 +780,6 @@ KSP_EXPORT int ksp_verify_inline(struct ksp_store *store, const void *msg, size_
 
 /* ---- git objects ----------------------------------------------------------- */
 
-static const struct {
-	const char *begin;
-	const char *name; /* NULL: OpenPGP */
-} sig_formats[] = {
-	{ "-----BEGIN PGP SIGNATURE-----", NULL },
-	{ "-----BEGIN PGP MESSAGE-----", NULL },
-	{ "-----BEGIN SIGNED MESSAGE-----", "X.509 (gpg.format=x509)" },
-	{ "-----BEGIN SSH SIGNATURE-----", "SSH (gpg.format=ssh)" },
-};
-
-static int sig_format(const char *p, size_t left)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(sig_formats); i++) {
-		size_t n = strlen(sig_formats[i].begin);
-		if (left >= n && memcmp(p, sig_formats[i].begin, n) == 0)
-			return (int)i;
-	}
-	return -1;
-}
-
 static int unsigned_result(const char *what, struct ksp_verify_result **ret)
 {
 	struct ksp_verify_result *res = calloc(1, sizeof(*res));
@@ -811,119 +792,35 @@ static int unsigned_result(const char *what, struct ksp_verify_result **ret)
 	return 0;
 }
 
-/* git's parse_signed_buffer(): the signature starts at the last line that
- * begins with a signature marker. */
-static int verify_git_tag(struct ksp_store *store, const char *obj, size_t len, const char *source,
-			  struct ksp_verify_result **ret)
-{
-	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	size_t p = 0, match = len;
-	int fmt = -1;
-
-	while (p < len) {
-		const char *eol = memchr(obj + p, '\n', len - p);
-		int f = sig_format(obj + p, len - p);
-
-		if (f >= 0) {
-			match = p;
-			fmt = f;
-		}
-		p = eol ? (size_t)(eol - obj) + 1 : len;
-	}
-	if (match == len)
-		return unsigned_result("tag", ret);
-	if (sig_formats[fmt].name) {
-		ksp_set_error(ctx, "%s: signed with %s, not OpenPGP; ksp verifies OpenPGP signatures only", source,
-			      sig_formats[fmt].name);
-		return -EOPNOTSUPP;
-	}
-	return verify_detached(store, obj + match, len - match, obj, match, source, ret);
-}
-
-/* git's parse_buffer_signed_by_header(): the "gpgsig" header (continuation
- * lines start with a space) is the signature; the payload is the object
- * without it and without another hash algorithm's signature header. */
-static int verify_git_commit(struct ksp_store *store, const char *obj, size_t len, const char *source,
-			     struct ksp_verify_result **ret)
-{
-	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	struct strbuf payload, sig;
-	const char *header, *tail = obj + len, *line = obj;
-	size_t hl, tree = strcspn(obj + 5, "\n");
-	bool in_sig = false, saw = false, other = false;
-	int r, fmt;
-
-	/* "tree " and 40 (SHA-1) or 64 (SHA-256) hex digits */
-	header = tree == 64 ? "gpgsig-sha256" : "gpgsig";
-	hl = strlen(header);
-	strbuf_init(&payload);
-	strbuf_init(&sig);
-	while (line < tail) {
-		const char *next = memchr(line, '\n', (size_t)(tail - line));
-		const char *s = NULL;
-
-		next = next ? next + 1 : tail;
-		if (in_sig && line[0] == ' ') {
-			s = line + 1;
-		} else if ((size_t)(tail - line) > hl && memcmp(line, header, hl) == 0 && line[hl] == ' ') {
-			s = line + hl + 1;
-			other = false;
-		} else if ((size_t)(tail - line) >= 6 && memcmp(line, "gpgsig", 6) == 0) {
-			other = true;
-		} else if (other && line[0] != ' ') {
-			other = false;
-		}
-		if (s) {
-			strbuf_add(&sig, s, (size_t)(next - s));
-			saw = true;
-			in_sig = true;
-		} else {
-			if (line[0] == '\n')
-				next = tail; /* the message: the rest as it is */
-			if (!other)
-				strbuf_add(&payload, line, (size_t)(next - line));
-			in_sig = false;
-		}
-		line = next;
-	}
-	if (!strbuf_ok(&payload) || !strbuf_ok(&sig)) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (!saw) {
-		r = unsigned_result("commit", ret);
-		goto out;
-	}
-	fmt = sig_format(sig.buf, sig.len);
-	if (fmt >= 0 && sig_formats[fmt].name) {
-		ksp_set_error(ctx, "%s: signed with %s, not OpenPGP; ksp verifies OpenPGP signatures only", source,
-			      sig_formats[fmt].name);
-		r = -EOPNOTSUPP;
-		goto out;
-	}
-	r = verify_detached(store, sig.buf, sig.len, payload.buf ? payload.buf : "", payload.len, source, ret);
-out:
-	strbuf_release(&payload);
-	strbuf_release(&sig);
-	return r;
-}
-
 KSP_EXPORT int ksp_verify_git_object(struct ksp_store *store, const void *object, size_t len, const char *source,
 				     struct ksp_verify_result **ret)
 {
-	const char *o = object;
+	struct ksp_git_split gs;
+	struct ksp_ctx *ctx;
+	int r;
 
 	if (store == NULL || object == NULL || ret == NULL)
 		return -EINVAL;
-	ksp_clear_error(ksp_store_get_ctx(store));
-	if (len > 7 && memcmp(o, "object ", 7) == 0)
-		return verify_git_tag(store, o, len, source ? source : "git tag", ret);
-	if (len > 5 && memcmp(o, "tree ", 5) == 0 && memchr(o, '\n', len))
-		return verify_git_commit(store, o, len, source ? source : "git commit", ret);
-	ksp_set_error(ksp_store_get_ctx(store),
-		      "%s: not a git tag or commit object; give the output of 'git cat-file tag TAG' or 'git cat-file commit REV'",
-		      source ? source : "git object");
-	return -EINVAL;
+	ctx = ksp_store_get_ctx(store);
+	ksp_clear_error(ctx);
+	r = ksp_git_split(object, len, &gs);
+	if (source == NULL)
+		source = r == -EINVAL ? "git object" : gs.tag ? "git tag" : "git commit";
+	if (r == -EINVAL)
+		ksp_set_error(ctx, "%s: not a git tag or commit object; give the output of 'git cat-file tag TAG' or 'git cat-file commit REV'",
+			      source);
+	else if (r == 0 && !gs.is_signed)
+		r = unsigned_result(gs.tag ? "tag" : "commit", ret);
+	else if (r == 0 && gs.format) {
+		ksp_set_error(ctx, "%s: signed with %s, not OpenPGP; ksp verifies OpenPGP signatures only", source,
+			      gs.format);
+		r = -EOPNOTSUPP;
+	} else if (r == 0) {
+		r = verify_detached(store, gs.sig.buf ? gs.sig.buf : "", gs.sig.len,
+				    gs.payload.buf ? gs.payload.buf : "", gs.payload.len, source, ret);
+	}
+	ksp_git_split_release(&gs);
+	return r;
 }
 
 /* ---- trust_at = signature: the revocations known now ------------------------- */
