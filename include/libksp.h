@@ -1155,6 +1155,7 @@ enum ksp_gnupg_validity {
 	KSP_GNUPG_FULL = 5,      /* 'f' */
 	KSP_GNUPG_ULTIMATE = 6,  /* 'u' a root */
 	KSP_GNUPG_REVOKED = 7,   /* 'r' the key is revoked */
+	KSP_GNUPG_INVALID = 8,   /* 'i' not valid at the time: made after it */
 };
 struct ksp_trust_gnupg;
 /* Defaults as gpg 2.2's: marginals needed 3, completes needed 1, max cert

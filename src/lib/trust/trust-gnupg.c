@@ -89,7 +89,6 @@ struct gnode {
 	char fpr[65];
 	uint8_t state;     /* GK_* */
 	bool loaded, uids_loaded;
-	int64_t soft_revoked; /* a soft revocation's date: it certifies nothing after; 0 none */
 	uint8_t ownertrust;
 	bool used, full_trust, stored;
 	uint8_t validity;
@@ -104,11 +103,13 @@ struct gnode {
 	char *regex;       /* borrowed from a parsed signature: copied */
 };
 
-/* GK_SOFT_REVOKED: retired or superseded at the reference time: its own
- * validity is "revoked", but it is still validated, so that as an
- * introducer the certifications it made before the revocation count
- * (GnuPG drops them: there a revoked key introduces nothing). */
-enum { GK_OK = 1, GK_EXPIRED, GK_REVOKED, GK_INVALID, GK_UNKNOWN, GK_SOFT_REVOKED };
+/* GK_REVOKED: revoked for any reason, by a revocation of any date (GnuPG
+ * applies every revocation it has: such a key is never validated, so it
+ * introduces nothing, not even with what it certified before).
+ * GK_FUTURE: made after the reference time (GnuPG: its self-signatures do
+ * not verify, "key created in the future": 'i', and it introduces nothing).
+ * GK_INVALID: no valid self-signature. */
+enum { GK_OK = 1, GK_EXPIRED, GK_REVOKED, GK_INVALID, GK_UNKNOWN, GK_FUTURE };
 
 struct kitem {
 	uint32_t node;
@@ -379,24 +380,25 @@ static uint32_t node_of(struct ksp_trust_gnupg *g, uint32_t v)
 {
 	struct gnode *nd = &g->nodes[v];
 	const struct ksp_wsnap_node *k = &g->snap->nodes[v];
-	int64_t created = k->created, expires = k->expires == KSP_WSNAP_NEVER ? 0 : k->expires,
-		revoked = k->revoked == KSP_WSNAP_NEVER ? 0 : k->revoked;
-	bool selfsig_ok = (k->flags & KSP_WSNAP_SELFSIG_OK) != 0, hard = (k->flags & KSP_WSNAP_HARD_REVOKED) != 0;
+	int64_t created = k->created, expires = k->expires == KSP_WSNAP_NEVER ? 0 : k->expires;
+	bool selfsig_ok = (k->flags & KSP_WSNAP_SELFSIG_OK) != 0,
+	     revoked = k->revoked != KSP_WSNAP_NEVER || (k->flags & KSP_WSNAP_HARD_REVOKED);
 
 	if (nd->loaded)
 		return v;
 	*nd = (struct gnode){ .klist = -1, .state = GK_UNKNOWN };
 	snprintf(nd->fpr, sizeof(nd->fpr), "%s", ksp_wsnap_fpr(g->snap, v));
-	if (revoked && !hard)
-		nd->soft_revoked = revoked;
-	/* a hard revocation (compromised, no reason) at every date */
-	if (hard)
+	/* getkey.c merge_selfsigs_main(): every self-signature of a key made
+	 * after "now" fails (so does its revocation); a key revocation counts
+	 * whatever its reason and date; expired when the expiry is before
+	 * "now" (has_expired = key_expire >= curtime ? 0 : ...) */
+	if (created > g->at)
+		nd->state = GK_FUTURE;
+	else if (revoked)
 		nd->state = GK_REVOKED;
-	else if (revoked && revoked <= g->at)
-		nd->state = (expires && expires <= g->at) || created > g->at || !selfsig_ok ? GK_REVOKED : GK_SOFT_REVOKED;
-	else if (expires && expires <= g->at)
+	else if (expires && expires < g->at)
 		nd->state = GK_EXPIRED;
-	else if (created > g->at || !selfsig_ok)
+	else if (!selfsig_ok)
 		nd->state = GK_INVALID;
 	else
 		nd->state = GK_OK;
@@ -431,7 +433,9 @@ static int load_uids(struct ksp_trust_gnupg *g, uint32_t i)
 		if (len)
 			memcpy(u->text, text, len);
 		u->text[len] = '\0';
-		u->usable = (bd->flags & KSP_WSNAP_BIND_SELFSIG) && bd->revoked > g->at;
+		/* revoked: by a self-revocation of any date (the newest
+		 * self-signature decides, as the store keeps it) */
+		u->usable = (bd->flags & KSP_WSNAP_BIND_SELFSIG) && bd->revoked == KSP_WSNAP_NEVER;
 		nd->n_uids++;
 	}
 	nd->uids_loaded = true;
@@ -578,7 +582,10 @@ static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kit
 			int64_t created = sc->created;
 			uint32_t is = sc->issuer;
 
-			if (created > g->at || is >= g->n)
+			/* made after the reference time: GnuPG counts it
+			 * (mark_usable_uid_certs() compares only expiry
+			 * times with its clock) */
+			if (is >= g->n)
 				continue;
 			/* only the introducers' signatures are looked at */
 			if (!g->nodes[is].loaded || g->nodes[is].klist < 0)
@@ -586,9 +593,6 @@ static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kit
 			if (type >= 0x11 && type <= 0x13 && type - 0x10 < g->min_cert_level)
 				continue;
 			if (created < g->snap->nodes[is].created) /* "public key is newer than the signature" */
-				continue;
-			/* made after its issuer's soft revocation */
-			if (g->nodes[is].soft_revoked && created >= g->nodes[is].soft_revoked)
 				continue;
 			if (ksp_hash_rule(hash, created, g->md5, g->sha1) != KSP_HASH_KEPT)
 				continue;
@@ -828,7 +832,11 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 		}
 		ni = node_of(g, (uint32_t)id);
 		nd = &g->nodes[ni];
-		if (nd->used || nd->state == GK_REVOKED) /* a hard-revoked root is none */
+		/* a revoked root (any reason, any date) or an expired one
+		 * certifies nothing in gpg 2.2 (measured live by
+		 * tests/cli/T521-gnupg-live.sh); nor does one made after the
+		 * reference time (its signatures fail) */
+		if (nd->used || nd->state == GK_REVOKED || nd->state == GK_EXPIRED || nd->state == GK_FUTURE)
 			continue;
 		nd->used = nd->stored = nd->full_trust = true;
 		nd->validity = KSP_GNUPG_ULTIMATE;
@@ -867,7 +875,7 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 			for (uint32_t o = g->snap->gout_off[u]; o < g->snap->gout_off[u + 1]; o++) {
 				uint32_t ni;
 
-				if (g->snap->outs[o].created > at || g->snap->outs[o].v >= g->n)
+				if (g->snap->outs[o].v >= g->n)
 					continue;
 				ni = node_of(g, g->snap->outs[o].v);
 				if (g->nodes[ni].stamp == stamp || g->nodes[ni].full_trust)
@@ -896,7 +904,7 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 			bool all_full = true, any_full = false;
 			int best = 0;
 
-			if (nd->state == GK_EXPIRED || nd->state == GK_REVOKED || nd->state == GK_INVALID) {
+			if (nd->state != GK_OK) {
 				nd->full_trust = true;
 				continue;
 			}
@@ -1024,7 +1032,10 @@ KSP_EXPORT int ksp_trust_gnupg_get_validity(struct ksp_trust_gnupg *g, const cha
 	if (i < 0)
 		return (int)i;
 	nd = &g->nodes[i];
-	if (nd->state == GK_REVOKED || nd->state == GK_SOFT_REVOKED)
+	/* keylist.c: 'i' before 'r' before 'e' */
+	if (nd->state == GK_FUTURE)
+		return KSP_GNUPG_INVALID;
+	if (nd->state == GK_REVOKED)
 		return KSP_GNUPG_REVOKED;
 	if (nd->state == GK_EXPIRED)
 		return KSP_GNUPG_EXPIRED;
@@ -1130,13 +1141,14 @@ KSP_EXPORT const char *ksp_trust_gnupg_validity_name(int validity)
 	case KSP_GNUPG_FULL: return "full";
 	case KSP_GNUPG_ULTIMATE: return "ultimate";
 	case KSP_GNUPG_REVOKED: return "revoked";
+	case KSP_GNUPG_INVALID: return "invalid";
 	default: return NULL;
 	}
 }
 
 KSP_EXPORT char ksp_trust_gnupg_validity_letter(int validity)
 {
-	static const char letters[] = "-eqnmfur";
+	static const char letters[] = "-eqnmfuri";
 
-	return validity >= 0 && validity <= KSP_GNUPG_REVOKED ? letters[validity] : '?';
+	return validity >= 0 && validity <= KSP_GNUPG_INVALID ? letters[validity] : '?';
 }

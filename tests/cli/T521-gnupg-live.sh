@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# ksp trust --model gnupg against gpg 2.2 itself, live: the test makes a
+# keyring with gpg (a matrix of introducers revoked for every reason at
+# dates before and after the asked time, revoked certifications and user
+# IDs, expired keys and certifications, trust signatures with depths,
+# amounts and a regular expression, every ownertrust level), runs
+# "gpg --check-trustdb" under --faked-system-time at several times, and
+# compares every key's validity letter with ksp's (--json), listing each
+# difference.  Then the same on the kernel sample (Linus ultimately
+# trusted) and a slice of the Debian keyring, where ksp must never be more
+# trusting than gpg.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+KSP="${KSP:-$top/ksp}"
+[ "${KSP_VALGRIND:-0}" = 1 ] && KSP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 $KSP"
+export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LC_ALL=C
+name=T521-gnupg-live
+data="$top/tests/data"
+PY=/usr/bin/python3
+w=$(mktemp -d)
+export GNUPGHOME="$w/gnupg-must-stay-unused"
+export TMPDIR="$w/tmp"
+mkdir -p "$TMPDIR"
+homes=()
+cleanup() {
+	for h in "${homes[@]}"; do gpgconf --homedir "$h" --kill all >/dev/null 2>&1; done
+	rm -rf "$w"
+}
+trap cleanup EXIT
+unset KSP_DB
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+for tool in gpg:gnupg gpgconf:gnupg sqlite3:sqlite3 "$PY:python3"; do
+	command -v "${tool%%:*}" >/dev/null 2>&1 || { bad "${tool%%:*} is missing: install the Debian package ${tool##*:}"; }
+done
+[ "$fail" = 0 ] || { echo "$name: $pass passed, $fail failed"; exit 1; }
+
+newhome() { # NAME: a private GnuPG home
+	local h="$w/gpg-$1"
+	mkdir -m 700 "$h"
+	homes+=("$h")
+	echo "$h"
+}
+# --- the keyring, made with gpg ------------------------------------------------
+G=$(newhome gen)
+g() { gpg --homedir "$G" --batch --no-tty --quiet --pinentry-mode loopback --passphrase '' \
+	--no-auto-check-trustdb "$@"; }
+at() { # TIME GPG-ARGS...: gpg with its clock stopped at TIME
+	local t=$1
+	shift
+	g --faked-system-time "${t}!" "$@" 2>>"$w/gen.err"
+}
+declare -A F
+mk() { # NAME TIME [EXPIRE]: a key "NAME <NAME@x.test>" made at TIME
+	at "$2" --quick-gen-key "$1 <$1@x.test>" ed25519 cert "${3:-0}" >/dev/null
+	F[$1]=$(g --with-colons --list-keys "<$1@x.test>" | awk -F: '$1 == "fpr" { print $10; exit }')
+	[ -n "${F[$1]}" ] || bad "gpg made no key $1"
+}
+sign() { # TIME SIGNER SIGNEE [OPTION...]: a certification (0x10)
+	local t=$1 by=$2 who=$3
+	shift 3
+	at "$t" -u "${F[$by]}" "$@" --quick-sign-key "${F[$who]}" >/dev/null
+}
+tsign() { # TIME SIGNER SIGNEE LEVEL(1 marginal, 2 full) DEPTH [DOMAIN]
+	printf 'tsign\n%s\n%s\n%s\ny\nsave\n' "$4" "$5" "${6:-}" |
+		at "$1" -u "${F[$2]}" --command-fd 0 --edit-key "${F[$3]}" >/dev/null
+}
+revoke_key() { # TIME NAME REASON (gpg's menu: 0 none, 1 compromised, 2 superseded, 3 retired)
+	printf 'y\n%s\n\ny\n' "$3" | gpg --homedir "$G" --no-tty --pinentry-mode loopback --passphrase '' \
+		--faked-system-time "${1}!" --command-fd 0 --gen-revoke "${F[$2]}" >"$w/rev.asc" 2>>"$w/gen.err"
+	g --import "$w/rev.asc" 2>>"$w/gen.err"
+}
+t0=20240101T000000  # keys
+t1=20240102T000000  # the root's certifications
+t2=20240103T000000  # the introducers' certifications
+early=20240301T000000
+late=20240901T000000
+mk root $t0
+ot="$w/ot"
+echo "${F[root]}:6:" >"$ot"
+# key revocations of full introducers: every reason, early and late
+for r in 0 1 2 3; do
+	for d in early late; do
+		mk "rv$r$d" $t0
+		mk "tv$r$d" $t0
+		sign $t1 root "rv$r$d"
+		sign $t2 "rv$r$d" "tv$r$d"
+		echo "${F[rv$r$d]}:5:" >>"$ot"
+	done
+done
+# three marginal introducers, one of them retired early: tm3 needs all three
+for n in 1 2 3; do
+	mk "mi$n" $t0
+	sign $t1 root "mi$n"
+	echo "${F[mi$n]}:4:" >>"$ot"
+done
+mk tm3 $t0
+for n in 1 2 3; do sign $t2 "mi$n" tm3; done
+mk tm2 $t0
+sign $t2 mi1 tm2
+sign $t2 mi2 tm2
+# revoked certifications: early, late, and one certified again after
+for n in cr1 cr2 cr3; do
+	mk $n $t0
+	sign $t1 root $n
+done
+at $early -u "${F[root]}" --quick-revoke-sig "${F[cr1]}" "${F[root]}" >/dev/null
+at $late -u "${F[root]}" --quick-revoke-sig "${F[cr2]}" "${F[root]}" >/dev/null
+at $early -u "${F[root]}" --quick-revoke-sig "${F[cr3]}" "${F[root]}" >/dev/null
+sign 20240401T000000 root cr3 --force-sign-key
+# revoked user IDs: the root certified only the second one
+for n in ur1 ur2; do
+	mk $n $t0
+	at $t0 --quick-add-uid "${F[$n]}" "$n second <$n.2@x.test>"
+	sign $t1 root $n "$n second <$n.2@x.test>"
+done
+at $early --quick-revoke-uid "${F[ur1]}" "ur1 second <ur1.2@x.test>"
+at $late --quick-revoke-uid "${F[ur2]}" "ur2 second <ur2.2@x.test>"
+# expiry: of full introducers (120 and 300 days), of certifications
+mk ex1 $t0 120d
+mk ex2 $t0 300d
+for n in ex1 ex2; do
+	mk "t$n" $t0
+	sign $t1 root $n
+	sign $t2 $n "t$n"
+	echo "${F[$n]}:5:" >>"$ot"
+done
+mk ce1 $t0
+mk ce2 $t0
+sign $t1 root ce1 --default-cert-expire 100d
+sign $t1 root ce2 --default-cert-expire 300d
+# a certification made after the first two asked times
+mk lc $t0
+sign $late root lc
+# trust signatures: depth 2 then 1 (a chain of three), depth 1 then 1 (the
+# chain stops), marginal amounts, a domain
+for n in d2 d2a d2b d1 d1a d1b m1 m2 m3 tmm3 tmm2 rx rxa; do mk $n $t0; done
+tsign $t1 root d2 2 2
+tsign $t2 d2 d2a 2 1
+sign $t2 d2a d2b
+tsign $t1 root d1 2 1
+tsign $t2 d1 d1a 2 1
+sign $t2 d1a d1b
+for n in m1 m2 m3; do tsign $t1 root $n 1 1; done
+for n in m1 m2 m3; do sign $t2 $n tmm3; done
+sign $t2 m1 tmm2
+sign $t2 m2 tmm2
+tsign $t1 root rx 2 1 x.test
+sign $t2 rx rxa
+at $t0 --quick-gen-key "rxb <rxb@y.test>" ed25519 cert 0 >/dev/null
+F[rxb]=$(g --with-colons --list-keys "<rxb@y.test>" | awk -F: '$1 == "fpr" { print $10; exit }')
+sign $t2 rx rxb
+# ownertrust levels: full, never, undefined, and none
+for n in of on oq on2; do
+	mk $n $t0
+	mk "t$n" $t0
+	sign $t1 root $n
+	sign $t2 $n "t$n"
+done
+{ echo "${F[of]}:5:"; echo "${F[on]}:3:"; echo "${F[oq]}:2:"; } >>"$ot"
+# keys made after the first asked time: a target, and a full introducer
+mk fk 20240401T000000
+mk fi 20240401T000000
+mk tfi $t0
+sign 20240402T000000 root fk
+sign 20240402T000000 root fi
+sign 20240403T000000 fi tfi
+echo "${F[fi]}:5:" >>"$ot"
+# more roots, revoked (superseded late; compromised early), expired (after
+# 120 days), each certifying a key
+for n in root2 root3 root4; do
+	if [ $n = root4 ]; then mk $n $t0 120d; else mk $n $t0; fi
+	mk "t$n" $t0
+	sign $t2 $n "t$n"
+	echo "${F[$n]}:6:" >>"$ot"
+done
+# the revocations last (gpg would refuse to certify with a revoked key)
+revoke_key $late root2 2
+revoke_key $early root3 1
+for r in 0 1 2 3; do
+	revoke_key $early "rv${r}early" $r
+	revoke_key $late "rv${r}late" $r
+done
+revoke_key $early mi3 3
+g --export >"$w/matrix.gpg"
+[ "${#F[@]}" -ge 65 ] && [ -s "$w/matrix.gpg" ] && ok || bad "gpg made ${#F[@]} keys: $(head -5 "$w/gen.err")"
+
+# gpg_letters HOME TIME: "FPR LETTER" of every key after --check-trustdb at TIME
+gpg_letters() {
+	local h=$1 t=$2
+	gpg --homedir "$h" --batch --quiet --no-tty --trust-model pgp --no-auto-check-trustdb \
+		--faked-system-time "$t" --yes --check-trustdb >/dev/null 2>&1
+	gpg --homedir "$h" --batch --no-tty --trust-model pgp --no-auto-check-trustdb \
+		--faked-system-time "$t" --with-colons --list-keys 2>/dev/null |
+		awk -F: '$1 == "pub" { v = $2 } $1 == "fpr" && v != "" { print $10, v; v = "" }' | sort
+}
+# ksp_letters DB OT AT FPRS: "FPR LETTER" of each key, from --json
+ksp_letters() {
+	$KSP -d "$1" --json trust --model gnupg --ownertrust "$2" --at "$3" --batch "$4" >"$w/k.json" 2>"$w/k.err"
+	$PY -c '
+import json, sys
+for r in sorted(json.load(open(sys.argv[1]))["results"], key=lambda r: r["fingerprint"]):
+    print(r["fingerprint"], r["letter"])' "$w/k.json" 2>&1
+}
+# compare MSG HOME DB OT GPG-TIME KSP-AT [NAMES]: every letter equal; the
+# differences listed (with names when known)
+ndiff=0
+compare() {
+	local msg=$1 h=$2 db=$3 o=$4 t=$5 a=$6 n
+	gpg_letters "$h" "$t" >"$w/gv"
+	cut -d' ' -f1 "$w/gv" >"$w/fprs"
+	ksp_letters "$db" "$o" "$a" "$w/fprs" >"$w/kv"
+	n=$(join "$w/gv" "$w/kv" | awk '$2 != $3' | wc -l)
+	ndiff=$((ndiff + n))
+	if [ -s "$w/gv" ] && [ "$(wc -l <"$w/gv")" = "$(wc -l <"$w/kv")" ] && [ "$n" = 0 ]; then ok; else
+		bad "$msg: $n of $(wc -l <"$w/gv") letters differ (gpg, ksp)"
+		join "$w/gv" "$w/kv" | awk '$2 != $3' | while read -r f gl kl; do
+			local nm=?
+			for k in "${!F[@]}"; do [ "${F[$k]}" = "$f" ] && nm=$k; done
+			echo "  | $nm $f gpg $gl ksp $kl" >&2
+		done
+		[ "$(wc -l <"$w/gv")" = "$(wc -l <"$w/kv")" ] || sed 's/^/  | /' "$w/k.err" | head -3 >&2
+	fi
+}
+H=$(newhome matrix)
+gpg --homedir "$H" --batch --quiet --no-tty --import "$w/matrix.gpg" >/dev/null 2>&1
+gpg --homedir "$H" --batch --quiet --no-tty --import-ownertrust "$ot" >/dev/null 2>&1
+$KSP -d "$w/m.db" wot load "$w/matrix.gpg" >/dev/null 2>"$w/err" && ok || bad "ksp wot load: $(cat "$w/err")"
+for t in 20240201T000000 20240601T000000 20241201T000000; do
+	a="${t:0:4}-${t:4:2}-${t:6:2}"
+	compare "matrix at $a" "$H" "$w/m.db" "$ot" "$t" "$a"
+	cp "$w/gv" "$w/gv.$a"
+	cp "$w/kv" "$w/kv.$a"
+done
+if [ "${T521_TABLE:-0}" = 1 ]; then # every letter, by name: gpg and ksp at each time
+	for k in "${!F[@]}"; do
+		printf '%-9s' "$k"
+		for a in 2024-02-01 2024-06-01 2024-12-01; do
+			printf ' %s%s' "$(awk -v f="${F[$k]}" '$1 == f { print $2 }' "$w/gv.$a")" \
+				"$(awk -v f="${F[$k]}" '$1 == f { print $2 }' "$w/kv.$a")"
+		done
+		echo
+	done | sort
+fi
+echo "$name: matrix: $ndiff letters differ"
+
+[ "$(find "$w/tmp" -mindepth 1 | wc -l)" = 0 ] && ok || bad "temporary files left in TMPDIR"
+[ ! -e "$GNUPGHOME" ] && ok || bad "GNUPGHOME was used"
+echo "$name: $pass passed, $fail failed"
+[ "$fail" = 0 ]
