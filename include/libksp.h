@@ -1185,8 +1185,10 @@ void ksp_trust_gnupg_set_md5(struct ksp_trust_gnupg *gnupg, bool counts);
 /* After ksp_trust_gnupg_validate(): certifications by introducers that a
  * hash rule left out (enum ksp_hash_dropped). */
 uint64_t ksp_trust_gnupg_get_dropped(const struct ksp_trust_gnupg *gnupg, unsigned int which);
-/* Computes the validity of every key of @store at time @at (signatures
- * and revocations made later do not exist); the results are kept (with a
+/* Computes the validity of every key of @store at time @at, gpg's clock
+ * (--faked-system-time): as in gpg, every signature and revocation the
+ * store holds counts whatever its date, @at decides expiry (and a key
+ * made after @at is invalid); the results are kept (with a
  * reference to the store) until the next call or ksp_trust_gnupg_free().
  * Returns the number of ultimately trusted keys found in the store (0:
  * every key is of unknown validity), or a negative errno. */
