@@ -161,14 +161,40 @@ for n in of on oq on2; do
 	sign $t2 $n "t$n"
 done
 { echo "${F[of]}:5:"; echo "${F[on]}:3:"; echo "${F[oq]}:2:"; } >>"$ot"
+# an introducer whose expiry (120 days) was extended before it came (to 2
+# years), and one whose only certified user ID was revoked (late)
+mk xt $t0 120d
+mk txt $t0
+sign $t1 root xt
+sign $t2 xt txt
+at 20240401T000000 --quick-set-expire "${F[xt]}" 2y
+mk ui $t0
+mk tui $t0
+at $t0 --quick-add-uid "${F[ui]}" "ui second <ui.2@x.test>"
+sign $t1 root ui "ui second <ui.2@x.test>"
+sign $t2 ui tui
+at $late --quick-revoke-uid "${F[ui]}" "ui second <ui.2@x.test>"
+echo "${F[xt]}:5:" >>"$ot"
+echo "${F[ui]}:5:" >>"$ot"
+# certification levels: persona (0x11, below the default min-cert-level 2)
+# and positive (0x13); a trust signature on a key of ownertrust never
+mk p1 $t0
+mk p3 $t0
+sign $t1 root p1 --default-cert-level 1
+sign $t1 root p3 --default-cert-level 3
+mk tn $t0
+mk ttn $t0
+tsign $t1 root tn 2 1
+sign $t2 tn ttn
+echo "${F[tn]}:3:" >>"$ot"
 # keys made after the first asked time: a target, and a full introducer
 mk fk 20240401T000000
-mk fi 20240401T000000
-mk tfi $t0
+mk fin 20240401T000000
+mk tfin $t0
 sign 20240402T000000 root fk
-sign 20240402T000000 root fi
-sign 20240403T000000 fi tfi
-echo "${F[fi]}:5:" >>"$ot"
+sign 20240402T000000 root fin
+sign 20240403T000000 fin tfin
+echo "${F[fin]}:5:" >>"$ot"
 # more roots, revoked (superseded late; compromised early), expired (after
 # 120 days), each certifying a key
 for n in root2 root3 root4; do
@@ -186,7 +212,7 @@ for r in 0 1 2 3; do
 done
 revoke_key $early mi3 3
 g --export >"$w/matrix.gpg"
-[ "${#F[@]}" -ge 65 ] && [ -s "$w/matrix.gpg" ] && ok || bad "gpg made ${#F[@]} keys: $(head -5 "$w/gen.err")"
+[ "${#F[@]}" -ge 73 ] && [ -s "$w/matrix.gpg" ] && ok || bad "gpg made ${#F[@]} keys: $(head -5 "$w/gen.err")"
 
 # gpg_letters HOME TIME: "FPR LETTER" of every key after --check-trustdb at TIME
 gpg_letters() {
@@ -218,7 +244,7 @@ compare() {
 	if [ -s "$w/gv" ] && [ "$(wc -l <"$w/gv")" = "$(wc -l <"$w/kv")" ] && [ "$n" = 0 ]; then ok; else
 		bad "$msg: $n of $(wc -l <"$w/gv") letters differ (gpg, ksp)"
 		join "$w/gv" "$w/kv" | awk '$2 != $3' | while read -r f gl kl; do
-			local nm=?
+			local nm="?"
 			for k in "${!F[@]}"; do [ "${F[$k]}" = "$f" ] && nm=$k; done
 			echo "  | $nm $f gpg $gl ksp $kl" >&2
 		done
@@ -229,7 +255,10 @@ H=$(newhome matrix)
 gpg --homedir "$H" --batch --quiet --no-tty --import "$w/matrix.gpg" >/dev/null 2>&1
 gpg --homedir "$H" --batch --quiet --no-tty --import-ownertrust "$ot" >/dev/null 2>&1
 $KSP -d "$w/m.db" wot load "$w/matrix.gpg" >/dev/null 2>"$w/err" && ok || bad "ksp wot load: $(cat "$w/err")"
-for t in 20240201T000000 20240601T000000 20241201T000000; do
+# before every event, between, after all; and at the instants ce1 (100 days
+# after 2024-01-02) and ex1 (120 days after 2024-01-01) expire
+times="20240201T000000 20240411T000000 20240430T000000 20240601T000000 20241201T000000"
+for t in $times; do
 	a="${t:0:4}-${t:4:2}-${t:6:2}"
 	compare "matrix at $a" "$H" "$w/m.db" "$ot" "$t" "$a"
 	cp "$w/gv" "$w/gv.$a"
@@ -238,7 +267,8 @@ done
 if [ "${T521_TABLE:-0}" = 1 ]; then # every letter, by name: gpg and ksp at each time
 	for k in "${!F[@]}"; do
 		printf '%-9s' "$k"
-		for a in 2024-02-01 2024-06-01 2024-12-01; do
+		for a in $times; do
+			a="${a:0:4}-${a:4:2}-${a:6:2}"
 			printf ' %s%s' "$(awk -v f="${F[$k]}" '$1 == f { print $2 }' "$w/gv.$a")" \
 				"$(awk -v f="${F[$k]}" '$1 == f { print $2 }' "$w/kv.$a")"
 		done
@@ -246,6 +276,78 @@ if [ "${T521_TABLE:-0}" = 1 ]; then # every letter, by name: gpg and ksp at each
 	done | sort
 fi
 echo "$name: matrix: $ndiff letters differ"
+# the new letter, as people read it: a key made after the asked time
+got=$($KSP -d "$w/m.db" trust --model gnupg --ownertrust "$ot" --at 2024-02-01 -q "${F[fk]}" 2>&1)
+[ "$got" = "${F[fk]}: invalid (i): the key was made after this date" ] && ok || bad "fk at 2024-02-01: $got"
+# a revoked introducer, asked before its (soft) revocation's date
+got=$($KSP -d "$w/m.db" --json trust --model gnupg --ownertrust "$ot" --at 2024-02-01 "${F[tv3late]}" 2>&1)
+[ "$(echo "$got" | $PY -c 'import json, sys; d = json.load(sys.stdin); print(d["validity"], d["letter"], d["trusted"])' 2>&1)" = \
+	"unknown - False" ] && ok || bad "tv3late at 2024-02-01: $got"
+
+# --- real keyrings: ksp is never more trusting than gpg ----------------------------
+# rank of a letter: u > f > m > anything else
+rank() { case $1 in u) echo 3 ;; f) echo 2 ;; m) echo 1 ;; *) echo 0 ;; esac; }
+# real NAME KEYRING ROOT-FPR TIME...: gpg and ksp on KEYRING with ROOT
+# ultimately trusted and the others of ownertrust by the last digit of their
+# fingerprint (0-7 marginal, 8-b full, c never, d undefined, e-f none), at
+# each TIME; every letter is listed where they differ, and ksp more trusting
+# than gpg fails
+real() {
+	local n=$1 kr=$2 root=$3 t a more same total
+	shift 3
+	local h
+	h=$(newhome "$n")
+	gpg --homedir "$h" --batch --quiet --no-tty --import "$kr" >/dev/null 2>&1
+	gpg --homedir "$h" --batch --no-tty --with-colons --list-keys 2>/dev/null |
+		awk -F: -v r="$root" '$1 == "pub" { p = 1 } $1 == "fpr" && p { p = 0; d = substr($10, 40, 1)
+			if ($10 == r) print $10 ":6:"
+			else if (d ~ /[0-7]/) print $10 ":4:"
+			else if (d ~ /[89AB]/) print $10 ":5:"
+			else if (d == "C") print $10 ":3:"
+			else if (d == "D") print $10 ":2:" }' >"$w/$n.ot"
+	grep -q "^$root:6:" "$w/$n.ot" && ok || bad "$n: the root $root is not in the keyring"
+	gpg --homedir "$h" --batch --quiet --no-tty --import-ownertrust "$w/$n.ot" >/dev/null 2>&1
+	$KSP -d "$w/$n.db" wot load "$kr" >/dev/null 2>"$w/err" && ok || bad "$n: ksp wot load: $(cat "$w/err")"
+	for t in "$@"; do
+		a="${t:0:4}-${t:4:2}-${t:6:2}"
+		gpg_letters "$h" "$t" >"$w/gv"
+		cut -d' ' -f1 "$w/gv" >"$w/fprs"
+		ksp_letters "$w/$n.db" "$w/$n.ot" "$a" "$w/fprs" >"$w/kv"
+		total=$(wc -l <"$w/gv")
+		same=$(join "$w/gv" "$w/kv" | awk '$2 == $3' | wc -l)
+		more=0
+		while read -r f gl kl; do
+			[ "$gl" = "$kl" ] && continue
+			echo "  | $n at $a: $f gpg $gl ksp $kl" >&2
+			[ "$(rank "$kl")" -gt "$(rank "$gl")" ] && more=$((more + 1))
+		done < <(join "$w/gv" "$w/kv")
+		echo "$name: $n at $a: $same of $total letters equal ($(cut -d' ' -f2 "$w/gv" | sort | uniq -c | awk '{ printf "%s%s ", $2, $1 }'))"
+		[ "$total" -gt 0 ] && [ "$(wc -l <"$w/kv")" = "$total" ] && ok || bad "$n at $a: ksp gave $(wc -l <"$w/kv") of $total letters: $(head -c 300 "$w/k.err")"
+		[ "$more" = 0 ] && ok || bad "$n at $a: ksp is more trusting than gpg on $more keys (listed above)"
+		[ "$same" = "$total" ] && ok || bad "$n at $a: $((total - same)) of $total letters differ (listed above)"
+	done
+}
+# the kernel sample, Linus Torvalds ultimately trusted
+real kernel "$data/kernel-sample/kernel-sample.gpg" ABAF11C65A2970B130ABE3C479BE3E4300411886 \
+	20190101T000000 "$(date -u +%Y%m%dT000000)"
+# the first 150 keys of the Debian keyring, the one that certified most of
+# the others and is valid at both times as the root
+. "$top/tests/cli/debian-ring.sh"
+why=$(debian_ring_missing)
+if [ -z "$why" ]; then
+	$PY "$top/tests/tools/keyring-slice.py" "$DEBIAN_RING" 150 >"$w/debian.gpg" 2>"$w/debian.made" || bad "keyring-slice.py failed"
+	$KSP -d "$w/probe.db" wot load "$w/debian.gpg" >/dev/null 2>&1
+	root=
+	while read -r id _; do
+		root=$(sqlite3 "$w/probe.db" "SELECT fpr FROM keys WHERE keyid = '$id' AND revoked = 0
+			AND created < strftime('%s', '2016-01-01') AND (expires = 0 OR expires > strftime('%s', '2022-12-01'))")
+		[ -n "$root" ] && break
+	done <"$w/debian.made"
+	[ -n "$root" ] && ok || bad "no root for the Debian slice"
+	real debian "$w/debian.gpg" "$root" 20160101T000000 20221201T000000
+else
+	bad "$why"
+fi
 
 [ "$(find "$w/tmp" -mindepth 1 | wc -l)" = 0 ] && ok || bad "temporary files left in TMPDIR"
 [ ! -e "$GNUPGHOME" ] && ok || bad "GNUPGHOME was used"
