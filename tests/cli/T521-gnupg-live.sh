@@ -54,8 +54,8 @@ at() { # TIME GPG-ARGS...: gpg with its clock stopped at TIME
 	g --faked-system-time "${t}!" "$@" 2>>"$w/gen.err"
 }
 declare -A F
-mk() { # NAME TIME [EXPIRE]: a key "NAME <NAME@x.test>" made at TIME
-	at "$2" --quick-gen-key "$1 <$1@x.test>" ed25519 cert "${3:-0}" >/dev/null
+mk() { # NAME TIME [EXPIRE [ALGO]]: a key "NAME <NAME@x.test>" made at TIME
+	at "$2" --quick-gen-key "$1 <$1@x.test>" "${4:-ed25519}" cert "${3:-0}" >/dev/null
 	F[$1]=$(g --with-colons --list-keys "<$1@x.test>" | awk -F: '$1 == "fpr" { print $10; exit }')
 	[ -n "${F[$1]}" ] || bad "gpg made no key $1"
 }
@@ -187,6 +187,36 @@ mk ttn $t0
 tsign $t1 root tn 2 1
 sign $t2 tn ttn
 echo "${F[tn]}:3:" >>"$ot"
+# the newest certification by one signer decides, even expired: ce3 was
+# certified again with a 30-day expiry (forced: gpg would say "already signed")
+mk ce3 $t0
+sign $t1 root ce3
+sign 20240201T000000 root ce3 --force-sign-key --default-cert-expire 30d
+# the newest trust signature on a key decides, not the packet order: root5
+# (ultimate) trust-signs tw full first, dated after root's marginal one made
+# next; tw certifies ttw
+mk root5 $t0
+echo "${F[root5]}:6:" >>"$ot"
+for n in tw tv tx; do mk $n $t0; mk "t$n" $t0; done
+tsign $t2 root5 tw 2 1
+tsign $t1 root tw 1 1
+sign $t2 tw ttw
+# and the other way round: root5's marginal one is the newest
+tsign $t2 root5 tv 1 1
+tsign $t1 root tv 2 1
+sign $t2 tv ttv
+# made in time order: the newest (full) comes last
+tsign $t1 root5 tx 1 1
+tsign $t2 root tx 2 1
+sign $t2 tx ttx
+# SHA-1 certifications by a root of 2018 (RSA: EdDSA needs a longer hash):
+# made before 2019-01-19 they count, after it gpg refuses them
+mk root6 20180101T000000 0 rsa1024
+echo "${F[root6]}:6:" >>"$ot"
+mk s1a 20180101T000000
+mk s1b 20180101T000000
+sign 20180601T000000 root6 s1a --cert-digest-algo SHA1 --allow-weak-key-signatures
+sign 20200601T000000 root6 s1b --cert-digest-algo SHA1 --allow-weak-key-signatures
 # keys made after the first asked time: a target, and a full introducer
 mk fk 20240401T000000
 mk fin 20240401T000000
@@ -212,20 +242,23 @@ for r in 0 1 2 3; do
 done
 revoke_key $early mi3 3
 g --export >"$w/matrix.gpg"
-[ "${#F[@]}" -ge 73 ] && [ -s "$w/matrix.gpg" ] && ok || bad "gpg made ${#F[@]} keys: $(head -5 "$w/gen.err")"
+[ "${#F[@]}" -ge 84 ] && [ -s "$w/matrix.gpg" ] && ok || bad "gpg made ${#F[@]} keys: $(head -5 "$w/gen.err")"
 
-# gpg_letters HOME TIME: "FPR LETTER" of every key after --check-trustdb at TIME
+# gpg_letters HOME TIME: "FPR LETTER" of every key after --check-trustdb at
+# TIME, with the options in the array gopts
+gopts=() kopts=()
 gpg_letters() {
 	local h=$1 t=$2
 	gpg --homedir "$h" --batch --quiet --no-tty --trust-model pgp --no-auto-check-trustdb \
-		--faked-system-time "$t" --yes --check-trustdb >/dev/null 2>&1
+		--faked-system-time "$t" "${gopts[@]}" --yes --check-trustdb >/dev/null 2>&1
 	gpg --homedir "$h" --batch --no-tty --trust-model pgp --no-auto-check-trustdb \
-		--faked-system-time "$t" --with-colons --list-keys 2>/dev/null |
+		--faked-system-time "$t" "${gopts[@]}" --with-colons --list-keys 2>/dev/null |
 		awk -F: '$1 == "pub" { v = $2 } $1 == "fpr" && v != "" { print $10, v; v = "" }' | sort
 }
-# ksp_letters DB OT AT FPRS: "FPR LETTER" of each key, from --json
+# ksp_letters DB OT AT FPRS: "FPR LETTER" of each key, from --json, with the
+# options in the array kopts
 ksp_letters() {
-	$KSP -d "$1" --json trust --model gnupg --ownertrust "$2" --at "$3" --batch "$4" >"$w/k.json" 2>"$w/k.err"
+	$KSP -d "$1" --json trust --model gnupg --ownertrust "$2" --at "$3" "${kopts[@]}" --batch "$4" >"$w/k.json" 2>"$w/k.err"
 	$PY -c '
 import json, sys
 for r in sorted(json.load(open(sys.argv[1]))["results"], key=lambda r: r["fingerprint"]):
@@ -275,6 +308,14 @@ if [ "${T521_TABLE:-0}" = 1 ]; then # every letter, by name: gpg and ksp at each
 		echo
 	done | sort
 fi
+# gpg's options, and ksp's, at one time
+for o in "--marginals-needed 2" "--completes-needed 2" "--max-cert-depth 1" "--max-cert-depth 2" \
+	"--min-cert-level 1" "--min-cert-level 3" "--allow-weak-key-signatures:--sha1 yes"; do
+	read -r -a gopts <<<"${o%%:*}"
+	read -r -a kopts <<<"${o##*:}"
+	compare "matrix at 2024-06-01, ${o%%:*}" "$H" "$w/m.db" "$ot" 20240601T000000 2024-06-01
+done
+gopts=() kopts=()
 echo "$name: matrix: $ndiff letters differ"
 # the new letter, as people read it: a key made after the asked time
 got=$($KSP -d "$w/m.db" trust --model gnupg --ownertrust "$ot" --at 2024-02-01 -q "${F[fk]}" 2>&1)
