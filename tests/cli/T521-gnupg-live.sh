@@ -176,6 +176,14 @@ sign $t2 ui tui
 at $late --quick-revoke-uid "${F[ui]}" "ui second <ui.2@x.test>"
 echo "${F[xt]}:5:" >>"$ot"
 echo "${F[ui]}:5:" >>"$ot"
+# an introducer expired (30 days) and extended (2024-04-01) only after
+# the first asked time (gpg uses the newest self-signature, whatever its date)
+mk xt2 $t0 30d
+mk txt2 $t0
+sign $t1 root xt2
+sign $t2 xt2 txt2
+at 20240401T000000 --quick-set-expire "${F[xt2]}" 2y
+echo "${F[xt2]}:5:" >>"$ot"
 # certification levels: persona (0x11, below the default min-cert-level 2)
 # and positive (0x13); a trust signature on a key of ownertrust never
 mk p1 $t0
@@ -242,7 +250,7 @@ for r in 0 1 2 3; do
 done
 revoke_key $early mi3 3
 g --export >"$w/matrix.gpg"
-[ "${#F[@]}" -ge 84 ] && [ -s "$w/matrix.gpg" ] && ok || bad "gpg made ${#F[@]} keys: $(head -5 "$w/gen.err")"
+[ "${#F[@]}" -ge 86 ] && [ -s "$w/matrix.gpg" ] && ok || bad "gpg made ${#F[@]} keys: $(head -5 "$w/gen.err")"
 
 # gpg_letters HOME TIME: "FPR LETTER" of every key after --check-trustdb at
 # TIME, with the options in the array gopts
