@@ -333,6 +333,32 @@ got=$($KSP -d "$w/m.db" --json trust --model gnupg --ownertrust "$ot" --at 2024-
 [ "$(echo "$got" | $PY -c 'import json, sys; d = json.load(sys.stdin); print(d["validity"], d["letter"], d["trusted"])' 2>&1)" = \
 	"unknown - False" ] && ok || bad "tv3late at 2024-02-01: $got"
 
+# --- the revocation fixtures of T540-revocations.sh, at its dates -------------------
+# fixture NAME KEYRING OWNERTRUST TIME...: every letter equal at each TIME
+fixture() {
+	local n=$1 kr=$2 o=$3 t h
+	shift 3
+	h=$(newhome "fx-$n")
+	gpg --homedir "$h" --batch --quiet --no-tty --import "$kr" >/dev/null 2>&1
+	gpg --homedir "$h" --batch --quiet --no-tty --import-ownertrust "$o" >/dev/null 2>&1
+	[ -f "$w/fx-$n.db" ] || $KSP -d "$w/fx-$n.db" wot load "$kr" >/dev/null 2>"$w/err" || bad "$n: ksp wot load: $(cat "$w/err")"
+	for t in "$@"; do
+		compare "$n at $t" "$h" "$w/fx-$n.db" "$o" "$t" "${t:0:4}-${t:4:2}-${t:6:2}"
+	done
+}
+fxr="$top/tests/keyrings/trust"
+fxf() { awk -F'\t' -v n="$1" '$1 == n { print $2 }' "$fxr/revocations.tsv"; }
+{ echo "$(fxf ro):6:"; for n in hc sc ss ot; do echo "$(fxf $n):5:"; done; } >"$w/r.ot"
+fixture revocations "$fxr/revocations.gpg" "$w/r.ot" 20240106T000000 20240201T000000
+for n in cert-revoked-hard cert-revoked-soft certification-revoked; do
+	$KSP -d "$w/fx-$n.db" wot load "$data/sequoia-wot/$n.pgp" >/dev/null 2>"$w/err" || bad "$n: ksp wot load: $(cat "$w/err")"
+	sqf() { sqlite3 "$w/fx-$n.db" "SELECT DISTINCT k.fpr FROM keys k JOIN uids u ON u.key_id = k.id WHERE CAST(u.uid AS TEXT) LIKE '%<$1@%'"; }
+	printf '%s:6:\n%s:5:\n%s:3:\n' "$(sqf alice)" "$(sqf bob)" "$(sqf carol)" >"$w/$n.ot"
+	fixture $n "$data/sequoia-wot/$n.pgp" "$w/$n.ot" 20200202T000000 20200215T000000 20200302T000000 \
+		20200315T000000 20200402T000000 20200415T000000
+done
+echo "$name: matrix and fixtures: $ndiff letters differ"
+
 # --- real keyrings: ksp is never more trusting than gpg ----------------------------
 # rank of a letter: u > f > m > anything else
 rank() { case $1 in u) echo 3 ;; f) echo 2 ;; m) echo 1 ;; *) echo 0 ;; esac; }
