@@ -765,7 +765,7 @@ static void klist_free(struct kitem *k, size_t n)
 }
 
 /* The certifications in the store a hash rule leaves out (third-party,
- * verified, made by then and unexpired at @at). */
+ * verified, unexpired at @at; whatever their date, as the model uses them). */
 static void count_dropped(struct ksp_trust_gnupg *g, int64_t at)
 {
 	const struct ksp_wsnap *s = g->snap;
@@ -775,8 +775,7 @@ static void count_dropped(struct ksp_trust_gnupg *g, int64_t at)
 		const struct ksp_wsnap_cert *c = &s->certs[i];
 		int w;
 
-		if (c->type < 0x10 || c->type > 0x13 || c->hash < 1 || c->hash > 3 || c->created > at ||
-		    (c->expires != 0 && c->expires <= at))
+		if (c->type < 0x10 || c->type > 0x13 || c->hash < 1 || c->hash > 3 || (c->expires != 0 && c->expires <= at))
 			continue;
 		w = ksp_hash_rule(c->hash, c->created, g->md5, g->sha1);
 		if (w != KSP_HASH_KEPT)
