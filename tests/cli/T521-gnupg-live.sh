@@ -36,6 +36,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 for tool in gpg:gnupg gpgconf:gnupg sqlite3:sqlite3 "$PY:python3"; do
 	command -v "${tool%%:*}" >/dev/null 2>&1 || { bad "${tool%%:*} is missing: install the Debian package ${tool##*:}"; }
 done
+$PY -c 'import cryptography' 2>/dev/null || bad "python3's cryptography is missing: install the Debian package python3-cryptography"
 [ "$fail" = 0 ] || { echo "$name: $pass passed, $fail failed"; exit 1; }
 
 newhome() { # NAME: a private GnuPG home
@@ -63,6 +64,9 @@ sign() { # TIME SIGNER SIGNEE [OPTION...]: a certification (0x10)
 	local t=$1 by=$2 who=$3
 	shift 3
 	at "$t" -u "${F[$by]}" "$@" --quick-sign-key "${F[$who]}" >/dev/null
+}
+sign_uid() { # TIME SIGNER SIGNEE UID: a certification of that user ID only
+	at "$1" -u "${F[$2]}" --quick-sign-key "${F[$3]}" "$4" >/dev/null
 }
 tsign() { # TIME SIGNER SIGNEE LEVEL(1 marginal, 2 full) DEPTH [DOMAIN]
 	printf 'tsign\n%s\n%s\n%s\ny\nsave\n' "$4" "$5" "${6:-}" |
@@ -115,7 +119,7 @@ sign 20240401T000000 root cr3 --force-sign-key
 for n in ur1 ur2; do
 	mk $n $t0
 	at $t0 --quick-add-uid "${F[$n]}" "$n second <$n.2@x.test>"
-	sign $t1 root $n "$n second <$n.2@x.test>"
+	sign_uid $t1 root $n "$n second <$n.2@x.test>"
 done
 at $early --quick-revoke-uid "${F[ur1]}" "ur1 second <ur1.2@x.test>"
 at $late --quick-revoke-uid "${F[ur2]}" "ur2 second <ur2.2@x.test>"
@@ -171,7 +175,7 @@ at 20240401T000000 --quick-set-expire "${F[xt]}" 2y
 mk ui $t0
 mk tui $t0
 at $t0 --quick-add-uid "${F[ui]}" "ui second <ui.2@x.test>"
-sign $t1 root ui "ui second <ui.2@x.test>"
+sign_uid $t1 root ui "ui second <ui.2@x.test>"
 sign $t2 ui tui
 at $late --quick-revoke-uid "${F[ui]}" "ui second <ui.2@x.test>"
 echo "${F[xt]}:5:" >>"$ot"
@@ -184,6 +188,14 @@ sign $t1 root xt2
 sign $t2 xt2 txt2
 at 20240401T000000 --quick-set-expire "${F[xt2]}" 2y
 echo "${F[xt2]}:5:" >>"$ot"
+# user IDs whose self-signature expires (made by a tool: gpg cannot), after
+# 100 and 300 days; the root certifies the expiring one of each, not the other
+for n in ue1:100 ue2:300; do
+	$PY "$top/tests/tools/uid-expiry-key.py" 1704067200 "$n" "${n%%:*}b:0" >"$w/ue.gpg" || bad "uid-expiry-key.py $n"
+	g --import "$w/ue.gpg" 2>>"$w/gen.err"
+	F[${n%%:*}]=$(g --with-colons --list-keys "<${n%%:*}b@x.test>" | awk -F: '$1 == "fpr" { print $10; exit }')
+	sign_uid $t1 root "${n%%:*}" "${n%%:*} <${n%%:*}@x.test>"
+done
 # certification levels: persona (0x11, below the default min-cert-level 2)
 # and positive (0x13); a trust signature on a key of ownertrust never
 mk p1 $t0
@@ -250,7 +262,7 @@ for r in 0 1 2 3; do
 done
 revoke_key $early mi3 3
 g --export >"$w/matrix.gpg"
-[ "${#F[@]}" -ge 86 ] && [ -s "$w/matrix.gpg" ] && ok || bad "gpg made ${#F[@]} keys: $(head -5 "$w/gen.err")"
+[ "${#F[@]}" -ge 88 ] && [ -s "$w/matrix.gpg" ] && ok || bad "gpg made ${#F[@]} keys: $(head -5 "$w/gen.err")"
 
 # gpg_letters HOME TIME: "FPR LETTER" of every key after --check-trustdb at
 # TIME, with the options in the array gopts
@@ -297,7 +309,8 @@ gpg --homedir "$H" --batch --quiet --no-tty --import "$w/matrix.gpg" >/dev/null 
 gpg --homedir "$H" --batch --quiet --no-tty --import-ownertrust "$ot" >/dev/null 2>&1
 $KSP -d "$w/m.db" wot load "$w/matrix.gpg" >/dev/null 2>"$w/err" && ok || bad "ksp wot load: $(cat "$w/err")"
 # before every event, between, after all; and at the instants ce1 (100 days
-# after 2024-01-02) and ex1 (120 days after 2024-01-01) expire
+# after 2024-01-02) and ex1 (120 days after 2024-01-01) expire (ue1's user ID
+# expired a day before)
 times="20240201T000000 20240411T000000 20240430T000000 20240601T000000 20241201T000000"
 for t in $times; do
 	a="${t:0:4}-${t:4:2}-${t:6:2}"

@@ -53,10 +53,11 @@
  *    which the key's own certifications count.
  * The reference time is GnuPG's clock (--faked-system-time), and these
  * rules were measured against gpg 2.2 run live on a generated matrix
- * (tests/cli/T521-gnupg-live.sh).  Not modelled: user ID self-signature
- * expiry (the store does not keep it), disabled keys (ownertrust flag
- * 128), a key without valid self-signatures made valid by an ultimately
- * trusted certification (GnuPG's fallback; such keys do not import).
+ * (tests/cli/T521-gnupg-live.sh).  A user ID whose newest self-signature
+ * has expired carries nothing (gnupg-uidexp.c reads that expiry from the
+ * stored key).  Not modelled: disabled keys (ownertrust flag 128), a key
+ * without valid self-signatures made valid by an ultimately trusted
+ * certification (GnuPG's fallback; such keys do not import).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -67,6 +68,7 @@
 
 #include <sqlite3.h>
 
+#include "lib/trust/gnupg-uidexp.h"
 #include "lib/trust/hash-rules.h"
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"
@@ -422,6 +424,9 @@ static int load_uids(struct ksp_trust_gnupg *g, uint32_t i)
 	struct gnode *nd = &g->nodes[i];
 	const struct ksp_wsnap *s = g->snap;
 	uint32_t lo = s->bind_off[i], hi = s->bind_off[i + 1];
+	struct ksp_gnupg_uidexp *exp = NULL;
+	size_t n_exp = 0;
+	int r;
 
 	if (nd->uids_loaded)
 		return 0;
@@ -430,6 +435,10 @@ static int load_uids(struct ksp_trust_gnupg *g, uint32_t i)
 	nd->uids = calloc(hi - lo ? hi - lo : 1, sizeof(*nd->uids));
 	if (nd->uids == NULL)
 		return -ENOMEM;
+	/* an expired self-signature makes its user ID expired (gpg) */
+	r = ksp_gnupg_uid_expiries(g->ctx, g->store, s->nodes[i].key_id, &exp, &n_exp);
+	if (r < 0)
+		return r;
 	for (uint32_t b = lo; b < hi; b++) {
 		const struct ksp_wsnap_bind *bd = &s->binds[b];
 		struct guid *u = &nd->uids[nd->n_uids];
@@ -438,16 +447,22 @@ static int load_uids(struct ksp_trust_gnupg *g, uint32_t i)
 
 		*u = (struct guid){ .id = bd->uid_id, .bind = b, .len = len };
 		u->text = malloc(len + 1);
-		if (u->text == NULL)
+		if (u->text == NULL) {
+			free(exp);
 			return -ENOMEM;
+		}
 		if (len)
 			memcpy(u->text, text, len);
 		u->text[len] = '\0';
 		/* revoked: by a self-revocation of any date (the newest
 		 * self-signature decides, as the store keeps it) */
 		u->usable = (bd->flags & KSP_WSNAP_BIND_SELFSIG) && bd->revoked == KSP_WSNAP_NEVER;
+		for (size_t e = 0; e < n_exp && u->usable; e++)
+			if (exp[e].uid_id == bd->uid_id && exp[e].expires <= g->at)
+				u->usable = false;
 		nd->n_uids++;
 	}
+	free(exp);
 	nd->uids_loaded = true;
 	return 0;
 }
