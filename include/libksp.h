@@ -1145,7 +1145,8 @@ int ksp_verify_result_get_gpgme_validity(const struct ksp_verify_result *result)
  * valid keys introduce the next level; trust signatures raise ownertrust
  * (amount >= 120 full, >= 60 marginal) within their depth and regular
  * expression.  A key's validity is its best user ID's.  Values: GnuPG's
- * numbers (ownertrust levels use them too), and for a revoked key 7. */
+ * numbers (ownertrust levels use them too), for a revoked key 7, for a
+ * key made after the reference time (gpg: invalid) 8. */
 enum ksp_gnupg_validity {
 	KSP_GNUPG_UNKNOWN = 0,   /* '-' not reached from the roots */
 	KSP_GNUPG_EXPIRED = 1,   /* 'e' the key has expired */
