@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # ksp trust --model gnupg against gpg 2.2 itself, live: the test makes a
-# keyring with gpg (a matrix of introducers revoked for every reason at
-# dates before and after the asked time, revoked certifications and user
-# IDs, expired keys and certifications, trust signatures with depths,
-# amounts and a regular expression, every ownertrust level), runs
-# "gpg --check-trustdb" under --faked-system-time at several times, and
-# compares every key's validity letter with ksp's (--json), listing each
-# difference.  Then the same on the kernel sample (Linus ultimately
-# trusted) and a slice of the Debian keyring, where ksp must never be more
-# trusting than gpg.
+# keyring with gpg (a matrix of introducers and roots revoked for every
+# reason at dates before and after the asked time, revoked certifications
+# and user IDs, expired keys, certifications and user ID self-signatures
+# (those made by tests/tools/uid-expiry-key.py), keys made after the asked
+# time, trust signatures with depths, amounts and a regular expression,
+# certification levels, SHA-1 certifications, every ownertrust level), runs
+# "gpg --check-trustdb" under --faked-system-time at several times and with
+# gpg's options, and compares every key's validity letter with ksp's
+# (--json), failing on each difference and listing it.  The same on the
+# revocation fixtures of T540-revocations.sh at its dates.  Then the kernel
+# sample (Linus ultimately trusted) and a slice of the Debian keyring
+# (tests/tools/keyring-slice.py): every letter equal, and ksp never more
+# trusting than gpg.  T521_TABLE=1 prints every matrix letter (gpg's, ksp's).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 KSP="${KSP:-$top/ksp}"
