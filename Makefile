@@ -17,7 +17,8 @@ DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3
               libcairo2-dev libpango1.0-dev libqrencode-dev poppler-utils libxml2-utils \
               zbar-tools git debian-keyring \
               fonts-noto-core fonts-noto-cjk fonts-ipafont-gothic \
-              signing-party pius sq-wot faketime sks libcurl4-gnutls-dev python3-aiosmtpd time
+              signing-party pius sq-wot faketime sks libcurl4-gnutls-dev python3-aiosmtpd time \
+              python3-cryptography
 # fonts-noto-core: Latin, Greek, Cyrillic, Arabic, Hebrew, Devanagari and the
 # other Indic scripts, Thai, Ethiopic...; fonts-noto-cjk: Chinese, Japanese,
 # Korean.  debian-keyring: the real keyring the tests' reference numbers in
@@ -219,7 +220,8 @@ ASAN_SKIP ?= T012-options T015-clone T020-install T030-completion T100-party T20
 # short scripts of parsing and hostile packets; the longer analysis scripts
 # run under ASan + UBSan above.
 VALGRIND_SKIP ?= $(ASAN_SKIP) T200-wot T540-gpg-program T540-verify-hashes T550-health T515-sequoia-model \
-		 T500-trust T530-verify T540-revocations T545-trust-binding T562-incremental T563-refresh
+		 T500-trust T530-verify T540-revocations T545-trust-binding T562-incremental T563-refresh \
+		 T521-gnupg-live
 check-valgrind: all $(UNIT_TESTS)
 	$(Q)KSP_VALGRIND=1 tests/unit/run.sh $(UNIT_TESTS)
 	$(Q)VALGRIND_OPTS=--read-inline-info=no KSP_VALGRIND=1 KSP_SKIP="$(VALGRIND_SKIP)" LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/run.sh

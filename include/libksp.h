@@ -1194,7 +1194,8 @@ int ksp_verify_result_get_gpgme_validity(const struct ksp_verify_result *result)
  * valid keys introduce the next level; trust signatures raise ownertrust
  * (amount >= 120 full, >= 60 marginal) within their depth and regular
  * expression.  A key's validity is its best user ID's.  Values: GnuPG's
- * numbers (ownertrust levels use them too), and for a revoked key 7. */
+ * numbers (ownertrust levels use them too), for a revoked key 7, for a
+ * key made after the reference time (gpg: invalid) 8. */
 enum ksp_gnupg_validity {
 	KSP_GNUPG_UNKNOWN = 0,   /* '-' not reached from the roots */
 	KSP_GNUPG_EXPIRED = 1,   /* 'e' the key has expired */
@@ -1204,6 +1205,7 @@ enum ksp_gnupg_validity {
 	KSP_GNUPG_FULL = 5,      /* 'f' */
 	KSP_GNUPG_ULTIMATE = 6,  /* 'u' a root */
 	KSP_GNUPG_REVOKED = 7,   /* 'r' the key is revoked */
+	KSP_GNUPG_INVALID = 8,   /* 'i' not valid at the time: made after it */
 };
 struct ksp_trust_gnupg;
 /* Defaults as gpg 2.2's: marginals needed 3, completes needed 1, max cert
@@ -1233,8 +1235,10 @@ void ksp_trust_gnupg_set_md5(struct ksp_trust_gnupg *gnupg, bool counts);
 /* After ksp_trust_gnupg_validate(): certifications by introducers that a
  * hash rule left out (enum ksp_hash_dropped). */
 uint64_t ksp_trust_gnupg_get_dropped(const struct ksp_trust_gnupg *gnupg, unsigned int which);
-/* Computes the validity of every key of @store at time @at (signatures
- * and revocations made later do not exist); the results are kept (with a
+/* Computes the validity of every key of @store at time @at, gpg's clock
+ * (--faked-system-time): as in gpg, every signature and revocation the
+ * store holds counts whatever its date, @at decides expiry (and a key
+ * made after @at is invalid); the results are kept (with a
  * reference to the store) until the next call or ksp_trust_gnupg_free().
  * Returns the number of ultimately trusted keys found in the store (0:
  * every key is of unknown validity), or a negative errno. */
