@@ -274,9 +274,9 @@ gopts=() kopts=()
 gpg_letters() {
 	local h=$1 t=$2
 	gpg --homedir "$h" --batch --quiet --no-tty --trust-model pgp --no-auto-check-trustdb \
-		--faked-system-time "$t" "${gopts[@]}" --yes --check-trustdb >/dev/null 2>&1
+		--faked-system-time "${t}!" "${gopts[@]}" --yes --check-trustdb >/dev/null 2>&1
 	gpg --homedir "$h" --batch --no-tty --trust-model pgp --no-auto-check-trustdb \
-		--faked-system-time "$t" "${gopts[@]}" --with-colons --list-keys 2>/dev/null |
+		--faked-system-time "${t}!" "${gopts[@]}" --with-colons --list-keys 2>/dev/null |
 		awk -F: '$1 == "pub" { v = $2 } $1 == "fpr" && v != "" { print $10, v; v = "" }' | sort
 }
 # ksp_letters DB OT AT FPRS: "FPR LETTER" of each key, from --json, with the
