@@ -1415,6 +1415,19 @@ size_t ksp_health_get_unrepaired_count(const struct ksp_health *health);
 size_t ksp_health_get_extend_count(const struct ksp_health *health);
 int ksp_health_get_extend(const struct ksp_health *health, size_t i, const char **fpr, int64_t *expires,
 			  unsigned int *repairs);
+/* The repair plan's size against the fewest certifications: @minimal
+ * when it is the fewest (among the candidates: every key with a path from
+ * the core certifying a key before a falling one, on small webs), else
+ * @lower: no plan repairing the same keys has fewer. */
+int ksp_health_get_repair_bound(const struct ksp_health *health, size_t *lower, bool *minimal);
+/* Repair @i: @more keys gain a path but stay below K (K > 1: the next
+ * certifications complete them); @renewal: the signer has a certification
+ * of the target valid now (gpg makes a new one only with --force-sign-key). */
+int ksp_health_get_repair_detail(const struct ksp_health *health, size_t i, unsigned int *more, bool *renewal);
+/* The user ID (hostile raw bytes, @len) a certification break is on, or
+ * NULL (a key break). */
+const char *ksp_health_get_break_uid(const struct ksp_health *health, size_t key, unsigned int horizon, size_t i,
+				     size_t *len);
 /* Single points of failure, most cuts first: the keys whose loss puts
  * @cuts keys below K at @at (@carries: on how many keys' paths it lies);
  * exact for the top 10 unless ksp_health_spof_is_exact() says the work

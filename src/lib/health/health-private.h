@@ -27,6 +27,7 @@ struct hbreak {
 	uint32_t a, b; /* key (a), or certification a -> b */
 	int64_t when;
 	int path;
+	uint32_t uidx; /* a certification's user ID (into the snapshot's uids), UINT32_MAX */
 };
 
 struct hkey {
@@ -130,6 +131,15 @@ int health_added_for(const struct ksp_health *h, uint32_t s, uint32_t t, struct 
 int health_reach_for(struct ksp_health *h, struct ksp_trust_policy *pol, int64_t at,
 		     const struct ksp_trust_reach *like, struct ksp_trust_reach **ret);
 uint32_t health_vertex_of_fpr(const struct ksp_health *h, const char *fpr);
+
+/* The fingerprints of the snapshot's vertices and the core keys. */
+int health_load(struct ksp_health *h);
+/* Every key at every horizon (its witness now, its breaks later). */
+int health_horizons(struct ksp_health *h);
+/* The single points of failure and the keys that carry most paths. */
+int health_spof(struct ksp_health *h);
+/* KSP_HEALTH_PARTY: the ranked pairs of participants. */
+int health_party_pairs(struct ksp_health *h);
 
 /* ---- health-repair.c ---- */
 

@@ -92,34 +92,6 @@ static bool edge_counts(const struct ksp_health *h, const struct ksp_wsnap_edge 
 	return ksp_wsnap_edge_counts(h->g, e, h->at[hz], md5, sha1, health_min_created(h, h->at[hz]));
 }
 
-/* The user IDs of v, for a what-if certification on each (per-uid rule);
- * one entry uid_id 0 otherwise. */
-int health_added_for(const struct ksp_health *h, uint32_t s, uint32_t t, struct ksp_trust_added **list, size_t *n)
-{
-	const struct ksp_wsnap *g = h->g;
-	int64_t seen[16];
-	size_t ns = 0;
-
-	if (h->rule.per_uid)
-		for (uint32_t j = g->in_off[t]; j < g->in_off[t + 1] && ns < 16; j++) {
-			int64_t u = g->uids[g->edges[g->in_eid[j]].uidx].uid_id;
-			bool dup = false;
-			for (size_t i = 0; i < ns; i++)
-				dup |= seen[i] == u;
-			if (!dup)
-				seen[ns++] = u;
-		}
-	if (ns == 0)
-		seen[ns++] = 0;
-	void *nl = realloc(*list, (*n + ns) * sizeof(**list));
-	if (nl == NULL)
-		return -ENOMEM;
-	*list = nl;
-	for (size_t i = 0; i < ns; i++)
-		(*list)[(*n)++] = (struct ksp_trust_added){ .u = s, .v = t, .uid_id = seen[i] };
-	return 0;
-}
-
 /* The positions in F of the keys within L - 1 certifications after t (t
  * too), over the snapshot's certifications and those of @set: st->pos. */
 static void downstream(struct rstate *st, uint32_t t, const uint32_t *set, size_t n_set, uint32_t extra)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * health.c: trust health (ksp health): who loses their paths to the core
+ * health.c: trust health (ksp health), its parts but the repair plan
+ * (health-repair.c) and the report's getters (health-api.c): who loses
+ * their paths to the core
  * at which horizon and why, the fewest new certifications that repair it,
  * the keys everyone depends on, the party pairs that help most, and the
  * weak certifications a signer should renew.
@@ -301,7 +303,8 @@ static bool witness_holds(const struct ksp_health *h, const uint32_t *w, unsigne
 	return true;
 }
 
-static int add_break(struct hkey *k, unsigned hz, int kind, uint32_t a, uint32_t b, int64_t when, int path)
+static int add_break(struct hkey *k, unsigned hz, int kind, uint32_t a, uint32_t b, int64_t when, int path,
+		     uint32_t uidx)
 {
 	for (uint32_t i = 0; i < k->n_br[hz]; i++)
 		if (k->br[hz][i].kind == kind && k->br[hz][i].a == a && k->br[hz][i].b == b) {
@@ -311,7 +314,8 @@ static int add_break(struct hkey *k, unsigned hz, int kind, uint32_t a, uint32_t
 	if (n == NULL)
 		return -ENOMEM;
 	k->br[hz] = n;
-	k->br[hz][k->n_br[hz]++] = (struct hbreak){ .kind = kind, .a = a, .b = b, .when = when, .path = path };
+	k->br[hz][k->n_br[hz]++] = (struct hbreak){ .kind = kind, .a = a, .b = b, .when = when, .path = path,
+						    .uidx = uidx };
 	return 0;
 }
 
@@ -332,9 +336,9 @@ static int find_breaks(struct ksp_health *h, struct hkey *k, unsigned hz)
 		for (uint32_t i = 0; i < len; i++) {
 			const struct ksp_wsnap_node *n = &g->nodes[v[i]];
 			if (n->revoked <= at)
-				r = add_break(k, hz, KSP_HEALTH_KEY_REVOKED, v[i], v[i], n->revoked, (int)p);
+				r = add_break(k, hz, KSP_HEALTH_KEY_REVOKED, v[i], v[i], n->revoked, (int)p, UINT32_MAX);
 			else if (n->expires <= at)
-				r = add_break(k, hz, KSP_HEALTH_KEY_EXPIRES, v[i], v[i], n->expires, (int)p);
+				r = add_break(k, hz, KSP_HEALTH_KEY_EXPIRES, v[i], v[i], n->expires, (int)p, UINT32_MAX);
 			else
 				r = 0;
 			if (r < 0)
@@ -355,16 +359,16 @@ static int find_breaks(struct ksp_health *h, struct hkey *k, unsigned hz)
 			if (best == NULL)
 				continue;
 			if (ksp_hash_rule(ksp_wsnap_edge_hash(best), best->created, md5, sha1) != KSP_HASH_KEPT)
-				r = add_break(k, hz, KSP_HEALTH_CERT_WEAK, a, b, best->created, (int)p);
+				r = add_break(k, hz, KSP_HEALTH_CERT_WEAK, a, b, best->created, (int)p, best->uidx);
 			else if (best->revoked <= at)
-				r = add_break(k, hz, KSP_HEALTH_CERT_REVOKED, a, b, best->revoked, (int)p);
+				r = add_break(k, hz, KSP_HEALTH_CERT_REVOKED, a, b, best->revoked, (int)p, best->uidx);
 			else if (g->uids[best->uidx].revoked <= at)
-				r = add_break(k, hz, KSP_HEALTH_UID_REVOKED, a, b, g->uids[best->uidx].revoked, (int)p);
+				r = add_break(k, hz, KSP_HEALTH_UID_REVOKED, a, b, g->uids[best->uidx].revoked, (int)p, best->uidx);
 			else if (best->expires <= at)
-				r = add_break(k, hz, KSP_HEALTH_CERT_EXPIRES, a, b, best->expires, (int)p);
+				r = add_break(k, hz, KSP_HEALTH_CERT_EXPIRES, a, b, best->expires, (int)p, best->uidx);
 			else
 				r = add_break(k, hz, KSP_HEALTH_CERT_TOO_OLD, a, b, best->created + h->rule.max_age,
-					      (int)p);
+					      (int)p, best->uidx);
 			if (r < 0)
 				return r;
 		}
@@ -456,6 +460,13 @@ static int load_core(struct ksp_health *h)
 	return 0;
 }
 
+int health_load(struct ksp_health *h)
+{
+	int r = load_fprs(h);
+
+	return r < 0 ? r : load_core(h);
+}
+
 /* ---- the horizons ----------------------------------------------------------- */
 
 /* The reachability from the core for queries with @pol at @at (whatif.h):
@@ -476,7 +487,7 @@ int health_reach_for(struct ksp_health *h, struct ksp_trust_policy *pol, int64_t
 	return 0;
 }
 
-static int horizons(struct ksp_health *h)
+int health_horizons(struct ksp_health *h)
 {
 	struct hjob *jobs;
 	size_t nj = 0;
@@ -563,7 +574,7 @@ static int cmp_carry(const void *a, const void *b)
 	return x->vx < y->vx ? -1 : x->vx > y->vx;
 }
 
-static int spof(struct ksp_health *h)
+int health_spof(struct ksp_health *h)
 {
 	const struct ksp_wsnap *g = h->g;
 	unsigned *carry = calloc(g->n ? g->n : 1, sizeof(*carry));
@@ -713,6 +724,34 @@ out:
 	return r;
 }
 
+/* The user IDs of v, for a what-if certification on each (per-uid rule);
+ * one entry uid_id 0 otherwise. */
+int health_added_for(const struct ksp_health *h, uint32_t s, uint32_t t, struct ksp_trust_added **list, size_t *n)
+{
+	const struct ksp_wsnap *g = h->g;
+	int64_t seen[16];
+	size_t ns = 0;
+
+	if (h->rule.per_uid)
+		for (uint32_t j = g->in_off[t]; j < g->in_off[t + 1] && ns < 16; j++) {
+			int64_t u = g->uids[g->edges[g->in_eid[j]].uidx].uid_id;
+			bool dup = false;
+			for (size_t i = 0; i < ns; i++)
+				dup |= seen[i] == u;
+			if (!dup)
+				seen[ns++] = u;
+		}
+	if (ns == 0)
+		seen[ns++] = 0;
+	void *nl = realloc(*list, (*n + ns) * sizeof(**list));
+	if (nl == NULL)
+		return -ENOMEM;
+	*list = nl;
+	for (size_t i = 0; i < ns; i++)
+		(*list)[(*n)++] = (struct ksp_trust_added){ .u = s, .v = t, .uid_id = seen[i] };
+	return 0;
+}
+
 /* ---- the party's pairs ------------------------------------------------------------ */
 
 /* Breadth-first from the sources (distance 0) over the certifications that
@@ -860,7 +899,7 @@ out:
 	return r;
 }
 
-static int party_pairs(struct ksp_health *h)
+int health_party_pairs(struct ksp_health *h)
 {
 	const struct ksp_wsnap *g = h->g;
 	sqlite3 *db = ksp_store_db(h->store);
@@ -962,323 +1001,6 @@ out:
 	free(queue);
 	free(jobs);
 	return r;
-}
-
-/* ---- public ------------------------------------------------------------------------ */
-
-KSP_EXPORT struct ksp_health *ksp_health_free(struct ksp_health *h)
-{
-	if (h == NULL)
-		return NULL;
-	for (size_t i = 0; i < h->n_keys; i++) {
-		for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++) {
-			free(h->keys[i].msg[hz]);
-			free(h->keys[i].br[hz]);
-		}
-		free(h->keys[i].wit);
-	}
-	for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++)
-		if (hz == 0 || h->pol[hz] != h->pol[0])
-			ksp_trust_policy_free(h->pol[hz]);
-	free(h->keys);
-	free(h->key_of);
-	free(h->fpr);
-	free(h->by_fpr);
-	free(h->is_core);
-	free(h->core);
-	free(h->repair);
-	free(h->extend);
-	free(h->spof);
-	free(h->carrier);
-	free(h->pairs);
-	free(h->pair_dist);
-	for (size_t i = 0; i < h->n_weak; i++)
-		free(h->weak[i].uid);
-	free(h->weak);
-	ksp_store_unref(h->store);
-	free(h);
-	return NULL;
-}
-
-KSP_EXPORT int ksp_health_new(struct ksp_store *store, const struct ksp_trust_policy *policy, int64_t at,
-			      unsigned int repair_horizon, unsigned int flags, struct ksp_health **ret)
-{
-	struct ksp_health *h;
-	int64_t old_cache;
-	int r;
-
-	if (store == NULL || policy == NULL || ret == NULL || repair_horizon >= KSP_HEALTH_HORIZONS ||
-	    repair_horizon == KSP_HEALTH_NOW)
-		return -EINVAL;
-	h = calloc(1, sizeof(*h));
-	if (h == NULL)
-		return -ENOMEM;
-	h->ctx = ksp_store_get_ctx(store);
-	h->store = ksp_store_ref(store);
-	h->repair_horizon = repair_horizon;
-	ksp_clear_error(h->ctx);
-	ksp_trust_policy_get_rule(policy, &h->rule);
-	r = -ENOMEM;
-	for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++) {
-		h->at[hz] = at + horizon_days[hz] * DAY;
-		if (hz == 0 || hz == KSP_HEALTH_NO_SHA1) {
-			h->pol[hz] = ksp_trust_policy_copy(policy);
-			if (h->pol[hz] == NULL)
-				goto fail;
-		} else {
-			h->pol[hz] = h->pol[0];
-		}
-	}
-	ksp_trust_policy_set_sha1(h->pol[KSP_HEALTH_NO_SHA1], false);
-	/* the copies made later (what-if questions) inherit it */
-	ksp_trust_policy_set_no_dropped(h->pol[0], true);
-	ksp_trust_policy_set_no_dropped(h->pol[KSP_HEALTH_NO_SHA1], true);
-	r = ksp_wsnap_get(store, &h->g);
-	if (r < 0)
-		goto fail;
-	r = load_fprs(h);
-	if (r == 0)
-		r = load_core(h);
-	if (r < 0)
-		goto fail;
-	if (h->n_core == 0 && h->rule.n_core == 0 && !h->rule.core_party) {
-		ksp_set_error(h->ctx, "no core keys given: name them (--core-fpr, --core FILE, --core-party or 'core =' in a policy)");
-		r = -EINVAL;
-		goto fail;
-	}
-	h->keys = calloc(h->g->n ? h->g->n : 1, sizeof(*h->keys));
-	h->key_of = malloc((h->g->n ? h->g->n : 1) * sizeof(*h->key_of));
-	if (h->keys == NULL || h->key_of == NULL) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	for (uint32_t v = 0; v < h->g->n; v++) {
-		h->key_of[v] = UINT32_MAX;
-		if (h->is_core[v])
-			continue;
-		h->key_of[v] = (uint32_t)h->n_keys;
-		h->keys[h->n_keys++].vx = v;
-	}
-	ksp_progress(h->ctx, "health: horizons", 0, KSP_HEALTH_HORIZONS);
-	old_cache = ksp_store_cache_grow(store, KSP_STORE_SCAN_CACHE_KB); /* as the threads' (worker_main()) */
-	r = horizons(h);
-	if (r == 0 && !(flags & KSP_HEALTH_NO_SPOF)) {
-		ksp_progress(h->ctx, "health: single points of failure", 0, 0);
-		r = spof(h);
-	}
-	if (r == 0 && !(flags & KSP_HEALTH_NO_REPAIR)) {
-		ksp_progress(h->ctx, "health: repair plan", 0, 0);
-		r = health_repair(h);
-	}
-	if (r == 0 && (flags & KSP_HEALTH_PARTY)) {
-		ksp_progress(h->ctx, "health: party pairs", 0, 0);
-		r = party_pairs(h);
-	}
-	ksp_store_cache_restore(store, old_cache);
-	if (r < 0)
-		goto fail;
-	*ret = h;
-	return 0;
-fail:
-	if (!ksp_get_error(h->ctx))
-		ksp_set_error(h->ctx, "%s: cannot compute the trust health: %s", ksp_store_get_path(store),
-			      strerror(-r));
-	ksp_health_free(h);
-	return r;
-}
-
-KSP_EXPORT const char *ksp_health_get_horizon(const struct ksp_health *h, unsigned int horizon, int64_t *at)
-{
-	if (h == NULL || horizon >= KSP_HEALTH_HORIZONS)
-		return NULL;
-	if (at)
-		*at = h->at[horizon];
-	return horizon_labels[horizon];
-}
-
-KSP_EXPORT size_t ksp_health_get_key_count(const struct ksp_health *h)
-{
-	return h ? h->n_keys : 0;
-}
-
-KSP_EXPORT const char *ksp_health_get_key(const struct ksp_health *h, size_t key)
-{
-	return h && key < h->n_keys ? h->fpr[h->keys[key].vx] : NULL;
-}
-
-KSP_EXPORT int ksp_health_get_paths(const struct ksp_health *h, size_t key, unsigned int horizon)
-{
-	if (h == NULL || key >= h->n_keys || horizon >= KSP_HEALTH_HORIZONS)
-		return -EINVAL;
-	return h->keys[key].paths[horizon];
-}
-
-KSP_EXPORT bool ksp_health_is_below(const struct ksp_health *h, size_t key, unsigned int horizon)
-{
-	return h && key < h->n_keys && horizon < KSP_HEALTH_HORIZONS && (h->keys[key].below & (1u << horizon));
-}
-
-KSP_EXPORT size_t ksp_health_get_below_count(const struct ksp_health *h, unsigned int horizon)
-{
-	return h && horizon < KSP_HEALTH_HORIZONS ? h->n_below[horizon] : 0;
-}
-
-KSP_EXPORT const char *ksp_health_get_message(const struct ksp_health *h, size_t key, unsigned int horizon)
-{
-	if (h == NULL || key >= h->n_keys || horizon >= KSP_HEALTH_HORIZONS)
-		return NULL;
-	return h->keys[key].msg[horizon];
-}
-
-KSP_EXPORT size_t ksp_health_get_break_count(const struct ksp_health *h, size_t key, unsigned int horizon)
-{
-	if (h == NULL || key >= h->n_keys || horizon >= KSP_HEALTH_HORIZONS)
-		return 0;
-	return h->keys[key].n_br[horizon];
-}
-
-KSP_EXPORT int ksp_health_get_break(const struct ksp_health *h, size_t key, unsigned int horizon, size_t i,
-				    int *kind, const char **signer, const char **signee, int64_t *when, int *path)
-{
-	const struct hbreak *b;
-
-	if (h == NULL || key >= h->n_keys || horizon >= KSP_HEALTH_HORIZONS || i >= h->keys[key].n_br[horizon])
-		return -EINVAL;
-	b = &h->keys[key].br[horizon][i];
-	if (kind)
-		*kind = b->kind;
-	if (signer)
-		*signer = h->fpr[b->a];
-	if (signee)
-		*signee = h->fpr[b->b];
-	if (when)
-		*when = b->when;
-	if (path)
-		*path = b->path;
-	return 0;
-}
-
-KSP_EXPORT size_t ksp_health_get_repair_count(const struct ksp_health *h)
-{
-	return h ? h->n_repair : 0;
-}
-
-KSP_EXPORT int ksp_health_get_repair(const struct ksp_health *h, size_t i, const char **signer, const char **target,
-				     unsigned int *repairs)
-{
-	if (h == NULL || i >= h->n_repair)
-		return -EINVAL;
-	if (signer)
-		*signer = h->fpr[h->repair[i].a];
-	if (target)
-		*target = h->fpr[h->repair[i].b];
-	if (repairs)
-		*repairs = h->repair[i].n;
-	return 0;
-}
-
-KSP_EXPORT size_t ksp_health_get_unrepaired_count(const struct ksp_health *h)
-{
-	return h ? h->n_unrepaired : 0;
-}
-
-KSP_EXPORT size_t ksp_health_get_extend_count(const struct ksp_health *h)
-{
-	return h ? h->n_extend : 0;
-}
-
-KSP_EXPORT int ksp_health_get_extend(const struct ksp_health *h, size_t i, const char **fpr, int64_t *expires,
-				     unsigned int *repairs)
-{
-	if (h == NULL || i >= h->n_extend)
-		return -EINVAL;
-	if (fpr)
-		*fpr = h->fpr[h->extend[i].a];
-	if (expires)
-		*expires = h->extend[i].when;
-	if (repairs)
-		*repairs = h->extend[i].n;
-	return 0;
-}
-
-KSP_EXPORT size_t ksp_health_get_spof_count(const struct ksp_health *h)
-{
-	return h ? h->n_spof : 0;
-}
-
-KSP_EXPORT int ksp_health_get_spof(const struct ksp_health *h, size_t i, const char **fpr, unsigned int *cuts,
-				   unsigned int *carries)
-{
-	if (h == NULL || i >= h->n_spof)
-		return -EINVAL;
-	if (fpr)
-		*fpr = h->fpr[h->spof[i].vx];
-	if (cuts)
-		*cuts = h->spof[i].cuts;
-	if (carries)
-		*carries = h->spof[i].carries;
-	return 0;
-}
-
-KSP_EXPORT bool ksp_health_spof_is_exact(const struct ksp_health *h)
-{
-	return h && h->spof_exact;
-}
-
-KSP_EXPORT size_t ksp_health_get_carrier_count(const struct ksp_health *h)
-{
-	return h ? h->n_carrier : 0;
-}
-
-KSP_EXPORT int ksp_health_get_carrier(const struct ksp_health *h, size_t i, const char **fpr, unsigned int *paths)
-{
-	if (h == NULL || i >= h->n_carrier)
-		return -EINVAL;
-	if (fpr)
-		*fpr = h->fpr[h->carrier[i].vx];
-	if (paths)
-		*paths = h->carrier[i].carries;
-	return 0;
-}
-
-KSP_EXPORT size_t ksp_health_get_pair_count(const struct ksp_health *h)
-{
-	return h ? h->n_pairs : 0;
-}
-
-KSP_EXPORT int ksp_health_get_pair(const struct ksp_health *h, size_t i, const char **a, const char **b,
-				   unsigned int *keys)
-{
-	if (h == NULL || i >= h->n_pairs)
-		return -EINVAL;
-	if (a)
-		*a = h->fpr[h->pairs[i].a];
-	if (b)
-		*b = h->fpr[h->pairs[i].b];
-	if (keys)
-		*keys = h->pairs[i].n;
-	return 0;
-}
-
-KSP_EXPORT int ksp_health_get_pair_by_distance(const struct ksp_health *h, size_t i, const char **a, const char **b,
-					       unsigned int *hops, unsigned int *keys)
-{
-	if (h == NULL || h->pair_dist == NULL || i >= h->n_pairs)
-		return -EINVAL;
-	if (a)
-		*a = h->fpr[h->pair_dist[i].a];
-	if (b)
-		*b = h->fpr[h->pair_dist[i].b];
-	if (hops)
-		*hops = h->pair_dist[i].hops;
-	if (keys)
-		*keys = h->pair_dist[i].keys;
-	return 0;
-}
-
-KSP_EXPORT uint64_t ksp_health_get_queries(const struct ksp_health *h)
-{
-	return h ? h->queries : 0;
 }
 
 /* ---- weak certifications of one signer ------------------------------------------- */
