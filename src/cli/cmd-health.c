@@ -161,12 +161,19 @@ static void print_json(const struct ksp_health *h, const struct ksp_trust_policy
 		}
 		printf("]");
 	}
-	printf(",\"repair_at\":\"%s\",\"repair\":[", ksp_health_get_horizon(h, rh, NULL));
+	size_t lower;
+	bool minimal;
+	ksp_health_get_repair_bound(h, &lower, &minimal);
+	printf(",\"repair_at\":\"%s\",\"repair_minimal\":%s,\"repair_lower_bound\":%zu,\"repair\":[",
+	       ksp_health_get_horizon(h, rh, NULL), minimal ? "true" : "false", lower);
 	for (size_t i = 0; i < ksp_health_get_repair_count(h); i++) {
 		const char *s, *t;
-		unsigned n;
+		unsigned n, more;
+		bool renewal;
 		ksp_health_get_repair(h, i, &s, &t, &n);
-		printf("%s{\"signer\":\"%s\",\"target\":\"%s\",\"repairs\":%u}", i ? "," : "", s, t, n);
+		ksp_health_get_repair_detail(h, i, &more, &renewal);
+		printf("%s{\"signer\":\"%s\",\"target\":\"%s\",\"repairs\":%u,\"paths\":%u,\"renewal\":%s}",
+		       i ? "," : "", s, t, n, more, renewal ? "true" : "false");
 	}
 	printf("],\"unrepaired\":%zu,\"extend\":[", ksp_health_get_unrepaired_count(h));
 	for (size_t i = 0; i < ksp_health_get_extend_count(h); i++) {
