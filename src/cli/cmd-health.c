@@ -70,38 +70,79 @@ static const char *hash_name(int algo)
 	}
 }
 
-static void print_break(const struct ksp_health *h, size_t k, unsigned hz, size_t i)
+/* The primary user ID of @fpr, escaped for the terminal (hostile input),
+ * or "?" (never NULL; free it). */
+static char *name_of(struct ksp_store *store, const char *fpr)
 {
-	const char *a, *b;
+	char *uid = NULL, *e = NULL;
+	size_t len = 0;
+
+	if (ksp_store_get_key_uid(store, fpr, &uid, &len) == 0)
+		e = cli_escape(uid, len, KSP_ESCAPE_TERMINAL);
+	free(uid);
+	return e ? e : strdup("?");
+}
+
+/* "  (NAME)" or "  (NAME -> NAME)" after a line that names keys. */
+static void print_names_sep(struct ksp_store *store, const char *a, const char *b, const char *sep)
+{
+	char *na = name_of(store, a), *nb = b ? name_of(store, b) : NULL;
+
+	if (b)
+		printf("  (%s %s %s)", na ? na : "?", sep, nb ? nb : "?");
+	else
+		printf("  (%s)", na ? na : "?");
+	free(na);
+	free(nb);
+}
+
+static void print_names(struct ksp_store *store, const char *a, const char *b)
+{
+	print_names_sep(store, a, b, "->");
+}
+
+static void print_break(struct ksp_store *store, const struct ksp_health *h, size_t k, unsigned hz, size_t i)
+{
+	const char *a, *b, *uid;
 	int kind, path;
 	int64_t when;
-	char date[32];
+	size_t len = 0;
+	char date[32], *e;
 
 	ksp_health_get_break(h, k, hz, i, &kind, &a, &b, &when, &path);
 	format_date(when, date, sizeof(date));
 	switch (kind) {
 	case KSP_HEALTH_KEY_EXPIRES:
-		printf("      path %d: key %s expires on %s\n", path + 1, a, date);
+		printf("      path %d: key %s expires on %s", path + 1, a, date);
+		b = NULL;
 		break;
 	case KSP_HEALTH_KEY_REVOKED:
-		printf("      path %d: key %s is revoked on %s\n", path + 1, a, date);
+		printf("      path %d: key %s is revoked on %s", path + 1, a, date);
+		b = NULL;
 		break;
 	case KSP_HEALTH_CERT_EXPIRES:
-		printf("      path %d: %s's certification of %s expires on %s\n", path + 1, a, b, date);
+		printf("      path %d: %s's certification of %s expires on %s", path + 1, a, b, date);
 		break;
 	case KSP_HEALTH_CERT_WEAK:
-		printf("      path %d: %s's certification of %s (%s) is MD5/SHA-1/RIPEMD-160\n", path + 1, a, b, date);
+		printf("      path %d: %s's certification of %s (%s) is MD5/SHA-1/RIPEMD-160", path + 1, a, b, date);
 		break;
 	case KSP_HEALTH_CERT_REVOKED:
-		printf("      path %d: %s's certification of %s is revoked on %s\n", path + 1, a, b, date);
+		printf("      path %d: %s's certification of %s is revoked on %s", path + 1, a, b, date);
 		break;
 	case KSP_HEALTH_UID_REVOKED:
-		printf("      path %d: the user ID %s certified on %s is revoked on %s\n", path + 1, a, b, date);
+		/* the user ID itself (hostile bytes), not a fingerprint */
+		uid = ksp_health_get_break_uid(h, k, hz, i, &len);
+		e = cli_escape(uid ? uid : "", uid ? len : 0, KSP_ESCAPE_TERMINAL);
+		printf("      path %d: the user ID \"%s\" of %s, certified by %s, is revoked on %s", path + 1,
+		       e ? e : "?", b, a, date);
+		free(e);
 		break;
 	default:
-		printf("      path %d: %s's certification of %s becomes too old on %s\n", path + 1, a, b, date);
+		printf("      path %d: %s's certification of %s becomes too old on %s", path + 1, a, b, date);
 		break;
 	}
+	print_names(store, a, b);
+	printf("\n");
 }
 
 static void print_json(const struct ksp_health *h, const struct ksp_trust_policy *pol, bool all, bool party,
@@ -248,8 +289,149 @@ static void print_uid(struct ksp_store *store, const char *fpr)
 	free(uid);
 }
 
+/* "  ... N more (--top 0 shows them all)" when a list was cut. */
+static void print_cut(size_t listed, size_t shown)
+{
+	if (listed > shown)
+		printf("  ... %zu more (--top 0 shows them all)\n", listed - shown);
+}
+
+/* When dropping the weak hashes loses more keys than any date: what
+ * --weak --signer and --repair-at no-sha1 give, for the signer whose weak
+ * certifications break most keys' paths. */
+static void print_sha1_hint(struct ksp_store *store, const struct ksp_health *h)
+{
+	size_t nk = ksp_health_get_key_count(h), ns = ksp_health_get_below_count(h, KSP_HEALTH_NO_SHA1), most = 0;
+	const char *top = NULL;
+	unsigned top_n = 0;
+
+	for (unsigned hz = 0; hz < KSP_HEALTH_NO_SHA1; hz++)
+		if (ksp_health_get_below_count(h, hz) > most)
+			most = ksp_health_get_below_count(h, hz);
+	if (ns <= most)
+		return;
+	/* the signer of the most weak certifications on falling keys' paths */
+	for (size_t k = 0; k < nk; k++)
+		for (size_t i = 0; i < ksp_health_get_break_count(h, k, KSP_HEALTH_NO_SHA1); i++) {
+			const char *a;
+			int kind;
+			unsigned n = 0;
+			ksp_health_get_break(h, k, KSP_HEALTH_NO_SHA1, i, &kind, &a, NULL, NULL, NULL);
+			if (kind != KSP_HEALTH_CERT_WEAK || (top && strcmp(a, top) == 0))
+				continue;
+			for (size_t k2 = 0; k2 < nk; k2++)
+				for (size_t j = 0; j < ksp_health_get_break_count(h, k2, KSP_HEALTH_NO_SHA1); j++) {
+					const char *a2;
+					int kind2;
+					ksp_health_get_break(h, k2, KSP_HEALTH_NO_SHA1, j, &kind2, &a2, NULL, NULL, NULL);
+					n += kind2 == KSP_HEALTH_CERT_WEAK && strcmp(a, a2) == 0;
+				}
+			if (n > top_n) {
+				top = a;
+				top_n = n;
+			}
+		}
+	printf("\nWithout MD5/SHA-1/RIPEMD-160 certifications %zu key%s below K, more than at any date:\n"
+	       "  'ksp health --repair-at no-sha1' gives the certifications that repair it",
+	       ns, ns == 1 ? " is" : "s are");
+	if (top) {
+		printf(", and\n  'ksp health --weak --signer %s' the weak certifications of the signer\n"
+		       "  whose weak certifications break most paths (%u)",
+		       top, top_n);
+		print_names(store, top, NULL);
+	}
+	printf("\n");
+}
+
+/* The repair plan, then the certifications to make grouped per signer,
+ * each with the command that makes it. */
+static void print_repair(struct ksp_store *store, const struct ksp_health *h, unsigned rh, size_t top)
+{
+	size_t n = ksp_health_get_repair_count(h), lower = 0, shown = 0;
+	bool minimal = false;
+	char date[32];
+
+	ksp_health_get_repair_bound(h, &lower, &minimal);
+	printf("\nRepair plan for %s: %zu new certification%s", ksp_health_get_horizon(h, rh, NULL), n,
+	       n == 1 ? "" : "s");
+	if (n == 0)
+		printf("\n");
+	else if (minimal)
+		printf(" (the fewest: an exact search; the expiries as they are)\n");
+	else
+		printf(" (greedy; at least %zu are needed; the expiries as they are)\n", lower);
+	for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
+		const char *s, *t;
+		unsigned c, more;
+		bool renewal;
+		ksp_health_get_repair(h, i, &s, &t, &c);
+		ksp_health_get_repair_detail(h, i, &more, &renewal);
+		if (c)
+			printf("  %s certifies %s: brings %u key%s back to K", s, t, c, c == 1 ? "" : "s");
+		else
+			printf("  %s certifies %s: one more path for %u key%s (K with the next ones)", s, t, more,
+			       more == 1 ? "" : "s");
+		if (renewal)
+			printf(" [renewal]");
+		print_names(store, s, t);
+		printf("\n");
+		shown++;
+	}
+	print_cut(n, shown);
+	if (ksp_health_get_unrepaired_count(h))
+		printf("  %zu falling key%s no candidate certification repairs\n", ksp_health_get_unrepaired_count(h),
+		       ksp_health_get_unrepaired_count(h) == 1 ? "" : "s");
+	if (n) {
+		printf("Certifications to make, per signer (gpg makes a renewal of a certification\n"
+		       "still valid only with --force-sign-key):\n");
+		for (size_t i = 0; i < n; i++) {
+			const char *s, *s2, *t;
+			bool first = true;
+			ksp_health_get_repair(h, i, &s, NULL, NULL);
+			for (size_t j = 0; j < i && first; j++) {
+				ksp_health_get_repair(h, j, &s2, NULL, NULL);
+				first = strcmp(s, s2) != 0;
+			}
+			if (!first)
+				continue;
+			printf("  %s", s);
+			print_uid(store, s);
+			printf("\n");
+			for (size_t j = i; j < n; j++) {
+				bool renewal;
+				char *nt;
+				ksp_health_get_repair(h, j, &s2, &t, NULL);
+				if (strcmp(s, s2) != 0)
+					continue;
+				ksp_health_get_repair_detail(h, j, NULL, &renewal);
+				nt = name_of(store, t);
+				printf("    certify %s (%s)\n      gpg --local-user %s%s --quick-sign-key %s\n", t, nt ? nt : "?", s,
+				       renewal ? " --force-sign-key" : "", t);
+				free(nt);
+			}
+		}
+	}
+	n = ksp_health_get_extend_count(h);
+	if (n)
+		printf("Owners who only need to extend their key's expiry:\n");
+	for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
+		const char *f;
+		unsigned c;
+		int64_t exp;
+		ksp_health_get_extend(h, i, &f, &exp, &c);
+		format_date(exp, date, sizeof(date));
+		if (c)
+			printf("  %s (expires %s): extending it keeps %u key%s at K", f, date, c, c == 1 ? "" : "s");
+		else
+			printf("  %s (expires %s): extending it alone keeps no key at K", f, date);
+		print_uid(store, f);
+		printf("\n");
+	}
+	print_cut(n, top && top < n ? top : n);
+}
+
 static void print_table(struct ksp_store *store, const struct ksp_health *h, const struct ksp_trust_policy *pol,
-			bool all, bool party, bool weak, const char *signer, unsigned rh, size_t top)
+			bool all, bool party, bool weak, const char *signer, unsigned rh, size_t top, unsigned flags)
 {
 	size_t nk = ksp_health_get_key_count(h), n;
 	char date[32];
@@ -266,6 +448,7 @@ static void print_table(struct ksp_store *store, const struct ksp_health *h, con
 		format_date(at, date, sizeof(date));
 		printf("  %-8s %-11s %zu\n", label, date, ksp_health_get_below_count(h, hz));
 	}
+	print_sha1_hint(store, h);
 	printf("\n%s (paths now, +30d, +90d, +365d, no-sha1):\n", all ? "Keys" : "Keys that are or fall below K");
 	for (size_t k = 0; k < nk; k++) {
 		bool any = false;
@@ -288,58 +471,50 @@ static void print_table(struct ksp_store *store, const struct ksp_health *h, con
 				continue;
 			printf("    %s: %s\n", ksp_health_get_horizon(h, hz, NULL), ksp_health_get_message(h, k, hz));
 			for (size_t i = 0; i < ksp_health_get_break_count(h, k, hz); i++)
-				print_break(h, k, hz, i);
+				print_break(store, h, k, hz, i);
 			/* the later horizons say the same, and more */
 			break;
 		}
 	}
-	n = ksp_health_get_repair_count(h);
-	printf("\nRepair plan for %s: %zu new certification%s (greedy set cover: at most 1 + ln N times the\n"
-	       "fewest when each key needs one; the expiries as they are)\n",
-	       ksp_health_get_horizon(h, rh, NULL), n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
-		const char *s, *t;
-		unsigned c;
-		ksp_health_get_repair(h, i, &s, &t, &c);
-		printf("  %s certifies %s: brings %u key%s back to K\n", s, t, c, c == 1 ? "" : "s");
-	}
-	if (ksp_health_get_unrepaired_count(h))
-		printf("  %zu falling key%s no candidate certification repairs\n", ksp_health_get_unrepaired_count(h),
-		       ksp_health_get_unrepaired_count(h) == 1 ? "" : "s");
-	n = ksp_health_get_extend_count(h);
-	if (n)
-		printf("Owners who only need to extend their key's expiry:\n");
-	for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
-		const char *f;
-		unsigned c;
-		int64_t exp;
-		ksp_health_get_extend(h, i, &f, &exp, &c);
-		format_date(exp, date, sizeof(date));
-		printf("  %s (expires %s): extending it keeps %u key%s at K\n", f, date, c, c == 1 ? "" : "s");
-	}
-	n = ksp_health_get_spof_count(h);
-	printf("\nSingle points of failure (keys lost now: how many keys fall below K)%s:\n",
-	       ksp_health_spof_is_exact(h) ? "" : " [work budget reached: the ranking is partial]");
-	for (size_t i = 0, shown = 0; i < n && (top == 0 || shown < top); i++) {
-		const char *f;
-		unsigned cuts, carries;
-		ksp_health_get_spof(h, i, &f, &cuts, &carries);
-		if (cuts == 0)
-			continue;
-		printf("  %s cuts %u (on %u keys' paths)", f, cuts, carries);
-		print_uid(store, f);
-		printf("\n");
-		shown++;
-	}
-	n = ksp_health_get_carrier_count(h);
-	printf("Keys that carry most paths (non-core keys on the paths found now):\n");
-	for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
-		const char *f;
-		unsigned c;
-		ksp_health_get_carrier(h, i, &f, &c);
-		printf("  %s carries %u", f, c);
-		print_uid(store, f);
-		printf("\n");
+	if (flags & KSP_HEALTH_NO_REPAIR)
+		printf("\nRepair plan: not made (--no-repair)\n");
+	else
+		print_repair(store, h, rh, top);
+	if (flags & KSP_HEALTH_NO_SPOF) {
+		printf("\nSingle points of failure: not computed (--no-spof)\n");
+	} else {
+		n = ksp_health_get_spof_count(h);
+		printf("\nSingle points of failure (keys lost now: how many keys fall below K)%s:\n",
+		       ksp_health_spof_is_exact(h) ? "" : " [work budget reached: the ranking is partial]");
+		size_t shown = 0, listed = 0;
+		for (size_t i = 0; i < n; i++) {
+			const char *f;
+			unsigned cuts, carries;
+			ksp_health_get_spof(h, i, &f, &cuts, &carries);
+			if (cuts == 0)
+				continue;
+			listed++;
+			if (top && shown >= top)
+				continue;
+			printf("  %s cuts %u (on %u keys' paths)", f, cuts, carries);
+			print_uid(store, f);
+			printf("\n");
+			shown++;
+		}
+		if (listed == 0)
+			printf("  none\n");
+		print_cut(listed, shown);
+		n = ksp_health_get_carrier_count(h);
+		printf("Keys that carry most paths (non-core keys on the paths found now):\n");
+		for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
+			const char *f;
+			unsigned c;
+			ksp_health_get_carrier(h, i, &f, &c);
+			printf("  %s carries %u", f, c);
+			print_uid(store, f);
+			printf("\n");
+		}
+		print_cut(n, top && top < n ? top : n);
 	}
 	if (party) {
 		n = ksp_health_get_pair_count(h);
@@ -348,16 +523,29 @@ static void print_table(struct ksp_store *store, const struct ksp_health *h, con
 			const char *a, *b;
 			unsigned c;
 			ksp_health_get_pair(h, i, &a, &b, &c);
-			printf("  %s <-> %s: %u key%s\n", a, b, c, c == 1 ? "" : "s");
+			if (c)
+				printf("  %s <-> %s: %u key%s", a, b, c, c == 1 ? "" : "s");
+			else
+				printf("  %s <-> %s: no key brought to K", a, b);
+			print_names_sep(store, a, b, "<->");
+			printf("\n");
 		}
+		print_cut(n, top && top < n ? top : n);
 		printf("Party pairs by the distances they shorten (certifications from the core,\n"
 		       "L + 1 when farther): hops saved over all keys, keys brought closer:\n");
 		for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
 			const char *a, *b;
 			unsigned hops, c;
 			ksp_health_get_pair_by_distance(h, i, &a, &b, &hops, &c);
-			printf("  %s <-> %s: %u hop%s, %u key%s\n", a, b, hops, hops == 1 ? "" : "s", c, c == 1 ? "" : "s");
+			if (hops)
+				printf("  %s <-> %s: %u hop%s, %u key%s", a, b, hops, hops == 1 ? "" : "s", c,
+				       c == 1 ? "" : "s");
+			else
+				printf("  %s <-> %s: no distance shortened", a, b);
+			print_names_sep(store, a, b, "<->");
+			printf("\n");
 		}
+		print_cut(n, top && top < n ? top : n);
 	}
 	if (weak) {
 		n = ksp_health_get_weak_count(h);
@@ -513,7 +701,7 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 	if (cli->json)
 		print_json(h, to.policy, all, party, weak, signer, rh);
 	else
-		print_table(store, h, to.policy, all, party, weak, signer, rh, top);
+		print_table(store, h, to.policy, all, party, weak, signer, rh, top, flags);
 	if (fflush(stdout) != 0 || ferror(stdout) || cli_output_failed()) {
 		status = cli_output_fail(cli, "cannot write the report");
 		goto out;
