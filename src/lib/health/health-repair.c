@@ -41,7 +41,7 @@
 
 #define EXACT_MAX_PLAN 12   /* exact search for greedy plans up to this size */
 #define EXACT_MAX_FALL 40   /* and up to this many falling keys */
-#define EXACT_BUDGET 20000  /* candidate sets evaluated by the exact search */
+#define EXACT_BUDGET 2000   /* engine queries the exact search may ask */
 #define FULL_PAIRS 6000     /* every reachable signer while the pairs stay below this */
 #define NEAR_TARGETS 16     /* large webs: targets per falling key */
 #define MEMO_BITS 16
@@ -80,7 +80,7 @@ struct rstate {
 	size_t *n_rel;
 	uint8_t *disjoint; /* nf x nf: no target in common */
 	uint64_t *memo;
-	uint64_t evals, exact_evals;
+	uint64_t evals, exact_evals; /* exact_evals: h->queries when the search began */
 	bool budget_out;
 };
 
@@ -385,11 +385,12 @@ static int greedy(struct rstate *st)
 {
 	int r;
 
+	/* a first bound without asking: every falling key after the target
+	 * brought back (lazy greedy asks the engine for the best ones) */
 	for (size_t c = 0; c < st->nc; c++) {
-		r = gain(st, (uint32_t)c, false, &st->c[c].val, NULL, NULL);
-		if (r < 0)
-			return r;
-		st->c[c].evaluated = 0;
+		open_after(st, st->c[c].t, NULL, 0, UINT32_MAX, st->fixed);
+		st->c[c].val = (long)st->npos * 1024 + (long)st->npos;
+		st->c[c].evaluated = SIZE_MAX;
 	}
 	for (;;) {
 		size_t best = SIZE_MAX;
@@ -538,7 +539,7 @@ static int dfs(struct rstate *st, uint32_t *set, size_t n, size_t m, const uint8
 		set[n] = ci;
 		if (memo_seen(st, set, n + 1))
 			continue;
-		if (++st->exact_evals > EXACT_BUDGET) {
+		if (st->h->queries - st->exact_evals > EXACT_BUDGET) {
 			st->budget_out = true;
 			break;
 		}
@@ -605,6 +606,7 @@ static int exact(struct rstate *st)
 					dis = tg[i][a] != tg[j][b];
 			st->disjoint[i * st->nf + j] = dis;
 		}
+	st->exact_evals = h->queries; /* the queries before the search */
 	h->repair_lower = packing(st, none, goal);
 	if (h->repair_lower < 1)
 		h->repair_lower = 1;
@@ -814,6 +816,9 @@ int health_repair(struct ksp_health *h)
 		goto out;
 	if (st.L < 1)
 		st.L = 1;
+	/* nothing to repair: the empty plan is the fewest */
+	h->repair_exact = true;
+	h->repair_lower = 0;
 	for (uint32_t v = 0; v < g->n; v++)
 		st.fpos[v] = st.dist[v] = UINT32_MAX;
 	for (size_t i = 0; i < h->n_keys; i++) {
@@ -849,6 +854,7 @@ int health_repair(struct ksp_health *h)
 		r = prune(&st);
 	if (r < 0)
 		goto out;
+	h->repair_exact = false;
 	if (st.np <= 1) {
 		h->repair_exact = true;
 		h->repair_lower = st.np;
