@@ -17,7 +17,7 @@ const struct ksp_cmd ksp_cmd_health = {
 	.run = run_health,
 	.usage = CLI_TRUST_USAGE "\n"
 		 "       [--repair-at +30d|+90d|+365d|no-sha1] [--party] [--all] [--top N]\n"
-		 "       [--no-spof] [--no-repair] [--weak --signer FPR] [--json]",
+		 "       [--no-spof] [--no-repair] [--weak --signer FPR] [--plan-csv FILE] [--json]",
 	.help = "trust health: who loses their paths to the core, and the repair",
 	.details = "For every key that is not a core key: the vertex-disjoint paths from the\n"
 		   "core now, at +30, +90 and +365 days (keys and certifications expiring by\n"
@@ -38,7 +38,10 @@ const struct ksp_cmd ksp_cmd_health = {
 		   "  --no-spof         skip the single points of failure\n"
 		   "  --no-repair       skip the repair plan\n"
 		   "  --weak            with --signer FPR: the signer's MD5/SHA-1/RIPEMD-160\n"
-		   "                    certifications and the core paths each carries\n",
+		   "                    certifications and the core paths each carries\n"
+		   "  --plan-csv FILE   the next party from the repair plan: a registration CSV\n"
+		   "                    of its signers and targets (ksp party add --csv FILE\n"
+		   "                    KEYRING), with who certifies whom as '#' lines\n",
 	.group = KSP_GROUP_ADMIN,
 };
 
@@ -430,6 +433,90 @@ static void print_repair(struct ksp_store *store, const struct ksp_health *h, un
 	print_cut(n, top && top < n ? top : n);
 }
 
+/* A CSV field: the escaped text, quoted, quotes doubled. */
+static void csv_field(FILE *f, const char *s, size_t len)
+{
+	char *e = cli_escape(s, len, KSP_ESCAPE_TERMINAL);
+
+	fputc('"', f);
+	for (const char *p = e ? e : ""; *p; p++) {
+		if (*p == '"')
+			fputc('"', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+	free(e);
+}
+
+/* --plan-csv: the plan's signers and targets as a registration CSV (name,
+ * e-mail and fingerprint from the primary user ID), and the certifications
+ * to make as comment lines. */
+static int write_plan_csv(struct ksp_cli *cli, struct ksp_store *store, const struct ksp_health *h, unsigned rh,
+			  const char *path)
+{
+	size_t n = ksp_health_get_repair_count(h), len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	struct atomic_file af;
+	int r;
+
+	if (f == NULL)
+		return cli_fail(cli, -ENOMEM, "%s: cannot write the party's list", path);
+	fprintf(f, "# ksp health: the next party, from the repair plan for %s (%zu certifications)\n",
+		ksp_health_get_horizon(h, rh, NULL), n);
+	for (size_t i = 0; i < n; i++) {
+		const char *s, *t;
+		bool renewal;
+		ksp_health_get_repair(h, i, &s, &t, NULL);
+		ksp_health_get_repair_detail(h, i, NULL, &renewal);
+		fprintf(f, "# certify: %s certifies %s%s\n", s, t, renewal ? " (renewal: gpg --force-sign-key)" : "");
+	}
+	fprintf(f, "name,email,fingerprint\n");
+	for (size_t i = 0; i < 2 * n; i++) {
+		const char *x, *y;
+		bool dup = false;
+		char *uid = NULL;
+		size_t ulen = 0;
+		ksp_health_get_repair(h, i / 2, i % 2 ? NULL : &x, i % 2 ? &x : NULL, NULL);
+		for (size_t j = 0; j < i && !dup; j++) {
+			ksp_health_get_repair(h, j / 2, j % 2 ? NULL : &y, j % 2 ? &y : NULL, NULL);
+			dup = strcmp(x, y) == 0;
+		}
+		if (dup)
+			continue;
+		if (ksp_store_get_key_uid(store, x, &uid, &ulen) < 0)
+			ulen = 0;
+		/* "Name <e-mail>": the e-mail between the last '<' and '>' */
+		const char *lt = NULL, *gt = NULL;
+		for (size_t k = 0; k < ulen; k++) {
+			if (uid[k] == '<')
+				lt = uid + k;
+			else if (uid[k] == '>' && lt)
+				gt = uid + k;
+		}
+		size_t name_len = lt && gt ? (size_t)(lt - uid) : ulen;
+		while (name_len && uid[name_len - 1] == ' ')
+			name_len--;
+		csv_field(f, uid ? uid : "", name_len);
+		fputc(',', f);
+		csv_field(f, lt && gt ? lt + 1 : "", lt && gt ? (size_t)(gt - lt - 1) : 0);
+		fprintf(f, ",%s\n", x);
+		free(uid);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return cli_fail(cli, -ENOMEM, "%s: cannot write the party's list", path);
+	}
+	r = atomic_file_begin(&af, path, 0644);
+	if (r >= 0)
+		r = atomic_file_end(&af, write_all(af.fd, buf, len));
+	free(buf);
+	if (r < 0)
+		return cli_fail(cli, r, "%s: cannot write the party's list (%s); the report is not affected", path,
+				r == -EISDIR || r == -ENOTSUP ? output_strerror(r) : strerror(-r));
+	return 0;
+}
+
 static void print_table(struct ksp_store *store, const struct ksp_health *h, const struct ksp_trust_policy *pol,
 			bool all, bool party, bool weak, const char *signer, unsigned rh, size_t top, unsigned flags)
 {
@@ -601,12 +688,13 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 		{ "no-repair", no_argument, NULL, 'N' },
 		{ "weak", no_argument, NULL, 'w' },
 		{ "signer", required_argument, NULL, 's' },
+		{ "plan-csv", required_argument, NULL, 'P' },
 		{},
 	};
 	struct cli_trust_opts to;
 	struct ksp_store *store = NULL;
 	struct ksp_health *h = NULL;
-	const char *signer = NULL;
+	const char *signer = NULL, *plan_csv = NULL;
 	unsigned rh = KSP_HEALTH_90D, flags = 0;
 	bool all = false, party = false, weak = false;
 	size_t top = 10;
@@ -661,6 +749,9 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 		case 's':
 			signer = optarg;
 			break;
+		case 'P':
+			plan_csv = optarg;
+			break;
 		default:
 			r = cli_trust_opt(cli, &to, &ksp_cmd_health, "health", c, optarg);
 			if (r < 0) {
@@ -675,6 +766,10 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 	}
 	if (optind < argc) {
 		status = cli_usage_error(cli, &ksp_cmd_health, "health", "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (plan_csv && (flags & KSP_HEALTH_NO_REPAIR)) {
+		status = cli_usage_error(cli, &ksp_cmd_health, "health", "--plan-csv needs the repair plan (not --no-repair)");
 		goto out;
 	}
 	if (weak != (signer != NULL)) {
@@ -695,6 +790,13 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 		r = ksp_health_list_weak(h, signer);
 		if (r < 0) {
 			status = cli_fail(cli, r, "%s: cannot list the weak certifications", cli->db_path);
+			goto out;
+		}
+	}
+	if (plan_csv) {
+		r = write_plan_csv(cli, store, h, rh, plan_csv);
+		if (r) {
+			status = r;
 			goto out;
 		}
 	}

@@ -30,8 +30,8 @@ G() { # G DAY ARGS...
 declare -A F
 key() { # key NAME [EXPIRE]
 	G 0 --quick-gen-key "$1 INSECURE <$1@example.org>" ed25519 sign "${2:-0}" >/dev/null 2>&1
-	F[$1]=$(command gpg --homedir "$home" --batch --with-colons --list-keys "<$1@example.org>" |
-		awk -F: '$1=="fpr"{print $10; exit}')
+	F[$1]=$(command gpg --homedir "$home" --batch --with-colons --list-keys "<$1@example.org>" 2>/dev/null |
+		awk -F: '$1=="fpr"{print $10; exit}' 2>/dev/null)
 	[ -n "${F[$1]}" ] || { _test_fail "gpg made no key $1"; test_done; }
 }
 sign() { # sign SIGNER TARGET [CERT-EXPIRE]
@@ -91,6 +91,18 @@ case " $left " in
 *" ${F[t]} "*) _test_pass "without --force-sign-key t still falls" ;;
 *) _test_fail "without --force-sign-key t no longer falls: gpg renewed a valid certification ($left)" ;;
 esac
+# the next party from the plan: its participants are the plan's signers
+# and targets (a, c, t, v, x), who certifies whom in '#' lines
+expect_code 1 $KSP -d "$db" health --core-fpr "${F[c]}" --at 2024-06-01 --repair-at +90d --no-spof \
+	--plan-csv "$TEST_TMP/next.csv"
+expect_match "$TEST_TMP/next.csv" "^# certify: ${F[a]} certifies ${F[t]} \\(renewal: gpg --force-sign-key\\)\$"
+expect_match "$TEST_TMP/next.csv" "^\"t INSECURE\",\"t@example.org\",${F[t]}\$"
+pdb="$TEST_TMP/party.db"
+expect_code 0 $KSP -d "$pdb" party init --name "Repair party" --date 2024-07-01
+expect_code 0 $KSP -d "$pdb" party add --csv "$TEST_TMP/next.csv" "$TEST_TMP/web.gpg"
+want=$(for k in a c t v x; do echo "${F[$k]}"; done | sort)
+expect_eq "$(sqlite3 "$pdb" "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id" | sort)" "$want" \
+	"the party's participants are the plan's signers and targets"
 command gpgconf --homedir "$TEST_TMP/g" --kill all >/dev/null 2>&1
 command gpgconf --homedir "$TEST_TMP/g-noforce" --kill all >/dev/null 2>&1
 test_done
