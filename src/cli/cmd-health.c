@@ -24,7 +24,7 @@ const struct ksp_cmd ksp_cmd_health = {
 		   "then dropped) and with MD5/SHA-1/RIPEMD-160 certifications dropped\n"
 		   "(no-sha1); the keys below K at each horizon, and what breaks on their\n"
 		   "paths. Every verdict is the one 'ksp trust --at' gives. Then the repair\n"
-		   "plan (the fewest new certifications, by greedy set cover), the owners who\n"
+		   "plan (new certifications, the fewest or with a lower bound), the owners who\n"
 		   "only need to extend their expiry, the single points of failure and the\n"
 		   "keys that carry most paths. Exit status: 0 no key falls below K by the\n"
 		   "repair horizon, 1 some do, 2 error.\n\n"
@@ -338,8 +338,8 @@ static void print_sha1_hint(struct ksp_store *store, const struct ksp_health *h)
 	       "  'ksp health --repair-at no-sha1' gives the certifications that repair it",
 	       ns, ns == 1 ? " is" : "s are");
 	if (top) {
-		printf(", and\n  'ksp health --weak --signer %s' the weak certifications of the signer\n"
-		       "  whose weak certifications break most paths (%u)",
+		printf(", and\n  'ksp health --weak --signer %s' the weak certifications to make\n"
+		       "  again of the signer on the most falling keys' paths (%u)",
 		       top, top_n);
 		print_names(store, top, NULL);
 	}
@@ -360,7 +360,7 @@ static void print_repair(struct ksp_store *store, const struct ksp_health *h, un
 	if (n == 0)
 		printf("\n");
 	else if (minimal)
-		printf(" (the fewest: an exact search; the expiries as they are)\n");
+		printf(" (the fewest; the expiries as they are)\n");
 	else
 		printf(" (greedy; at least %zu are needed; the expiries as they are)\n", lower);
 	for (size_t i = 0; i < n && (top == 0 || i < top); i++) {

@@ -863,6 +863,8 @@ int health_repair(struct ksp_health *h)
 	} else {
 		bound_only(&st);
 	}
+	if (r == 0 && h->repair_lower >= st.np)
+		h->repair_exact = true; /* the bound proves it */
 	if (r == 0)
 		r = order(&st);
 	for (size_t i = 0; r == 0 && i < st.nf; i++)
