@@ -41,6 +41,7 @@
 
 #define EXACT_MAX_PLAN 12   /* exact search for greedy plans up to this size */
 #define EXACT_MAX_FALL 40   /* and up to this many falling keys */
+#define EXACT_MAX_FALL_K2 8 /* at K > 1 (a query below K costs most) */
 #define EXACT_BUDGET 2000   /* engine queries the exact search may ask */
 #define FULL_PAIRS 6000     /* every reachable signer while the pairs stay below this */
 #define NEAR_TARGETS 16     /* large webs: targets per falling key */
@@ -51,6 +52,7 @@ struct rcand {
 	long val;         /* last evaluated: keys brought back * 1024 + paths gained */
 	size_t evaluated; /* the plan's size when evaluated */
 	int prio;         /* ties: 2 renews a certification, 1 a core signer */
+	unsigned sd;      /* the signer's certifications from the core at the horizon */
 	bool in_plan;
 };
 
@@ -93,11 +95,18 @@ static bool edge_counts(const struct ksp_health *h, const struct ksp_wsnap_edge 
 }
 
 /* The positions in F of the keys within L - 1 certifications after t (t
- * too), over the snapshot's certifications and those of @set: st->pos. */
+ * too; L - 1 - the signer's distance from the core when no plan is added:
+ * only the plan could bring the signer closer), over the certifications
+ * that count at the horizon between keys valid there, and those of @set:
+ * st->pos. */
 static void downstream(struct rstate *st, uint32_t t, const uint32_t *set, size_t n_set, uint32_t extra)
 {
-	const struct ksp_wsnap *g = st->h->g;
-	uint32_t hd = 0, tl = 0;
+	const struct ksp_health *h = st->h;
+	const struct ksp_wsnap *g = h->g;
+	uint32_t hd = 0, tl = 0, lim = (uint32_t)st->L;
+
+	if (n_set == 0 && extra != UINT32_MAX && st->c[extra].sd < lim)
+		lim -= st->c[extra].sd;
 
 	st->npos = 0;
 	st->dist[t] = 0;
@@ -106,11 +115,12 @@ static void downstream(struct rstate *st, uint32_t t, const uint32_t *set, size_
 		uint32_t u = st->queue[hd++];
 		if (st->fpos[u] != UINT32_MAX)
 			st->pos[st->npos++] = st->fpos[u];
-		if (st->dist[u] + 1 >= (uint32_t)st->L)
+		if (st->dist[u] + 1 >= lim)
 			continue;
 		for (uint32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
 			uint32_t v = g->edges[j].v;
-			if (st->dist[v] == UINT32_MAX) {
+			if (st->dist[v] == UINT32_MAX && health_node_ok(h, v, h->at[st->hz]) &&
+			    edge_counts(h, &g->edges[j], st->hz)) {
 				st->dist[v] = st->dist[u] + 1;
 				st->queue[tl++] = v;
 			}
@@ -349,6 +359,7 @@ static int candidates(struct rstate *st)
 				}
 				if (push_cand(&st->c, &st->nc, &cap, s, t) < 0)
 					goto out;
+				st->c[st->nc - 1].sd = reach ? reach->dist[s] : 0;
 			}
 		}
 		for (uint32_t q = 0; q < nq; q++)
@@ -858,7 +869,7 @@ int health_repair(struct ksp_health *h)
 	if (st.np <= 1) {
 		h->repair_exact = true;
 		h->repair_lower = st.np;
-	} else if (st.np <= EXACT_MAX_PLAN && st.nf <= EXACT_MAX_FALL) {
+	} else if (st.np <= EXACT_MAX_PLAN && st.nf <= (st.K == 1 ? EXACT_MAX_FALL : EXACT_MAX_FALL_K2)) {
 		r = exact(&st);
 	} else {
 		bound_only(&st);
