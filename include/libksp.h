@@ -1305,6 +1305,20 @@ int ksp_graph_new_paths(struct ksp_store *store, int64_t at, unsigned int wot_fl
  * verdict as the title.  @result must come from @store. */
 int ksp_graph_new_trust(struct ksp_store *store, const struct ksp_trust_result *result, const char *target_fpr,
 			struct ksp_graph **ret);
+/* Chosen keys (ksp health --svg): @fprs[i] marked @marks[i] (those that
+ * are no vertex at @at left out), every certification between them, and
+ * @n_extra dashed arcs @from[j] -> @to[j] (certifications to make);
+ * @title raw text (escaped here).  Returns 0; -EINVAL, -E2BIG, -errno. */
+enum ksp_graph_mark {
+	KSP_GRAPH_MARK_PLAIN = 0,
+	KSP_GRAPH_MARK_CORE = 1,  /* gold */
+	KSP_GRAPH_MARK_FALLS = 2, /* red: falls below K by the horizon */
+	KSP_GRAPH_MARK_SPOF = 3,  /* orange: a single point of failure */
+	KSP_GRAPH_MARK_BELOW = 4, /* grey: below K already */
+};
+int ksp_graph_new_keys(struct ksp_store *store, int64_t at, unsigned int wot_flags, const char *const *fprs,
+		       const unsigned int *marks, size_t n, const char *const *from, const char *const *to,
+		       size_t n_extra, const char *title, size_t max_nodes, struct ksp_graph **ret);
 struct ksp_graph *ksp_graph_free(struct ksp_graph *graph);
 size_t ksp_graph_get_node_count(const struct ksp_graph *graph);
 /* Edges drawn (a two-way pair is one edge; dashed "missing" ones included). */
@@ -1424,6 +1438,9 @@ int ksp_health_get_repair_bound(const struct ksp_health *health, size_t *lower, 
  * certifications complete them); @renewal: the signer has a certification
  * of the target valid now (gpg makes a new one only with --force-sign-key). */
 int ksp_health_get_repair_detail(const struct ksp_health *health, size_t i, unsigned int *more, bool *renewal);
+/* The core keys found in the store (the policy's, or the party's). */
+size_t ksp_health_get_core_count(const struct ksp_health *health);
+const char *ksp_health_get_core(const struct ksp_health *health, size_t i);
 /* The user ID (hostile raw bytes, @len) a certification break is on, or
  * NULL (a key break). */
 const char *ksp_health_get_break_uid(const struct ksp_health *health, size_t key, unsigned int horizon, size_t i,

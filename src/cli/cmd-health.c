@@ -17,7 +17,7 @@ const struct ksp_cmd ksp_cmd_health = {
 	.run = run_health,
 	.usage = CLI_TRUST_USAGE "\n"
 		 "       [--repair-at +30d|+90d|+365d|no-sha1] [--party] [--all] [--top N]\n"
-		 "       [--no-spof] [--no-repair] [--weak --signer FPR] [--plan-csv FILE] [--json]",
+		 "       [--no-spof] [--no-repair] [--weak --signer FPR] [--plan-csv FILE] [--svg FILE] [--json]",
 	.help = "trust health: who loses their paths to the core, and the repair",
 	.details = "For every key that is not a core key: the vertex-disjoint paths from the\n"
 		   "core now, at +30, +90 and +365 days (keys and certifications expiring by\n"
@@ -41,7 +41,9 @@ const struct ksp_cmd ksp_cmd_health = {
 		   "                    certifications and the core paths each carries\n"
 		   "  --plan-csv FILE   the next party from the repair plan: a registration CSV\n"
 		   "                    of its signers and targets (ksp party add --csv FILE\n"
-		   "                    KEYRING), with who certifies whom as '#' lines\n",
+		   "                    KEYRING), with who certifies whom as '#' lines\n"
+		   "  --svg FILE        a picture: the forecast, and the core with the falling\n"
+		   "                    keys, single points of failure, carriers and the plan\n",
 	.group = KSP_GROUP_ADMIN,
 };
 
@@ -517,6 +519,78 @@ static int write_plan_csv(struct ksp_cli *cli, struct ksp_store *store, const st
 	return 0;
 }
 
+/* --svg: the forecast as the title; the core (gold), the keys that fall by
+ * the repair horizon (red), the single points of failure (orange), the
+ * carriers and the plan's keys, the certifications between them, the
+ * plan's dashed. */
+static int write_svg(struct ksp_cli *cli, struct ksp_store *store, const struct ksp_health *h, int64_t at, unsigned rh,
+		     const char *path)
+{
+	size_t nk = ksp_health_get_key_count(h), cap = ksp_health_get_core_count(h) + nk + 64, n = 0;
+	size_t np = ksp_health_get_repair_count(h);
+	const char **fprs = calloc(cap, sizeof(*fprs)), **from = calloc(np ? np : 1, sizeof(*from)),
+		   **to = calloc(np ? np : 1, sizeof(*to));
+	unsigned *marks = calloc(cap, sizeof(*marks));
+	struct ksp_graph *g = NULL;
+	char *title = NULL, date[32];
+	int r = -ENOMEM;
+
+	if (fprs == NULL || from == NULL || to == NULL || marks == NULL)
+		goto out;
+	for (size_t i = 0; i < ksp_health_get_core_count(h); i++) {
+		fprs[n] = ksp_health_get_core(h, i);
+		marks[n++] = KSP_GRAPH_MARK_CORE;
+	}
+	for (size_t k = 0; k < nk && n < cap; k++)
+		if (!ksp_health_is_below(h, k, KSP_HEALTH_NOW) && ksp_health_is_below(h, k, rh)) {
+			fprs[n] = ksp_health_get_key(h, k);
+			marks[n++] = KSP_GRAPH_MARK_FALLS;
+		}
+	for (size_t i = 0, shown = 0; i < ksp_health_get_spof_count(h) && shown < 10 && n < cap; i++) {
+		unsigned cuts;
+		ksp_health_get_spof(h, i, &fprs[n], &cuts, NULL);
+		if (cuts) {
+			marks[n++] = KSP_GRAPH_MARK_SPOF;
+			shown++;
+		}
+	}
+	for (size_t i = 0; i < ksp_health_get_carrier_count(h) && i < 10 && n < cap; i++) {
+		ksp_health_get_carrier(h, i, &fprs[n], NULL);
+		marks[n++] = KSP_GRAPH_MARK_PLAIN;
+	}
+	for (size_t i = 0; i < np && n + 2 <= cap; i++) {
+		ksp_health_get_repair(h, i, &from[i], &to[i], NULL);
+		fprs[n] = from[i];
+		marks[n++] = KSP_GRAPH_MARK_PLAIN;
+		fprs[n] = to[i];
+		marks[n++] = KSP_GRAPH_MARK_PLAIN;
+	}
+	format_date(at, date, sizeof(date));
+	if (asprintf(&title,
+		     "Trust health at %s: keys at K now %zu, +30d %zu, +90d %zu, +365d %zu, no-sha1 %zu (of %zu); "
+		     "gold: core, red: falls by %s, orange: single point of failure, dashed: the repair plan",
+		     date, nk - ksp_health_get_below_count(h, 0), nk - ksp_health_get_below_count(h, 1),
+		     nk - ksp_health_get_below_count(h, 2), nk - ksp_health_get_below_count(h, 3),
+		     nk - ksp_health_get_below_count(h, 4), nk, ksp_health_get_horizon(h, rh, NULL)) < 0) {
+		title = NULL;
+		goto out;
+	}
+	/* the first mark of a key wins (ksp_graph_new_keys() takes it once) */
+	r = ksp_graph_new_keys(store, at, 0, fprs, marks, n, from, to, np, title, 2000, &g);
+	if (r == 0)
+		r = ksp_graph_render_file(g, "svg", NULL, path);
+out:
+	free(fprs);
+	free(from);
+	free(to);
+	free(marks);
+	free(title);
+	ksp_graph_free(g);
+	if (r < 0)
+		return cli_fail(cli, r, "%s: cannot draw the picture; the report is not affected", path);
+	return 0;
+}
+
 static void print_table(struct ksp_store *store, const struct ksp_health *h, const struct ksp_trust_policy *pol,
 			bool all, bool party, bool weak, const char *signer, unsigned rh, size_t top, unsigned flags)
 {
@@ -689,12 +763,13 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 		{ "weak", no_argument, NULL, 'w' },
 		{ "signer", required_argument, NULL, 's' },
 		{ "plan-csv", required_argument, NULL, 'P' },
+		{ "svg", required_argument, NULL, 'G' },
 		{},
 	};
 	struct cli_trust_opts to;
 	struct ksp_store *store = NULL;
 	struct ksp_health *h = NULL;
-	const char *signer = NULL, *plan_csv = NULL;
+	const char *signer = NULL, *plan_csv = NULL, *svg = NULL;
 	unsigned rh = KSP_HEALTH_90D, flags = 0;
 	bool all = false, party = false, weak = false;
 	size_t top = 10;
@@ -752,6 +827,9 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 		case 'P':
 			plan_csv = optarg;
 			break;
+		case 'G':
+			svg = optarg;
+			break;
 		default:
 			r = cli_trust_opt(cli, &to, &ksp_cmd_health, "health", c, optarg);
 			if (r < 0) {
@@ -795,6 +873,13 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 	}
 	if (plan_csv) {
 		r = write_plan_csv(cli, store, h, rh, plan_csv);
+		if (r) {
+			status = r;
+			goto out;
+		}
+	}
+	if (svg) {
+		r = write_svg(cli, store, h, to.at, rh, svg);
 		if (r) {
 			status = r;
 			goto out;

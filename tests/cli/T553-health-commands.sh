@@ -103,6 +103,20 @@ expect_code 0 $KSP -d "$pdb" party add --csv "$TEST_TMP/next.csv" "$TEST_TMP/web
 want=$(for k in a c t v x; do echo "${F[$k]}"; done | sort)
 expect_eq "$(sqlite3 "$pdb" "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id" | sort)" "$want" \
 	"the party's participants are the plan's signers and targets"
+# the picture: the forecast in the title (as the JSON report counts), the
+# plan's certifications dashed, the falling keys red
+expect_code 1 $KSP -d "$db" --json health --core-fpr "${F[c]}" --at 2024-06-01 --repair-at +90d --svg "$TEST_TMP/h.svg"
+cp "$OUT" "$TEST_TMP/h.json"
+forecast=$($PY -c 'import json, sys; d = json.load(open(sys.argv[1])); n = d["keys"]
+print("keys at K " + ", ".join(("now" if h["label"] == "now" else h["label"].replace("-", "&#45;")) + " %d" % (n - len(h["below"]))
+      for h in d["horizons"]) + " (of %d)" % n)' "$TEST_TMP/h.json")
+grep -qF "$forecast" "$TEST_TMP/h.svg" && _test_pass "the forecast" || _test_fail "the forecast: '$forecast' not in the picture"
+expect_eq "$(grep -c 'stroke-dasharray' "$TEST_TMP/h.svg")" \
+	"$($PY -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["repair"]))' "$TEST_TMP/h.json")" \
+	"the plan's certifications dashed"
+expect_eq "$(grep -c 'fill="#ff7272"' "$TEST_TMP/h.svg")" \
+	"$($PY -c 'import json, sys; h = {x["label"]: set(x["below"]) for x in json.load(open(sys.argv[1]))["horizons"]}
+print(len(h["+90d"] - h["now"]))' "$TEST_TMP/h.json")" "the falling keys red"
 command gpgconf --homedir "$TEST_TMP/g" --kill all >/dev/null 2>&1
 command gpgconf --homedir "$TEST_TMP/g-noforce" --kill all >/dev/null 2>&1
 test_done

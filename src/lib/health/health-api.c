@@ -371,3 +371,13 @@ KSP_EXPORT uint64_t ksp_health_get_queries(const struct ksp_health *h)
 	return h ? h->queries : 0;
 }
 
+
+KSP_EXPORT size_t ksp_health_get_core_count(const struct ksp_health *h)
+{
+	return h ? h->n_core : 0;
+}
+
+KSP_EXPORT const char *ksp_health_get_core(const struct ksp_health *h, size_t i)
+{
+	return h && i < h->n_core ? h->fpr[h->core[i]] : NULL;
+}
