@@ -7,7 +7,9 @@
 #   c -> a -> t a's certification of t expires on day 170 (still valid now:
 #               renewing it needs gpg --force-sign-key);
 #   c -> x -> u c's certification of x expires on day 170 (x and u fall);
-#   c -> y -> v y's key expires on day 180 (v falls; y only by an extension).
+#   c -> y -> v y's key expires on day 180 (v falls; y only by an extension);
+#   c -> w      on w's second user ID, revoked on day 160 (the report names
+#               the user ID itself).
 # The plan's gpg commands, run as printed (gpg with this home and frozen
 # time), make the certifications; the keyring loaded again, no key falls
 # but y.  The same commands without --force-sign-key leave the renewals
@@ -41,6 +43,11 @@ sign() { # sign SIGNER TARGET [CERT-EXPIRE]
 for k in c a t x u v; do key $k; done
 key y 2024-06-29
 sign c a; sign a t 169d; sign c x 169d; sign x u; sign c y; sign y v
+# w: c certified only its second user ID, which w revokes on day 160
+key w
+G 0 --quick-add-uid "${F[w]}" "w2 INSECURE <w2@example.org>" >/dev/null 2>&1
+G 1 -u "${F[c]}" --quick-sign-key "${F[w]}" "w2 INSECURE <w2@example.org>" >/dev/null 2>&1 || _test_fail "gpg: c certifies w2"
+G 160 --quick-revoke-uid "${F[w]}" "w2 INSECURE <w2@example.org>" >/dev/null 2>&1 || _test_fail "gpg: w revokes w2"
 G 1 --export >"$TEST_TMP/web.gpg" 2>/dev/null
 cp -a "$home" "$TEST_TMP/g-noforce"
 db="$TEST_TMP/h.db"
@@ -57,6 +64,7 @@ expect_match "$TEST_TMP/commands" "^gpg --local-user [0-9A-F]+ --quick-sign-key 
 expect_match "$TEST_TMP/report" "^  ${F[a]}  a INSECURE <a@example.org>\$"
 expect_match "$TEST_TMP/report" "^    certify ${F[t]} \\(t INSECURE <t@example.org>\\)\$"
 expect_match "$TEST_TMP/report" "^  ${F[y]} \\(expires 2024-06-29\\): extending it keeps 2 keys at K"
+expect_match "$TEST_TMP/report" "path 1: the user ID \"w2 INSECURE <w2@example.org>\" of ${F[w]}, certified by ${F[c]}, is revoked on 2024-06-09"
 
 # run COMMANDS HOME: each line as printed, gpg in that home at day 152
 run() {
@@ -92,7 +100,7 @@ case " $left " in
 *) _test_fail "without --force-sign-key t no longer falls: gpg renewed a valid certification ($left)" ;;
 esac
 # the next party from the plan: its participants are the plan's signers
-# and targets (a, c, t, v, x), who certifies whom in '#' lines
+# and targets (a, c, t, v, w, x), who certifies whom in '#' lines
 expect_code 1 $KSP -d "$db" health --core-fpr "${F[c]}" --at 2024-06-01 --repair-at +90d --no-spof \
 	--plan-csv "$TEST_TMP/next.csv"
 expect_match "$TEST_TMP/next.csv" "^# certify: ${F[a]} certifies ${F[t]} \\(renewal: gpg --force-sign-key\\)\$"
@@ -100,7 +108,7 @@ expect_match "$TEST_TMP/next.csv" "^\"t INSECURE\",\"t@example.org\",${F[t]}\$"
 pdb="$TEST_TMP/party.db"
 expect_code 0 $KSP -d "$pdb" party init --name "Repair party" --date 2024-07-01
 expect_code 0 $KSP -d "$pdb" party add --csv "$TEST_TMP/next.csv" "$TEST_TMP/web.gpg"
-want=$(for k in a c t v x; do echo "${F[$k]}"; done | sort)
+want=$(for k in a c t v w x; do echo "${F[$k]}"; done | sort)
 expect_eq "$(sqlite3 "$pdb" "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id" | sort)" "$want" \
 	"the party's participants are the plan's signers and targets"
 # the picture: the forecast in the title (as the JSON report counts), the
