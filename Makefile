@@ -17,7 +17,8 @@ DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3
               libcairo2-dev libpango1.0-dev libqrencode-dev poppler-utils libxml2-utils \
               zbar-tools git debian-keyring \
               fonts-noto-core fonts-noto-cjk fonts-ipafont-gothic \
-              signing-party pius sq-wot faketime sks libcurl4-gnutls-dev python3-aiosmtpd
+              signing-party pius sq-wot faketime sks libcurl4-gnutls-dev python3-aiosmtpd \
+              python3-cryptography
 # fonts-noto-core: Latin, Greek, Cyrillic, Arabic, Hebrew, Devanagari and the
 # other Indic scripts, Thai, Ethiopic...; fonts-noto-cjk: Chinese, Japanese,
 # Korean.  debian-keyring: the real keyring the tests' reference numbers in
