@@ -44,7 +44,7 @@
 #define EXACT_MAX_FALL_K2 8 /* at K > 1 (a query below K costs most) */
 #define EXACT_BUDGET 2000   /* engine queries the exact search may ask */
 #define FULL_PAIRS 6000     /* every reachable signer while the pairs stay below this */
-#define NEAR_TARGETS 16     /* large webs: targets per falling key */
+#define NEAR_TARGETS 16     /* large webs: targets per falling key (half at K > 1) */
 #define MEMO_BITS 16
 
 struct rcand {
@@ -342,7 +342,7 @@ static int candidates(struct rstate *st)
 		upstream(st, h->keys[st->fall[i]].vx, &nq);
 		for (uint32_t q = 0; q < nq; q++) {
 			uint32_t t = st->queue[q], rd = st->dist[t], n_core = 0;
-			if (!full && q >= NEAR_TARGETS)
+			if (!full && q >= (st->K == 1 ? NEAR_TARGETS : NEAR_TARGETS / 2))
 				break;
 			for (uint32_t x = 0; x < lim[st->L - rd]; x++) {
 				uint32_t s = sig[x];
