@@ -591,6 +591,7 @@ out:
 	return 0;
 }
 
+/* Over 150 lines: the report's sections in order, each a few lines. */
 static void print_table(struct ksp_store *store, const struct ksp_health *h, const struct ksp_trust_policy *pol,
 			bool all, bool party, bool weak, const char *signer, unsigned rh, size_t top, unsigned flags)
 {
@@ -750,6 +751,7 @@ static void print_table(struct ksp_store *store, const struct ksp_health *h, con
 	}
 }
 
+/* Over 150 lines: the options, then each output in turn (CSV, picture, report). */
 static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {
