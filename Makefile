@@ -208,14 +208,13 @@ check-asan: deps
 ASAN_SKIP ?= T012-options T015-clone T020-install T030-completion T100-party T205-wot-scan T210-verify \
 	     T250-gen-wot T300-sheet T310-fonts T400-sign T410-join T505-trust-brute T510-sequoia \
 	     T520-gnupg-model T600-graph T700-reliability T710-reliability2 T900-readme T420-party-day T561-publish T415-party-mail T555-resign-weak \
-	     T552-health-brute
+	     T552-health-brute T553-health-commands
 # Under valgrind (about 0.9 s a ksp start): the unit tests (which hold the
 # trust engines' own queries: test-trust-sequoia, test-trust-reach) and the
 # short scripts of parsing and hostile packets; the longer analysis scripts
 # run under ASan + UBSan above.
 VALGRIND_SKIP ?= $(ASAN_SKIP) T200-wot T540-gpg-program T540-verify-hashes T550-health T515-sequoia-model \
-		 T500-trust T530-verify T540-revocations T545-trust-binding T562-incremental T563-refresh \
-		 T553-health-commands
+		 T500-trust T530-verify T540-revocations T545-trust-binding T562-incremental T563-refresh
 check-valgrind: all $(UNIT_TESTS)
 	$(Q)KSP_VALGRIND=1 tests/unit/run.sh $(UNIT_TESTS)
 	$(Q)VALGRIND_OPTS=--read-inline-info=no KSP_VALGRIND=1 KSP_SKIP="$(VALGRIND_SKIP)" LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/run.sh
