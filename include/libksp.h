@@ -86,6 +86,9 @@ struct ksp_store;
 enum ksp_store_flags {
 	KSP_STORE_READ_WRITE = 1 << 0,
 	KSP_STORE_CREATE = 1 << 1,
+	/* read-only, and nothing written beside the file (no -shm, -wal,
+	 * -wot): SQLite's immutable=1; refused while a -wal holds changes */
+	KSP_STORE_IMMUTABLE = 1 << 2,
 };
 
 /**
@@ -314,6 +317,23 @@ int ksp_wot_load_fd(struct ksp_store *store, int fd, const char *source, unsigne
  * a key its armor does not hold, one key in two files outside .keyring/.
  * -ENODATA: no key in the tree. (LIBKSP_3) */
 int ksp_keytree_read(struct ksp_ctx *ctx, const char *dir, void **ret, size_t *ret_len);
+
+/* The same key tree given file by file (the blobs of a git commit's tree:
+ * 'ksp wot refresh' never reads a work tree): @path relative ('/'
+ * between names), @data its bytes.  The rules are ksp_keytree_read()'s;
+ * a path ksp_keytree_read() would not read (dot folders, .keyring/<other
+ * type>/) is skipped (0); symlinks are the caller's (it gives regular
+ * files only).  ksp_keytree_finish() hands over the keyring (*ret,
+ * malloc'ed), -ENODATA when no file held a key. (LIBKSP_3) */
+struct ksp_keytree;
+int ksp_keytree_new(struct ksp_ctx *ctx, struct ksp_keytree **ret);
+int ksp_keytree_add_file(struct ksp_keytree *kt, const char *path, const void *data, size_t len);
+int ksp_keytree_finish(struct ksp_keytree *kt, void **ret, size_t *ret_len);
+struct ksp_keytree *ksp_keytree_free(struct ksp_keytree *kt);
+/* Does @data (@len bytes) hash to the git object ID @oid (40 hex digits:
+ * SHA-1, 64: SHA-256) as an object of @type ("blob", "tree", "commit")?
+ * 0 yes, -EBADMSG no, -EINVAL not an object ID.  (LIBKSP_3) */
+int ksp_git_object_check(const char *oid, const char *type, const void *data, size_t len);
 
 /* The last commit of the keyring git repository @repo (a path, as the
  * caller names it) whose history was checked and loaded ('ksp wot
@@ -958,6 +978,8 @@ enum ksp_sha1_rule {
 /* The SHA-1 rule of the paths model (default KSP_SHA1_YES); -EINVAL for
  * another value. */
 int ksp_trust_policy_set_sha1_rule(struct ksp_trust_policy *policy, int rule);
+/* The policy's SHA-1 rule (enum ksp_sha1_rule).  Since: 3 */
+int ksp_trust_policy_get_sha1_rule(const struct ksp_trust_policy *policy);
 /* Whether MD5 certifications count (default no). */
 void ksp_trust_policy_set_md5(struct ksp_trust_policy *policy, bool counts);
 /* counts: KSP_SHA1_YES; !counts: KSP_SHA1_NO (and MD5 not allowed). */
@@ -1040,6 +1062,13 @@ size_t ksp_trust_result_get_path_length(const struct ksp_trust_result *result, s
  * borrowed, NUL-terminated). */
 int ksp_trust_result_get_hop(const struct ksp_trust_result *result, size_t path, size_t hop, const char **signer,
 			     const char **signee, int64_t *created, const char **uid, size_t *uid_len);
+/* trust_at = signature: does a revocation known now (key or user ID or
+ * certification; hard or soft; whatever its date) touch @target or a key,
+ * user ID or certification on the paths of @result (a verdict at the
+ * signature's time)?  1 and @why (one line), 0, <0.  A verdict it touches
+ * does not count: the signer cannot pick it by backdating.  Since: 3 */
+int ksp_trust_result_revoked_now(struct ksp_store *store, const struct ksp_trust_result *result, const char *target,
+				 char *why, size_t whylen);
 /* Per-user-ID policy: the user ID the paths certify, else NULL. */
 const char *ksp_trust_result_get_uid(const struct ksp_trust_result *result, size_t *len);
 /* Keys looked at by the search. */
@@ -1096,6 +1125,12 @@ int ksp_verify_detached(struct ksp_store *store, const void *sig, size_t siglen,
  * errors are the same.  Returns as ksp_verify_detached().  Since: 2 */
 int ksp_verify_detached_native(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
 			       size_t datalen, const char *source, struct ksp_verify_result **ret);
+/* As ksp_verify_detached(), the data read from @fd and hashed as it is
+ * read (any size, nothing kept) by libksp's own verifier; when the
+ * signature is one it does not verify itself, at most @max bytes are read
+ * for gpg (-EFBIG beyond).  Since: 3 */
+int ksp_verify_detached_fd(struct ksp_store *store, const void *sig, size_t siglen, int fd, size_t max,
+			   const char *source, struct ksp_verify_result **ret);
 /* As ksp_verify_detached(), for a cleartext-signed (gpg --clearsign) or
  * signed (gpg --sign) message; -ENODATA when @msg is a detached signature
  * (give the data: ksp_verify_detached()). */
@@ -1132,6 +1167,20 @@ const void *ksp_verify_result_get_plaintext(const struct ksp_verify_result *resu
 /* What gpgme said: gpgme_sigsum_t bits and the gpgme_validity_t of the
  * signature (no trust in the private home: never "valid"). */
 unsigned int ksp_verify_result_get_gpgme_summary(const struct ksp_verify_result *result);
+/* The signature's OpenPGP hash algorithm (1 MD5, 2 SHA-1, 8 SHA-256...),
+ * 0 unknown.  Since: 3 */
+int ksp_verify_result_get_hash_algo(const struct ksp_verify_result *result);
+/* The code gpg writes in ERRSIG when the signature could not be checked
+ * (4 unusable key or algorithm, 5 rejected digest: MD5 or the policy's
+ * SHA-1 rule, 9 no public key, 39 time conflict: the key is newer than
+ * the signature), 0 when it was checked (good, bad, expired, revoked).
+ * Since: 3 */
+int ksp_verify_result_get_errsig_code(const struct ksp_verify_result *result);
+/* The policy's SHA-1 rule (sha1 = before-2019 or no) applied to the
+ * document signature itself: a signature it refuses becomes
+ * KSP_SIGNATURE_KEY_UNUSABLE (ERRSIG 5).  1 when it did, 0, -EINVAL.
+ * MD5 is refused by the verifier itself, as gpg does.  Since: 3 */
+int ksp_verify_result_apply_policy(struct ksp_verify_result *result, const struct ksp_trust_policy *policy);
 int ksp_verify_result_get_gpgme_validity(const struct ksp_verify_result *result);
 
 /* -- GnuPG's classic trust model, as a second opinion (trust-gnupg.c) -- */
@@ -1145,7 +1194,8 @@ int ksp_verify_result_get_gpgme_validity(const struct ksp_verify_result *result)
  * valid keys introduce the next level; trust signatures raise ownertrust
  * (amount >= 120 full, >= 60 marginal) within their depth and regular
  * expression.  A key's validity is its best user ID's.  Values: GnuPG's
- * numbers (ownertrust levels use them too), and for a revoked key 7. */
+ * numbers (ownertrust levels use them too), for a revoked key 7, for a
+ * key made after the reference time (gpg: invalid) 8. */
 enum ksp_gnupg_validity {
 	KSP_GNUPG_UNKNOWN = 0,   /* '-' not reached from the roots */
 	KSP_GNUPG_EXPIRED = 1,   /* 'e' the key has expired */
@@ -1155,6 +1205,7 @@ enum ksp_gnupg_validity {
 	KSP_GNUPG_FULL = 5,      /* 'f' */
 	KSP_GNUPG_ULTIMATE = 6,  /* 'u' a root */
 	KSP_GNUPG_REVOKED = 7,   /* 'r' the key is revoked */
+	KSP_GNUPG_INVALID = 8,   /* 'i' not valid at the time: made after it */
 };
 struct ksp_trust_gnupg;
 /* Defaults as gpg 2.2's: marginals needed 3, completes needed 1, max cert
@@ -1184,8 +1235,10 @@ void ksp_trust_gnupg_set_md5(struct ksp_trust_gnupg *gnupg, bool counts);
 /* After ksp_trust_gnupg_validate(): certifications by introducers that a
  * hash rule left out (enum ksp_hash_dropped). */
 uint64_t ksp_trust_gnupg_get_dropped(const struct ksp_trust_gnupg *gnupg, unsigned int which);
-/* Computes the validity of every key of @store at time @at (signatures
- * and revocations made later do not exist); the results are kept (with a
+/* Computes the validity of every key of @store at time @at, gpg's clock
+ * (--faked-system-time): as in gpg, every signature and revocation the
+ * store holds counts whatever its date, @at decides expiry (and a key
+ * made after @at is invalid); the results are kept (with a
  * reference to the store) until the next call or ksp_trust_gnupg_free().
  * Returns the number of ultimately trusted keys found in the store (0:
  * every key is of unknown validity), or a negative errno. */

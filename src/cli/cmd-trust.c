@@ -657,6 +657,9 @@ static int print_gnupg(struct ksp_cli *cli, const struct gnupg_run *gr, const ch
 	case KSP_GNUPG_EXPIRED:
 		snprintf(why, sizeof(why), "the key has expired");
 		break;
+	case KSP_GNUPG_INVALID:
+		snprintf(why, sizeof(why), "the key was made after this date");
+		break;
 	default:
 		snprintf(why, sizeof(why), "not reached from the %d ultimately trusted key%s within %d level%s",
 			 gr->roots, gr->roots == 1 ? "" : "s", gr->max_depth, gr->max_depth == 1 ? "" : "s");

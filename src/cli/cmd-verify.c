@@ -30,8 +30,9 @@ const struct ksp_cmd ksp_cmd_verify = {
 		 "       [--email ADDR | --uid UID] [--json] [-q]\n"
 		 "       (SIGFILE [DATAFILE] | --git-tag TAG | --git-commit REV) [--repo DIR]",
 	.help = "verify a signature or git tag/commit and the signer's trust",
-	.details = "Verifies the signature with gpgme against the keys of the store only (in a\n"
-		   "private temporary GnuPG home; the signing key may be a subkey), then\n"
+	.details = "Verifies the signature against the keys of the store only (libksp's own\n"
+		   "verifier, as ksp-gpg; gpgme in a private temporary GnuPG home for what it\n"
+		   "does not do; the signing key may be a subkey), then\n"
 		   "evaluates the trust of the signer's primary key with respect to the core,\n"
 		   "as 'ksp trust' does. SIGFILE is a detached signature of DATAFILE, or a\n"
 		   "cleartext-signed or signed message; a detached SIGFILE.asc or SIGFILE.sig\n"
@@ -306,6 +307,44 @@ static int git_object(struct ksp_cli *cli, const char *repo, bool tag, const cha
 	return 0;
 }
 
+/* The default store (./ksp.db: not named with -d or KSP_DB) inside the
+ * work tree of the repository being verified is the repository's own
+ * file, which anyone who can push to it can forge: refused.  0 or
+ * KSP_EXIT_ERROR after one line. */
+static int refuse_repo_store(struct ksp_cli *cli, const char *repo)
+{
+	const char *args[] = { "rev-parse", "--show-toplevel", NULL };
+	struct input top;
+	char err[256], *db;
+	size_t n;
+	int r, status = 0;
+
+	if (!cli->db_default)
+		return 0;
+	db = realpath(cli->db_path, NULL);
+	if (db == NULL)
+		return 0; /* no such store: cli_open_store() says so */
+	r = cli_run_git(repo, args, &top, err, sizeof(err));
+	if (r == 0 && top.data) {
+		char *t = (char *)top.data, *rt;
+
+		t[strcspn(t, "\n")] = '\0';
+		rt = realpath(t, NULL);
+		n = rt ? strlen(rt) : 0;
+		if (n && strncmp(db, rt, n) == 0 && (db[n] == '/' || rt[n - 1] == '/')) {
+			char *e = cli_escape(rt, n, KSP_ESCAPE_TERMINAL);
+			cli_err(cli, "%s: the default store lies inside the repository being verified (%s), which could carry a forged one; name your store with -d FILE (or KSP_DB)",
+				cli->db_path, e ? e : "?");
+			free(e);
+			status = KSP_EXIT_ERROR;
+		}
+		free(rt);
+	}
+	cli_input_release(&top);
+	free(db);
+	return status;
+}
+
 /* ---- output ----------------------------------------------------------------- */
 
 static const char *status_name(int s)
@@ -475,6 +514,11 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 					 "give the core: --core FILE, --core-fpr FPR, --core-party or --policy FILE");
 		goto out;
 	}
+	if (git_tag || git_commit) {
+		status = refuse_repo_store(cli, repo);
+		if (status)
+			goto out;
+	}
 	r = cli_open_store(cli, 0, &store);
 	if (r) {
 		status = r;
@@ -497,6 +541,7 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 		if (status)
 			goto out;
 		r = ksp_verify_git_object(store, sig.data, sig.len, label, &vr);
+
 	} else {
 		const char *sigfile = argv[optind], *datafile = optind + 1 < argc ? argv[optind + 1] : NULL;
 		char *e = cli_escape(sigfile, strlen(sigfile), KSP_ESCAPE_TERMINAL);
@@ -542,11 +587,13 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 			}
 			r = ksp_verify_detached(store, sig.data, sig.len, data.data, data.len, label, &vr);
 		}
+
 	}
 	if (r < 0) {
 		status = cli_fail(cli, r, "%s: cannot verify", label);
 		goto out;
 	}
+	ksp_verify_result_apply_policy(vr, to.policy); /* the SHA-1 rule on the signature itself */
 	if (ksp_verify_result_is_good(vr)) {
 		r = cli_trust_check(store, &to, ksp_verify_result_get_signer(vr), &tr);
 		if (r < 0) {

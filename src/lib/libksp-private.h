@@ -68,6 +68,8 @@ static inline bool ksp_revocation_is_soft(int reason)
 /* store.c */
 struct sqlite3 *ksp_store_db(struct ksp_store *store);
 const char *ksp_store_path_internal(const struct ksp_store *store);
+/* Opened with KSP_STORE_IMMUTABLE: nothing may be written beside it. */
+bool ksp_store_is_immutable(const struct ksp_store *store);
 extern const char ksp_schema_sql[];
 extern const char ksp_schema2_sql[];
 extern const char ksp_schema3_sql[];

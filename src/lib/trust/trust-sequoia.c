@@ -39,7 +39,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,6 +50,7 @@
 #include "lib/addr.h"
 #include "lib/libksp-private.h"
 #include "lib/trust/trust-private.h"
+#include "lib/trust/tsig-regex.h"
 #include "lib/wot/wot-snap.h"
 #include "shared/util.h"
 
@@ -125,7 +125,17 @@ struct ksp_trust_sequoia {
 	struct suppress *sup;
 	size_t n_sup, cap_sup;
 	uint32_t *rootv;             /* root index -> vertex (NONE: not in the store) */
+	/* trust-signature regular expressions (tsig-regex.h): compiled once
+	 * per certification of snapshot rx_snap (RX_BAD: beyond the subset,
+	 * reported), and evaluated only for an issuer a root reaches */
+	const struct ksp_wsnap *rx_snap;
+	int64_t rx_gen, rx_nonce;
+	struct tsig_regex **rx;
+	uint64_t n_rx;
+	uint32_t *reach, *reach_queue, reach_n, reach_eepoch;
 };
+
+#define RX_BAD ((struct tsig_regex *)(uintptr_t)1)
 
 KSP_EXPORT int ksp_trust_sequoia_new(struct ksp_ctx *ctx, struct ksp_trust_sequoia **ret)
 {
@@ -181,6 +191,18 @@ static void free_scratch(struct ksp_trust_sequoia *q)
 	q->n = 0;
 }
 
+/* the compiled regular expressions of the previous snapshot */
+static void rx_drop(struct ksp_trust_sequoia *q)
+{
+	for (uint64_t i = 0; q->rx && i < q->n_rx; i++)
+		if (q->rx[i] != RX_BAD)
+			tsig_regex_free(q->rx[i]);
+	free(q->rx);
+	q->rx = NULL;
+	q->n_rx = 0;
+	q->rx_snap = NULL;
+}
+
 KSP_EXPORT struct ksp_trust_sequoia *ksp_trust_sequoia_free(struct ksp_trust_sequoia *q)
 {
 	if (q == NULL)
@@ -190,6 +212,9 @@ KSP_EXPORT struct ksp_trust_sequoia *ksp_trust_sequoia_free(struct ksp_trust_seq
 	free(q->sup);
 	free(q->rootv);
 	free(q->roots);
+	rx_drop(q);
+	free(q->reach);
+	free(q->reach_queue);
 	free(q);
 	return NULL;
 }
@@ -430,29 +455,108 @@ static int certs_on(struct ksp_trust_sequoia *q, uint32_t v)
 	return 0;
 }
 
-/* Do the regular expressions of certification @e match the target user
- * ID?  Any one of them suffices; one that does not compile matches
- * nothing (as an over-long one). */
-static bool regex_match(struct ksp_trust_sequoia *q, struct ecert *e)
+/* Does a root reach vertex @v by certifications (the snapshot's "outs",
+ * every certification as stored)?  Only such an issuer can be on a path:
+ * the regular expressions of the others are never looked at.  One
+ * breadth-first search per query, on the first regular expression. */
+static bool root_reaches(struct ksp_trust_sequoia *q, uint32_t v)
+{
+	const struct ksp_wsnap *s = q->s;
+	uint32_t head = 0, tail = 0;
+
+	if (q->reach_eepoch == q->eepoch && q->reach)
+		return q->reach[v] == q->eepoch;
+	if (q->reach_n != q->n) {
+		free(q->reach);
+		free(q->reach_queue);
+		q->reach = calloc(q->n, sizeof(*q->reach));
+		q->reach_queue = malloc(q->n * sizeof(*q->reach_queue));
+		q->reach_n = q->reach ? q->n : 0;
+		if (q->reach == NULL || q->reach_queue == NULL)
+			return true; /* no memory: look at the expression */
+	}
+	for (size_t i = 0; i < q->n_roots; i++) {
+		uint32_t r = q->rootv[i];
+		if (r != NONE && r < s->n && q->reach[r] != q->eepoch) {
+			q->reach[r] = q->eepoch;
+			q->reach_queue[tail++] = r;
+		}
+	}
+	while (head < tail) {
+		uint32_t u = q->reach_queue[head++];
+		for (uint32_t k = s->gout_off[u]; k < s->gout_off[u + 1]; k++) {
+			uint32_t w = s->outs[k].v;
+			if (w < s->n && q->reach[w] != q->eepoch) {
+				q->reach[w] = q->eepoch;
+				q->reach_queue[tail++] = w;
+			}
+		}
+	}
+	q->reach_eepoch = q->eepoch;
+	return q->reach[v] == q->eepoch;
+}
+
+/* The matcher of certification @ci, compiled on first use (RX_BAD: none of
+ * its expressions is in the subset; said once, naming the two keys only:
+ * the expression itself is hostile text); NULL on error. */
+static struct tsig_regex *rx_get(struct ksp_trust_sequoia *q, uint32_t ci, uint32_t target)
+{
+	const struct ksp_wsnap *s = q->s;
+	const struct ksp_wsnap_cert *c = &s->certs[ci];
+	unsigned n = c->flags >> KSP_WSNAP_CERT_NREGEX_SHIFT;
+	const char *res[256], *why;
+	size_t bad, at, m = 0;
+	struct tsig_regex *rx;
+
+	if (q->rx_snap != s || q->rx_gen != s->gen || q->rx_nonce != s->nonce) {
+		rx_drop(q);
+		q->rx = calloc(s->n_certs ? s->n_certs : 1, sizeof(*q->rx));
+		if (q->rx == NULL)
+			return NULL;
+		q->n_rx = s->n_certs;
+		q->rx_snap = s;
+		q->rx_gen = s->gen;
+		q->rx_nonce = s->nonce;
+	}
+	if (q->rx[ci])
+		return q->rx[ci];
+	for (unsigned i = 0; i < n && m < 256; i++) {
+		const char *re = ksp_wsnap_cert_regex(s, c, i);
+		res[m++] = re ? re : "";
+	}
+	if (tsig_regex_compile(res, m, TSIG_SEQUOIA, &rx, &bad, &why, &at) < 0)
+		return NULL;
+	if (bad)
+		WARN(q->ctx, "the trust signature by %s on %s: %zu of its %zu regular expressions %s beyond what ksp evaluates (%s, at character %zu); %s nothing\n",
+		     ksp_wsnap_fpr(s, c->issuer), ksp_wsnap_fpr(s, target), bad, m, bad == 1 ? "is" : "are", why, at,
+		     bad == 1 ? "it matches" : "they match");
+	if (bad == m) {
+		tsig_regex_free(rx);
+		rx = RX_BAD;
+	}
+	q->rx[ci] = rx;
+	return rx;
+}
+
+/* Do the regular expressions of certification @e (on vertex @v) match the
+ * target user ID?  Any one of them suffices; one beyond the subset
+ * (tsig-regex.h), or over-long, matches nothing. */
+static bool regex_match(struct ksp_trust_sequoia *q, struct ecert *e, uint32_t v)
 {
 	const struct ksp_wsnap_cert *c = &q->s->certs[e->cert];
-	unsigned n = c->flags >> KSP_WSNAP_CERT_NREGEX_SHIFT;
+	struct tsig_regex *rx;
 
 	if (e->re >= 0)
 		return e->re;
 	e->re = 0;
 	if (c->flags & KSP_WSNAP_CERT_LONG_REGEX)
 		return false;
-	for (unsigned i = 0; i < n && !e->re; i++) {
-		const char *re = ksp_wsnap_cert_regex(q->s, c, i);
-		regex_t rx;
-
-		if (re == NULL || regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0)
-			continue;
-		if (regexec(&rx, q->uid, 0, NULL, 0) == 0)
-			e->re = 1;
-		regfree(&rx);
-	}
+	if (!root_reaches(q, e->issuer))
+		return false; /* on no path: not evaluated */
+	rx = rx_get(q, e->cert, v);
+	if (rx == NULL || rx == RX_BAD)
+		return false;
+	e->re = tsig_regex_match(rx, q->uid, q->uid_len) == 1;
 	return e->re;
 }
 
@@ -542,7 +646,7 @@ static int backward(struct ksp_trust_sequoia *q, bool self_signed, struct spath 
 				continue;
 			if (e->depth < dv)
 				continue;
-			if (!regex_match(q, e))
+			if (!regex_match(q, e, v))
 				continue;
 			pd = dv + 1;
 			pa = a < av ? a : av;

@@ -188,6 +188,11 @@ KSP_EXPORT int ksp_trust_policy_set_sha1_rule(struct ksp_trust_policy *p, int ru
 	return 0;
 }
 
+KSP_EXPORT int ksp_trust_policy_get_sha1_rule(const struct ksp_trust_policy *p)
+{
+	return p ? p->sha1 : KSP_SHA1_YES;
+}
+
 KSP_EXPORT void ksp_trust_policy_set_md5(struct ksp_trust_policy *p, bool counts)
 {
 	if (p)

@@ -1045,7 +1045,8 @@ static int rebuild(struct ksp_store *store, const char *path, struct ksp_wsnap *
 		ksp_store_exec(store, "COMMIT");
 	if (r < 0)
 		return r;
-	w = save(store, path, *ret);
+	/* an immutable store: the snapshot stays in memory */
+	w = ksp_store_is_immutable(store) ? 0 : save(store, path, *ret);
 	if (w < 0)
 		INFO(ctx, "%s: cannot write the graph snapshot (%s); it is rebuilt for every run", path, strerror(-w));
 	return 0;
