@@ -1358,6 +1358,20 @@ int ksp_graph_new_paths(struct ksp_store *store, int64_t at, unsigned int wot_fl
  * verdict as the title.  @result must come from @store. */
 int ksp_graph_new_trust(struct ksp_store *store, const struct ksp_trust_result *result, const char *target_fpr,
 			struct ksp_graph **ret);
+/* Chosen keys (ksp health --svg): @fprs[i] marked @marks[i] (those that
+ * are no vertex at @at left out), every certification between them, and
+ * @n_extra dashed arcs @from[j] -> @to[j] (certifications to make);
+ * @title raw text (escaped here).  Returns 0; -EINVAL, -E2BIG, -errno. */
+enum ksp_graph_mark {
+	KSP_GRAPH_MARK_PLAIN = 0,
+	KSP_GRAPH_MARK_CORE = 1,  /* gold */
+	KSP_GRAPH_MARK_FALLS = 2, /* red: falls below K by the horizon */
+	KSP_GRAPH_MARK_SPOF = 3,  /* orange: a single point of failure */
+	KSP_GRAPH_MARK_BELOW = 4, /* grey: below K already */
+};
+int ksp_graph_new_keys(struct ksp_store *store, int64_t at, unsigned int wot_flags, const char *const *fprs,
+		       const unsigned int *marks, size_t n, const char *const *from, const char *const *to,
+		       size_t n_extra, const char *title, size_t max_nodes, struct ksp_graph **ret);
 struct ksp_graph *ksp_graph_free(struct ksp_graph *graph);
 size_t ksp_graph_get_node_count(const struct ksp_graph *graph);
 /* Edges drawn (a two-way pair is one edge; dashed "missing" ones included). */
@@ -1468,6 +1482,22 @@ size_t ksp_health_get_unrepaired_count(const struct ksp_health *health);
 size_t ksp_health_get_extend_count(const struct ksp_health *health);
 int ksp_health_get_extend(const struct ksp_health *health, size_t i, const char **fpr, int64_t *expires,
 			  unsigned int *repairs);
+/* The repair plan's size against the fewest certifications: @minimal
+ * when it is the fewest (among the candidates: every key with a path from
+ * the core certifying a key before a falling one, on small webs), else
+ * @lower: no plan repairing the same keys has fewer. */
+int ksp_health_get_repair_bound(const struct ksp_health *health, size_t *lower, bool *minimal);
+/* Repair @i: @more keys gain a path but stay below K (K > 1: the next
+ * certifications complete them); @renewal: the signer has a certification
+ * of the target valid now (gpg makes a new one only with --force-sign-key). */
+int ksp_health_get_repair_detail(const struct ksp_health *health, size_t i, unsigned int *more, bool *renewal);
+/* The core keys found in the store (the policy's, or the party's). */
+size_t ksp_health_get_core_count(const struct ksp_health *health);
+const char *ksp_health_get_core(const struct ksp_health *health, size_t i);
+/* The user ID (hostile raw bytes, @len) a certification break is on, or
+ * NULL (a key break). */
+const char *ksp_health_get_break_uid(const struct ksp_health *health, size_t key, unsigned int horizon, size_t i,
+				     size_t *len);
 /* Single points of failure, most cuts first: the keys whose loss puts
  * @cuts keys below K at @at (@carries: on how many keys' paths it lies);
  * exact for the top 10 unless ksp_health_spof_is_exact() says the work

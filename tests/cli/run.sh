@@ -57,7 +57,7 @@ run_one() {
 # CI's per-test times show them), so that a long one does not end up last on
 # one CPU while the other idles
 order=()
-for t in T210-verify.sh T510-sequoia.sh T505-trust-brute.sh T520-gnupg-model.sh T600-graph.sh T550-health.sh \
+for t in T210-verify.sh T510-sequoia.sh T505-trust-brute.sh T520-gnupg-model.sh T600-graph.sh T550-health.sh T552-health-brute.sh \
 	 T200-wot.sh T410-join.sh T205-wot-scan.sh T710-reliability2.sh T700-reliability.sh T400-sign.sh; do
 	for u in "${tests[@]}"; do [ "$u" = "$t" ] && order+=("$t"); done
 done
