@@ -49,6 +49,7 @@
 #include "lib/trust/whatif.h"
 #include "lib/trust/trust-private.h"
 #include "lib/trust/result.h"
+#include "lib/trust/model.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
@@ -74,6 +75,7 @@ struct ksp_trust_policy {
 	int model;          /* enum ksp_trust_model: what 'ksp trust' asks */
 	int sq_amount;      /* the Sequoia model's target amount */
 	bool sq_network;    /* ... its certification-network mode */
+	void *mopts[KSP_TRUST_MODELS]; /* each model's own settings (model.h) */
 };
 
 KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy **ret)
@@ -88,7 +90,7 @@ KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy
 	p->ctx = ctx;
 	p->max_depth = 5;
 	p->min_paths = 1;
-	p->sha1 = KSP_SHA1_YES;
+	p->sha1 = KSP_SHA1_BEFORE_2019; /* gpg 2.2's */
 	p->sq_amount = 120;
 	*ret = p;
 	return 0;
@@ -98,6 +100,7 @@ KSP_EXPORT struct ksp_trust_policy *ksp_trust_policy_free(struct ksp_trust_polic
 {
 	if (p) {
 		free(p->core);
+		ksp_trust_models_free(p->mopts);
 		free(p);
 	}
 	return NULL;
@@ -222,6 +225,22 @@ KSP_EXPORT int ksp_trust_policy_get_min_paths(const struct ksp_trust_policy *p)
 	return p ? p->min_paths : -EINVAL;
 }
 
+/* model.h: each model's own settings */
+const void *ksp_trust_policy_model_opts(const struct ksp_trust_policy *p, int model)
+{
+	return model >= 0 && model < KSP_TRUST_MODELS ? p->mopts[model] : NULL;
+}
+
+void **ksp_trust_policy_model_slots(struct ksp_trust_policy *p)
+{
+	return p->mopts;
+}
+
+struct ksp_ctx *ksp_trust_policy_ctx(const struct ksp_trust_policy *p)
+{
+	return p->ctx;
+}
+
 /* ---- what-if questions (health report, whatif.h) ------------------------- */
 
 void ksp_trust_policy_get_rule(const struct ksp_trust_policy *p, struct ksp_trust_rule *rule)
@@ -256,6 +275,11 @@ struct ksp_trust_policy *ksp_trust_policy_copy(const struct ksp_trust_policy *p)
 			return NULL;
 		}
 		memcpy(c->core, p->core, p->n_core * sizeof(*c->core));
+	}
+	if (ksp_trust_models_copy(c->mopts, p->mopts) < 0) {
+		free(c->core);
+		free(c);
+		return NULL;
 	}
 	return c;
 }
@@ -406,7 +430,7 @@ KSP_EXPORT bool ksp_trust_policy_get_at_signature(const struct ksp_trust_policy 
 
 KSP_EXPORT int ksp_trust_policy_set_model(struct ksp_trust_policy *p, int model)
 {
-	if (p == NULL || (model != KSP_TRUST_MODEL_PATHS && model != KSP_TRUST_MODEL_SEQUOIA))
+	if (p == NULL || ksp_trust_model_get(model) == NULL)
 		return -EINVAL;
 	p->model = model;
 	return 0;
@@ -515,11 +539,10 @@ KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *pat
 		} else if (!strcmp(key, "max_cert_age")) {
 			r = parse_age(val, &p->max_age);
 		} else if (!strcmp(key, "model")) {
-			if (!strcmp(val, "paths") || !strcmp(val, "sequoia"))
-				p->model = !strcmp(val, "sequoia") ? KSP_TRUST_MODEL_SEQUOIA : KSP_TRUST_MODEL_PATHS;
+			if (ksp_trust_model_from_name(val) >= 0)
+				p->model = ksp_trust_model_from_name(val);
 			else {
-				ksp_set_error(p->ctx, "%s:%u: model is paths or sequoia, not '%.40s' (GnuPG's model: --model gnupg)",
-					      path, lineno, val);
+				ksp_set_error(p->ctx, "%s:%u: model is paths, gnupg or sequoia, not '%.40s'", path, lineno, val);
 				r = -EINVAL;
 			}
 		} else if (!strcmp(key, "trust_amount")) {
@@ -531,11 +554,15 @@ KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *pat
 				p->at_signature = !strcmp(val, "signature");
 			else
 				r = -EINVAL;
+		} else if ((r = ksp_trust_models_parse(p->ctx, p->mopts, key, val, path)) != 0) {
+			r = r > 0 ? 0 : r; /* a model's own key (model.h) */
 		} else {
+			char keys[256];
+			ksp_trust_models_keys(keys, sizeof(keys));
 			ksp_set_error(p->ctx, "%s:%u: unknown key '%.40s' (core, core_file, core_party, max_depth, min_paths, "
 					      "per_uid, sha1, md5, min_key_bits, max_cert_age, trust_at, model, trust_amount, "
-					      "certification_network)",
-				      path, lineno, key);
+					      "certification_network, %s)",
+				      path, lineno, key, keys);
 			r = -EINVAL;
 			break;
 		}
