@@ -818,9 +818,10 @@ static int run_verify(struct opts *o)
 		/* both verdicts, before the status: the key's state now is
 		 * also what gpg says in EXPKEYSIG / REVKEYSIG */
 		if (signer && good) {
-			r = ksp_trust_check(store, pol, signer, now, &tr_now);
+			/* the policy's model (paths, gnupg or sequoia) */
+			r = ksp_trust_query(store, pol, signer, NULL, NULL, now, &tr_now);
 			if (r == 0 && created > 0)
-				r = ksp_trust_check(store, pol, signer, created, &tr_sig);
+				r = ksp_trust_query(store, pol, signer, NULL, NULL, created, &tr_sig);
 			if (r < 0) {
 				const char *m = ksp_get_error(ctx);
 				status_errsig(&out, &si, 9);
