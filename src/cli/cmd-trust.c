@@ -490,8 +490,10 @@ static int gnupg_one(struct front *f, const char *fpr, bool brief, bool first)
 {
 	int r = print_gnupg(f->cli, &f->gr, fpr, brief, first);
 
-	if (r < 0 && r != -ENOENT)
-		return cli_fail(f->cli, r, "%s: cannot read the validity", f->cli->db_path), r;
+	if (r < 0 && r != -ENOENT) {
+		cli_fail(f->cli, r, "%s: cannot read the validity", f->cli->db_path);
+		return r;
+	}
 	return r == KSP_GNUPG_FULL || r == KSP_GNUPG_ULTIMATE;
 }
 

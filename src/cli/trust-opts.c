@@ -296,9 +296,11 @@ void cli_trust_print_paths(const struct ksp_trust_result *res, int indent)
 			if (ksp_trust_result_get_hop(res, i, h, &a, &b, &created, &u, &len) < 0)
 				continue;
 			format_date(created, date, sizeof(date));
-			e = cli_escape(u ? u : "", u ? len : 0, KSP_ESCAPE_TERMINAL);
-			printf("%*s  %s\n%*s    certified %s on %s\n%*s    \"%s\"\n", indent, "", a, indent, "", b, date,
-			       indent, "", e ? e : "?");
+			printf("%*s  %s\n%*s    certified %s on %s\n", indent, "", a, indent, "", b, date);
+			if (u == NULL) /* a model that does not say which user ID */
+				continue;
+			e = cli_escape(u, len, KSP_ESCAPE_TERMINAL);
+			printf("%*s    \"%s\"\n", indent, "", e ? e : "?");
 			free(e);
 		}
 	}
