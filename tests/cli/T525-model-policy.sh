@@ -127,4 +127,7 @@ expect_code 0 $KSP -d "$w/s.db" health --policy "$w/p.sequoia" --model paths
 expect_code 2 $KSP -d "$w/s.db" publish --policy "$w/p.gnupg" "$w/pub"
 expect_match "$ERR" "names the gnupg model, and publishing .* is defined on the paths model only"
 [ ! -e "$w/pub" ] && _test_pass "publish: nothing written" || _test_fail "publish wrote $w/pub"
+expect_code 2 $KSP -d "$w/s.db" graph --trust "${F[t60]}" --policy "$w/p.sequoia" -o "$w/t.svg"
+expect_match "$ERR" "names the sequoia model; 'graph --trust' draws the paths model's paths only"
+expect_code 0 $KSP -d "$w/s.db" graph --trust "${F[t60]}" --policy "$w/p.paths" -o "$w/t.svg"
 test_done
