@@ -426,12 +426,17 @@ static int find_setting(const char *env, const char *key, const char *env_from, 
 
 static const char *trust_word(const struct ksp_trust_result *tr)
 {
+	const char *name, *str;
 	int reason;
 
 	if (tr == NULL)
 		return "UNDEFINED";
 	if (ksp_trust_result_is_trusted(tr))
 		return "FULLY";
+	/* a model with gpg's letters (model = gnupg): gpg's word for 'm' */
+	for (size_t i = 0; ksp_trust_result_get_field(tr, i, &name, NULL, &str) >= 0; i++)
+		if (strcmp(name, "letter") == 0 && str && strcmp(str, "m") == 0)
+			return "MARGINAL";
 	reason = ksp_trust_result_get_reason(tr);
 	if (reason == KSP_TRUST_TARGET_REVOKED || reason == KSP_TRUST_TARGET_INVALID)
 		return "NEVER";

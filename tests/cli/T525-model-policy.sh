@@ -98,6 +98,22 @@ for k in c t60 g2; do
 	expect_eq "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trust"]["letter"])' "$w/v.json" 2>&1)" \
 		"${REF[letter.$k]}" "verify --json: GnuPG's letter for $k is gpg's"
 done
+# B of marginal ownertrust: g2 is marginally valid, and ksp-gpg says so as
+# gpg does (TRUST_MARGINAL: git's gpg.minTrustLevel=marginal takes it)
+printf '%s:6:\n%s:4:\n' "$A" "${F[b]}" >"$w/ot-m"
+printf 'model = gnupg\nownertrust = ot-m\n' >"$w/p.gnupg-m"
+mkdir -m 700 "$w/ref-m"
+gpg --homedir "$w/ref-m" --batch --quiet --import "$w/ring.pgp" 2>/dev/null
+gpg --homedir "$w/ref-m" --batch --quiet --import-ownertrust "$w/ot-m" 2>/dev/null
+gpg --homedir "$w/ref-m" --batch --quiet --trust-model pgp --yes --check-trustdb >/dev/null 2>&1
+gm=$(gpg --homedir "$w/ref-m" --batch --trust-model pgp --no-auto-check-trustdb --with-colons -k "${F[g2]}" 2>/dev/null |
+	awk -F: '$1=="pub"{print $2; exit}')
+gpgconf --homedir "$w/ref-m" --kill all >/dev/null 2>&1
+expect_eq "$gm" m "gpg: g2 marginal with B of marginal ownertrust"
+KSP_DB="$w/s.db" KSP_POLICY="$w/p.gnupg-m" "$KG" --status-fd=1 --verify "$w/doc.g2.asc" "$w/doc" >"$w/st" 2>"$w/kerr"
+expect_eq "$(sed -n 's/^\[GNUPG:\] \(TRUST_[A-Z]*\) .*/\1/p' "$w/st")" TRUST_MARGINAL "ksp-gpg: marginal, as gpg"
+expect_code 1 $KSP -d "$w/s.db" verify --policy "$w/p.gnupg-m" "$w/doc.g2.asc" "$w/doc"
+expect_match "$OUT" "marginal \($gm\) in GnuPG's model"
 # the command line overrides the policy's model, and the models' options
 expect_code 0 $KSP -d "$w/s.db" trust --policy "$w/p.sequoia" --model paths "${F[t60]}"
 expect_code 0 $KSP -d "$w/s.db" verify --policy "$w/p.sequoia" --trust-amount 60 "$w/doc.t60.asc" "$w/doc"
