@@ -975,7 +975,9 @@ enum ksp_sha1_rule {
 /* Certifications made after this time (2019-01-19 00:00:00 UTC) with
  * SHA-1 do not count under KSP_SHA1_BEFORE_2019. */
 #define KSP_SHA1_CUTOFF 1547856000
-/* The SHA-1 rule of the paths model (default KSP_SHA1_YES); -EINVAL for
+/* The SHA-1 rule (default KSP_SHA1_BEFORE_2019, gpg 2.2's; KSP_SHA1_YES
+ * lets whoever prepares a key being signed forge SHA-1 certifications
+ * made after 2019-01-19 by chosen-prefix collisions); -EINVAL for
  * another value. */
 int ksp_trust_policy_set_sha1_rule(struct ksp_trust_policy *policy, int rule);
 /* The policy's SHA-1 rule (enum ksp_sha1_rule).  Since: 3 */
@@ -993,17 +995,37 @@ void ksp_trust_policy_set_max_age(struct ksp_trust_policy *policy, int64_t secon
  * (true).  Both are computed; this chooses the one that counts.  Since: 2 */
 void ksp_trust_policy_set_at_signature(struct ksp_trust_policy *policy, bool on);
 bool ksp_trust_policy_get_at_signature(const struct ksp_trust_policy *policy);
-/* Which model 'ksp trust' asks (a policy file's "model"): the paths model
- * (ksp_trust_check(), the default) or Sequoia's (ksp_trust_sequoia_*,
- * which takes the core keys as fully trusted roots, the target amount and
- * the certification-network mode from the policy:
+/* Which model ksp_trust_query() asks (a policy file's "model"; 'ksp
+ * trust', 'ksp verify', ksp-gpg): the paths model (ksp_trust_check(), the
+ * default), GnuPG's (ksp_trust_gnupg_*, with the core keys as ultimately
+ * trusted roots: ksp_trust_gnupg_set_policy()) or Sequoia's
+ * (ksp_trust_sequoia_*, with the core keys as fully trusted roots:
  * ksp_trust_sequoia_set_policy()).  -EINVAL for another value. */
 enum ksp_trust_model {
 	KSP_TRUST_MODEL_PATHS = 0,
+	KSP_TRUST_MODEL_GNUPG = 1,   /* Since: 3 */
 	KSP_TRUST_MODEL_SEQUOIA = 2,
 };
 int ksp_trust_policy_set_model(struct ksp_trust_policy *policy, int model);
 int ksp_trust_policy_get_model(const struct ksp_trust_policy *policy);
+/* A model's name ("paths", "gnupg", "sequoia"; NULL for another value),
+ * and the model of a name (-EINVAL for another).  Since: 3 */
+const char *ksp_trust_model_name(int model);
+int ksp_trust_model_from_name(const char *name);
+/* A model's own setting, by its key in a policy file: GnuPG's ownertrust
+ * (a gpg --export-ownertrust file, read now: errors name FILE:LINE),
+ * marginals_needed, completes_needed, max_cert_depth, min_cert_level;
+ * Sequoia's partial_core (FPR:AMOUNT, repeatable).  Settings of every
+ * model are kept; the policy's model uses its own.  Returns 0, -ENOENT
+ * when no model has @key, -EINVAL for a bad value (with a message).
+ * ksp_trust_policy_get_option(): a number setting (for ownertrust and
+ * partial_core: how many are given); -ENOENT for no such key.  Since: 3 */
+int ksp_trust_policy_set_option(struct ksp_trust_policy *policy, const char *key, const char *value);
+int ksp_trust_policy_get_option(const struct ksp_trust_policy *policy, const char *key);
+/* 0 when the policy's model answers the what-if questions of 'ksp
+ * health' and 'ksp publish' (the paths model); else -EOPNOTSUPP and a
+ * message naming the model and @what.  Since: 3 */
+int ksp_trust_policy_check_whatif(const struct ksp_trust_policy *policy, const char *what);
 /* The Sequoia model's target amount (1-7680, default 120) and mode. */
 int ksp_trust_policy_set_trust_amount(struct ksp_trust_policy *policy, int amount);
 int ksp_trust_policy_get_trust_amount(const struct ksp_trust_policy *policy);
@@ -1012,8 +1034,10 @@ bool ksp_trust_policy_get_certification_network(const struct ksp_trust_policy *p
 /* Reads a policy file: "key = value" lines, '#' comments; keys: core
  * (repeatable), core_file, core_party, max_depth, min_paths, per_uid, sha1,
  * min_key_bits, max_cert_age (90d, 2y, 12w, 36h or seconds), trust_at (now
- * or signature), model (paths or sequoia), trust_amount,
- * certification_network.  Errors name FILE:LINE. */
+ * or signature), model (paths, gnupg or sequoia), trust_amount,
+ * certification_network, and the models' own keys
+ * (ksp_trust_policy_set_option(); a relative ownertrust file is read
+ * beside the policy).  Errors name FILE:LINE. */
 int ksp_trust_policy_load(struct ksp_trust_policy *policy, const char *path);
 
 enum ksp_trust_reason {
@@ -1081,6 +1105,32 @@ enum ksp_hash_dropped {
 	KSP_DROPPED_MAX = 2,
 };
 uint64_t ksp_trust_result_get_dropped(const struct ksp_trust_result *result, unsigned int which);
+
+/* Any model: asks the policy's model (ksp_trust_policy_get_model()) about
+ * key @fpr at @at, or about its binding with the user ID @uid or the
+ * address @email (NULL: the key; GnuPG's model answers for keys only:
+ * -EOPNOTSUPP).  The result is the model's verdict: trusted or not, the
+ * reason (enum ksp_trust_reason, the nearest for the model), one line of
+ * message, the paths (GnuPG's model: none) and the model's own numbers
+ * (ksp_trust_result_get_field()).  The paths model's result is
+ * ksp_trust_check()'s or ksp_trust_check_binding()'s.  Since: 3 */
+int ksp_trust_query(struct ksp_store *store, const struct ksp_trust_policy *policy, const char *fpr,
+		    const char *uid, const char *email, int64_t at, struct ksp_trust_result **ret);
+/* The model that answered (enum ksp_trust_model).  Since: 3 */
+int ksp_trust_result_get_model(const struct ksp_trust_result *result);
+/* The model's own numbers, by index from 0 (the JSON fields of its
+ * answer: Sequoia's trust_amount, target_amount, certification_network;
+ * GnuPG's validity, letter, depth, completes, marginals...).  Returns the
+ * type (enum ksp_trust_field_type) with the name and the number or the
+ * string (borrowed), or -ERANGE past the last.  Since: 3 */
+enum ksp_trust_field_type {
+	KSP_TRUST_FIELD_NUMBER = 0,
+	KSP_TRUST_FIELD_STRING = 1,
+	KSP_TRUST_FIELD_BOOL = 2,   /* the number: 0 or 1 */
+	KSP_TRUST_FIELD_NULL = 3,
+};
+int ksp_trust_result_get_field(const struct ksp_trust_result *result, size_t index, const char **name, int64_t *num,
+			       const char **str);
 
 /* -- verifying signatures: who signed, and was the key valid -- */
 
@@ -1262,6 +1312,12 @@ int ksp_trust_gnupg_get_introducer(struct ksp_trust_gnupg *gnupg, const char *fp
  * (--list-keys --with-colons field 2): u f m q n e r -, '?' for a bad value. */
 const char *ksp_trust_gnupg_validity_name(int validity);
 char ksp_trust_gnupg_validity_letter(int validity);
+/* The policy's settings for GnuPG's model: its core keys (and party
+ * participants, with core_party, read from @store) as ultimately trusted,
+ * the ownertrust file and the numbers of ksp_trust_policy_set_option(),
+ * its SHA-1 and MD5 rules.  Since: 3 */
+int ksp_trust_gnupg_set_policy(struct ksp_trust_gnupg *gnupg, struct ksp_store *store,
+			       const struct ksp_trust_policy *policy);
 
 /* -- Sequoia's web of trust, as a third model (trust-sequoia.c) -- */
 
@@ -1288,8 +1344,8 @@ size_t ksp_trust_sequoia_get_root_count(const struct ksp_trust_sequoia *sq);
 int ksp_trust_sequoia_set_target_amount(struct ksp_trust_sequoia *sq, int amount);
 void ksp_trust_sequoia_set_certification_network(struct ksp_trust_sequoia *sq, bool on);
 /* The policy's core keys as roots of amount 120 (the store's party
- * participants too with core_party, read from @store), its target amount
- * and mode. */
+ * participants too with core_party, read from @store), its partial_core
+ * roots (ksp_trust_policy_set_option()), its target amount and mode. */
 int ksp_trust_sequoia_set_policy(struct ksp_trust_sequoia *sq, struct ksp_store *store,
 				 const struct ksp_trust_policy *policy);
 /* Authenticate key @fpr at @at: with @uid (and no @email), that user ID
@@ -1447,7 +1503,9 @@ enum ksp_health_break {
  * single points of failure and, with KSP_HEALTH_PARTY, the ranked pairs of
  * party participants.  Uses ksp_get_threads() threads, each with its own
  * handle on the store's file.
- * Returns 0; -EINVAL (no core keys, bad horizon), -ENOMEM, or the trust
+ * Returns 0; -EINVAL (no core keys, bad horizon), -EOPNOTSUPP (the
+ * policy's model is not the paths model, on which the what-if questions
+ * are defined: ksp_trust_policy_check_whatif()), -ENOMEM, or the trust
  * engine's errors (message set).
  */
 struct ksp_health;
@@ -1559,6 +1617,8 @@ int ksp_health_get_weak(const struct ksp_health *health, size_t i, const char **
  * The weak-hash audit: certifications with MD5, SHA-1 or RIPEMD-160 on
  * the published paths, per certifier, and, with ksp_publish_set_audit(),
  * the keys that have no path at all when they are dropped.
+ * ksp_publish_new(): -EOPNOTSUPP (message set) when the policy's model is
+ * not the paths model (ksp_trust_policy_check_whatif()).
  */
 struct ksp_publish;
 enum ksp_publish_change {

@@ -27,7 +27,9 @@ const struct ksp_cmd ksp_cmd_health = {
 		   "plan (new certifications, the fewest or with a lower bound), the owners who\n"
 		   "only need to extend their expiry, the single points of failure and the\n"
 		   "keys that carry most paths. Exit status: 0 no key falls below K by the\n"
-		   "repair horizon, 1 some do, 2 error.\n\n"
+		   "repair horizon, 1 some do, 2 error. The report is defined on the paths\n"
+		   "model: a policy naming gnupg or sequoia is refused (--model paths after\n"
+		   "--policy analyses with the paths model).\n\n"
 		   "Options:\n" CLI_TRUST_HELP
 		   "  --repair-at H     the horizon the repair plan is for (default +90d)\n"
 		   "  --party           rank the pairs of the store's party participants by the\n"

@@ -34,7 +34,8 @@ const struct ksp_cmd ksp_cmd_verify = {
 		   "verifier, as ksp-gpg; gpgme in a private temporary GnuPG home for what it\n"
 		   "does not do; the signing key may be a subkey), then\n"
 		   "evaluates the trust of the signer's primary key with respect to the core,\n"
-		   "as 'ksp trust' does. SIGFILE is a detached signature of DATAFILE, or a\n"
+		   "as 'ksp trust' does, in the policy's model (--model, or model = in the\n"
+		   "policy: paths, gnupg or sequoia). SIGFILE is a detached signature of DATAFILE, or a\n"
 		   "cleartext-signed or signed message; a detached SIGFILE.asc or SIGFILE.sig\n"
 		   "without DATAFILE signs SIGFILE without its extension. Prints one verdict\n"
 		   "line, then the signer, the signing key and the trust paths.\n"
@@ -45,7 +46,7 @@ const struct ksp_cmd ksp_cmd_verify = {
 		   "  --git-tag TAG     verify the signed tag TAG (git cat-file tag TAG)\n"
 		   "  --git-commit REV  verify the signed commit REV (its gpgsig header)\n"
 		   "  --repo DIR        the git repository (default: the current directory)\n"
-		   "  -q, --quiet       the verdict line only\n" CLI_TRUST_HELP
+		   "  -q, --quiet       the verdict line only\n" CLI_TRUST_HELP CLI_TRUST_MODEL_HELP
 		   "  --email ADDR      the signer must be trusted for its user ID with address\n"
 		   "                    ADDR (the paths' last certifications on it)\n"
 		   "  --uid UID         the same for the user ID UID, exactly\n",
@@ -453,6 +454,7 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		CLI_TRUST_LONGOPTS,
+		CLI_TRUST_MODEL_LONGOPTS,
 		CLI_TRUST_BINDING_LONGOPTS,
 		{ "git-tag", required_argument, NULL, OPT_GIT_TAG },
 		{ "git-commit", required_argument, NULL, OPT_GIT_COMMIT },
@@ -499,6 +501,9 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 			}
 		}
 	}
+	status = cli_trust_opts_check(cli, &to, &ksp_cmd_verify, "verify");
+	if (status)
+		goto out;
 	if ((git_tag != NULL) + (git_commit != NULL) + (optind < argc) != 1 ||
 	    (optind < argc && argc - optind > 2)) {
 		status = cli_usage_error(cli, &ksp_cmd_verify, "verify",

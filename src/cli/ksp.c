@@ -188,8 +188,8 @@ int cli_getopt(struct ksp_cli *cli, int argc, char *argv[], const char *optstrin
 		int prev = optind ? optind : 1;
 
 		c = getopt_long(argc, argv, cli->optstring, cli->opts, NULL);
-		/* the option table the command parsed with (the last one, as
-		 * 'trust --model gnupg' parses again), for the completion test
+		/* the option table the command parsed with (the last one, if
+		 * a command ever parses twice), for the completion test
 		 * (tests/cli/T030-completion.sh): print it, do nothing */
 		if (c == -1 && getenv("KSP_LIST_OPTIONS")) {
 			for (const struct option *o = cli->opts; o->name; o++)

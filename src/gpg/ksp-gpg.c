@@ -426,12 +426,17 @@ static int find_setting(const char *env, const char *key, const char *env_from, 
 
 static const char *trust_word(const struct ksp_trust_result *tr)
 {
+	const char *name, *str;
 	int reason;
 
 	if (tr == NULL)
 		return "UNDEFINED";
 	if (ksp_trust_result_is_trusted(tr))
 		return "FULLY";
+	/* a model with gpg's letters (model = gnupg): gpg's word for 'm' */
+	for (size_t i = 0; ksp_trust_result_get_field(tr, i, &name, NULL, &str) >= 0; i++)
+		if (strcmp(name, "letter") == 0 && str && strcmp(str, "m") == 0)
+			return "MARGINAL";
 	reason = ksp_trust_result_get_reason(tr);
 	if (reason == KSP_TRUST_TARGET_REVOKED || reason == KSP_TRUST_TARGET_INVALID)
 		return "NEVER";
@@ -818,9 +823,10 @@ static int run_verify(struct opts *o)
 		/* both verdicts, before the status: the key's state now is
 		 * also what gpg says in EXPKEYSIG / REVKEYSIG */
 		if (signer && good) {
-			r = ksp_trust_check(store, pol, signer, now, &tr_now);
+			/* the policy's model (paths, gnupg or sequoia) */
+			r = ksp_trust_query(store, pol, signer, NULL, NULL, now, &tr_now);
 			if (r == 0 && created > 0)
-				r = ksp_trust_check(store, pol, signer, created, &tr_sig);
+				r = ksp_trust_query(store, pol, signer, NULL, NULL, created, &tr_sig);
 			if (r < 0) {
 				const char *m = ksp_get_error(ctx);
 				status_errsig(&out, &si, 9);

@@ -211,7 +211,7 @@ expect_grep "$w/err" "b3:2: '$(f x2 | cut -c25-)' is not a full fingerprint" "ba
 expect_code 2 "no --ownertrust" $KSP -d "$w/g.db" trust --model gnupg "$(f x3)"
 expect_grep "$w/err" "needs --ownertrust" "no ownertrust message"
 expect_code 2 "a path-model option" $KSP -d "$w/g.db" trust --model gnupg --ownertrust "$ot" --min-paths 2 "$(f x3)"
-expect_grep "$w/err" "unknown option '--min-paths' \\(not an option of --model gnupg" "path option message"
+expect_grep "$w/err" "'--min-paths' is not an option of --model gnupg" "path option message"
 expect_code 2 "--model bogus" $KSP -d "$w/g.db" trust --model bogus --core-fpr "$(f u)" "$(f x3)"
 expect_code 0 "--model paths is the default model" $KSP -d "$w/g.db" trust --model paths --core-fpr "$(f u)" --at $at "$(f x3)"
 expect_code 2 "--marginals-needed 1 (gpg refuses it too)" $KSP -d "$w/g.db" trust --model gnupg --ownertrust "$ot" --marginals-needed 1 "$(f x3)"

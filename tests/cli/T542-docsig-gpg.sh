@@ -74,7 +74,10 @@ G --with-colons -k "$REX" | grep -q '^pub:r:' && ok || bad "rex is revoked in gp
 G --export "$CORE" "$ALICE" "$REX" "$LATE" >"$w/keys.gpg"
 gpg --homedir "$w/v" --batch --quiet --import "$w/keys.gpg" 2>/dev/null
 "$KSP" -d "$w/s.db" wot load "$w/keys.gpg" >/dev/null 2>&1 || bad "ksp wot load"
-printf 'core = %s\n' "$CORE" >"$w/policy"
+# sha1 = yes: gpg 2.2 takes SHA-1 document signatures of any date (its
+# 2019 cut-off is for key signatures); the default rule, before-2019, is
+# stricter (below)
+printf 'core = %s\nsha1 = yes\n' "$CORE" >"$w/policy"
 export KSP_DB="$w/s.db" KSP_POLICY="$w/policy"
 
 # ---- each case: gpg's word, ERRSIG code and exit status -----------------------------
@@ -113,6 +116,9 @@ expect_grep "$w/k.err" "time conflict" "time conflict: said"
 printf 'core = %s\nsha1 = before-2019\n' "$CORE" >"$w/policy-sha1"
 KSP_POLICY="$w/policy-sha1" $KG --status-fd=1 --verify "$w/sha1.sig" "$w/doc" >"$w/k.st" 2>"$w/k.err"
 expect_eq "$?:$(word "$w/k.st"):$(errcode "$w/k.st")" "2:ERRSIG:5" "SHA-1 of 2025 under sha1 = before-2019: refused"
+printf 'core = %s\n' "$CORE" >"$w/policy-default"
+KSP_POLICY="$w/policy-default" $KG --status-fd=1 --verify "$w/sha1.sig" "$w/doc" >"$w/k.st" 2>"$w/k.err"
+expect_eq "$?:$(word "$w/k.st"):$(errcode "$w/k.st")" "2:ERRSIG:5" "SHA-1 of 2025 under the default rule (before-2019): refused"
 KSP_POLICY="$w/policy-sha1" $KG --status-fd=1 --verify "$w/good.sig" "$w/doc" >"$w/k.st" 2>"$w/k.err"
 expect_eq "$?:$(word "$w/k.st")" "0:GOODSIG" "SHA-256 under sha1 = before-2019: good"
 

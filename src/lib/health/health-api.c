@@ -58,6 +58,9 @@ KSP_EXPORT int ksp_health_new(struct ksp_store *store, const struct ksp_trust_po
 	if (store == NULL || policy == NULL || ret == NULL || repair_horizon >= KSP_HEALTH_HORIZONS ||
 	    repair_horizon == KSP_HEALTH_NOW)
 		return -EINVAL;
+	r = ksp_trust_policy_check_whatif(policy, "the health report's what-if reachability");
+	if (r < 0)
+		return r;
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
 		return -ENOMEM;

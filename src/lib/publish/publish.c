@@ -196,6 +196,8 @@ KSP_EXPORT int ksp_publish_new(struct ksp_store *store, const struct ksp_trust_p
 
 	if (store == NULL || policy == NULL || ret == NULL)
 		return -EINVAL;
+	if (ksp_trust_policy_check_whatif(policy, "publishing (its paths and their what-if shortening)") < 0)
+		return -EOPNOTSUPP;
 	if (ksp_trust_policy_get_core_count(policy) == 0) {
 		ksp_set_error(ksp_store_get_ctx(store), "no core key; give the key the paths start from (--core-fpr)");
 		return -EINVAL;

@@ -58,6 +58,7 @@
 #include "lib/libksp-private.h"
 #include "lib/trust/trust-private.h"
 #include "lib/trust/tsig-regex.h"
+#include "lib/trust/model.h"
 #include "lib/wot/wot-snap.h"
 #include "shared/utf8.h"
 #include "shared/util.h"
@@ -303,6 +304,11 @@ KSP_EXPORT int ksp_trust_sequoia_set_policy(struct ksp_trust_sequoia *q, struct 
 	for (size_t i = 0; r == 0 && ksp_trust_policy_core_at(core, i); i++)
 		r = ksp_trust_sequoia_add_root(q, ksp_trust_policy_core_at(core, i), FULLY);
 	ksp_trust_policy_free(core);
+	{ /* the policy's partial_core roots (model-sequoia.c) */
+		const struct ksp_trust_sequoia_opts *o = ksp_trust_policy_model_opts(policy, KSP_TRUST_MODEL_SEQUOIA);
+		for (size_t i = 0; r == 0 && o && i < o->n_partial; i++)
+			r = ksp_trust_sequoia_add_root(q, o->partial[i].fpr, o->partial[i].amount);
+	}
 	if (r < 0)
 		return r;
 	ksp_trust_policy_sequoia(policy, &amount, &network);
