@@ -53,8 +53,12 @@ F3=$(fpr_of p3@example.org)
 expect_eq "${#FA}${#F1}${#F2}${#F3}" 40404040 "fixture fingerprints"
 g() { gpg --homedir "$W/world" --batch --yes --pinentry-mode loopback --passphrase '' "$@" >/dev/null 2>"$W/gpg.err"; }
 g -u "$F3" --quick-sign-key "$FA" || echo "gpg: $(cat "$W/gpg.err")" >&2
-g -u "$FA" --allow-weak-key-signatures --cert-digest-algo SHA1 --quick-sign-key "$F1" || echo "gpg: $(cat "$W/gpg.err")" >&2
-g -u "$FA" --allow-weak-key-signatures --cert-digest-algo SHA1 --quick-sign-key "$F2" "P2 INSECURE <p2@example.org>" || echo "gpg: $(cat "$W/gpg.err")" >&2
+# ten minutes ago: the campaign below re-signs in a later second than the weak
+# certification it replaces (the same second made the second run's "already"
+# depend on the clock)
+then=$(($(date +%s) - 600))
+g -u "$FA" --faked-system-time "$then" --allow-weak-key-signatures --cert-digest-algo SHA1 --quick-sign-key "$F1" || echo "gpg: $(cat "$W/gpg.err")" >&2
+g -u "$FA" --faked-system-time "$then" --allow-weak-key-signatures --cert-digest-algo SHA1 --quick-sign-key "$F2" "P2 INSECURE <p2@example.org>" || echo "gpg: $(cat "$W/gpg.err")" >&2
 gpg --homedir "$W/world" --batch --allow-weak-key-signatures --export "$FA" "$F1" "$F2" "$F3" >"$W/ring.gpg"
 gpg --homedir "$W/world" --batch --allow-weak-key-signatures --export "$F1" "$F2" >"$W/p12.gpg"
 expect_eq "$(cert_hashes "$W/p12.gpg" "${FA:24}")" "2 2 " "Alice's fixture certifications are SHA-1"

@@ -342,12 +342,14 @@ static int read_data(struct tree *t, const char *relpath, const struct stat *st,
 			hlen = (size_t)(b - data);
 		r = ksp_armor_decode(b, len - (size_t)(b - data), &blk, &bl, &used);
 		if (r < 0) {
+			size_t off = (size_t)(b - data);
+
 			free(bin);
 			free(data);
 			if (r == -ENOMEM)
 				return r;
 			ksp_set_error(t->ctx, "%s: offset %zu: damaged ASCII armor (%s); fetch the file again, nothing was read",
-				      relpath, (size_t)(b - data), strerror(-r));
+				      relpath, off, strerror(-r));
 			return -EBADMSG;
 		}
 		if (blen + bl > bcap) {
