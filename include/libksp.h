@@ -785,6 +785,24 @@ int ksp_party_is_absent(struct ksp_party *party, const char *fpr);
 /* true when participant @i was absent: the certifications from and to it
  * that are not done are KSP_CERT_ABSENT, out of the totals and reminders. */
 bool ksp_party_status_is_absent(const struct ksp_party_status *st, size_t i);
+/* 1 when attendance was taken (someone recorded absent or present, 'party
+ * absent --none', or an attendance statement read), 0 if not: then
+ * KSP_SIGN_ALL would sign no-shows too.  Since: LIBKSP_3. */
+int ksp_party_attendance_taken(struct ksp_party *party);
+/* Nobody on the frozen list was absent (@why: a word for the party's
+ * event log, NULL "nobody absent"): clears the absent records and marks
+ * attendance taken.  Returns how many were absent before, or <0. */
+int ksp_party_set_none_absent(struct ksp_party *party, const char *why);
+/* The attendance statement of the newest list, to publish beside the
+ * keyring: its version, SHA-256 and who was absent ("Absent: N FPR"
+ * lines, or "Absent: none"); malloc'ed into *@ret.  Returns the number
+ * absent; -ENODATA when no attendance was taken or the list never frozen. */
+int ksp_party_attendance_text(struct ksp_party *party, char **ret, size_t *ret_len);
+/* Reads an attendance statement (ksp_party_attendance_text()) into this
+ * store: it must name a list version this store holds, by its SHA-256;
+ * those it names are absent, the others present.  All or nothing.
+ * Returns the number absent, -EBADMSG (not a statement, another list). */
+int ksp_party_read_attendance(struct ksp_party *party, const void *data, size_t len, const char *source);
 
 /* -- collecting keys at scale: a registration CSV -- */
 struct ksp_csv_row;

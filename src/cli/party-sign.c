@@ -269,7 +269,9 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 		   "Options:\n"
 		   "  --as FPR          your key's full fingerprint\n"
 		   "  --all-checked     every key on the frozen list but yours: use it only if\n"
-		   "                    you checked every participant at the party\n"
+		   "                    you checked every participant at the party; refused\n"
+		   "                    until attendance is taken ('party absent N...' or\n"
+		   "                    'party absent --none', or 'party join --attendance')\n"
 		   "  --ticked FILE     the keys ticked \"[x] Fingerprint OK  [x] ID OK\" on a\n"
 		   "                    checklist ('party sheet --format checklist'), and of each\n"
 		   "                    the user IDs ticked (none: all); only if its checksum\n"
@@ -337,6 +339,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	int c, r, level = 0, status = KSP_EXIT_OK;
 	char *end;
 	struct ksp_sign_opts *so = NULL;
+	char *outbox_abs = NULL;
 
 	r = ksp_sign_opts_new(cli->ctx, &so);
 	if (r < 0)
@@ -459,6 +462,28 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		status = r;
 		goto out;
 	}
+	if ((flags & KSP_SIGN_ALL) && !ticked && !(flags & KSP_SIGN_RESIGN_WEAK) && ksp_party_attendance_taken(party) == 0) {
+		/* a joined store knows nothing of the no-shows by itself */
+		cli_err(cli, "%s: no attendance recorded: --all-checked would certify everyone on the list, no-shows too; nothing was signed. "
+			"Record who was not there: 'ksp party absent N...' (or 'ksp party absent --none' if everyone came), "
+			"or read the organizer's statement: 'ksp party join LIST KEYRING --attendance FILE'", cli->db_path);
+		status = KSP_EXIT_ERROR;
+		goto out;
+	}
+	/* the ledger records the outbox by absolute path: 'party send' then
+	 * works from any directory */
+	if (outbox[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+		if (cwd == NULL || asprintf(&outbox_abs, "%s/%s", cwd, outbox) < 0) {
+			int e = errno ? errno : ENOMEM;
+			free(cwd);
+			outbox_abs = NULL;
+			status = cli_fail(cli, -e, "%s: cannot name the outbox by its absolute path", outbox);
+			goto out;
+		}
+		free(cwd);
+		outbox = outbox_abs;
+	}
 	struct stat ost;
 	bool outbox_new = stat(outbox, &ost) < 0 && errno == ENOENT;
 	if (cli->json)
@@ -534,6 +559,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	if (o.n_refused)
 		status = KSP_EXIT_NEGATIVE;
 out:
+	free(outbox_abs);
 	ksp_ticked_free(sheet);
 	ksp_sign_opts_free(so);
 	ksp_party_unref(party);

@@ -159,6 +159,7 @@ for i in 1 2 3 4 5 6; do
 		mailer="$W/failing-mailer"
 		want=1
 	fi
+	expect_code 0 $KSP -q -d "$W/s$i.db" party absent --none
 	expect_code $want env GNUPGHOME="$W/h$i" $KSP -d "$W/s$i.db" party sign --as "$me" --all-checked \
 		--outbox "$W/out$i" --sendmail "$mailer"
 	expect_eq "$(grep -c '^     signed ' "$OUT")" 5 "p$i signed the other five"

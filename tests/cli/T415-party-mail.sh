@@ -79,6 +79,7 @@ expect_code 0 env GNUPGHOME="$W/ha" $KSP -d "$W/a.db" party sign --as "$Fa" "$Fc
 expect_match "$OUT" 'skipped: no encryption subkey; never sent unencrypted'
 expect_eq "$(ls "$W/out0" | wc -l)" 0 "nothing written for the sign-only key"
 
+expect_code 0 $KSP -q -d "$W/a.db" party absent --none
 expect_code 0 env GNUPGHOME="$W/ha" $KSP -d "$W/a.db" party sign --as "$Fa" --all-checked --outbox "$W/out" \
 	--level 2 --levels "$W/levels" --expire 1y --policy-url https://example.org/ksp-policy \
 	--unencrypted-to "$Fc" --sendmail "$W/mailer"
