@@ -670,6 +670,25 @@ enum ksp_send_flags {
  */
 int ksp_party_send(struct ksp_party *party, const char *signer_fpr, const char *mailer, unsigned int flags,
 		   void (*cb)(void *cb_data, const struct ksp_delivery *d), void *cb_data);
+/* How ksp_party_send_opts() sends (since LIBKSP_3): a mailer command
+ * (ksp_party_send()'s @mailer), or an SMTP server through libcurl:
+ * @url smtp://[USER@]HOST[:PORT] (STARTTLS, required unless HOST is this
+ * machine) or smtps://, @password for AUTH (NULL: none; never in the URL).
+ * ksp_send_opts_add_again(): send this message again whatever the ledger
+ * says (a list number, a full fingerprint, or a message file), and only
+ * the messages so named. */
+struct ksp_send_opts;
+int ksp_send_opts_new(struct ksp_ctx *ctx, struct ksp_send_opts **ret);
+void ksp_send_opts_free(struct ksp_send_opts *opts);
+int ksp_send_opts_set_mailer(struct ksp_send_opts *opts, const char *mailer);
+int ksp_send_opts_set_smtp(struct ksp_send_opts *opts, const char *url, const char *password);
+int ksp_send_opts_add_again(struct ksp_send_opts *opts, const char *what);
+/* ksp_party_send() with @opts: the SMTP server's refusal of a recipient
+ * makes that message failed, with the server's reply as its message;
+ * accepted, the message says "accepted by HOST".  -ENOENT: an --again
+ * that names no message (nothing sent). */
+int ksp_party_send_opts(struct ksp_party *party, const char *signer_fpr, const struct ksp_send_opts *opts,
+			unsigned int flags, void (*cb)(void *cb_data, const struct ksp_delivery *d), void *cb_data);
 int ksp_delivery_get_state(const struct ksp_delivery *d);
 /* "written", "sent", "failed", "unknown"; NULL for another value. */
 const char *ksp_delivery_state_name(int state);
@@ -679,7 +698,8 @@ const char *ksp_delivery_get_fingerprint(const struct ksp_delivery *d);
 int ksp_delivery_get_number(const struct ksp_delivery *d);
 /* Raw user ID bytes (hostile; escape before output). */
 const char *ksp_delivery_get_uid(const struct ksp_delivery *d, size_t *len);
-/* The .eml file as 'party sign' named it (relative to where it ran). */
+/* The .eml file as 'party sign' named it (absolute since LIBKSP_3;
+ * relative to where it ran, or to the store's folder, before). */
 const char *ksp_delivery_get_file(const struct ksp_delivery *d);
 int ksp_delivery_get_attempts(const struct ksp_delivery *d);
 /* The mailer's exit status at the last attempt (128+N: signal N; -1: not run). */
