@@ -175,6 +175,8 @@ enum ksp_check {
 	KSP_CHECK_EXPIRES_SOON = 1 << 10,  /* warning only: within 30 days after the party */
 	KSP_CHECK_INVALID = 1 << 11,       /* unusable for another reason */
 	KSP_CHECK_SAME_ADDRESS = 1 << 12,  /* warning only: an address already on the list with another key */
+	KSP_CHECK_NO_KEY = 1 << 13,        /* only a fingerprint (an RSVP mail), no key; or not on the keyserver */
+	KSP_CHECK_NO_USER_ID = 1 << 14,    /* the keyserver has the key without a user ID */
 };
 
 /**
@@ -197,6 +199,18 @@ int ksp_party_add_gnupg(struct ksp_party *party, const char *const *fprs, size_t
 			unsigned int flags,
 			void (*cb)(void *cb_data, const struct ksp_key_check *check),
 			void *cb_data);
+/* The keyserver (hkp://HOST[:PORT], hkps://HOST) ksp_party_add() fetches
+ * the key of an RSVP mail holding only a fingerprint from, through gpg's
+ * dirmngr in a private GnuPG home; NULL: none (such a mail is reported as a
+ * refused key, KSP_CHECK_NO_KEY).  Since: LIBKSP_3. */
+int ksp_party_set_keyserver(struct ksp_party *party, const char *url);
+/* As ksp_party_add(), the keys of @fprs (full fingerprints) fetched from
+ * the keyserver set: each one not received is reported as refused
+ * (KSP_CHECK_NO_KEY; KSP_CHECK_NO_USER_ID when it has no user ID there).
+ * -EINVAL: no keyserver set, or not a full fingerprint.  Since: LIBKSP_3. */
+int ksp_party_add_fingerprints(struct ksp_party *party, const char *const *fprs, size_t n_fprs,
+			       unsigned int flags,
+			       void (*cb)(void *cb_data, const struct ksp_key_check *check), void *cb_data);
 const char *ksp_key_check_get_fingerprint(const struct ksp_key_check *check);
 bool ksp_key_check_is_accepted(const struct ksp_key_check *check);
 unsigned int ksp_key_check_get_problems(const struct ksp_key_check *check);
