@@ -27,7 +27,8 @@ const struct ksp_cmd ksp_cmd_party_add = {
 		   "                     a private GnuPG home, and check them as any other: the\n"
 		   "                     arguments that are fingerprints, and the RSVP mails that\n"
 		   "                     hold only a fingerprint. Without it such a mail is\n"
-		   "                     reported as a refused key and the other files are added\n"
+		   "                     reported as a refused key and the other files are added;\n"
+		   "                     with --csv, the rows whose key is in no file given\n"
 		   "  --csv CSVFILE      a registration list: rows of name, e-mail, fingerprint\n"
 		   "                     (or a header row naming them); each row's key is taken\n"
 		   "                     from the keyrings and key files given, and the rows whose\n"
@@ -180,9 +181,9 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		return cli_usage_error(cli, &ksp_cmd_party_add, "party add", "give --keyserver or --gnupg, not both");
 	if (optind >= argc && !csv)
 		return cli_usage_error(cli, &ksp_cmd_party_add, "party add", "no key file given");
-	if (optind >= argc)
+	if (optind >= argc && !keyserver)
 		return cli_usage_error(cli, &ksp_cmd_party_add, "party add",
-				       "--csv: give the keyrings or key files that hold the keys after the CSV file");
+				       "--csv: give the keyrings or key files that hold the keys after the CSV file (or --keyserver URL)");
 	r = cli_open_party(cli, true, &store, &party);
 	if (r)
 		return r;

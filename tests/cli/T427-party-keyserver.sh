@@ -101,6 +101,14 @@ expect_code 2 $KSP -d "$D" party add --keyserver "$KS" "${F5:24}"
 expect_match "$ERR" "cannot read"
 expect_code 2 $KSP -d "$D" party add --keyserver 'file:///etc/passwd' "$F5"
 expect_match "$ERR" "not a keyserver URL"
+# a registration CSV whose rows hold fingerprints only: the keys not in the
+# files given come from the keyserver
+printf 'name,email,fingerprint\nP1,p1@example.org,%s\nP2,p2@example.org,%s\nP3,p3@example.org,%s\n' "$F1" "$F2" "$F3" > "$W/reg.csv"
+expect_code 0 $KSP -d "$W/csv.db" party init --name "T427 CSV" --date 2027-03-01
+expect_code 0 $KSP -d "$W/csv.db" party add --keyserver "$KS" --csv "$W/reg.csv" "$W/p1.asc"
+expect_eq "$(sqlite3 "$W/csv.db" 'SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id' | sort | tr '\n' ' ')" \
+	"$(printf '%s\n' "$F1" "$F2" "$F3" | sort | tr '\n' ' ')" "the CSV's three keys: one from the file, two from the keyserver"
+
 # the dirmngr of ksp's private homes is stopped with them
 expect_eq "$(pgrep -f "dirmngr.*$TMPDIR/ksp-gnupg" || true)" "" "no dirmngr left running"
 expect_eq "$(ls "$TMPDIR" | grep -c ksp-gnupg)" 0 "no private GnuPG home left"

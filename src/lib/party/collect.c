@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <gpgme.h>
+
 #include "lib/libksp-private.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/party/party-private.h"
@@ -172,6 +174,8 @@ KSP_EXPORT int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_
 	struct strbuf sel;
 	char (*seen)[65] = NULL;
 	size_t *seen_line = NULL, n_seen = 0;
+	char (*fetch)[65] = NULL;
+	size_t n_fetch = 0;
 	const char *p = csv, *end;
 	size_t line = 0;
 	int col_name = 0, col_email = 1, col_fpr = 2, r = 0, n = 0, missing = 0;
@@ -315,7 +319,24 @@ KSP_EXPORT int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_
 				for (size_t i = 0; i < n_keys && !hit; i++)
 					if (strcmp(keys[i].fpr, row.fpr) == 0)
 						hit = &keys[i];
-				if (hit == NULL) {
+				if (hit == NULL && party->keyserver) {
+					/* fetched from the keyserver after the rows */
+					void *nf2 = realloc(fetch, (n_fetch + 1) * sizeof(*fetch));
+					if (nf2 == NULL) {
+						r = -ENOMEM;
+						for (c = 0; c < nf && c < 16; c++)
+							free(f[c]);
+						goto out;
+					}
+					fetch = nf2;
+					memcpy(fetch[n_fetch++], row.fpr, 65);
+					row.status = KSP_CSV_FOUND;
+					if (row_cb) {
+						snprintf(row.message, sizeof(row.message), "%s:%zu: key to be fetched from %s",
+							 csv_source, line, party->keyserver);
+						row_cb(cb_data, &row);
+					}
+				} else if (hit == NULL) {
 					report_row(&row, KSP_CSV_MISSING, row_cb, cb_data,
 						   "%s:%zu: no key %s in the key files given; ask %s <%s> to send it",
 						   csv_source, line, row.fpr, name, email);
@@ -336,8 +357,23 @@ KSP_EXPORT int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_
 		for (c = 0; c < nf && c < 16; c++)
 			free(f[c]);
 	}
+	if (n_fetch) {
+		struct ksp_party_fetch ft = { .party = party, .url = party->keyserver, .cb = cb, .cb_data = cb_data };
+		char *kd = NULL;
+		size_t kl = 0;
+		r = ksp_party_keyserver_fetch(&ft, (const char (*)[65])fetch, n_fetch, &kd, &kl);
+		if (r < 0)
+			goto out;
+		if (kd)
+			strbuf_add(&sel, kd, kl);
+		gpgme_free(kd);
+	}
 	if (!strbuf_ok(&sel)) {
 		r = -ENOMEM;
+		goto out;
+	}
+	if (sel.len == 0 && n_fetch) {
+		r = 0; /* each key asked for was reported as not received */
 		goto out;
 	}
 	if (sel.len == 0) {
@@ -373,6 +409,7 @@ out:
 	free(keys);
 	free(seen);
 	free(seen_line);
+	free(fetch);
 	strbuf_release(&sel);
 	return r;
 }
