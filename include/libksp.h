@@ -819,6 +819,11 @@ int ksp_party_is_absent(struct ksp_party *party, const char *fpr);
 /* true when participant @i was absent: the certifications from and to it
  * that are not done are KSP_CERT_ABSENT, out of the totals and reminders. */
 bool ksp_party_status_is_absent(const struct ksp_party_status *st, size_t i);
+/* true when user ID @u of participant @i has an e-mail address.  The user
+ * IDs with one come first; those without are certified and sent in the
+ * messages to the key's addresses (a key with none: undeliverable).
+ * Since: LIBKSP_3 (before, user IDs without an address were left out). */
+bool ksp_party_status_uid_has_address(const struct ksp_party_status *st, size_t i, size_t u);
 /* 1 when attendance was taken (someone recorded absent or present, 'party
  * absent --none', or an attendance statement read), 0 if not: then
  * KSP_SIGN_ALL would sign no-shows too.  Since: LIBKSP_3. */

@@ -284,6 +284,12 @@ expect_code 0 $KSP -d "$K" party status
 if grep -q $'\x1b' "$OUT"; then _test_fail "raw escape in status"; else _test_pass "UIDs escaped in status"; fi
 # ivan's key has no encryption subkey: its own mark, out of the totals and reminders
 expect_match "$OUT" '^   #1    -   w   w   x   w '
+# heidi's key has no user ID with an address: nobody certified it, and the
+# matrix says so ('x', not '+' for "all of none certified")
+expect_match "$OUT" '^   #1    -   w   w   x   w   x$'
+expect_match "$OUT" '^   #2    \.   -   \.   x   \.   x$'
+expect_match "$OUT" '^     Heidi No Email INSECURE$'
+expect_match "$OUT" '^     \(no user ID with an e-mail address: certifications cannot be sent to it; not counted\)$'
 expect_match "$OUT" '^     \(no encryption subkey: certifications cannot be sent to it; not counted\)$'
 expect_code 0 $KSP -d "$K" party status --missing --for 2
 if grep -q 'Ivan' "$OUT"; then _test_fail "no reminder for a key nothing can be sent to"; else _test_pass "no reminder for a key nothing can be sent to"; fi
