@@ -6,11 +6,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/party.h"
 #include "shared/util.h"
 
 #define DEFAULT_MAILER "/usr/sbin/sendmail -oi -t"
+
+const char *cli_relative_path(const char *path)
+{
+	char cwd[4096];
+	size_t n;
+
+	if (path == NULL || path[0] != '/' || getcwd(cwd, sizeof(cwd)) == NULL)
+		return path;
+	n = strlen(cwd);
+	if (n > 1 && strncmp(path, cwd, n) == 0 && path[n] == '/')
+		return path + n + 1;
+	return path;
+}
 
 void cli_send_report_cb(void *data, const struct ksp_delivery *d)
 {
@@ -35,7 +49,8 @@ void cli_send_report_cb(void *data, const struct ksp_delivery *d)
 		cli_json_str(stdout, ksp_delivery_get_message(d), strlen(ksp_delivery_get_message(d)));
 		printf("}");
 	} else {
-		char *ef = cli_escape(file, strlen(file), KSP_ESCAPE_TERMINAL);
+		const char *rel = cli_relative_path(file);
+		char *ef = cli_escape(rel, strlen(rel), KSP_ESCAPE_TERMINAL);
 		if (st == KSP_DELIVERY_SENT) {
 			printf("sent %s (%s)\n", ef ? ef : "?", ksp_delivery_get_message(d));
 		} else {
@@ -61,7 +76,8 @@ static void list_cb(void *data, const struct ksp_delivery *d)
 		cli_send_report_cb(data, d);
 		return;
 	}
-	char *eu = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL), *ef = cli_escape(file, strlen(file), KSP_ESCAPE_TERMINAL);
+	const char *rel = cli_relative_path(file);
+	char *eu = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL), *ef = cli_escape(rel, strlen(rel), KSP_ESCAPE_TERMINAL);
 	printf("%-8s #%-3d %s\n         %s\n", ksp_delivery_state_name(ksp_delivery_get_state(d)),
 	       ksp_delivery_get_number(d), eu ? eu : "?", ef ? ef : "?");
 	if (ksp_delivery_get_state(d) != KSP_DELIVERY_WRITTEN)

@@ -231,7 +231,8 @@ static void on_result(void *data, const struct ksp_sign_result *res)
 	putchar('\n');
 	free(e);
 	if (st == KSP_SIGN_SIGNED || (st == KSP_SIGN_ALREADY && ksp_sign_result_get_message_file(res)))
-		printf("              %s%s\n", st == KSP_SIGN_ALREADY ? "in " : "", ksp_sign_result_get_message_file(res));
+		printf("              %s%s\n", st == KSP_SIGN_ALREADY ? "in " : "",
+		       cli_relative_path(ksp_sign_result_get_message_file(res)));
 	if (st != KSP_SIGN_SIGNED)
 		printf("              %s\n", msg);
 	fflush(stdout); /* before gpg is forked again */
@@ -548,7 +549,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			o.n_already, o.n_skipped, o.n_refused);
 		if (o.n_signed && !sendmail)
 			fprintf(stderr, "Nothing was sent: 'ksp party send' hands the messages to your mailer (or mail the .eml files in %s yourself).\n",
-				outbox);
+				cli_relative_path(outbox));
 		if (o.n_absent)
 			fprintf(stderr, "%d key(s) of absent participants left out.\n", o.n_absent);
 		if (o.n_skipped)
