@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* ksp party join LIST KEYRING: a participant's own store of the party. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,34 @@ const struct ksp_cmd ksp_cmd_party_join = {
 		   "                 ('party absent N...', or 'party absent --none')\n",
 	.group = KSP_GROUP_PARTICIPANT,
 };
+
+/* Before a keyring is read whole (up to 1 GiB): a regular file over the
+ * limit, or anything whose first bytes are neither armor nor an OpenPGP
+ * packet (/dev/zero, a text file), is refused at once. */
+static int sniff_keyring(const char *path)
+{
+	uint8_t head[512];
+	struct stat st;
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)(1u << 30)) {
+		close(fd);
+		return -EFBIG;
+	}
+	do
+		n = read(fd, head, sizeof(head));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		r = -errno;
+	else if (n > 0 && !(head[0] & 0x80) && !memmem(head, (size_t)n, "-----BEGIN PGP", 14))
+		r = -EBADMSG;
+	close(fd);
+	return r;
+}
 
 /* A store this command created and could not fill: no empty file left. */
 static void remove_new_store(const char *path)
@@ -83,11 +112,14 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		status = KSP_EXIT_ERROR;
 		goto out;
 	}
-	r = read_file_all(ring_path, 1u << 30, &ring, &ring_len);
+	r = sniff_keyring(ring_path);
+	if (r == 0)
+		r = read_file_all(ring_path, 1u << 30, &ring, &ring_len);
 	if (r < 0) {
 		char *e = cli_escape(ring_path, strlen(ring_path), KSP_ESCAPE_TERMINAL);
 		fprintf(stderr, "ksp: %s: cannot read the keyring: %s; nothing was stored\n", e ? e : "?",
-			strerror(-r));
+			r == -EBADMSG ? "it starts with neither an armored key block nor an OpenPGP packet; give the keyring 'ksp party export' wrote" :
+			r == -EFBIG ? "larger than 1 GiB, not a party keyring" : strerror(-r));
 		free(e);
 		status = KSP_EXIT_ERROR;
 		goto out;

@@ -288,7 +288,7 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 		   "  --no-list-notation  leave out the notation ksp-list-sha256@ksp.invalid\n"
 		   "                    (the SHA-256 of the frozen list file; on by default)\n"
 		   "  --template T      the mail: en, de (built in) or your own FILE\n"
-		   "                    (see ksp-party(1), MAIL TEMPLATES)\n"
+		   "                    (see ksp-party-sign(1), MAIL TEMPLATES)\n"
 		   "  --print-template L  print the built-in mail template L (en, de)\n"
 		   "  --bcc-self        a Bcc: to your own address on each message\n"
 		   "  --unencrypted-to FPR  mail the certifications of this key, which has no\n"

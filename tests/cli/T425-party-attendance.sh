@@ -90,5 +90,8 @@ expect_match "$ERR" "att-other.txt: this attendance is of list version 1 with SH
 expect_eq "$(sqlite3 "$W/s1.db" 'SELECT count(*) FROM attendance')" 0 "nothing recorded from another list's statement"
 expect_code 2 $KSP -d "$W/s1.db" party join "$W/list.txt" "$W/ring.asc" --attendance "$W/ring.asc"
 expect_match "$ERR" "ring.asc: not an attendance statement"
+# a keyring that is no keyring is refused before it is read (not 1 GiB of /dev/zero)
+expect_code 2 $KSP -d "$W/zero.db" party join "$W/list.txt" /dev/zero
+expect_match "$ERR" "/dev/zero: cannot read the keyring: it starts with neither an armored key block nor an OpenPGP packet"
 
 test_done

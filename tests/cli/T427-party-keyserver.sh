@@ -109,6 +109,17 @@ expect_code 0 $KSP -d "$W/csv.db" party add --keyserver "$KS" --csv "$W/reg.csv"
 expect_eq "$(sqlite3 "$W/csv.db" 'SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id' | sort | tr '\n' ' ')" \
 	"$(printf '%s\n' "$F1" "$F2" "$F3" | sort | tr '\n' ' ')" "the CSV's three keys: one from the file, two from the keyserver"
 
+# a key whose encryption subkey merely expired: the owner can extend it
+command -v faketime >/dev/null 2>&1 || _test_fail "faketime is not installed (Debian package faketime)"
+mkdir -m 700 "$W/h6"
+homes+=("$W/h6")
+faketime '2020-01-01 12:00:00' gpg --homedir "$W/h6" --batch --passphrase "" --quick-gen-key "P6 <p6@example.org>" ed25519 cert never >/dev/null 2>&1
+F6=$(gpg --homedir "$W/h6" --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '$1=="fpr"{print $10; exit}')
+faketime '2020-01-01 12:00:00' gpg --homedir "$W/h6" --batch --passphrase '' --quick-add-key "$F6" cv25519 encr 2020-06-01 >/dev/null 2>&1
+gpg --homedir "$W/h6" --batch --armor --export "$F6" > "$W/p6.asc" 2>/dev/null
+expect_code 0 $KSP -d "$D" party add "$W/p6.asc"
+expect_match "$OUT" "^#5   $F6  .*no usable encryption subkey: the subkey expired on 2020-06-01 \\(the owner can extend it: gpg --quick-set-expire"
+
 # the dirmngr of ksp's private homes is stopped with them
 expect_eq "$(pgrep -f "dirmngr.*$TMPDIR/ksp-gnupg" || true)" "" "no dirmngr left running"
 expect_eq "$(ls "$TMPDIR" | grep -c ksp-gnupg)" 0 "no private GnuPG home left"

@@ -6,7 +6,7 @@
  * and records each outcome in its own transaction as soon as the mailer
  * has exited or the server answered, so that an interruption loses at
  * most the outcome of the message being sent: that one message is sent
- * again by the next run (its recipient may get it twice; the ksp-party(1)
+ * again by the next run (its recipient may get it twice; the ksp-party-sign(1)
  * page says so).  It never signs anything: what was certified stays
  * certified once.  "sent" means handed to the mailer, or accepted by the
  * SMTP server: never "delivered".

@@ -8,7 +8,7 @@ static const char builtin_mail_sign[] =
 	"{{! ksp party sign: the built-in English mail (its text part travels\n"
 	"    encrypted with the certified key).  Copy it and give your copy with\n"
 	"    'ksp party sign --template FILE'; the names and the syntax are in\n"
-	"    ksp-party(1), MAIL TEMPLATES.  The first line is the Subject. }}\n"
+	"    ksp-party-sign(1), MAIL TEMPLATES.  The first line is the Subject. }}\n"
 	"Subject: Your OpenPGP key {{key.fingerprint_hex}}, signed by {{signer.fingerprint_hex}}\n"
 	"\n"
 	"Hello,\n"
@@ -48,7 +48,7 @@ static const char builtin_mail_sign[] =
 static const char builtin_mail_sign_de[] =
 	"{{! ksp party sign --template de: die deutsche Mail (der Textteil wird\n"
 	"    mit dem beglaubigten Schlüssel verschlüsselt).  Names and syntax:\n"
-	"    ksp-party(1), MAIL TEMPLATES.  The first line is the Subject. }}\n"
+	"    ksp-party-sign(1), MAIL TEMPLATES.  The first line is the Subject. }}\n"
 	"Subject: Ihr OpenPGP-Schlüssel {{key.fingerprint_hex}}, beglaubigt von {{signer.fingerprint_hex}}\n"
 	"\n"
 	"Hallo,\n"
@@ -89,7 +89,7 @@ static const char builtin_mail_sign_de[] =
 static const char builtin_mail_remind[] =
 	"{{! ksp party remind: the built-in English reminder (encrypted to the\n"
 	"    participant's key).  Copy it and give your copy with\n"
-	"    'ksp party remind --template FILE'; names and syntax: ksp-party(1),\n"
+	"    'ksp party remind --template FILE'; names and syntax: ksp-party-sign(1),\n"
 	"    MAIL TEMPLATES.  The first line is the Subject. }}\n"
 	"Subject: Key-signing party \"{{party.name}}\": {{missing.count}} certification(s) still to make\n"
 	"\n"
@@ -120,7 +120,7 @@ static const char builtin_mail_remind[] =
 
 static const char builtin_mail_remind_de[] =
 	"{{! ksp party remind --template de: die deutsche Erinnerung (an den\n"
-	"    Schlüssel der Person verschlüsselt).  Names and syntax: ksp-party(1),\n"
+	"    Schlüssel der Person verschlüsselt).  Names and syntax: ksp-party-sign(1),\n"
 	"    MAIL TEMPLATES.  The first line is the Subject. }}\n"
 	"Subject: Keysigning-Party \"{{party.name}}\": noch {{missing.count}} Beglaubigung(en) offen\n"
 	"\n"

@@ -433,9 +433,13 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 			unwritable = addr, addr = NULL;
 		free(addr);
 	}
-	for (gpgme_subkey_t s = key->subkeys; s; s = s->next)
+	long enc_expired = 0; /* the latest expiry of an encryption subkey that merely expired */
+	for (gpgme_subkey_t s = key->subkeys; s; s = s->next) {
 		if (s->can_encrypt && !s->revoked && !s->expired && !s->disabled && !s->invalid)
 			has_enc = true;
+		else if (s != key->subkeys && s->can_encrypt && s->expired && !s->revoked && s->expires > enc_expired)
+			enc_expired = s->expires;
+	}
 
 	if (key->revoked || sk->revoked)
 		problem(&v, KSP_CHECK_REVOKED, false, "the key is revoked");
@@ -475,9 +479,15 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 			a->flags & KSP_ADD_ALLOW_NO_EMAIL ? "no user ID with an e-mail address"
 			: "no user ID with an e-mail address (signatures are sent by e-mail)");
 	}
-	if (!has_enc && !dead)
+	if (!has_enc && !dead && enc_expired) {
+		format_date(enc_expired, d, sizeof(d));
+		problem(&v, KSP_CHECK_NO_ENCRYPTION, true,
+			"no usable encryption subkey: the subkey expired on %s (the owner can extend it: gpg --quick-set-expire FPR 1y '*', and send the key again); until then signatures cannot be sent to it",
+			d);
+	} else if (!has_enc && !dead) {
 		problem(&v, KSP_CHECK_NO_ENCRYPTION, true,
 			"no usable encryption subkey: signatures cannot be sent to it");
+	}
 	existing = participant_number(ksp_store_db(a->party->store), fpr);
 	if (existing > 0)
 		problem(&v, KSP_CHECK_DUPLICATE, false, "already on the list as #%d", existing);
