@@ -368,12 +368,12 @@ static void describe_undue(struct ksp_delivery *d)
 	if (d->message[0])
 		return;
 	if (d->state == KSP_DELIVERY_SENT)
-		snprintf(d->message, sizeof(d->message), "sent before (%s)", d->detail[0] ? d->detail : "handed to the mailer");
+		snprintf(d->message, sizeof(d->message), "sent before (%.200s)", d->detail[0] ? d->detail : "handed to the mailer");
 	else if (d->state == KSP_DELIVERY_UNKNOWN)
 		snprintf(d->message, sizeof(d->message), "signed before the delivery ledger: not known whether it was mailed; "
 			 "not sent again ('party send --again' sends it)");
 	else if (d->state == KSP_DELIVERY_FAILED)
-		snprintf(d->message, sizeof(d->message), "not sent yet: %s", d->detail[0] ? d->detail : "the mailer failed");
+		snprintf(d->message, sizeof(d->message), "not sent yet: %.200s", d->detail[0] ? d->detail : "the mailer failed");
 	else
 		snprintf(d->message, sizeof(d->message), "not sent yet");
 }
