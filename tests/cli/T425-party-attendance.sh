@@ -52,6 +52,13 @@ expect_match "$ERR" "^Attendance \\(1 absent\\) written to .*att\\.txt"
 expect_match "$W/att.txt" "^Absent: 3 $F3\$"
 expect_match "$W/att.txt" "^List-SHA256: $(sha256sum "$W/list.txt" | cut -c1-64)\$"
 
+# the party graph counts as 'party status' does: the no-show owes nothing
+expect_code 0 $KSP -d "$O" --json graph --party --missing -T dot -o "$W/party.dot"
+expect_match "$OUT" '"missing":3,'
+expect_match "$W/party.dot" 'label="T425 Party, 2027-03-01: 0 of 6 certifications \(1 absent, not counted\)"'
+expect_match "$W/party.dot" 'absent; certified by 0"'
+expect_eq "$(grep -c 'certified by 0 of 2"' "$W/party.dot")" 3 "each present participant is owed two certifications"
+
 # ---- a participant joins without the statement: --all-checked signs nothing
 expect_code 0 $KSP -d "$W/s2.db" party join "$W/list.txt" "$W/ring.asc"
 expect_match "$OUT" "No attendance yet: record who was not there \\('ksp party absent N\.\.\.'"
