@@ -344,6 +344,12 @@ if command -v pdftotext >/dev/null 2>&1; then
 	expect_code 0 $KSP -d "$O" party slips --for "$n5" --compact --qr -o "$W/compact-qr.pdf"
 	[ "$(pdftotext -f 1 -l 1 "$W/compact-qr.pdf" - | grep -c 'P5 work')" -ge 18 ] && _test_pass "compact slips with QR: 18 or more" ||
 		_test_fail "compact slips with QR: fewer than 18"
+	# the fingerprint broken as gpg groups it, 5 + 5 groups (with the QR code
+	# beside it the line is too short for 10, and was broken 5 + 3 + 2)
+	for pdf in compact compact-qr; do
+		expect_eq "$(pdftotext -f 1 -l 1 "$W/$pdf.pdf" - | grep -E '^[0-9A-F]{4}( +[0-9A-F]{4})*$' | awk '{print NF}' | sort -u | tr '\n' ' ')" "5 " \
+			"$pdf slips: each fingerprint line holds 5 groups"
+	done
 	expect_code 2 $KSP -d "$O" party sheet --compact
 	expect_match "$ERR" "'--compact'"
 else

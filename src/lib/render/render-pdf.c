@@ -857,6 +857,14 @@ static int slip_make(struct pdf *p, const struct rd_part *rp, struct slip *s)
 		 *rp->expires ? ", expires " : "", rp->expires);
 	s->pub = mk(p, compact ? p->f_tiny : p->f_small, buf, w);
 	s->fpr = mk(p, compact ? p->f_mono_small : fpr_font(p, rp->fpr_hex), rp->fpr_groups, w);
+	const char *mid = strstr(rp->fpr_groups, "  ");
+	if (s->fpr && pango_layout_get_line_count(s->fpr) > 1 && mid && strlen(rp->fpr_groups) < sizeof(buf)) {
+		/* too wide for one line: broken in the middle, as gpg groups it
+		 * (5 + 5 groups), not where the width ends (8 + 2) */
+		snprintf(buf, sizeof(buf), "%.*s\n%s", (int)(mid - rp->fpr_groups), rp->fpr_groups, mid + 2);
+		unref(s->fpr);
+		s->fpr = mk(p, compact ? p->f_mono_small : fpr_font(p, rp->fpr_hex), buf, w);
+	}
 	h = lh(s->pub) + 2 + lh(s->fpr) + 3;
 	s->n_uid = ksp_participant_get_uid_count(rp->p);
 	s->uid = calloc(s->n_uid ? s->n_uid : 1, sizeof(*s->uid));
