@@ -850,6 +850,7 @@ enum ksp_csv_status {
 	KSP_CSV_MISSING = 1,   /* no key with the row's fingerprint in the files (or no fingerprint) */
 	KSP_CSV_BAD = 2,       /* the row cannot be read (not a full fingerprint, bad quoting) */
 	KSP_CSV_DUPLICATE = 3, /* the same fingerprint as an earlier row: counted once */
+	KSP_CSV_MISMATCH = 4,  /* the key found, but none of its user IDs has the row's address or name: a warning */
 };
 /**
  * ksp_party_add_csv:

@@ -63,13 +63,13 @@ static void report_row(void *data, const struct ksp_csv_row *row)
 	struct add_out *o = data;
 	int st = ksp_csv_row_get_status(row);
 	const char *msg = ksp_csv_row_get_message(row);
-	static const char *const names[] = { "found", "missing", "bad", "duplicate" };
+	static const char *const names[] = { "found", "missing", "bad", "duplicate", "mismatch" };
 
 	if (st == KSP_CSV_MISSING || st == KSP_CSV_BAD)
 		o->missing++;
 	if (o->cli->json) {
 		printf("%s{\"line\":%zu,\"status\":\"%s\",\"fingerprint\":", o->row_first ? "" : ",",
-		       ksp_csv_row_get_line(row), st >= 0 && st < 4 ? names[st] : "?");
+		       ksp_csv_row_get_line(row), st >= 0 && st < 5 ? names[st] : "?");
 		if (ksp_csv_row_get_fingerprint(row))
 			printf("\"%s\"", ksp_csv_row_get_fingerprint(row));
 		else
@@ -94,7 +94,7 @@ static void report_row(void *data, const struct ksp_csv_row *row)
 	if (st == KSP_CSV_FOUND)
 		return;
 	char *e = cli_escape(msg, strlen(msg), KSP_ESCAPE_TERMINAL);
-	printf("     %-9s %s\n", names[st > 0 && st < 4 ? st : 0], e ? e : "?");
+	printf("     %-9s %s\n", names[st > 0 && st < 5 ? st : 0], e ? e : "?");
 	free(e);
 }
 

@@ -108,6 +108,13 @@ expect_code 0 $KSP -d "$W/csv.db" party init --name "T427 CSV" --date 2027-03-01
 expect_code 0 $KSP -d "$W/csv.db" party add --keyserver "$KS" --csv "$W/reg.csv" "$W/p1.asc"
 expect_eq "$(sqlite3 "$W/csv.db" 'SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id' | sort | tr '\n' ' ')" \
 	"$(printf '%s\n' "$F1" "$F2" "$F3" | sort | tr '\n' ' ')" "the CSV's three keys: one from the file, two from the keyserver"
+# a row whose name and address are not on the key it names: a warning, in
+# the row's report (the key is checked and added as any other)
+printf 'name,email,fingerprint\nMallory,mallory@evil.example,%s\nP1,P1@Example.org,%s\n' "$F4" "$F1" > "$W/mallory.csv"
+expect_code 0 $KSP -d "$W/mal.db" party init --name "T427 Mallory" --date 2027-03-01
+expect_code 0 $KSP -d "$W/mal.db" party add --csv "$W/mallory.csv" "$W/p4.asc" "$W/p1.asc"
+expect_match "$OUT" "^     mismatch  .*mallory.csv:2: key $F4 found, but no user ID of it has the row's address or name \\(Mallory <mallory@evil.example>\\)"
+expect_eq "$(grep -c mismatch "$OUT")" 1 "the row whose address is on the key (in another case) is no mismatch"
 
 # a key whose encryption subkey merely expired: the owner can extend it
 command -v faketime >/dev/null 2>&1 || _test_fail "faketime is not installed (Debian package faketime)"

@@ -149,6 +149,17 @@ struct found {
 
 static void report_row(struct ksp_csv_row *row, int status, void (*row_cb)(void *, const struct ksp_csv_row *),
 		       void *cb_data, const char *fmt, ...) _printf_format_(5, 6);
+
+/* @needle in @h, ASCII letters in any case (a user ID's bytes as they are) */
+static bool contains_ci(const uint8_t *h, size_t hl, const char *needle)
+{
+	size_t nl = strlen(needle);
+
+	for (size_t i = 0; nl && i + nl <= hl; i++)
+		if (strncasecmp((const char *)h + i, needle, nl) == 0)
+			return true;
+	return false;
+}
 static void report_row(struct ksp_csv_row *row, int status, void (*row_cb)(void *, const struct ksp_csv_row *),
 		       void *cb_data, const char *fmt, ...)
 {
@@ -344,10 +355,23 @@ KSP_EXPORT int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_
 				} else {
 					size_t dlen;
 					const uint8_t *d = ksp_pgp_reader_data(rd[hit->file], &dlen);
-					if (hit->end <= dlen && hit->off < hit->end)
+					bool ok = hit->end <= dlen && hit->off < hit->end;
+					if (ok)
 						strbuf_add(&sel, d + hit->off, hit->end - hit->off);
-					row.status = KSP_CSV_FOUND;
-					if (row_cb) {
+					/* the row's address and name against the key's user IDs: a
+					 * row "Mallory, mallory@evil.example, <Jun's fingerprint>"
+					 * adds Jun's key, and says so */
+					bool addr_ok = !ok || row.email == NULL || row.email[0] == '\0' ||
+						       contains_ci(d + hit->off, hit->end - hit->off, row.email);
+					bool name_ok = !ok || row.name == NULL || row.name[0] == '\0' ||
+						       contains_ci(d + hit->off, hit->end - hit->off, row.name);
+					if (!addr_ok || !name_ok)
+						report_row(&row, KSP_CSV_MISMATCH, row_cb, cb_data,
+							   "%s:%zu: key %s found, but no user ID of it has the row's %s%s%s (%s <%s>): is it the key of the person who registered? (added, if it passes the checks)",
+							   csv_source, line, row.fpr, !addr_ok ? "address" : "",
+							   !addr_ok && !name_ok ? " or " : "", !name_ok ? "name" : "", name, email);
+					else if (row_cb) {
+						row.status = KSP_CSV_FOUND;
 						snprintf(row.message, sizeof(row.message), "%s:%zu: key found", csv_source, line);
 						row_cb(cb_data, &row);
 					}
