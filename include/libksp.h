@@ -256,6 +256,10 @@ int ksp_party_get_digests(struct ksp_party *party, int version, int *ret_version
  * (newest first) in *ret_version, 0 if it matches none, <0 on error. */
 int ksp_party_verify_list(struct ksp_party *party, const void *data, size_t len,
 			  int *ret_version);
+/* ksp_party_export() of the keys of frozen list @version (0: the current
+ * participants): the keyring a participant who holds that list version
+ * joins with.  -ENOENT: no such version.  Since: LIBKSP_3. */
+int ksp_party_export_version(struct ksp_party *party, int version, unsigned int flags, void **ret, size_t *ret_len);
 /**
  * ksp_party_join:
  * A participant's own copy of the party in @store, from the announced list

@@ -14,7 +14,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[]);
 const struct ksp_cmd ksp_cmd_party_export = {
 	.name = "export",
 	.run = run,
-	.usage = "[--signed-only] [--binary] [-o FILE [--json]] [--attendance FILE]",
+	.usage = "[--signed-only] [--binary] [--version N] [-o FILE [--json]] [--attendance FILE]",
 	.help = "write the party keyring with the certifications, to publish",
 	.details = "The participants' keys as added, with every verified certification\n"
 		   "imported since ('ksp import') merged in; ASCII-armored. Keyservers drop\n"
@@ -23,6 +23,8 @@ const struct ksp_cmd ksp_cmd_party_export = {
 		   "  --signed-only  only certifications by participants, and only the keys\n"
 		   "                 that have one\n"
 		   "  --binary       binary OpenPGP instead of armor\n"
+		   "  --version N    the keys of frozen list version N (the keyring for a\n"
+		   "                 participant who holds that version's list)\n"
 		   "  -o, --output FILE  where to write (default: standard output)\n"
 		   "  --attendance FILE  also write who was absent ('party absent'), bound to\n"
 		   "                 the list's SHA-256: publish it beside the keyring, and the\n"
@@ -39,6 +41,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		{ "binary", no_argument, NULL, 'b' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "attendance", required_argument, NULL, 'A' },
+		{ "version", required_argument, NULL, 'V' },
 		{},
 	};
 	struct ksp_store *store = NULL;
@@ -47,7 +50,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	unsigned int flags = 0;
 	void *data = NULL;
 	size_t len = 0;
-	int c, r, status = KSP_EXIT_OK;
+	int c, r, status = KSP_EXIT_OK, version = 0;
+	char *end;
 
 	while ((c = cli_getopt(cli, argc, argv, "o:", opts)) != -1) {
 		if (c == 's')
@@ -58,6 +62,12 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			out = optarg;
 		else if (c == 'A')
 			att_file = optarg;
+		else if (c == 'V') {
+			long v = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || v < 1 || v > 1000000)
+				return cli_usage_error(cli, &ksp_cmd_party_export, "party export", "--version: give a list version number (1, 2, ...)");
+			version = (int)v;
+		}
 		else
 			return cli_usage_error(cli, &ksp_cmd_party_export, "party export", "bad option");
 	}
@@ -69,7 +79,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	r = cli_open_party(cli, false, &store, &party);
 	if (r)
 		return r;
-	r = ksp_party_export(party, flags, &data, &len);
+	r = ksp_party_export_version(party, version, flags, &data, &len);
 	if (r < 0) {
 		status = cli_fail(cli, r, "%s: cannot export", cli->db_path);
 		goto done;

@@ -126,6 +126,16 @@ expect_code 0 $KSP -d "$O" party export -o "$W/ring2.asc"
 SHA2=$(sha256sum "$W/list2.txt" | cut -c1-64)
 refused "version 2 with the old keyring" "$W/s1.db" "ring1.asc: no key $F6 \\(#6 on the list\\)" \
 	"$W/list2.txt" "$W/ring1.asc"
+# a participant who holds only the version-1 list: the newer keyring names
+# where to get the right one, and 'party export --version 1' writes it
+refused "version 1 with the newer keyring" "$W/late1.db" "ring2.asc: key $F6 is not on the list \\(an extra key\\); give the keyring published with list version 1 \\(the organizer writes it with 'ksp party export --version 1'\\)" \
+	"$W/list1.txt" "$W/ring2.asc"
+expect_code 0 $KSP -d "$O" party export --version 1 -o "$W/ring2-v1.asc"
+expect_match "$ERR" "^5 key\\(s\\) written to"
+expect_code 0 $KSP -d "$W/late1.db" party join "$W/list1.txt" "$W/ring2-v1.asc" --sha256 "$SHA1"
+expect_match "$OUT" "^Joined T410 Party .*list version 1"
+expect_code 2 $KSP -d "$O" party export --version 3 -o "$W/ring-v3.asc"
+expect_match "$ERR" "there is no list version 3"
 for i in 1 2 3 4 5 6; do
 	expect_code 0 $KSP -d "$W/s$i.db" party join "$W/list2.txt" "$W/ring2.asc" --sha256 "$SHA2"
 	expect_match "$OUT" "list version 2"

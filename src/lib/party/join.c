@@ -348,8 +348,9 @@ static int check_extra(struct ksp_party *party, const struct parsed_list *pl, co
 			listed = fpr && strcmp(fpr, pl->v[i].fpr) == 0;
 		if (!listed) {
 			ksp_set_error(party->ctx, "%s: key %s is not on the list (an extra key); "
-				      "give the keyring published with list version %d: nothing was stored",
-				      keyring_src, fpr ? fpr : "?", pl->version);
+				      "give the keyring published with list version %d (the organizer writes it with "
+				      "'ksp party export --version %d'): nothing was stored",
+				      keyring_src, fpr ? fpr : "?", pl->version, pl->version);
 			r = -EBADMSG;
 			break;
 		}
