@@ -20,10 +20,11 @@ export TMPDIR="$W/tmp"
 mkdir -p "$TMPDIR"
 homes=()
 SKS_PID=
+HKP_PID=
 cleanup() {
-	if [ -n "$SKS_PID" ]; then
-		kill "$SKS_PID" 2>/dev/null && wait "$SKS_PID" 2>/dev/null
-	fi
+	for p in $SKS_PID $HKP_PID; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
 	for h in "${homes[@]}"; do
 		gpgconf --homedir "$h" --kill all >/dev/null 2>&1 || true
 	done
@@ -115,6 +116,33 @@ expect_code 0 $KSP -d "$W/mal.db" party init --name "T427 Mallory" --date 2027-0
 expect_code 0 $KSP -d "$W/mal.db" party add --csv "$W/mallory.csv" "$W/p4.asc" "$W/p1.asc"
 expect_match "$OUT" "^     mismatch  .*mallory.csv:2: key $F4 found, but no user ID of it has the row's address or name \\(Mallory <mallory@evil.example>\\)"
 expect_eq "$(grep -c mismatch "$OUT")" 1 "the row whose address is on the key (in another case) is no mismatch"
+
+# a key served without user IDs (as keys.openpgp.org serves a key whose owner
+# verified no address): one line.  Served by a minimal HKP responder (any
+# request: the key without its user ID), as a keyserver that keeps such keys
+gpg --homedir "$W/h5" --batch --armor --export-filter keep-uid='uid = nobody@nowhere.invalid' --export "$F5" > "$W/p5-nouid.asc" 2>/dev/null
+cat > "$W/hkp.py" <<'PY'
+import http.server, socketserver, sys
+key = open(sys.argv[2], "rb").read()
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/pgp-keys")
+        self.end_headers()
+        self.wfile.write(key)
+    def log_message(self, *a):
+        pass
+s = socketserver.TCPServer(("127.0.0.1", 0), H)
+open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.server_address[1])
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+s.serve_forever()
+PY
+/usr/bin/python3 "$W/hkp.py" "$W/hkp.port" "$W/p5-nouid.asc" &
+HKP_PID=$!
+for _ in $(seq 1 50); do [ -s "$W/hkp.port" ] && break; sleep 0.1; done
+expect_code 1 $KSP -d "$D" party add --keyserver "hkp://127.0.0.1:$(cat "$W/hkp.port")" "$F5"
+expect_match "$OUT" "^     $F5  refused: the keyserver hkp://127\\.0\\.0\\.1:[0-9]+ has this key without a user ID \\(as keys\\.openpgp\\.org serves"
+expect_eq "$(wc -l < "$OUT")" 1 "one line for it"
 
 # a key whose encryption subkey merely expired: the owner can extend it
 command -v faketime >/dev/null 2>&1 || _test_fail "faketime is not installed (Debian package faketime)"
