@@ -142,6 +142,8 @@ static void report(void *data, const struct ksp_key_check *chk)
 	}
 }
 
+/* Long: the four ways keys come in (a CSV, the GnuPG home, a keyserver,
+ * files and key trees), in one transaction with one report. */
 static int run(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {

@@ -307,6 +307,33 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 	.group = KSP_GROUP_PARTICIPANT,
 };
 
+/* Before signing: --all-checked only once attendance is taken (a joined
+ * store knows nothing of the no-shows by itself), and the outbox named by
+ * its absolute path (the ledger records it: 'party send' then works from
+ * any directory; *@abs is to be freed). */
+static int preflight(struct ksp_cli *cli, struct ksp_party *party, unsigned int flags, bool ticked,
+		     const char **outbox, char **abs)
+{
+	if ((flags & KSP_SIGN_ALL) && !ticked && !(flags & KSP_SIGN_RESIGN_WEAK) && ksp_party_attendance_taken(party) == 0) {
+		cli_err(cli, "%s: no attendance recorded: --all-checked would certify everyone on the list, no-shows too; nothing was signed. "
+			"Record who was not there: 'ksp party absent N...' (or 'ksp party absent --none' if everyone came), "
+			"or read the organizer's statement: 'ksp party join LIST KEYRING --attendance FILE'", cli->db_path);
+		return KSP_EXIT_ERROR;
+	}
+	if ((*outbox)[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+		if (cwd == NULL || asprintf(abs, "%s/%s", cwd, *outbox) < 0) {
+			int e = errno ? errno : ENOMEM;
+			free(cwd);
+			*abs = NULL;
+			return cli_fail(cli, -e, "%s: cannot name the outbox by its absolute path", *outbox);
+		}
+		free(cwd);
+		*outbox = *abs;
+	}
+	return KSP_EXIT_OK;
+}
+
 static int run(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -463,28 +490,9 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		status = r;
 		goto out;
 	}
-	if ((flags & KSP_SIGN_ALL) && !ticked && !(flags & KSP_SIGN_RESIGN_WEAK) && ksp_party_attendance_taken(party) == 0) {
-		/* a joined store knows nothing of the no-shows by itself */
-		cli_err(cli, "%s: no attendance recorded: --all-checked would certify everyone on the list, no-shows too; nothing was signed. "
-			"Record who was not there: 'ksp party absent N...' (or 'ksp party absent --none' if everyone came), "
-			"or read the organizer's statement: 'ksp party join LIST KEYRING --attendance FILE'", cli->db_path);
-		status = KSP_EXIT_ERROR;
+	status = preflight(cli, party, flags, ticked != NULL, &outbox, &outbox_abs);
+	if (status)
 		goto out;
-	}
-	/* the ledger records the outbox by absolute path: 'party send' then
-	 * works from any directory */
-	if (outbox[0] != '/') {
-		char *cwd = getcwd(NULL, 0);
-		if (cwd == NULL || asprintf(&outbox_abs, "%s/%s", cwd, outbox) < 0) {
-			int e = errno ? errno : ENOMEM;
-			free(cwd);
-			outbox_abs = NULL;
-			status = cli_fail(cli, -e, "%s: cannot name the outbox by its absolute path", outbox);
-			goto out;
-		}
-		free(cwd);
-		outbox = outbox_abs;
-	}
 	struct stat ost;
 	bool outbox_new = stat(outbox, &ost) < 0 && errno == ENOENT;
 	if (cli->json)
