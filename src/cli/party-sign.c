@@ -20,6 +20,7 @@ struct sign_out {
 	int last_number;
 	int n_results;
 	int n_signed, n_already, n_skipped, n_refused, n_absent;
+	bool relative; /* the outbox was named relative: its files shown so */
 };
 
 static const char *status_name(int s)
@@ -232,7 +233,8 @@ static void on_result(void *data, const struct ksp_sign_result *res)
 	free(e);
 	if (st == KSP_SIGN_SIGNED || (st == KSP_SIGN_ALREADY && ksp_sign_result_get_message_file(res)))
 		printf("              %s%s\n", st == KSP_SIGN_ALREADY ? "in " : "",
-		       cli_relative_path(ksp_sign_result_get_message_file(res)));
+		       o->relative ? cli_relative_path(ksp_sign_result_get_message_file(res)) :
+		       ksp_sign_result_get_message_file(res));
 	if (st != KSP_SIGN_SIGNED)
 		printf("              %s\n", msg);
 	fflush(stdout); /* before gpg is forked again */
@@ -493,6 +495,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	status = preflight(cli, party, flags, ticked != NULL, &outbox, &outbox_abs);
 	if (status)
 		goto out;
+	o.relative = outbox_abs != NULL;
 	struct stat ost;
 	bool outbox_new = stat(outbox, &ost) < 0 && errno == ENOENT;
 	if (cli->json)
@@ -557,7 +560,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			o.n_already, o.n_skipped, o.n_refused);
 		if (o.n_signed && !sendmail)
 			fprintf(stderr, "Nothing was sent: 'ksp party send' hands the messages to your mailer (or mail the .eml files in %s yourself).\n",
-				cli_relative_path(outbox));
+				o.relative ? cli_relative_path(outbox) : outbox);
 		if (o.n_absent)
 			fprintf(stderr, "%d key(s) of absent participants left out.\n", o.n_absent);
 		if (o.n_skipped)
