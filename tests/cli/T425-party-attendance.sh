@@ -105,4 +105,24 @@ expect_match "$ERR" "ring.asc: not an attendance statement"
 expect_code 2 $KSP -d "$W/zero.db" party join "$W/list.txt" /dev/zero
 expect_match "$ERR" "/dev/zero: cannot read the keyring: it starts with neither an armored key block nor an OpenPGP packet"
 
+# ---- two keys with one address: marked on the sheet ------------------------
+mkdir -m 700 "$W/h1b"
+homes+=("$W/h1b")
+gpg --homedir "$W/h1b" --batch --passphrase "" --quick-gen-key "P1 New <P1@example.org>" ed25519 cert never >/dev/null 2>&1
+gpg --homedir "$W/h1b" --batch --armor --export > "$W/p1b.asc" 2>/dev/null
+expect_code 0 $KSP -d "$W/same.db" party init --name "T425 Same" --date 2027-03-01
+expect_code 0 $KSP -d "$W/same.db" party add --allow-no-email "$W/p1.asc" "$W/p2.asc" "$W/p1b.asc"
+expect_match "$OUT" "^#3 .*P1@example.org is already on the list with the key of #1"
+expect_code 0 $KSP -q -d "$W/same.db" party close
+expect_code 0 $KSP -d "$W/same.db" party sheet --format html -o "$W/same.html"
+expect_match "$W/same.html" "an address of this key is also on #3: two keys of one person"
+expect_match "$W/same.html" "an address of this key is also on #1: two keys of one person"
+expect_eq "$(grep -c 'two keys of one person' "$W/same.html")" 2 "the sheet marks the two keys, not the third"
+if command -v pdftotext >/dev/null 2>&1; then
+	expect_code 0 $KSP -d "$W/same.db" party sheet --format pdf -o "$W/same.pdf"
+	expect_eq "$(pdftotext "$W/same.pdf" - | grep -c 'two keys of one person')" 2 "the PDF sheet marks them too"
+else
+	_test_fail "pdftotext is not installed (Debian package poppler-utils)"
+fi
+
 test_done
