@@ -268,8 +268,9 @@ int ksp_party_export_version(struct ksp_party *party, int version, unsigned int 
  * party (name, date, place, organizer) and its version; its keys, taken
  * from @keyring in list order with their list numbers, must give exactly
  * the same canonical text again (fingerprints, algorithms, dates, user
- * IDs): a key missing from the keyring, an extra key, or any other
- * difference refuses the join.  @sha256 (may be NULL) is the announced
+ * IDs): a key missing from the keyring or any other difference refuses
+ * the join; keys of the keyring not on the list (a newer list's) are left
+ * out (since LIBKSP_3; refused before).  @sha256 (may be NULL) is the announced
  * digest of the file (hex, any case, spaces or colons allowed).  A newer
  * version of the same party's list (latecomers) replaces the current list
  * and keeps the older versions on record.  One transaction: on any error

@@ -19,8 +19,9 @@ const struct ksp_cmd ksp_cmd_party_join = {
 	.usage = "LISTFILE KEYRING [--sha256 HEX] [--attendance FILE]",
 	.help = "make your own store of a party from its list file and keyring",
 	.details = "The list file is the one the organizer announced ('party close -o'), the\n"
-		   "keyring the published party keyring ('party export').  The keys must give\n"
-		   "exactly the list: nothing is stored otherwise.  A newer list version\n"
+		   "keyring the published party keyring ('party export').  The listed keys must\n"
+		   "give exactly the list: nothing is stored otherwise (keys not on the list,\n"
+		   "a newer list's latecomers, are left out).  A newer list version\n"
 		   "(latecomers) is joined the same way; the older one stays on record.\n"
 		   "Options:\n"
 		   "  --sha256 HEX   the list's SHA-256 as announced: refuse any other file\n"
