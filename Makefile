@@ -212,7 +212,8 @@ ASAN_SKIP ?= T012-options T015-clone T020-install T030-completion T100-party T20
 # short scripts of parsing and hostile packets; the longer analysis scripts
 # run under ASan + UBSan above.
 VALGRIND_SKIP ?= $(ASAN_SKIP) T200-wot T540-gpg-program T540-verify-hashes T550-health T515-sequoia-model \
-		 T500-trust T530-verify T540-revocations T545-trust-binding T562-incremental T563-refresh
+		 T500-trust T530-verify T540-revocations T545-trust-binding T562-incremental T563-refresh \
+		 T425-party-attendance T426-party-smtp T427-party-keyserver
 check-valgrind: all $(UNIT_TESTS)
 	$(Q)KSP_VALGRIND=1 tests/unit/run.sh $(UNIT_TESTS)
 	$(Q)VALGRIND_OPTS=--read-inline-info=no KSP_VALGRIND=1 KSP_SKIP="$(VALGRIND_SKIP)" LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/run.sh
