@@ -102,6 +102,15 @@ expect_eq "$(ls "$W/smtp" | grep -c '\.eml$')" 4 "the server got p2's and p4's m
 expect_eq "$(sqlite3 "$D" "SELECT max(attempts) FROM deliveries WHERE state = 'sent'")" 2 "the ledger counts the second attempt"
 expect_code 2 $KSP -d "$D" party send --smtp "smtp://127.0.0.1:$PORT" --again 9
 expect_match "$ERR" "no message in the delivery ledger is for '9'"
+# a Bcc: (party sign --bcc-self) is a recipient of the envelope, and not sent
+m2=$(ls "$W"/signdir/ksp-outbox/*p2@example.org.eml)
+sed -i '/^To: /i Bcc: p1@example.org' "$m2"
+expect_code 0 $KSP -d "$D" party send --smtp "smtp://127.0.0.1:$PORT" --again "$(basename "$m2")"
+expect_eq "$(cat "$W/smtp/5.env" | tr '\n' ' ')" "from p1@example.org to p1@example.org to p2@example.org " \
+	"--again FILE: the envelope holds the Bcc: address too"
+expect_eq "$(grep -c '^Bcc:' "$W/smtp/5.eml")" 0 "the Bcc: field is not sent"
+expect_eq "$(grep -c '^To: ' "$W/smtp/5.eml")" 1 "the To: field is"
+
 # the sendmail path from another directory: handed to the mailer, said so
 printf '#!/bin/sh\ncat > "%s/mailer.$$"\n' "$W" > "$W/mailer"
 chmod +x "$W/mailer"
