@@ -17,7 +17,8 @@ DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3
               libcairo2-dev libpango1.0-dev libqrencode-dev poppler-utils libxml2-utils \
               zbar-tools git debian-keyring \
               fonts-noto-core fonts-noto-cjk fonts-ipafont-gothic \
-              signing-party pius sq-wot faketime sks libcurl4-gnutls-dev python3-aiosmtpd
+              signing-party pius sq-wot faketime sks libcurl4-gnutls-dev python3-aiosmtpd time \
+              python3-cryptography
 # fonts-noto-core: Latin, Greek, Cyrillic, Arabic, Hebrew, Devanagari and the
 # other Indic scripts, Thai, Ethiopic...; fonts-noto-cjk: Chinese, Japanese,
 # Korean.  debian-keyring: the real keyring the tests' reference numbers in
@@ -26,7 +27,9 @@ DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3
 # gpgsigs, keyanalyze, pgpring, process_keys), pius, sq-wot (the Sequoia web
 # of trust, run under faketime at a reference date), sks (an HKP keyserver
 # the tests start on 127.0.0.1).  libcurl: party send's SMTP; python3-aiosmtpd:
-# the SMTP server the tests start on 127.0.0.1.
+# the SMTP server the tests start on 127.0.0.1; time: make bench's CPU times.
+# python3-cryptography: the keys tests/tools/pgpcraft.py and sqwot-gen.py
+# make (T517).
 DEP_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(DEPS) 2>/dev/null)
 DEP_LIBS    = $(shell $(PKG_CONFIG) --libs $(DEPS) 2>/dev/null) -lpthread
 
@@ -97,16 +100,17 @@ print-deb-pkgs:
 SQL_TO_C = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/'
 src/lib/store/schema.c: src/lib/store/schema.sql src/lib/store/schema-2.sql src/lib/store/schema-3.sql \
 		       src/lib/store/schema-4.sql src/lib/store/schema-5.sql src/lib/store/schema-6.sql \
-		       src/lib/store/schema-7.sql
+		       src/lib/store/schema-7.sql src/lib/store/schema-8.sql
 	$(call say,GEN,$@)
-	$(Q){ echo '/* generated from schema.sql, schema-2.sql ... schema-7.sql */'; echo '#include "lib/libksp-private.h"'; \
+	$(Q){ echo '/* generated from schema.sql, schema-2.sql ... schema-8.sql */'; echo '#include "lib/libksp-private.h"'; \
 	  echo 'const char ksp_schema_sql[] ='; $(SQL_TO_C) src/lib/store/schema.sql; echo ';'; \
 	  echo 'const char ksp_schema2_sql[] ='; $(SQL_TO_C) src/lib/store/schema-2.sql; echo ';'; \
 	  echo 'const char ksp_schema3_sql[] ='; $(SQL_TO_C) src/lib/store/schema-3.sql; echo ';'; \
 	  echo 'const char ksp_schema4_sql[] ='; $(SQL_TO_C) src/lib/store/schema-4.sql; echo ';'; \
 	  echo 'const char ksp_schema5_sql[] ='; $(SQL_TO_C) src/lib/store/schema-5.sql; echo ';'; \
 	  echo 'const char ksp_schema6_sql[] ='; $(SQL_TO_C) src/lib/store/schema-6.sql; echo ';'; \
-	  echo 'const char ksp_schema7_sql[] ='; $(SQL_TO_C) src/lib/store/schema-7.sql; echo ';'; } > $@
+	  echo 'const char ksp_schema7_sql[] ='; $(SQL_TO_C) src/lib/store/schema-7.sql; echo ';'; \
+	  echo 'const char ksp_schema8_sql[] ='; $(SQL_TO_C) src/lib/store/schema-8.sql; echo ';'; } > $@
 
 # ... and the rows SQLite makes of it (schema-rows.h): a store with exactly
 # these is ksp's without building the schema in memory at every open.  The
@@ -186,11 +190,17 @@ check: deps
 	$(Q)$(if $(strip $(CHECK_EXTRA)),$(MAKE) --no-print-directory $(CHECK_EXTRA),true)
 
 # Sanitizer build in a separate tree, so the normal objects stay as they are.
+# The fault sweep (make check) compiles the library and the CLI with the same
+# flags (ASAN_CFLAGS) into tests/fault/obj/: those objects are copied in with
+# their times, so that only what the sweep did not build (ksp-gpg, the tests,
+# the tools) is compiled again.
+ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 check-asan: deps
 	$(Q)rm -rf build-asan && mkdir -p build-asan && \
 	  git ls-files -co --exclude-standard | grep -v '^build-asan/' | tar -cf - -T - | tar -xf - -C build-asan
-	$(Q)$(MAKE) --no-print-directory -C build-asan all $(UNIT_TESTS) \
-	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
+	$(Q)if [ -d tests/fault/obj/src ]; then \
+	  (cd tests/fault/obj && find src -name '*.o' | tar -cf - -T -) | tar -xf - -C build-asan; fi
+	$(Q)$(MAKE) --no-print-directory -C build-asan all $(UNIT_TESTS) CFLAGS='$(ASAN_CFLAGS)'
 	$(Q)cd build-asan && \
 	  ASAN_OPTIONS=detect_leaks=1 tests/unit/run.sh $(UNIT_TESTS) && \
 	  ASAN_OPTIONS=detect_leaks=1 KSP_SKIP="$(ASAN_SKIP)" LD_LIBRARY_PATH=$(CURDIR)/build-asan/src/lib tests/cli/run.sh
@@ -206,13 +216,16 @@ check-asan: deps
 # T500 covers.  ASAN_SKIP= (or VALGRIND_SKIP=) runs every script.
 ASAN_SKIP ?= T012-options T015-clone T020-install T030-completion T100-party T205-wot-scan T210-verify \
 	     T250-gen-wot T300-sheet T310-fonts T400-sign T410-join T505-trust-brute T510-sequoia \
-	     T520-gnupg-model T600-graph T700-reliability T710-reliability2 T900-readme T420-party-day T561-publish T415-party-mail T555-resign-weak
+	     T520-gnupg-model T600-graph T700-reliability T710-reliability2 T900-readme T420-party-day T561-publish T415-party-mail T555-resign-weak \
+	     T552-health-brute T553-health-commands \
+	     T718-sign-signals T517-sequoia-live
 # Under valgrind (about 0.9 s a ksp start): the unit tests (which hold the
 # trust engines' own queries: test-trust-sequoia, test-trust-reach) and the
 # short scripts of parsing and hostile packets; the longer analysis scripts
 # run under ASan + UBSan above.
 VALGRIND_SKIP ?= $(ASAN_SKIP) T200-wot T540-gpg-program T540-verify-hashes T550-health T515-sequoia-model \
 		 T500-trust T530-verify T540-revocations T545-trust-binding T562-incremental T563-refresh \
+		 T521-gnupg-live \
 		 T425-party-attendance T426-party-smtp T427-party-keyserver
 check-valgrind: all $(UNIT_TESTS)
 	$(Q)KSP_VALGRIND=1 tests/unit/run.sh $(UNIT_TESTS)

@@ -6,7 +6,7 @@
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 status=0
-for part in party sheet wot graph trust health git; do
+for part in party sheet wot graph trust health git sigcheck; do
 	[ -x "$dir/$part.sh" ] || [ -f "$dir/$part.sh" ] || continue
 	echo "== $part =="
 	bash "$dir/$part.sh" || { echo "bench: $part.sh failed" >&2; status=1; }

@@ -86,6 +86,9 @@ struct ksp_store;
 enum ksp_store_flags {
 	KSP_STORE_READ_WRITE = 1 << 0,
 	KSP_STORE_CREATE = 1 << 1,
+	/* read-only, and nothing written beside the file (no -shm, -wal,
+	 * -wot): SQLite's immutable=1; refused while a -wal holds changes */
+	KSP_STORE_IMMUTABLE = 1 << 2,
 };
 
 /**
@@ -333,6 +336,23 @@ int ksp_wot_load_fd(struct ksp_store *store, int fd, const char *source, unsigne
  * a key its armor does not hold, one key in two files outside .keyring/.
  * -ENODATA: no key in the tree. (LIBKSP_3) */
 int ksp_keytree_read(struct ksp_ctx *ctx, const char *dir, void **ret, size_t *ret_len);
+
+/* The same key tree given file by file (the blobs of a git commit's tree:
+ * 'ksp wot refresh' never reads a work tree): @path relative ('/'
+ * between names), @data its bytes.  The rules are ksp_keytree_read()'s;
+ * a path ksp_keytree_read() would not read (dot folders, .keyring/<other
+ * type>/) is skipped (0); symlinks are the caller's (it gives regular
+ * files only).  ksp_keytree_finish() hands over the keyring (*ret,
+ * malloc'ed), -ENODATA when no file held a key. (LIBKSP_3) */
+struct ksp_keytree;
+int ksp_keytree_new(struct ksp_ctx *ctx, struct ksp_keytree **ret);
+int ksp_keytree_add_file(struct ksp_keytree *kt, const char *path, const void *data, size_t len);
+int ksp_keytree_finish(struct ksp_keytree *kt, void **ret, size_t *ret_len);
+struct ksp_keytree *ksp_keytree_free(struct ksp_keytree *kt);
+/* Does @data (@len bytes) hash to the git object ID @oid (40 hex digits:
+ * SHA-1, 64: SHA-256) as an object of @type ("blob", "tree", "commit")?
+ * 0 yes, -EBADMSG no, -EINVAL not an object ID.  (LIBKSP_3) */
+int ksp_git_object_check(const char *oid, const char *type, const void *data, size_t len);
 
 /* The last commit of the keyring git repository @repo (a path, as the
  * caller names it) whose history was checked and loaded ('ksp wot
@@ -1018,9 +1038,13 @@ enum ksp_sha1_rule {
 /* Certifications made after this time (2019-01-19 00:00:00 UTC) with
  * SHA-1 do not count under KSP_SHA1_BEFORE_2019. */
 #define KSP_SHA1_CUTOFF 1547856000
-/* The SHA-1 rule of the paths model (default KSP_SHA1_YES); -EINVAL for
+/* The SHA-1 rule (default KSP_SHA1_BEFORE_2019, gpg 2.2's; KSP_SHA1_YES
+ * lets whoever prepares a key being signed forge SHA-1 certifications
+ * made after 2019-01-19 by chosen-prefix collisions); -EINVAL for
  * another value. */
 int ksp_trust_policy_set_sha1_rule(struct ksp_trust_policy *policy, int rule);
+/* The policy's SHA-1 rule (enum ksp_sha1_rule).  Since: 3 */
+int ksp_trust_policy_get_sha1_rule(const struct ksp_trust_policy *policy);
 /* Whether MD5 certifications count (default no). */
 void ksp_trust_policy_set_md5(struct ksp_trust_policy *policy, bool counts);
 /* counts: KSP_SHA1_YES; !counts: KSP_SHA1_NO (and MD5 not allowed). */
@@ -1034,17 +1058,37 @@ void ksp_trust_policy_set_max_age(struct ksp_trust_policy *policy, int64_t secon
  * (true).  Both are computed; this chooses the one that counts.  Since: 2 */
 void ksp_trust_policy_set_at_signature(struct ksp_trust_policy *policy, bool on);
 bool ksp_trust_policy_get_at_signature(const struct ksp_trust_policy *policy);
-/* Which model 'ksp trust' asks (a policy file's "model"): the paths model
- * (ksp_trust_check(), the default) or Sequoia's (ksp_trust_sequoia_*,
- * which takes the core keys as fully trusted roots, the target amount and
- * the certification-network mode from the policy:
+/* Which model ksp_trust_query() asks (a policy file's "model"; 'ksp
+ * trust', 'ksp verify', ksp-gpg): the paths model (ksp_trust_check(), the
+ * default), GnuPG's (ksp_trust_gnupg_*, with the core keys as ultimately
+ * trusted roots: ksp_trust_gnupg_set_policy()) or Sequoia's
+ * (ksp_trust_sequoia_*, with the core keys as fully trusted roots:
  * ksp_trust_sequoia_set_policy()).  -EINVAL for another value. */
 enum ksp_trust_model {
 	KSP_TRUST_MODEL_PATHS = 0,
+	KSP_TRUST_MODEL_GNUPG = 1,   /* Since: 3 */
 	KSP_TRUST_MODEL_SEQUOIA = 2,
 };
 int ksp_trust_policy_set_model(struct ksp_trust_policy *policy, int model);
 int ksp_trust_policy_get_model(const struct ksp_trust_policy *policy);
+/* A model's name ("paths", "gnupg", "sequoia"; NULL for another value),
+ * and the model of a name (-EINVAL for another).  Since: 3 */
+const char *ksp_trust_model_name(int model);
+int ksp_trust_model_from_name(const char *name);
+/* A model's own setting, by its key in a policy file: GnuPG's ownertrust
+ * (a gpg --export-ownertrust file, read now: errors name FILE:LINE),
+ * marginals_needed, completes_needed, max_cert_depth, min_cert_level;
+ * Sequoia's partial_core (FPR:AMOUNT, repeatable).  Settings of every
+ * model are kept; the policy's model uses its own.  Returns 0, -ENOENT
+ * when no model has @key, -EINVAL for a bad value (with a message).
+ * ksp_trust_policy_get_option(): a number setting (for ownertrust and
+ * partial_core: how many are given); -ENOENT for no such key.  Since: 3 */
+int ksp_trust_policy_set_option(struct ksp_trust_policy *policy, const char *key, const char *value);
+int ksp_trust_policy_get_option(const struct ksp_trust_policy *policy, const char *key);
+/* 0 when the policy's model answers the what-if questions of 'ksp
+ * health' and 'ksp publish' (the paths model); else -EOPNOTSUPP and a
+ * message naming the model and @what.  Since: 3 */
+int ksp_trust_policy_check_whatif(const struct ksp_trust_policy *policy, const char *what);
 /* The Sequoia model's target amount (1-7680, default 120) and mode. */
 int ksp_trust_policy_set_trust_amount(struct ksp_trust_policy *policy, int amount);
 int ksp_trust_policy_get_trust_amount(const struct ksp_trust_policy *policy);
@@ -1053,8 +1097,10 @@ bool ksp_trust_policy_get_certification_network(const struct ksp_trust_policy *p
 /* Reads a policy file: "key = value" lines, '#' comments; keys: core
  * (repeatable), core_file, core_party, max_depth, min_paths, per_uid, sha1,
  * min_key_bits, max_cert_age (90d, 2y, 12w, 36h or seconds), trust_at (now
- * or signature), model (paths or sequoia), trust_amount,
- * certification_network.  Errors name FILE:LINE. */
+ * or signature), model (paths, gnupg or sequoia), trust_amount,
+ * certification_network, and the models' own keys
+ * (ksp_trust_policy_set_option(); a relative ownertrust file is read
+ * beside the policy).  Errors name FILE:LINE. */
 int ksp_trust_policy_load(struct ksp_trust_policy *policy, const char *path);
 
 enum ksp_trust_reason {
@@ -1103,6 +1149,13 @@ size_t ksp_trust_result_get_path_length(const struct ksp_trust_result *result, s
  * borrowed, NUL-terminated). */
 int ksp_trust_result_get_hop(const struct ksp_trust_result *result, size_t path, size_t hop, const char **signer,
 			     const char **signee, int64_t *created, const char **uid, size_t *uid_len);
+/* trust_at = signature: does a revocation known now (key or user ID or
+ * certification; hard or soft; whatever its date) touch @target or a key,
+ * user ID or certification on the paths of @result (a verdict at the
+ * signature's time)?  1 and @why (one line), 0, <0.  A verdict it touches
+ * does not count: the signer cannot pick it by backdating.  Since: 3 */
+int ksp_trust_result_revoked_now(struct ksp_store *store, const struct ksp_trust_result *result, const char *target,
+				 char *why, size_t whylen);
 /* Per-user-ID policy: the user ID the paths certify, else NULL. */
 const char *ksp_trust_result_get_uid(const struct ksp_trust_result *result, size_t *len);
 /* Keys looked at by the search. */
@@ -1115,6 +1168,32 @@ enum ksp_hash_dropped {
 	KSP_DROPPED_MAX = 2,
 };
 uint64_t ksp_trust_result_get_dropped(const struct ksp_trust_result *result, unsigned int which);
+
+/* Any model: asks the policy's model (ksp_trust_policy_get_model()) about
+ * key @fpr at @at, or about its binding with the user ID @uid or the
+ * address @email (NULL: the key; GnuPG's model answers for keys only:
+ * -EOPNOTSUPP).  The result is the model's verdict: trusted or not, the
+ * reason (enum ksp_trust_reason, the nearest for the model), one line of
+ * message, the paths (GnuPG's model: none) and the model's own numbers
+ * (ksp_trust_result_get_field()).  The paths model's result is
+ * ksp_trust_check()'s or ksp_trust_check_binding()'s.  Since: 3 */
+int ksp_trust_query(struct ksp_store *store, const struct ksp_trust_policy *policy, const char *fpr,
+		    const char *uid, const char *email, int64_t at, struct ksp_trust_result **ret);
+/* The model that answered (enum ksp_trust_model).  Since: 3 */
+int ksp_trust_result_get_model(const struct ksp_trust_result *result);
+/* The model's own numbers, by index from 0 (the JSON fields of its
+ * answer: Sequoia's trust_amount, target_amount, certification_network;
+ * GnuPG's validity, letter, depth, completes, marginals...).  Returns the
+ * type (enum ksp_trust_field_type) with the name and the number or the
+ * string (borrowed), or -ERANGE past the last.  Since: 3 */
+enum ksp_trust_field_type {
+	KSP_TRUST_FIELD_NUMBER = 0,
+	KSP_TRUST_FIELD_STRING = 1,
+	KSP_TRUST_FIELD_BOOL = 2,   /* the number: 0 or 1 */
+	KSP_TRUST_FIELD_NULL = 3,
+};
+int ksp_trust_result_get_field(const struct ksp_trust_result *result, size_t index, const char **name, int64_t *num,
+			       const char **str);
 
 /* -- verifying signatures: who signed, and was the key valid -- */
 
@@ -1159,6 +1238,12 @@ int ksp_verify_detached(struct ksp_store *store, const void *sig, size_t siglen,
  * errors are the same.  Returns as ksp_verify_detached().  Since: 2 */
 int ksp_verify_detached_native(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
 			       size_t datalen, const char *source, struct ksp_verify_result **ret);
+/* As ksp_verify_detached(), the data read from @fd and hashed as it is
+ * read (any size, nothing kept) by libksp's own verifier; when the
+ * signature is one it does not verify itself, at most @max bytes are read
+ * for gpg (-EFBIG beyond).  Since: 3 */
+int ksp_verify_detached_fd(struct ksp_store *store, const void *sig, size_t siglen, int fd, size_t max,
+			   const char *source, struct ksp_verify_result **ret);
 /* As ksp_verify_detached(), for a cleartext-signed (gpg --clearsign) or
  * signed (gpg --sign) message; -ENODATA when @msg is a detached signature
  * (give the data: ksp_verify_detached()). */
@@ -1195,6 +1280,20 @@ const void *ksp_verify_result_get_plaintext(const struct ksp_verify_result *resu
 /* What gpgme said: gpgme_sigsum_t bits and the gpgme_validity_t of the
  * signature (no trust in the private home: never "valid"). */
 unsigned int ksp_verify_result_get_gpgme_summary(const struct ksp_verify_result *result);
+/* The signature's OpenPGP hash algorithm (1 MD5, 2 SHA-1, 8 SHA-256...),
+ * 0 unknown.  Since: 3 */
+int ksp_verify_result_get_hash_algo(const struct ksp_verify_result *result);
+/* The code gpg writes in ERRSIG when the signature could not be checked
+ * (4 unusable key or algorithm, 5 rejected digest: MD5 or the policy's
+ * SHA-1 rule, 9 no public key, 39 time conflict: the key is newer than
+ * the signature), 0 when it was checked (good, bad, expired, revoked).
+ * Since: 3 */
+int ksp_verify_result_get_errsig_code(const struct ksp_verify_result *result);
+/* The policy's SHA-1 rule (sha1 = before-2019 or no) applied to the
+ * document signature itself: a signature it refuses becomes
+ * KSP_SIGNATURE_KEY_UNUSABLE (ERRSIG 5).  1 when it did, 0, -EINVAL.
+ * MD5 is refused by the verifier itself, as gpg does.  Since: 3 */
+int ksp_verify_result_apply_policy(struct ksp_verify_result *result, const struct ksp_trust_policy *policy);
 int ksp_verify_result_get_gpgme_validity(const struct ksp_verify_result *result);
 
 /* -- GnuPG's classic trust model, as a second opinion (trust-gnupg.c) -- */
@@ -1208,7 +1307,8 @@ int ksp_verify_result_get_gpgme_validity(const struct ksp_verify_result *result)
  * valid keys introduce the next level; trust signatures raise ownertrust
  * (amount >= 120 full, >= 60 marginal) within their depth and regular
  * expression.  A key's validity is its best user ID's.  Values: GnuPG's
- * numbers (ownertrust levels use them too), and for a revoked key 7. */
+ * numbers (ownertrust levels use them too), for a revoked key 7, for a
+ * key made after the reference time (gpg: invalid) 8. */
 enum ksp_gnupg_validity {
 	KSP_GNUPG_UNKNOWN = 0,   /* '-' not reached from the roots */
 	KSP_GNUPG_EXPIRED = 1,   /* 'e' the key has expired */
@@ -1218,6 +1318,7 @@ enum ksp_gnupg_validity {
 	KSP_GNUPG_FULL = 5,      /* 'f' */
 	KSP_GNUPG_ULTIMATE = 6,  /* 'u' a root */
 	KSP_GNUPG_REVOKED = 7,   /* 'r' the key is revoked */
+	KSP_GNUPG_INVALID = 8,   /* 'i' not valid at the time: made after it */
 };
 struct ksp_trust_gnupg;
 /* Defaults as gpg 2.2's: marginals needed 3, completes needed 1, max cert
@@ -1247,8 +1348,10 @@ void ksp_trust_gnupg_set_md5(struct ksp_trust_gnupg *gnupg, bool counts);
 /* After ksp_trust_gnupg_validate(): certifications by introducers that a
  * hash rule left out (enum ksp_hash_dropped). */
 uint64_t ksp_trust_gnupg_get_dropped(const struct ksp_trust_gnupg *gnupg, unsigned int which);
-/* Computes the validity of every key of @store at time @at (signatures
- * and revocations made later do not exist); the results are kept (with a
+/* Computes the validity of every key of @store at time @at, gpg's clock
+ * (--faked-system-time): as in gpg, every signature and revocation the
+ * store holds counts whatever its date, @at decides expiry (and a key
+ * made after @at is invalid); the results are kept (with a
  * reference to the store) until the next call or ksp_trust_gnupg_free().
  * Returns the number of ultimately trusted keys found in the store (0:
  * every key is of unknown validity), or a negative errno. */
@@ -1272,6 +1375,12 @@ int ksp_trust_gnupg_get_introducer(struct ksp_trust_gnupg *gnupg, const char *fp
  * (--list-keys --with-colons field 2): u f m q n e r -, '?' for a bad value. */
 const char *ksp_trust_gnupg_validity_name(int validity);
 char ksp_trust_gnupg_validity_letter(int validity);
+/* The policy's settings for GnuPG's model: its core keys (and party
+ * participants, with core_party, read from @store) as ultimately trusted,
+ * the ownertrust file and the numbers of ksp_trust_policy_set_option(),
+ * its SHA-1 and MD5 rules.  Since: 3 */
+int ksp_trust_gnupg_set_policy(struct ksp_trust_gnupg *gnupg, struct ksp_store *store,
+			       const struct ksp_trust_policy *policy);
 
 /* -- Sequoia's web of trust, as a third model (trust-sequoia.c) -- */
 
@@ -1298,8 +1407,8 @@ size_t ksp_trust_sequoia_get_root_count(const struct ksp_trust_sequoia *sq);
 int ksp_trust_sequoia_set_target_amount(struct ksp_trust_sequoia *sq, int amount);
 void ksp_trust_sequoia_set_certification_network(struct ksp_trust_sequoia *sq, bool on);
 /* The policy's core keys as roots of amount 120 (the store's party
- * participants too with core_party, read from @store), its target amount
- * and mode. */
+ * participants too with core_party, read from @store), its partial_core
+ * roots (ksp_trust_policy_set_option()), its target amount and mode. */
 int ksp_trust_sequoia_set_policy(struct ksp_trust_sequoia *sq, struct ksp_store *store,
 				 const struct ksp_trust_policy *policy);
 /* Authenticate key @fpr at @at: with @uid (and no @email), that user ID
@@ -1368,6 +1477,20 @@ int ksp_graph_new_paths(struct ksp_store *store, int64_t at, unsigned int wot_fl
  * verdict as the title.  @result must come from @store. */
 int ksp_graph_new_trust(struct ksp_store *store, const struct ksp_trust_result *result, const char *target_fpr,
 			struct ksp_graph **ret);
+/* Chosen keys (ksp health --svg): @fprs[i] marked @marks[i] (those that
+ * are no vertex at @at left out), every certification between them, and
+ * @n_extra dashed arcs @from[j] -> @to[j] (certifications to make);
+ * @title raw text (escaped here).  Returns 0; -EINVAL, -E2BIG, -errno. */
+enum ksp_graph_mark {
+	KSP_GRAPH_MARK_PLAIN = 0,
+	KSP_GRAPH_MARK_CORE = 1,  /* gold */
+	KSP_GRAPH_MARK_FALLS = 2, /* red: falls below K by the horizon */
+	KSP_GRAPH_MARK_SPOF = 3,  /* orange: a single point of failure */
+	KSP_GRAPH_MARK_BELOW = 4, /* grey: below K already */
+};
+int ksp_graph_new_keys(struct ksp_store *store, int64_t at, unsigned int wot_flags, const char *const *fprs,
+		       const unsigned int *marks, size_t n, const char *const *from, const char *const *to,
+		       size_t n_extra, const char *title, size_t max_nodes, struct ksp_graph **ret);
 struct ksp_graph *ksp_graph_free(struct ksp_graph *graph);
 size_t ksp_graph_get_node_count(const struct ksp_graph *graph);
 /* Edges drawn (a two-way pair is one edge; dashed "missing" ones included). */
@@ -1443,7 +1566,9 @@ enum ksp_health_break {
  * single points of failure and, with KSP_HEALTH_PARTY, the ranked pairs of
  * party participants.  Uses ksp_get_threads() threads, each with its own
  * handle on the store's file.
- * Returns 0; -EINVAL (no core keys, bad horizon), -ENOMEM, or the trust
+ * Returns 0; -EINVAL (no core keys, bad horizon), -EOPNOTSUPP (the
+ * policy's model is not the paths model, on which the what-if questions
+ * are defined: ksp_trust_policy_check_whatif()), -ENOMEM, or the trust
  * engine's errors (message set).
  */
 struct ksp_health;
@@ -1478,6 +1603,22 @@ size_t ksp_health_get_unrepaired_count(const struct ksp_health *health);
 size_t ksp_health_get_extend_count(const struct ksp_health *health);
 int ksp_health_get_extend(const struct ksp_health *health, size_t i, const char **fpr, int64_t *expires,
 			  unsigned int *repairs);
+/* The repair plan's size against the fewest certifications: @minimal
+ * when it is the fewest (among the candidates: every key with a path from
+ * the core certifying a key before a falling one, on small webs), else
+ * @lower: no plan repairing the same keys has fewer. */
+int ksp_health_get_repair_bound(const struct ksp_health *health, size_t *lower, bool *minimal);
+/* Repair @i: @more keys gain a path but stay below K (K > 1: the next
+ * certifications complete them); @renewal: the signer has a certification
+ * of the target valid now (gpg makes a new one only with --force-sign-key). */
+int ksp_health_get_repair_detail(const struct ksp_health *health, size_t i, unsigned int *more, bool *renewal);
+/* The core keys found in the store (the policy's, or the party's). */
+size_t ksp_health_get_core_count(const struct ksp_health *health);
+const char *ksp_health_get_core(const struct ksp_health *health, size_t i);
+/* The user ID (hostile raw bytes, @len) a certification break is on, or
+ * NULL (a key break). */
+const char *ksp_health_get_break_uid(const struct ksp_health *health, size_t key, unsigned int horizon, size_t i,
+				     size_t *len);
 /* Single points of failure, most cuts first: the keys whose loss puts
  * @cuts keys below K at @at (@carries: on how many keys' paths it lies);
  * exact for the top 10 unless ksp_health_spof_is_exact() says the work
@@ -1539,6 +1680,8 @@ int ksp_health_get_weak(const struct ksp_health *health, size_t i, const char **
  * The weak-hash audit: certifications with MD5, SHA-1 or RIPEMD-160 on
  * the published paths, per certifier, and, with ksp_publish_set_audit(),
  * the keys that have no path at all when they are dropped.
+ * ksp_publish_new(): -EOPNOTSUPP (message set) when the policy's model is
+ * not the paths model (ksp_trust_policy_check_whatif()).
  */
 struct ksp_publish;
 enum ksp_publish_change {

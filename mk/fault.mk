@@ -5,7 +5,8 @@
 # of tests/fault/commands.sh with the failure at N = 1, 2, ...
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-FAULT_SAN   ?= -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# the same flags as check-asan's build, which reuses these objects
+FAULT_SAN   ?= $(ASAN_CFLAGS)
 FAULT_SYMS  := malloc calloc realloc strdup strndup asprintf vasprintf posix_memalign \
                open openat read write fsync close rename mkdtemp mkostemp stat fstat \
                opendir pipe2 posix_spawnp

@@ -27,6 +27,11 @@ fuzz/fuzz-%: fuzz/obj/fuzz/fuzz-%.o $(FUZZ_LIB)
 	$(call say,CCLD,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $(KSP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
+# ksp-gpg's signature reader (src/gpg/sig-info.c) lives outside the library
+fuzz/fuzz-gpg-sig: fuzz/obj/fuzz/fuzz-gpg-sig.o fuzz/obj/src/gpg/sig-info.o $(FUZZ_LIB)
+	$(call say,CCLD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $(KSP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
+
 fuzz-build: $(FUZZ_TARGETS)
 
 fuzz: $(FUZZ_TARGETS)

@@ -372,6 +372,14 @@ static int trust_graph(struct ksp_cli *cli, const struct opts *o, struct ksp_sto
 		if (r == 0 && o->min_paths)
 			r = ksp_trust_policy_set_min_paths(pol, o->min_paths);
 	}
+	if (r == 0 && ksp_trust_policy_get_model(pol) != KSP_TRUST_MODEL_PATHS) {
+		/* the picture is of the paths model's disjoint paths */
+		cli_err(cli, "%s: the policy names the %s model; 'graph --trust' draws the paths model's paths only "
+			     "(ask 'ksp trust --policy' for that model's verdict)",
+			o->policy, ksp_trust_model_name(ksp_trust_policy_get_model(pol)));
+		ksp_trust_policy_free(pol);
+		return KSP_EXIT_ERROR;
+	}
 	if (r == 0)
 		r = ksp_trust_check(store, pol, o->key, o->at, &res);
 	if (r == 0)

@@ -17,17 +17,19 @@ const struct ksp_cmd ksp_cmd_health = {
 	.run = run_health,
 	.usage = CLI_TRUST_USAGE "\n"
 		 "       [--repair-at +30d|+90d|+365d|no-sha1] [--party] [--all] [--top N]\n"
-		 "       [--no-spof] [--no-repair] [--weak --signer FPR] [--json]",
+		 "       [--no-spof] [--no-repair] [--weak --signer FPR] [--plan-csv FILE] [--svg FILE] [--json]",
 	.help = "trust health: who loses their paths to the core, and the repair",
 	.details = "For every key that is not a core key: the vertex-disjoint paths from the\n"
 		   "core now, at +30, +90 and +365 days (keys and certifications expiring by\n"
 		   "then dropped) and with MD5/SHA-1/RIPEMD-160 certifications dropped\n"
 		   "(no-sha1); the keys below K at each horizon, and what breaks on their\n"
 		   "paths. Every verdict is the one 'ksp trust --at' gives. Then the repair\n"
-		   "plan (the fewest new certifications, by greedy set cover), the owners who\n"
+		   "plan (new certifications, the fewest or with a lower bound), the owners who\n"
 		   "only need to extend their expiry, the single points of failure and the\n"
 		   "keys that carry most paths. Exit status: 0 no key falls below K by the\n"
-		   "repair horizon, 1 some do, 2 error.\n\n"
+		   "repair horizon, 1 some do, 2 error. The report is defined on the paths\n"
+		   "model: a policy naming gnupg or sequoia is refused (--model paths after\n"
+		   "--policy analyses with the paths model).\n\n"
 		   "Options:\n" CLI_TRUST_HELP
 		   "  --repair-at H     the horizon the repair plan is for (default +90d)\n"
 		   "  --party           rank the pairs of the store's party participants by the\n"
@@ -38,7 +40,12 @@ const struct ksp_cmd ksp_cmd_health = {
 		   "  --no-spof         skip the single points of failure\n"
 		   "  --no-repair       skip the repair plan\n"
 		   "  --weak            with --signer FPR: the signer's MD5/SHA-1/RIPEMD-160\n"
-		   "                    certifications and the core paths each carries\n",
+		   "                    certifications and the core paths each carries\n"
+		   "  --plan-csv FILE   the next party from the repair plan: a registration CSV\n"
+		   "                    of its signers and targets (ksp party add --csv FILE\n"
+		   "                    KEYRING), with who certifies whom as '#' lines\n"
+		   "  --svg FILE        a picture: the forecast, and the core with the falling\n"
+		   "                    keys, single points of failure, carriers and the plan\n",
 	.group = KSP_GROUP_ADMIN,
 };
 
@@ -70,38 +77,79 @@ static const char *hash_name(int algo)
 	}
 }
 
-static void print_break(const struct ksp_health *h, size_t k, unsigned hz, size_t i)
+/* The primary user ID of @fpr, escaped for the terminal (hostile input),
+ * or "?" (never NULL; free it). */
+static char *name_of(struct ksp_store *store, const char *fpr)
 {
-	const char *a, *b;
+	char *uid = NULL, *e = NULL;
+	size_t len = 0;
+
+	if (ksp_store_get_key_uid(store, fpr, &uid, &len) == 0)
+		e = cli_escape(uid, len, KSP_ESCAPE_TERMINAL);
+	free(uid);
+	return e ? e : strdup("?");
+}
+
+/* "  (NAME)" or "  (NAME -> NAME)" after a line that names keys. */
+static void print_names_sep(struct ksp_store *store, const char *a, const char *b, const char *sep)
+{
+	char *na = name_of(store, a), *nb = b ? name_of(store, b) : NULL;
+
+	if (b)
+		printf("  (%s %s %s)", na ? na : "?", sep, nb ? nb : "?");
+	else
+		printf("  (%s)", na ? na : "?");
+	free(na);
+	free(nb);
+}
+
+static void print_names(struct ksp_store *store, const char *a, const char *b)
+{
+	print_names_sep(store, a, b, "->");
+}
+
+static void print_break(struct ksp_store *store, const struct ksp_health *h, size_t k, unsigned hz, size_t i)
+{
+	const char *a, *b, *uid;
 	int kind, path;
 	int64_t when;
-	char date[32];
+	size_t len = 0;
+	char date[32], *e;
 
 	ksp_health_get_break(h, k, hz, i, &kind, &a, &b, &when, &path);
 	format_date(when, date, sizeof(date));
 	switch (kind) {
 	case KSP_HEALTH_KEY_EXPIRES:
-		printf("      path %d: key %s expires on %s\n", path + 1, a, date);
+		printf("      path %d: key %s expires on %s", path + 1, a, date);
+		b = NULL;
 		break;
 	case KSP_HEALTH_KEY_REVOKED:
-		printf("      path %d: key %s is revoked on %s\n", path + 1, a, date);
+		printf("      path %d: key %s is revoked on %s", path + 1, a, date);
+		b = NULL;
 		break;
 	case KSP_HEALTH_CERT_EXPIRES:
-		printf("      path %d: %s's certification of %s expires on %s\n", path + 1, a, b, date);
+		printf("      path %d: %s's certification of %s expires on %s", path + 1, a, b, date);
 		break;
 	case KSP_HEALTH_CERT_WEAK:
-		printf("      path %d: %s's certification of %s (%s) is MD5/SHA-1/RIPEMD-160\n", path + 1, a, b, date);
+		printf("      path %d: %s's certification of %s (%s) is MD5/SHA-1/RIPEMD-160", path + 1, a, b, date);
 		break;
 	case KSP_HEALTH_CERT_REVOKED:
-		printf("      path %d: %s's certification of %s is revoked on %s\n", path + 1, a, b, date);
+		printf("      path %d: %s's certification of %s is revoked on %s", path + 1, a, b, date);
 		break;
 	case KSP_HEALTH_UID_REVOKED:
-		printf("      path %d: the user ID %s certified on %s is revoked on %s\n", path + 1, a, b, date);
+		/* the user ID itself (hostile bytes), not a fingerprint */
+		uid = ksp_health_get_break_uid(h, k, hz, i, &len);
+		e = cli_escape(uid ? uid : "", uid ? len : 0, KSP_ESCAPE_TERMINAL);
+		printf("      path %d: the user ID \"%s\" of %s, certified by %s, is revoked on %s", path + 1,
+		       e ? e : "?", b, a, date);
+		free(e);
 		break;
 	default:
-		printf("      path %d: %s's certification of %s becomes too old on %s\n", path + 1, a, b, date);
+		printf("      path %d: %s's certification of %s becomes too old on %s", path + 1, a, b, date);
 		break;
 	}
+	print_names(store, a, b);
+	printf("\n");
 }
 
 static void print_json(const struct ksp_health *h, const struct ksp_trust_policy *pol, bool all, bool party,
@@ -161,12 +209,19 @@ static void print_json(const struct ksp_health *h, const struct ksp_trust_policy
 		}
 		printf("]");
 	}
-	printf(",\"repair_at\":\"%s\",\"repair\":[", ksp_health_get_horizon(h, rh, NULL));
+	size_t lower;
+	bool minimal;
+	ksp_health_get_repair_bound(h, &lower, &minimal);
+	printf(",\"repair_at\":\"%s\",\"repair_minimal\":%s,\"repair_lower_bound\":%zu,\"repair\":[",
+	       ksp_health_get_horizon(h, rh, NULL), minimal ? "true" : "false", lower);
 	for (size_t i = 0; i < ksp_health_get_repair_count(h); i++) {
 		const char *s, *t;
-		unsigned n;
+		unsigned n, more;
+		bool renewal;
 		ksp_health_get_repair(h, i, &s, &t, &n);
-		printf("%s{\"signer\":\"%s\",\"target\":\"%s\",\"repairs\":%u}", i ? "," : "", s, t, n);
+		ksp_health_get_repair_detail(h, i, &more, &renewal);
+		printf("%s{\"signer\":\"%s\",\"target\":\"%s\",\"repairs\":%u,\"paths\":%u,\"renewal\":%s}",
+		       i ? "," : "", s, t, n, more, renewal ? "true" : "false");
 	}
 	printf("],\"unrepaired\":%zu,\"extend\":[", ksp_health_get_unrepaired_count(h));
 	for (size_t i = 0; i < ksp_health_get_extend_count(h); i++) {
@@ -241,8 +296,306 @@ static void print_uid(struct ksp_store *store, const char *fpr)
 	free(uid);
 }
 
+/* "  ... N more (--top 0 shows them all)" when a list was cut. */
+static void print_cut(size_t listed, size_t shown)
+{
+	if (listed > shown)
+		printf("  ... %zu more (--top 0 shows them all)\n", listed - shown);
+}
+
+/* When dropping the weak hashes loses more keys than any date: what
+ * --weak --signer and --repair-at no-sha1 give, for the signer whose weak
+ * certifications break most keys' paths. */
+static void print_sha1_hint(struct ksp_store *store, const struct ksp_health *h)
+{
+	size_t nk = ksp_health_get_key_count(h), ns = ksp_health_get_below_count(h, KSP_HEALTH_NO_SHA1), most = 0;
+	const char *top = NULL;
+	unsigned top_n = 0;
+
+	for (unsigned hz = 0; hz < KSP_HEALTH_NO_SHA1; hz++)
+		if (ksp_health_get_below_count(h, hz) > most)
+			most = ksp_health_get_below_count(h, hz);
+	if (ns <= most)
+		return;
+	/* the signer of the most weak certifications on falling keys' paths */
+	for (size_t k = 0; k < nk; k++)
+		for (size_t i = 0; i < ksp_health_get_break_count(h, k, KSP_HEALTH_NO_SHA1); i++) {
+			const char *a;
+			int kind;
+			unsigned n = 0;
+			ksp_health_get_break(h, k, KSP_HEALTH_NO_SHA1, i, &kind, &a, NULL, NULL, NULL);
+			if (kind != KSP_HEALTH_CERT_WEAK || (top && strcmp(a, top) == 0))
+				continue;
+			for (size_t k2 = 0; k2 < nk; k2++)
+				for (size_t j = 0; j < ksp_health_get_break_count(h, k2, KSP_HEALTH_NO_SHA1); j++) {
+					const char *a2;
+					int kind2;
+					ksp_health_get_break(h, k2, KSP_HEALTH_NO_SHA1, j, &kind2, &a2, NULL, NULL, NULL);
+					n += kind2 == KSP_HEALTH_CERT_WEAK && strcmp(a, a2) == 0;
+				}
+			if (n > top_n) {
+				top = a;
+				top_n = n;
+			}
+		}
+	printf("\nWithout MD5/SHA-1/RIPEMD-160 certifications %zu key%s below K, more than at any date:\n"
+	       "  'ksp health --repair-at no-sha1' gives the certifications that repair it",
+	       ns, ns == 1 ? " is" : "s are");
+	if (top) {
+		printf(", and\n  'ksp health --weak --signer %s' the weak certifications to make\n"
+		       "  again of the signer on the most falling keys' paths (%u)",
+		       top, top_n);
+		print_names(store, top, NULL);
+	}
+	printf("\n");
+}
+
+/* The repair plan, then the certifications to make grouped per signer,
+ * each with the command that makes it. */
+static void print_repair(struct ksp_store *store, const struct ksp_health *h, unsigned rh, size_t top)
+{
+	size_t n = ksp_health_get_repair_count(h), lower = 0, shown = 0;
+	bool minimal = false;
+	char date[32];
+
+	ksp_health_get_repair_bound(h, &lower, &minimal);
+	printf("\nRepair plan for %s: %zu new certification%s", ksp_health_get_horizon(h, rh, NULL), n,
+	       n == 1 ? "" : "s");
+	if (n == 0)
+		printf("\n");
+	else if (minimal)
+		printf(" (the fewest; the expiries as they are)\n");
+	else
+		printf(" (greedy; at least %zu are needed; the expiries as they are)\n", lower);
+	for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
+		const char *s, *t;
+		unsigned c, more;
+		bool renewal;
+		ksp_health_get_repair(h, i, &s, &t, &c);
+		ksp_health_get_repair_detail(h, i, &more, &renewal);
+		if (c)
+			printf("  %s certifies %s: brings %u key%s back to K", s, t, c, c == 1 ? "" : "s");
+		else
+			printf("  %s certifies %s: one more path for %u key%s (K with the next ones)", s, t, more,
+			       more == 1 ? "" : "s");
+		if (renewal)
+			printf(" [renewal]");
+		print_names(store, s, t);
+		printf("\n");
+		shown++;
+	}
+	print_cut(n, shown);
+	if (ksp_health_get_unrepaired_count(h))
+		printf("  %zu falling key%s no candidate certification repairs\n", ksp_health_get_unrepaired_count(h),
+		       ksp_health_get_unrepaired_count(h) == 1 ? "" : "s");
+	if (n) {
+		printf("Certifications to make, per signer (gpg makes a renewal of a certification\n"
+		       "still valid only with --force-sign-key):\n");
+		for (size_t i = 0; i < n; i++) {
+			const char *s, *s2, *t;
+			bool first = true;
+			ksp_health_get_repair(h, i, &s, NULL, NULL);
+			for (size_t j = 0; j < i && first; j++) {
+				ksp_health_get_repair(h, j, &s2, NULL, NULL);
+				first = strcmp(s, s2) != 0;
+			}
+			if (!first)
+				continue;
+			printf("  %s", s);
+			print_uid(store, s);
+			printf("\n");
+			for (size_t j = i; j < n; j++) {
+				bool renewal;
+				char *nt;
+				ksp_health_get_repair(h, j, &s2, &t, NULL);
+				if (strcmp(s, s2) != 0)
+					continue;
+				ksp_health_get_repair_detail(h, j, NULL, &renewal);
+				nt = name_of(store, t);
+				printf("    certify %s (%s)\n      gpg --local-user %s%s --quick-sign-key %s\n", t, nt ? nt : "?", s,
+				       renewal ? " --force-sign-key" : "", t);
+				free(nt);
+			}
+		}
+	}
+	n = ksp_health_get_extend_count(h);
+	if (n)
+		printf("Owners who only need to extend their key's expiry:\n");
+	for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
+		const char *f;
+		unsigned c;
+		int64_t exp;
+		ksp_health_get_extend(h, i, &f, &exp, &c);
+		format_date(exp, date, sizeof(date));
+		if (c)
+			printf("  %s (expires %s): extending it keeps %u key%s at K", f, date, c, c == 1 ? "" : "s");
+		else
+			printf("  %s (expires %s): extending it alone keeps no key at K", f, date);
+		print_uid(store, f);
+		printf("\n");
+	}
+	print_cut(n, top && top < n ? top : n);
+}
+
+/* A CSV field: the escaped text, quoted, quotes doubled. */
+static void csv_field(FILE *f, const char *s, size_t len)
+{
+	char *e = cli_escape(s, len, KSP_ESCAPE_TERMINAL);
+
+	fputc('"', f);
+	for (const char *p = e ? e : ""; *p; p++) {
+		if (*p == '"')
+			fputc('"', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+	free(e);
+}
+
+/* --plan-csv: the plan's signers and targets as a registration CSV (name,
+ * e-mail and fingerprint from the primary user ID), and the certifications
+ * to make as comment lines. */
+static int write_plan_csv(struct ksp_cli *cli, struct ksp_store *store, const struct ksp_health *h, unsigned rh,
+			  const char *path)
+{
+	size_t n = ksp_health_get_repair_count(h), len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	struct atomic_file af;
+	int r;
+
+	if (f == NULL)
+		return cli_fail(cli, -ENOMEM, "%s: cannot write the party's list", path);
+	fprintf(f, "# ksp health: the next party, from the repair plan for %s (%zu certifications)\n",
+		ksp_health_get_horizon(h, rh, NULL), n);
+	for (size_t i = 0; i < n; i++) {
+		const char *s, *t;
+		bool renewal;
+		ksp_health_get_repair(h, i, &s, &t, NULL);
+		ksp_health_get_repair_detail(h, i, NULL, &renewal);
+		fprintf(f, "# certify: %s certifies %s%s\n", s, t, renewal ? " (renewal: gpg --force-sign-key)" : "");
+	}
+	fprintf(f, "name,email,fingerprint\n");
+	for (size_t i = 0; i < 2 * n; i++) {
+		const char *x, *y;
+		bool dup = false;
+		char *uid = NULL;
+		size_t ulen = 0;
+		ksp_health_get_repair(h, i / 2, i % 2 ? NULL : &x, i % 2 ? &x : NULL, NULL);
+		for (size_t j = 0; j < i && !dup; j++) {
+			ksp_health_get_repair(h, j / 2, j % 2 ? NULL : &y, j % 2 ? &y : NULL, NULL);
+			dup = strcmp(x, y) == 0;
+		}
+		if (dup)
+			continue;
+		if (ksp_store_get_key_uid(store, x, &uid, &ulen) < 0)
+			ulen = 0;
+		/* "Name <e-mail>": the e-mail between the last '<' and '>' */
+		const char *lt = NULL, *gt = NULL;
+		for (size_t k = 0; k < ulen; k++) {
+			if (uid[k] == '<')
+				lt = uid + k;
+			else if (uid[k] == '>' && lt)
+				gt = uid + k;
+		}
+		size_t name_len = lt && gt ? (size_t)(lt - uid) : ulen;
+		while (name_len && uid[name_len - 1] == ' ')
+			name_len--;
+		csv_field(f, uid ? uid : "", name_len);
+		fputc(',', f);
+		csv_field(f, lt && gt ? lt + 1 : "", lt && gt ? (size_t)(gt - lt - 1) : 0);
+		fprintf(f, ",%s\n", x);
+		free(uid);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return cli_fail(cli, -ENOMEM, "%s: cannot write the party's list", path);
+	}
+	r = atomic_file_begin(&af, path, 0644);
+	if (r >= 0)
+		r = atomic_file_end(&af, write_all(af.fd, buf, len));
+	free(buf);
+	if (r < 0)
+		return cli_fail(cli, r, "%s: cannot write the party's list (%s); the report is not affected", path,
+				r == -EISDIR || r == -ENOTSUP ? output_strerror(r) : strerror(-r));
+	return 0;
+}
+
+/* --svg: the forecast as the title; the core (gold), the keys that fall by
+ * the repair horizon (red), the single points of failure (orange), the
+ * carriers and the plan's keys, the certifications between them, the
+ * plan's dashed. */
+static int write_svg(struct ksp_cli *cli, struct ksp_store *store, const struct ksp_health *h, int64_t at, unsigned rh,
+		     const char *path)
+{
+	size_t nk = ksp_health_get_key_count(h), cap = ksp_health_get_core_count(h) + nk + 64, n = 0;
+	size_t np = ksp_health_get_repair_count(h);
+	const char **fprs = calloc(cap, sizeof(*fprs)), **from = calloc(np ? np : 1, sizeof(*from)),
+		   **to = calloc(np ? np : 1, sizeof(*to));
+	unsigned *marks = calloc(cap, sizeof(*marks));
+	struct ksp_graph *g = NULL;
+	char *title = NULL, date[32];
+	int r = -ENOMEM;
+
+	if (fprs == NULL || from == NULL || to == NULL || marks == NULL)
+		goto out;
+	for (size_t i = 0; i < ksp_health_get_core_count(h); i++) {
+		fprs[n] = ksp_health_get_core(h, i);
+		marks[n++] = KSP_GRAPH_MARK_CORE;
+	}
+	for (size_t k = 0; k < nk && n < cap; k++)
+		if (!ksp_health_is_below(h, k, KSP_HEALTH_NOW) && ksp_health_is_below(h, k, rh)) {
+			fprs[n] = ksp_health_get_key(h, k);
+			marks[n++] = KSP_GRAPH_MARK_FALLS;
+		}
+	for (size_t i = 0, shown = 0; i < ksp_health_get_spof_count(h) && shown < 10 && n < cap; i++) {
+		unsigned cuts;
+		ksp_health_get_spof(h, i, &fprs[n], &cuts, NULL);
+		if (cuts) {
+			marks[n++] = KSP_GRAPH_MARK_SPOF;
+			shown++;
+		}
+	}
+	for (size_t i = 0; i < ksp_health_get_carrier_count(h) && i < 10 && n < cap; i++) {
+		ksp_health_get_carrier(h, i, &fprs[n], NULL);
+		marks[n++] = KSP_GRAPH_MARK_PLAIN;
+	}
+	for (size_t i = 0; i < np && n + 2 <= cap; i++) {
+		ksp_health_get_repair(h, i, &from[i], &to[i], NULL);
+		fprs[n] = from[i];
+		marks[n++] = KSP_GRAPH_MARK_PLAIN;
+		fprs[n] = to[i];
+		marks[n++] = KSP_GRAPH_MARK_PLAIN;
+	}
+	format_date(at, date, sizeof(date));
+	if (asprintf(&title,
+		     "Trust health at %s: keys at K now %zu, +30d %zu, +90d %zu, +365d %zu, no-sha1 %zu (of %zu); "
+		     "gold: core, red: falls by %s, orange: single point of failure, dashed: the repair plan",
+		     date, nk - ksp_health_get_below_count(h, 0), nk - ksp_health_get_below_count(h, 1),
+		     nk - ksp_health_get_below_count(h, 2), nk - ksp_health_get_below_count(h, 3),
+		     nk - ksp_health_get_below_count(h, 4), nk, ksp_health_get_horizon(h, rh, NULL)) < 0) {
+		title = NULL;
+		goto out;
+	}
+	/* the first mark of a key wins (ksp_graph_new_keys() takes it once) */
+	r = ksp_graph_new_keys(store, at, 0, fprs, marks, n, from, to, np, title, 2000, &g);
+	if (r == 0)
+		r = ksp_graph_render_file(g, "svg", NULL, path);
+out:
+	free(fprs);
+	free(from);
+	free(to);
+	free(marks);
+	free(title);
+	ksp_graph_free(g);
+	if (r < 0)
+		return cli_fail(cli, r, "%s: cannot draw the picture; the report is not affected", path);
+	return 0;
+}
+
+/* Over 150 lines: the report's sections in order, each a few lines. */
 static void print_table(struct ksp_store *store, const struct ksp_health *h, const struct ksp_trust_policy *pol,
-			bool all, bool party, bool weak, const char *signer, unsigned rh, size_t top)
+			bool all, bool party, bool weak, const char *signer, unsigned rh, size_t top, unsigned flags)
 {
 	size_t nk = ksp_health_get_key_count(h), n;
 	char date[32];
@@ -259,6 +612,7 @@ static void print_table(struct ksp_store *store, const struct ksp_health *h, con
 		format_date(at, date, sizeof(date));
 		printf("  %-8s %-11s %zu\n", label, date, ksp_health_get_below_count(h, hz));
 	}
+	print_sha1_hint(store, h);
 	printf("\n%s (paths now, +30d, +90d, +365d, no-sha1):\n", all ? "Keys" : "Keys that are or fall below K");
 	for (size_t k = 0; k < nk; k++) {
 		bool any = false;
@@ -281,58 +635,50 @@ static void print_table(struct ksp_store *store, const struct ksp_health *h, con
 				continue;
 			printf("    %s: %s\n", ksp_health_get_horizon(h, hz, NULL), ksp_health_get_message(h, k, hz));
 			for (size_t i = 0; i < ksp_health_get_break_count(h, k, hz); i++)
-				print_break(h, k, hz, i);
+				print_break(store, h, k, hz, i);
 			/* the later horizons say the same, and more */
 			break;
 		}
 	}
-	n = ksp_health_get_repair_count(h);
-	printf("\nRepair plan for %s: %zu new certification%s (greedy set cover: at most 1 + ln N times the\n"
-	       "fewest when each key needs one; the expiries as they are)\n",
-	       ksp_health_get_horizon(h, rh, NULL), n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
-		const char *s, *t;
-		unsigned c;
-		ksp_health_get_repair(h, i, &s, &t, &c);
-		printf("  %s certifies %s: brings %u key%s back to K\n", s, t, c, c == 1 ? "" : "s");
-	}
-	if (ksp_health_get_unrepaired_count(h))
-		printf("  %zu falling key%s no candidate certification repairs\n", ksp_health_get_unrepaired_count(h),
-		       ksp_health_get_unrepaired_count(h) == 1 ? "" : "s");
-	n = ksp_health_get_extend_count(h);
-	if (n)
-		printf("Owners who only need to extend their key's expiry:\n");
-	for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
-		const char *f;
-		unsigned c;
-		int64_t exp;
-		ksp_health_get_extend(h, i, &f, &exp, &c);
-		format_date(exp, date, sizeof(date));
-		printf("  %s (expires %s): extending it keeps %u key%s at K\n", f, date, c, c == 1 ? "" : "s");
-	}
-	n = ksp_health_get_spof_count(h);
-	printf("\nSingle points of failure (keys lost now: how many keys fall below K)%s:\n",
-	       ksp_health_spof_is_exact(h) ? "" : " [work budget reached: the ranking is partial]");
-	for (size_t i = 0, shown = 0; i < n && (top == 0 || shown < top); i++) {
-		const char *f;
-		unsigned cuts, carries;
-		ksp_health_get_spof(h, i, &f, &cuts, &carries);
-		if (cuts == 0)
-			continue;
-		printf("  %s cuts %u (on %u keys' paths)", f, cuts, carries);
-		print_uid(store, f);
-		printf("\n");
-		shown++;
-	}
-	n = ksp_health_get_carrier_count(h);
-	printf("Keys that carry most paths (non-core keys on the paths found now):\n");
-	for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
-		const char *f;
-		unsigned c;
-		ksp_health_get_carrier(h, i, &f, &c);
-		printf("  %s carries %u", f, c);
-		print_uid(store, f);
-		printf("\n");
+	if (flags & KSP_HEALTH_NO_REPAIR)
+		printf("\nRepair plan: not made (--no-repair)\n");
+	else
+		print_repair(store, h, rh, top);
+	if (flags & KSP_HEALTH_NO_SPOF) {
+		printf("\nSingle points of failure: not computed (--no-spof)\n");
+	} else {
+		n = ksp_health_get_spof_count(h);
+		printf("\nSingle points of failure (keys lost now: how many keys fall below K)%s:\n",
+		       ksp_health_spof_is_exact(h) ? "" : " [work budget reached: the ranking is partial]");
+		size_t shown = 0, listed = 0;
+		for (size_t i = 0; i < n; i++) {
+			const char *f;
+			unsigned cuts, carries;
+			ksp_health_get_spof(h, i, &f, &cuts, &carries);
+			if (cuts == 0)
+				continue;
+			listed++;
+			if (top && shown >= top)
+				continue;
+			printf("  %s cuts %u (on %u keys' paths)", f, cuts, carries);
+			print_uid(store, f);
+			printf("\n");
+			shown++;
+		}
+		if (listed == 0)
+			printf("  none\n");
+		print_cut(listed, shown);
+		n = ksp_health_get_carrier_count(h);
+		printf("Keys that carry most paths (non-core keys on the paths found now):\n");
+		for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
+			const char *f;
+			unsigned c;
+			ksp_health_get_carrier(h, i, &f, &c);
+			printf("  %s carries %u", f, c);
+			print_uid(store, f);
+			printf("\n");
+		}
+		print_cut(n, top && top < n ? top : n);
 	}
 	if (party) {
 		n = ksp_health_get_pair_count(h);
@@ -341,16 +687,29 @@ static void print_table(struct ksp_store *store, const struct ksp_health *h, con
 			const char *a, *b;
 			unsigned c;
 			ksp_health_get_pair(h, i, &a, &b, &c);
-			printf("  %s <-> %s: %u key%s\n", a, b, c, c == 1 ? "" : "s");
+			if (c)
+				printf("  %s <-> %s: %u key%s", a, b, c, c == 1 ? "" : "s");
+			else
+				printf("  %s <-> %s: no key brought to K", a, b);
+			print_names_sep(store, a, b, "<->");
+			printf("\n");
 		}
+		print_cut(n, top && top < n ? top : n);
 		printf("Party pairs by the distances they shorten (certifications from the core,\n"
 		       "L + 1 when farther): hops saved over all keys, keys brought closer:\n");
 		for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
 			const char *a, *b;
 			unsigned hops, c;
 			ksp_health_get_pair_by_distance(h, i, &a, &b, &hops, &c);
-			printf("  %s <-> %s: %u hop%s, %u key%s\n", a, b, hops, hops == 1 ? "" : "s", c, c == 1 ? "" : "s");
+			if (hops)
+				printf("  %s <-> %s: %u hop%s, %u key%s", a, b, hops, hops == 1 ? "" : "s", c,
+				       c == 1 ? "" : "s");
+			else
+				printf("  %s <-> %s: no distance shortened", a, b);
+			print_names_sep(store, a, b, "<->");
+			printf("\n");
 		}
+		print_cut(n, top && top < n ? top : n);
 	}
 	if (weak) {
 		n = ksp_health_get_weak_count(h);
@@ -394,6 +753,7 @@ static void print_table(struct ksp_store *store, const struct ksp_health *h, con
 	}
 }
 
+/* Over 150 lines: the options, then each output in turn (CSV, picture, report). */
 static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -406,12 +766,14 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 		{ "no-repair", no_argument, NULL, 'N' },
 		{ "weak", no_argument, NULL, 'w' },
 		{ "signer", required_argument, NULL, 's' },
+		{ "plan-csv", required_argument, NULL, 'P' },
+		{ "svg", required_argument, NULL, 'G' },
 		{},
 	};
 	struct cli_trust_opts to;
 	struct ksp_store *store = NULL;
 	struct ksp_health *h = NULL;
-	const char *signer = NULL;
+	const char *signer = NULL, *plan_csv = NULL, *svg = NULL;
 	unsigned rh = KSP_HEALTH_90D, flags = 0;
 	bool all = false, party = false, weak = false;
 	size_t top = 10;
@@ -466,6 +828,12 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 		case 's':
 			signer = optarg;
 			break;
+		case 'P':
+			plan_csv = optarg;
+			break;
+		case 'G':
+			svg = optarg;
+			break;
 		default:
 			r = cli_trust_opt(cli, &to, &ksp_cmd_health, "health", c, optarg);
 			if (r < 0) {
@@ -480,6 +848,10 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 	}
 	if (optind < argc) {
 		status = cli_usage_error(cli, &ksp_cmd_health, "health", "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (plan_csv && (flags & KSP_HEALTH_NO_REPAIR)) {
+		status = cli_usage_error(cli, &ksp_cmd_health, "health", "--plan-csv needs the repair plan (not --no-repair)");
 		goto out;
 	}
 	if (weak != (signer != NULL)) {
@@ -503,10 +875,24 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 			goto out;
 		}
 	}
+	if (plan_csv) {
+		r = write_plan_csv(cli, store, h, rh, plan_csv);
+		if (r) {
+			status = r;
+			goto out;
+		}
+	}
+	if (svg) {
+		r = write_svg(cli, store, h, to.at, rh, svg);
+		if (r) {
+			status = r;
+			goto out;
+		}
+	}
 	if (cli->json)
 		print_json(h, to.policy, all, party, weak, signer, rh);
 	else
-		print_table(store, h, to.policy, all, party, weak, signer, rh, top);
+		print_table(store, h, to.policy, all, party, weak, signer, rh, top, flags);
 	if (fflush(stdout) != 0 || ferror(stdout) || cli_output_failed()) {
 		status = cli_output_fail(cli, "cannot write the report");
 		goto out;

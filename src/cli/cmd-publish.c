@@ -39,12 +39,17 @@ const struct ksp_cmd ksp_cmd_publish = {
 		   "  --max-depth L     at most L certifications per path (default 4)\n"
 		   "  --max-paths N     at most N paths per key (default 4)\n"
 		   "  --keep            publish the keys without a path too (graphs: none)\n"
-		   "  --sha1 RULE       yes, before-2019, no: do SHA-1 certifications count\n"
+		   "  --sha1 RULE       before-2019 (the default, gpg 2.2's), no, yes: which SHA-1\n"
+		   "                    certifications count (yes is risky: SHA-1 collisions let\n"
+		   "                    whoever prepares a key being signed forge its certification)\n"
 		   "  --no-sha1         --sha1 no (nor RIPEMD-160)\n"
 		   "  --allow-md5       MD5 certifications count\n"
 		   "  --audit-weak      list the weak-hash certifications on the paths, per\n"
 		   "                    certifier, and the keys left with no path without them\n"
 		   "  --no-svg          no graphs/KEYID.svg\n"
+		   "  --model paths     the paths model, whatever the policy names: publishing is\n"
+		   "                    defined on it only (a policy's model = gnupg or sequoia is\n"
+		   "                    refused)\n"
 		   "  --at DATE         reference time (default: now)\n",
 	.group = KSP_GROUP_ADMIN,
 };

@@ -12,7 +12,6 @@
 #include "shared/util.h"
 
 static int run_trust(struct ksp_cli *cli, int argc, char *argv[]);
-static int run_trust_gnupg(struct ksp_cli *cli, int argc, char *argv[]);
 
 const struct ksp_cmd ksp_cmd_trust = {
 	.name = "trust",
@@ -22,9 +21,9 @@ const struct ksp_cmd ksp_cmd_trust = {
 		 "       (FPR | --batch FILE | --email ADDR [FPR] | --uid UID [FPR])\n"
 		 "   or: ksp trust --model sequoia [--policy FILE] [--core FILE | --core-fpr FPR... | --core-party]\n"
 		 "       [--partial-core FPR:AMOUNT]... [--trust-amount N] [--certification-network]\n"
-		 "       [--at DATE] [--json] (FPR | --email ADDR [FPR] | --uid UID [FPR])"
-		 "   or: ksp trust --model gnupg --ownertrust FILE [--marginals-needed N]\n"
-		 "       [--completes-needed N] [--max-cert-depth N] [--min-cert-level N]\n"
+		 "       [--at DATE] [--json] (FPR | --batch FILE | --email ADDR [FPR] | --uid UID [FPR])\n"
+		 "   or: ksp trust --model gnupg [--policy FILE] (--ownertrust FILE | --core FILE | --core-fpr FPR...)\n"
+		 "       [--marginals-needed N] [--completes-needed N] [--max-cert-depth N] [--min-cert-level N]\n"
 		 "       [--sha1 RULE | --no-sha1] [--allow-md5] [--at DATE] [--json] (FPR | --batch FILE)",
 	.help = "is the key trusted by the core? (disjoint certification paths)",
 	.details = "FPR is trusted when at least K certification paths from core keys reach it,\n"
@@ -44,9 +43,11 @@ const struct ksp_cmd ksp_cmd_trust = {
 		   "  --max-depth L     at most L certifications per path (default 5)\n"
 		   "  --min-paths K     at least K vertex-disjoint paths (default 1)\n"
 		   "  --per-uid         the paths' last certifications are on one user ID\n"
-		   "  --sha1 RULE       SHA-1 certifications: yes (count, the default here),\n"
-		   "                    before-2019 (gpg 2.2: not those made after 2019-01-19),\n"
-		   "                    no (neither SHA-1 nor RIPEMD-160 ones count)\n"
+		   "  --sha1 RULE       SHA-1 certifications: before-2019 (the default, gpg 2.2's:\n"
+		   "                    not those made after 2019-01-19), no (neither SHA-1 nor\n"
+		   "                    RIPEMD-160 ones count), yes (all count: risky, SHA-1\n"
+		   "                    chosen-prefix collisions let whoever prepares a key\n"
+		   "                    being signed forge certifications made after 2019)\n"
 		   "  --no-sha1         --sha1 no\n"
 		   "  --allow-md5       MD5 certifications count (by default they never do)\n"
 		   "  --min-key-bits N  RSA/DSA/ElGamal signers below N bits do not count\n"
@@ -62,15 +63,17 @@ const struct ksp_cmd ksp_cmd_trust = {
 		   "valid with N certifications by fully valid keys of full ownertrust, or N\n"
 		   "by keys of marginal ownertrust, marginally valid with fewer. Shows the\n"
 		   "validity (gpg's letters u f m q - e r) and the introducers; exit 0 when\n"
-		   "fully or ultimately valid, 1 otherwise.\n"
-		   "  --model gnupg        this model (default: paths, the one above)\n"
+		   "fully or ultimately valid, 1 otherwise. The core keys (--core-fpr, --core,\n"
+		   "--core-party, a policy's core) are ultimately trusted roots too.\n"
+		   "  --model gnupg        this model (default: paths, the one above; or\n"
+		   "                       model = gnupg in a policy, with the keys below)\n"
 		   "  --ownertrust FILE    gpg --export-ownertrust lines FPR:LEVEL: (2 undefined,\n"
 		   "                       3 never, 4 marginal, 5 full, 6 ultimate)\n"
 		   "  --marginals-needed N (default 3)\n"
 		   "  --completes-needed N (default 1)\n"
 		   "  --max-cert-depth N   (default 5)\n"
 		   "  --min-cert-level N   certifications below this level do not count (default 2)\n"
-		   "  --sha1 RULE          as above; default before-2019, as gpg 2.2\n"
+		   "  --sha1 RULE          as above (default before-2019, as gpg 2.2)\n"
 		   "                       (yes: gpg --allow-weak-key-signatures)\n"
 		   "  --allow-md5          gpg --allow-weak-digest-algos\n"
 		   "Both models say how many certifications the hash rules left out.\n\n"
@@ -143,7 +146,9 @@ static void print_result(struct ksp_cli *cli, const struct ksp_trust_result *res
 			}
 			printf("]");
 		}
-		printf("]}");
+		printf("]");
+		cli_trust_print_fields(stdout, res);
+		printf("}");
 		return;
 	}
 	printf("%s: %s\n", fpr, ksp_trust_result_get_message(res));
@@ -174,6 +179,37 @@ static void print_result(struct ksp_cli *cli, const struct ksp_trust_result *res
 	}
 }
 
+/* ---- each model's answer, shown (the models themselves: src/lib/trust/model.h) -- */
+
+struct gnupg_run {
+	struct ksp_trust_gnupg *g;
+	int roots, marginals, completes, max_depth;
+};
+
+/* One run of 'ksp trust': the store, the options, and a model's state. */
+struct front {
+	struct ksp_cli *cli;
+	struct ksp_store *store;
+	const struct cli_trust_opts *to;
+	struct gnupg_run gr; /* --model gnupg: validated once */
+};
+
+/* any model: its answer (ksp_trust_query()) as print_result() shows it */
+static int any_one(struct front *f, const char *fpr, bool brief, bool first)
+{
+	struct ksp_trust_result *res = NULL;
+	int r = cli_trust_check(f->store, f->to, fpr, &res);
+
+	if (r < 0) {
+		cli_fail(f->cli, r, "%s: cannot evaluate trust", f->cli->db_path);
+		return r;
+	}
+	print_result(f->cli, res, fpr, f->to->policy, brief, first);
+	r = ksp_trust_result_is_trusted(res);
+	ksp_trust_result_free(res);
+	return r;
+}
+
 /* The end of a lookup by --email/--uid over @n keys, @yes of them trusted
  * (@verb: what the model calls it): the JSON tail, or a line for people;
  * the exit status. */
@@ -195,82 +231,26 @@ static int lookup_end(struct ksp_cli *cli, const struct cli_trust_opts *to, size
 	return status;
 }
 
-/* --email / --uid without a fingerprint: every key that claims it, each
- * with its verdict.  Exit 0 when one of them is trusted. */
-static int run_lookup(struct ksp_cli *cli, struct ksp_store *store, const struct cli_trust_opts *to, bool brief)
-{
-	char (*fprs)[65] = NULL;
-	size_t n = 0;
-	unsigned yes = 0;
-	int r, status = KSP_EXIT_OK;
-
-	r = cli_trust_find(store, to, &fprs, &n);
-	if (r < 0)
-		return cli_fail(cli, r, "%s: cannot look the %s up", cli->db_path, to->email ? "address" : "user ID");
-	if (cli->json) {
-		printf("{\"format_version\":1,\"%s\":", to->email ? "email" : "uid");
-		cli_json_str(stdout, to->email ? to->email : to->uid, strlen(to->email ? to->email : to->uid));
-		printf(",\"results\":[\n");
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct ksp_trust_result *res = NULL;
-
-		r = cli_trust_check(store, to, fprs[i], &res);
-		if (r < 0) {
-			status = cli_fail(cli, r, "%s: cannot evaluate trust", cli->db_path);
-			break;
-		}
-		print_result(cli, res, fprs[i], to->policy, brief, i == 0);
-		yes += ksp_trust_result_is_trusted(res);
-		ksp_trust_result_free(res);
-	}
-	free(fprs);
-	return lookup_end(cli, to, n, yes, status, "trusted");
-}
-
 /* ---- --model sequoia: Sequoia's web of trust ------------------------------ */
-
-struct sq_opts {
-	const char *partial[64];
-	size_t n_partial;
-	int amount;        /* 0: the policy's */
-	bool network;
-};
 
 /* One key (and the binding question of @to); prints the answer.  1 when
  * authenticated, 0 when not, or a negative errno (printed). */
-static int sq_query(struct ksp_cli *cli, struct ksp_store *store, const struct cli_trust_opts *to,
-		    const struct sq_opts *so, const char *fpr, bool brief, bool first)
+static int sq_one(struct front *f, const char *fpr, bool brief, bool first)
 {
+	struct ksp_cli *cli = f->cli;
+	struct ksp_store *store = f->store;
+	const struct cli_trust_opts *to = f->to;
+	int target = ksp_trust_policy_get_trust_amount(to->policy);
 	struct ksp_trust_sequoia *sq = NULL;
 	const char *uid;
 	size_t ulen = 0, np;
 	int r, amount;
 	bool yes;
 
+	/* the policy's roots (partial_core too), target amount and mode */
 	r = ksp_trust_sequoia_new(cli->ctx, &sq);
 	if (r == 0)
 		r = ksp_trust_sequoia_set_policy(sq, store, to->policy);
-	for (size_t i = 0; r == 0 && i < so->n_partial; i++) {
-		char f[80], *colon;
-		long a;
-
-		snprintf(f, sizeof(f), "%s", so->partial[i]);
-		colon = strchr(f, ':');
-		a = colon ? strtol(colon + 1, NULL, 10) : 0;
-		if (colon == NULL || a < 1 || a > 120) {
-			cli_usage_error(cli, &ksp_cmd_trust, "trust", "--partial-core takes FPR:AMOUNT (1-120), not '%s'",
-					so->partial[i]);
-			ksp_trust_sequoia_free(sq);
-			return -EINVAL;
-		}
-		*colon = '\0';
-		r = ksp_trust_sequoia_add_root(sq, f, (int)a);
-	}
-	if (r == 0 && so->amount)
-		r = ksp_trust_sequoia_set_target_amount(sq, so->amount);
-	if (r == 0 && so->network)
-		ksp_trust_sequoia_set_certification_network(sq, true);
 	if (r == 0 && ksp_trust_sequoia_get_root_count(sq) == 0) {
 		cli_err(cli, "no core keys given: name them (--core-fpr, --core FILE, --core-party, --partial-core or "
 			     "'core =' in a policy)");
@@ -308,8 +288,7 @@ static int sq_query(struct ksp_cli *cli, struct ksp_store *store, const struct c
 			printf("null");
 		printf(",\"trust_amount\":%d,\"target_amount\":%d,\"certification_network\":%s,\"paths_found\":%zu,"
 		       "\"paths\":[",
-		       amount, so->amount ? so->amount : ksp_trust_policy_get_trust_amount(to->policy),
-		       so->network || ksp_trust_policy_get_certification_network(to->policy) ? "true" : "false", np);
+		       amount, target, ksp_trust_policy_get_certification_network(to->policy) ? "true" : "false", np);
 		for (size_t i = 0; i < np; i++) {
 			size_t len = ksp_trust_sequoia_get_path_length(sq, i);
 
@@ -335,7 +314,7 @@ static int sq_query(struct ksp_cli *cli, struct ksp_store *store, const struct c
 		char *e = uid ? cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL) : NULL;
 
 		printf("%s: %s (trust amount %d of %d)%s%s%s\n", fpr, yes ? "authenticated" : "not authenticated", amount,
-		       so->amount ? so->amount : ksp_trust_policy_get_trust_amount(to->policy), e ? " as \"" : "",
+		       target, e ? " as \"" : "",
 		       e ? e : "", e ? "\"" : "");
 		free(e);
 		for (size_t i = 0; !brief && i < np; i++) {
@@ -363,237 +342,6 @@ static int sq_query(struct ksp_cli *cli, struct ksp_store *store, const struct c
 	return yes ? 1 : 0;
 }
 
-static int run_sequoia(struct ksp_cli *cli, struct ksp_store *store, const struct cli_trust_opts *to,
-		       const struct sq_opts *so, const char *arg, bool brief)
-{
-	char (*fprs)[65] = NULL, one[65];
-	size_t n = 0;
-	unsigned yes = 0;
-	int r, status = KSP_EXIT_OK;
-
-	if (arg) {
-		if (fpr_normalize(arg, one) < 0) {
-			cli_err(cli, "'%s' is not a full fingerprint (40 or 64 hex digits); short key IDs are not accepted",
-				arg);
-			return KSP_EXIT_ERROR;
-		}
-		r = sq_query(cli, store, to, so, one, brief, true);
-		if (cli->json)
-			printf("\n");
-		return r < 0 ? KSP_EXIT_ERROR : r ? KSP_EXIT_OK : KSP_EXIT_NEGATIVE;
-	}
-	r = cli_trust_find(store, to, &fprs, &n);
-	if (r < 0)
-		return cli_fail(cli, r, "%s: cannot look the %s up", cli->db_path, to->email ? "address" : "user ID");
-	if (cli->json) {
-		printf("{\"format_version\":1,\"model\":\"sequoia\",\"%s\":", to->email ? "email" : "uid");
-		cli_json_str(stdout, to->email ? to->email : to->uid, strlen(to->email ? to->email : to->uid));
-		printf(",\"results\":[\n");
-	}
-	for (size_t i = 0; i < n; i++) {
-		r = sq_query(cli, store, to, so, fprs[i], brief, i == 0);
-		if (r < 0) {
-			status = KSP_EXIT_ERROR;
-			break;
-		}
-		yes += r;
-	}
-	free(fprs);
-	return lookup_end(cli, to, n, yes, status, "authenticated");
-}
-
-static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
-{
-	enum { O_BATCH = 0x100, O_MODEL, O_PARTIAL, O_AMOUNT, O_NETWORK };
-	static const struct option opts[] = {
-		CLI_TRUST_LONGOPTS,
-		CLI_TRUST_BINDING_LONGOPTS,
-		{ "batch", required_argument, NULL, O_BATCH },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "model", required_argument, NULL, O_MODEL },
-		{ "partial-core", required_argument, NULL, O_PARTIAL },
-		{ "trust-amount", required_argument, NULL, O_AMOUNT },
-		{ "certification-network", no_argument, NULL, O_NETWORK },
-		{},
-	};
-	struct sq_opts so = { 0 };
-	bool sq_only = false;
-	struct cli_trust_opts to;
-	struct ksp_store *store = NULL;
-	const char *batch = NULL;
-	bool brief = cli->quiet;
-	int c, r, status = KSP_EXIT_OK;
-
-	status = cli_trust_opts_init(cli, &to);
-	if (status)
-		return status;
-	while ((c = cli_getopt(cli, argc, argv, "q", opts)) != -1) {
-		switch (c) {
-		case O_BATCH:
-			batch = optarg;
-			break;
-		case 'q':
-			brief = true;
-			break;
-		case O_MODEL:
-			if (strcmp(optarg, "gnupg") == 0) {
-				optind = 0; /* parse everything again, the gnupg way */
-				status = run_trust_gnupg(cli, argc, argv);
-				goto out;
-			}
-			if (strcmp(optarg, "paths") != 0 && strcmp(optarg, "sequoia") != 0) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
-							 "--model is paths, gnupg or sequoia, not '%s'", optarg);
-				goto out;
-			}
-			ksp_trust_policy_set_model(to.policy, strcmp(optarg, "sequoia") == 0 ? KSP_TRUST_MODEL_SEQUOIA
-											 : KSP_TRUST_MODEL_PATHS);
-			break;
-		case O_PARTIAL:
-			if (so.n_partial == sizeof(so.partial) / sizeof(so.partial[0])) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "at most 64 --partial-core");
-				goto out;
-			}
-			so.partial[so.n_partial++] = optarg;
-			sq_only = true;
-			break;
-		case O_AMOUNT: {
-			char *end;
-			long a;
-
-			errno = 0;
-			a = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || a < 1 || a > 7680) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
-							 "--trust-amount takes a number from 1 to 7680, not '%s'", optarg);
-				goto out;
-			}
-			so.amount = (int)a;
-			sq_only = true;
-			break;
-		}
-		case O_NETWORK:
-			so.network = true;
-			sq_only = true;
-			break;
-		default:
-			r = cli_trust_opt(cli, &to, &ksp_cmd_trust, "trust", c, optarg);
-			if (r < 0) {
-				status = KSP_EXIT_ERROR;
-				goto out;
-			}
-			if (r == 0) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "bad option");
-				goto out;
-			}
-			break;
-		}
-	}
-	if (sq_only && ksp_trust_policy_get_model(to.policy) != KSP_TRUST_MODEL_SEQUOIA) {
-		status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
-					 "--partial-core, --trust-amount and --certification-network need --model sequoia");
-		goto out;
-	}
-	if (ksp_trust_policy_get_model(to.policy) == KSP_TRUST_MODEL_SEQUOIA && batch) {
-		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--model sequoia asks about one key, not --batch");
-		goto out;
-	}
-	if ((to.email || to.uid) && batch) {
-		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--email and --uid ask about one key (or all that claim it), not --batch");
-		goto out;
-	}
-	if (!(to.email || to.uid) && ((batch == NULL) == (optind >= argc) || (batch == NULL && optind + 1 != argc))) {
-		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "give one fingerprint, or --batch FILE");
-		goto out;
-	}
-	if ((to.email || to.uid) && optind + 1 < argc) {
-		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "give at most one fingerprint with --email or --uid");
-		goto out;
-	}
-	r = cli_open_store(cli, 0, &store);
-	if (r) {
-		status = r;
-		goto out;
-	}
-	if (ksp_trust_policy_get_model(to.policy) == KSP_TRUST_MODEL_SEQUOIA) {
-		status = run_sequoia(cli, store, &to, &so, optind < argc ? argv[optind] : NULL, brief);
-	} else if ((to.email || to.uid) && optind >= argc) {
-		status = run_lookup(cli, store, &to, brief);
-	} else if (batch == NULL) {
-		struct ksp_trust_result *res = NULL;
-		char fpr[65];
-
-		if (fpr_normalize(argv[optind], fpr) < 0) {
-			cli_err(cli, "'%s' is not a full fingerprint (40 or 64 hex digits); short key IDs are not accepted",
-				argv[optind]);
-			status = KSP_EXIT_ERROR;
-			goto out;
-		}
-		r = cli_trust_check(store, &to, fpr, &res);
-		if (r < 0) {
-			status = cli_fail(cli, r, "%s: cannot evaluate trust", cli->db_path);
-			goto out;
-		}
-		print_result(cli, res, fpr, to.policy, brief, true);
-		if (cli->json)
-			printf("\n");
-		status = ksp_trust_result_is_trusted(res) ? KSP_EXIT_OK : KSP_EXIT_NEGATIVE;
-		ksp_trust_result_free(res);
-	} else {
-		uint8_t *data = NULL;
-		size_t len;
-		unsigned lineno = 0, n = 0, yes = 0;
-		char *save = NULL;
-
-		r = read_file_all(batch, 64u << 20, &data, &len);
-		if (r < 0) {
-			cli_err(cli, "%s: cannot read: %s", batch, strerror(-r));
-			status = KSP_EXIT_ERROR;
-			goto out;
-		}
-		if (cli->json)
-			printf("{\"format_version\":1,\"results\":[\n");
-		for (char *l = strtok_r((char *)data, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-			struct ksp_trust_result *res = NULL;
-			char fpr[65], *p = l;
-
-			lineno++;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (*p == '#' || *p == '\0' || *p == '\r')
-				continue;
-			p[strcspn(p, " \t\r#")] = '\0';
-			if (fpr_normalize(p, fpr) < 0) {
-				char *e = cli_escape(p, strlen(p), KSP_ESCAPE_TERMINAL);
-				cli_err(cli, "%s:%u: '%s' is not a full fingerprint", batch, lineno, e ? e : "?");
-				free(e);
-				status = KSP_EXIT_ERROR;
-				break;
-			}
-			r = ksp_trust_check(store, to.policy, fpr, to.at, &res);
-			if (r < 0) {
-				status = cli_fail(cli, r, "%s:%u: cannot evaluate trust", batch, lineno);
-				break;
-			}
-			print_result(cli, res, fpr, to.policy, true, n == 0);
-			n++;
-			yes += ksp_trust_result_is_trusted(res);
-			ksp_trust_result_free(res);
-		}
-		free(data);
-		if (cli->json)
-			printf("\n],\"keys\":%u,\"trusted\":%u}\n", n, yes);
-		else if (status == KSP_EXIT_OK && !cli->quiet)
-			printf("%u of %u keys trusted\n", yes, n);
-		if (status == KSP_EXIT_OK && yes != n)
-			status = KSP_EXIT_NEGATIVE;
-	}
-out:
-	ksp_store_unref(store);
-	cli_trust_opts_done(&to);
-	return status;
-}
-
 /* ---- --model gnupg: GnuPG's classic trust model ------------------------- */
 
 static const char *ot_name(int level)
@@ -607,11 +355,6 @@ static const char *ot_name(int level)
 	default: return "unknown";
 	}
 }
-
-struct gnupg_run {
-	struct ksp_trust_gnupg *g;
-	int roots, marginals, completes, max_depth;
-};
 
 /* Prints one key's validity; returns its validity, or -ENOENT. */
 static int print_gnupg(struct ksp_cli *cli, const struct gnupg_run *gr, const char *fpr, bool brief, bool first)
@@ -656,6 +399,9 @@ static int print_gnupg(struct ksp_cli *cli, const struct gnupg_run *gr, const ch
 		break;
 	case KSP_GNUPG_EXPIRED:
 		snprintf(why, sizeof(why), "the key has expired");
+		break;
+	case KSP_GNUPG_INVALID:
+		snprintf(why, sizeof(why), "the key was made after this date");
 		break;
 	default:
 		snprintf(why, sizeof(why), "not reached from the %d ultimately trusted key%s within %d level%s",
@@ -714,145 +460,230 @@ static int print_gnupg(struct ksp_cli *cli, const struct gnupg_run *gr, const ch
 	return v;
 }
 
-static int run_trust_gnupg(struct ksp_cli *cli, int argc, char *argv[])
+/* the policy's settings applied, the validity of every key computed once */
+static int gnupg_setup(struct front *f)
 {
-	enum { O_OT = 0x100, O_MARG, O_COMP, O_DEPTH, O_LEVEL };
+	struct gnupg_run *gr = &f->gr;
+	int r;
+
+	gr->marginals = ksp_trust_policy_get_option(f->to->policy, "marginals_needed");
+	gr->completes = ksp_trust_policy_get_option(f->to->policy, "completes_needed");
+	gr->max_depth = ksp_trust_policy_get_option(f->to->policy, "max_cert_depth");
+	r = ksp_trust_gnupg_new(f->cli->ctx, &gr->g);
+	if (r == 0)
+		r = ksp_trust_gnupg_set_policy(gr->g, f->store, f->to->policy);
+	if (r < 0)
+		return cli_fail(f->cli, r, "cannot set up the GnuPG model");
+	gr->roots = ksp_trust_gnupg_validate(gr->g, f->store, f->to->at);
+	if (gr->roots < 0)
+		return cli_fail(f->cli, gr->roots, "%s: cannot compute GnuPG validity", f->cli->db_path);
+	if (gr->roots == 0) {
+		cli_err(f->cli, "%s: no key of ultimate ownertrust (level 6) is in the store; GnuPG needs one as the root "
+				"(give your own key level 6, or name core keys)",
+			f->to->ownertrust ? f->to->ownertrust : "the policy");
+		return KSP_EXIT_ERROR;
+	}
+	return 0;
+}
+
+static int gnupg_one(struct front *f, const char *fpr, bool brief, bool first)
+{
+	int r = print_gnupg(f->cli, &f->gr, fpr, brief, first);
+
+	if (r < 0 && r != -ENOENT) {
+		cli_fail(f->cli, r, "%s: cannot read the validity", f->cli->db_path);
+		return r;
+	}
+	return r == KSP_GNUPG_FULL || r == KSP_GNUPG_ULTIMATE;
+}
+
+/* How 'ksp trust' shows a model's answer: a model without an entry here
+ * is shown by any_one(), from its struct ksp_trust_result. */
+static const struct trust_front {
+	int model;
+	int (*setup)(struct front *f);                                          /* 0 or an exit status */
+	int (*one)(struct front *f, const char *fpr, bool brief, bool first); /* 1, 0, -errno (printed) */
+	const char *verb;  /* "N of M keys VERB" */
+	bool ot_lines;     /* --batch lines may be gpg --export-ownertrust lines */
+} fronts[] = {
+	{ KSP_TRUST_MODEL_GNUPG, gnupg_setup, gnupg_one, "fully valid", true },
+	{ KSP_TRUST_MODEL_SEQUOIA, NULL, sq_one, "authenticated", false },
+};
+
+static const struct trust_front *front_of(int model)
+{
+	static const struct trust_front any = { -1, NULL, any_one, "trusted", false };
+
+	for (size_t i = 0; i < ARRAY_SIZE(fronts); i++)
+		if (fronts[i].model == model)
+			return &fronts[i];
+	return &any;
+}
+
+/* '{"format_version":1,' and, but for the paths model, '"model":NAME,' */
+static void json_head(const struct cli_trust_opts *to)
+{
+	int model = ksp_trust_policy_get_model(to->policy);
+
+	printf("{\"format_version\":1,");
+	if (model != KSP_TRUST_MODEL_PATHS)
+		printf("\"model\":\"%s\",", ksp_trust_model_name(model));
+}
+
+/* --email / --uid without a fingerprint: every key that claims it, each
+ * with its verdict.  Exit 0 when one of them is trusted. */
+static int run_lookup(struct front *f, const struct trust_front *tf, bool brief)
+{
+	struct ksp_cli *cli = f->cli;
+	const struct cli_trust_opts *to = f->to;
+	char (*fprs)[65] = NULL;
+	size_t n = 0;
+	unsigned yes = 0;
+	int r, status = KSP_EXIT_OK;
+
+	r = cli_trust_find(f->store, to, &fprs, &n);
+	if (r < 0)
+		return cli_fail(cli, r, "%s: cannot look the %s up", cli->db_path, to->email ? "address" : "user ID");
+	if (cli->json) {
+		json_head(to);
+		printf("\"%s\":", to->email ? "email" : "uid");
+		cli_json_str(stdout, to->email ? to->email : to->uid, strlen(to->email ? to->email : to->uid));
+		printf(",\"results\":[\n");
+	}
+	for (size_t i = 0; i < n; i++) {
+		r = tf->one(f, fprs[i], brief, i == 0);
+		if (r < 0) {
+			status = KSP_EXIT_ERROR;
+			break;
+		}
+		yes += r;
+	}
+	free(fprs);
+	return lookup_end(cli, to, n, yes, status, tf->verb);
+}
+
+/* --batch FILE: one fingerprint a line, one verdict line each */
+static int run_batch(struct front *f, const struct trust_front *tf, const char *batch)
+{
+	struct ksp_cli *cli = f->cli;
+	uint8_t *data = NULL;
+	size_t len;
+	unsigned lineno = 0, n = 0, yes = 0;
+	char *save = NULL;
+	int r, status = KSP_EXIT_OK;
+
+	r = read_file_all(batch, 64u << 20, &data, &len);
+	if (r < 0) {
+		cli_err(cli, "%s: cannot read: %s", batch, strerror(-r));
+		return KSP_EXIT_ERROR;
+	}
+	if (cli->json) {
+		json_head(f->to);
+		printf("\"results\":[\n");
+	}
+	for (char *l = strtok_r((char *)data, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char fpr[65], *p = l;
+
+		lineno++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '#' || *p == '\0' || *p == '\r')
+			continue;
+		p[strcspn(p, tf->ot_lines ? " \t\r#:" : " \t\r#")] = '\0';
+		if (fpr_normalize(p, fpr) < 0) {
+			char *e = cli_escape(p, strlen(p), KSP_ESCAPE_TERMINAL);
+			cli_err(cli, "%s:%u: '%s' is not a full fingerprint", batch, lineno, e ? e : "?");
+			free(e);
+			status = KSP_EXIT_ERROR;
+			break;
+		}
+		r = tf->one(f, fpr, true, n == 0);
+		if (r < 0) {
+			status = KSP_EXIT_ERROR;
+			break;
+		}
+		n++;
+		yes += r;
+	}
+	free(data);
+	if (cli->json)
+		printf("\n],\"keys\":%u,\"trusted\":%u}\n", n, yes);
+	else if (status == KSP_EXIT_OK && !cli->quiet)
+		printf("%u of %u keys %s\n", yes, n, tf->verb);
+	if (status == KSP_EXIT_OK && yes != n)
+		status = KSP_EXIT_NEGATIVE;
+	return status;
+}
+
+static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
+{
+	enum { O_BATCH = 0x100 };
 	static const struct option opts[] = {
-		{ "model", required_argument, NULL, 'M' },
-		{ "ownertrust", required_argument, NULL, O_OT },
-		{ "marginals-needed", required_argument, NULL, O_MARG },
-		{ "completes-needed", required_argument, NULL, O_COMP },
-		{ "max-cert-depth", required_argument, NULL, O_DEPTH },
-		{ "min-cert-level", required_argument, NULL, O_LEVEL },
-		{ "no-sha1", no_argument, NULL, 's' },
-		{ "sha1", required_argument, NULL, 'S' },
-		{ "allow-md5", no_argument, NULL, '5' },
-		{ "at", required_argument, NULL, 't' },
-		{ "batch", required_argument, NULL, 'B' },
+		CLI_TRUST_LONGOPTS,
+		CLI_TRUST_MODEL_LONGOPTS,
+		CLI_TRUST_BINDING_LONGOPTS,
+		{ "batch", required_argument, NULL, O_BATCH },
 		{ "quiet", no_argument, NULL, 'q' },
 		{},
 	};
-	struct gnupg_run gr = { .marginals = 3, .completes = 1, .max_depth = 5 };
-	struct ksp_store *store = NULL;
-	const char *batch = NULL, *otfile = NULL;
-	int64_t at = (int64_t)time(NULL);
+	const struct trust_front *tf;
+	struct front f = { .cli = cli };
+	struct cli_trust_opts to;
+	const char *batch = NULL;
 	bool brief = cli->quiet;
 	int c, r, status = KSP_EXIT_OK;
 
-	r = ksp_trust_gnupg_new(cli->ctx, &gr.g);
-	if (r < 0)
-		return cli_fail(cli, r, "cannot set up the GnuPG model");
-	cli->opt_hint = "not an option of --model gnupg";
-	while ((c = cli_getopt(cli, argc, argv, ":q", opts)) != -1) {
-		char *end;
-		long n;
-
-		r = 0;
+	status = cli_trust_opts_init(cli, &to);
+	if (status)
+		return status;
+	f.to = &to;
+	while ((c = cli_getopt(cli, argc, argv, "q", opts)) != -1) {
 		switch (c) {
-		case 'M':
-			if (strcmp(optarg, "gnupg") != 0) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--model is paths, gnupg or sequoia, not '%s'",
-							 optarg);
-				goto out;
-			}
-			break;
-		case O_OT:
-			otfile = optarg;
-			r = ksp_trust_gnupg_load_ownertrust(gr.g, optarg);
-			break;
-		case O_MARG:
-		case O_COMP:
-		case O_DEPTH:
-		case O_LEVEL:
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || n < (c == O_MARG ? 2 : 1) || n > (c == O_LEVEL ? 3 : 255)) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--%s takes a number from %d to %d",
-							 c == O_MARG ? "marginals-needed" : c == O_COMP ? "completes-needed"
-							 : c == O_DEPTH ? "max-cert-depth" : "min-cert-level",
-							 c == O_MARG ? 2 : 1, c == O_LEVEL ? 3 : 255);
-				goto out;
-			}
-			if (c == O_MARG) {
-				gr.marginals = (int)n;
-				r = ksp_trust_gnupg_set_marginals_needed(gr.g, (int)n);
-			} else if (c == O_COMP) {
-				gr.completes = (int)n;
-				r = ksp_trust_gnupg_set_completes_needed(gr.g, (int)n);
-			} else if (c == O_DEPTH) {
-				gr.max_depth = (int)n;
-				r = ksp_trust_gnupg_set_max_cert_depth(gr.g, (int)n);
-			} else {
-				r = ksp_trust_gnupg_set_min_cert_level(gr.g, (int)n);
-			}
-			break;
-		case 's':
-			ksp_trust_gnupg_set_sha1(gr.g, false);
-			break;
-		case 'S':
-			if (cli_parse_sha1_rule(optarg) < 0) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
-							 "--sha1 is yes, before-2019 or no, not '%s'", optarg);
-				goto out;
-			}
-			r = ksp_trust_gnupg_set_sha1_rule(gr.g, cli_parse_sha1_rule(optarg));
-			break;
-		case '5':
-			ksp_trust_gnupg_set_md5(gr.g, true);
-			break;
-		case 't':
-			if (parse_date(optarg, &at) < 0) {
-				status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
-							 "--at takes YYYY-MM-DD[THH:MM:SS[Z]] or @EPOCH, not '%s'", optarg);
-				goto out;
-			}
-			break;
-		case 'B':
+		case O_BATCH:
 			batch = optarg;
 			break;
 		case 'q':
 			brief = true;
 			break;
-		case ':':
-			status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "%s takes an argument", argv[optind - 1]);
-			goto out;
 		default:
-			status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "'%s' is not an option of --model gnupg",
-						 argv[optind - 1]);
-			goto out;
-		}
-		if (r < 0) {
-			status = cli_fail(cli, r, "%s: bad ownertrust", optarg);
-			goto out;
+			r = cli_trust_opt(cli, &to, &ksp_cmd_trust, "trust", c, optarg);
+			if (r < 0) {
+				status = KSP_EXIT_ERROR;
+				goto out;
+			}
+			if (r == 0) {
+				status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "bad option");
+				goto out;
+			}
+			break;
 		}
 	}
-	if (otfile == NULL) {
-		status = cli_usage_error(cli, &ksp_cmd_trust, "trust",
-					 "--model gnupg needs --ownertrust FILE (gpg --export-ownertrust)");
+	status = cli_trust_opts_check(cli, &to, &ksp_cmd_trust, "trust");
+	if (status)
+		goto out;
+	if ((to.email || to.uid) && batch) {
+		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "--email and --uid ask about one key (or all that claim it), not --batch");
 		goto out;
 	}
-	if ((batch == NULL) == (optind >= argc) || (batch == NULL && optind + 1 != argc)) {
+	if (!(to.email || to.uid) && ((batch == NULL) == (optind >= argc) || (batch == NULL && optind + 1 != argc))) {
 		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "give one fingerprint, or --batch FILE");
 		goto out;
 	}
-	r = cli_open_store(cli, 0, &store);
+	if ((to.email || to.uid) && optind + 1 < argc) {
+		status = cli_usage_error(cli, &ksp_cmd_trust, "trust", "give at most one fingerprint with --email or --uid");
+		goto out;
+	}
+	r = cli_open_store(cli, 0, &f.store);
 	if (r) {
 		status = r;
 		goto out;
 	}
-	gr.roots = ksp_trust_gnupg_validate(gr.g, store, at);
-	if (gr.roots < 0) {
-		status = cli_fail(cli, gr.roots, "%s: cannot compute GnuPG validity", cli->db_path);
+	tf = front_of(ksp_trust_policy_get_model(to.policy));
+	if (tf->setup && (status = tf->setup(&f)) != 0)
 		goto out;
-	}
-	if (gr.roots == 0) {
-		cli_err(cli, "%s: no key of ultimate ownertrust (level 6) is in the store; GnuPG needs one as the root "
-			     "(give your own key level 6)",
-			otfile);
-		status = KSP_EXIT_ERROR;
-		goto out;
-	}
-	if (batch == NULL) {
+	if ((to.email || to.uid) && optind >= argc) {
+		status = run_lookup(&f, tf, brief);
+	} else if (batch == NULL) {
 		char fpr[65];
 
 		if (fpr_normalize(argv[optind], fpr) < 0) {
@@ -861,62 +692,16 @@ static int run_trust_gnupg(struct ksp_cli *cli, int argc, char *argv[])
 			status = KSP_EXIT_ERROR;
 			goto out;
 		}
-		r = print_gnupg(cli, &gr, fpr, brief, true);
-		if (cli->json)
+		r = tf->one(&f, fpr, brief, true);
+		if (cli->json && r >= 0)
 			printf("\n");
-		if (r < 0 && r != -ENOENT) {
-			status = cli_fail(cli, r, "%s: cannot read the validity", cli->db_path);
-			goto out;
-		}
-		status = r == KSP_GNUPG_FULL || r == KSP_GNUPG_ULTIMATE ? KSP_EXIT_OK : KSP_EXIT_NEGATIVE;
+		status = r < 0 ? KSP_EXIT_ERROR : r ? KSP_EXIT_OK : KSP_EXIT_NEGATIVE;
 	} else {
-		uint8_t *data = NULL;
-		size_t len;
-		unsigned lineno = 0, n = 0, yes = 0;
-		char *save = NULL;
-
-		r = read_file_all(batch, 64u << 20, &data, &len);
-		if (r < 0) {
-			cli_err(cli, "%s: cannot read: %s", batch, strerror(-r));
-			status = KSP_EXIT_ERROR;
-			goto out;
-		}
-		if (cli->json)
-			printf("{\"format_version\":1,\"model\":\"gnupg\",\"results\":[\n");
-		for (char *l = strtok_r((char *)data, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-			char fpr[65], *p = l;
-
-			lineno++;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (*p == '#' || *p == '\0' || *p == '\r')
-				continue;
-			p[strcspn(p, " \t\r#:")] = '\0'; /* ownertrust lines are fine too */
-			if (fpr_normalize(p, fpr) < 0) {
-				char *e = cli_escape(p, strlen(p), KSP_ESCAPE_TERMINAL);
-				cli_err(cli, "%s:%u: '%s' is not a full fingerprint", batch, lineno, e ? e : "?");
-				free(e);
-				status = KSP_EXIT_ERROR;
-				break;
-			}
-			r = print_gnupg(cli, &gr, fpr, true, n == 0);
-			if (r < 0 && r != -ENOENT) {
-				status = cli_fail(cli, r, "%s:%u: cannot read the validity", batch, lineno);
-				break;
-			}
-			n++;
-			yes += r == KSP_GNUPG_FULL || r == KSP_GNUPG_ULTIMATE;
-		}
-		free(data);
-		if (cli->json)
-			printf("\n],\"keys\":%u,\"trusted\":%u}\n", n, yes);
-		else if (status == KSP_EXIT_OK && !cli->quiet)
-			printf("%u of %u keys fully valid\n", yes, n);
-		if (status == KSP_EXIT_OK && yes != n)
-			status = KSP_EXIT_NEGATIVE;
+		status = run_batch(&f, tf, batch);
 	}
 out:
-	ksp_store_unref(store);
-	ksp_trust_gnupg_free(gr.g);
+	ksp_trust_gnupg_free(f.gr.g);
+	ksp_store_unref(f.store);
+	cli_trust_opts_done(&to);
 	return status;
 }

@@ -30,10 +30,12 @@ const struct ksp_cmd ksp_cmd_verify = {
 		 "       [--email ADDR | --uid UID] [--json] [-q]\n"
 		 "       (SIGFILE [DATAFILE] | --git-tag TAG | --git-commit REV) [--repo DIR]",
 	.help = "verify a signature or git tag/commit and the signer's trust",
-	.details = "Verifies the signature with gpgme against the keys of the store only (in a\n"
-		   "private temporary GnuPG home; the signing key may be a subkey), then\n"
+	.details = "Verifies the signature against the keys of the store only (libksp's own\n"
+		   "verifier, as ksp-gpg; gpgme in a private temporary GnuPG home for what it\n"
+		   "does not do; the signing key may be a subkey), then\n"
 		   "evaluates the trust of the signer's primary key with respect to the core,\n"
-		   "as 'ksp trust' does. SIGFILE is a detached signature of DATAFILE, or a\n"
+		   "as 'ksp trust' does, in the policy's model (--model, or model = in the\n"
+		   "policy: paths, gnupg or sequoia). SIGFILE is a detached signature of DATAFILE, or a\n"
 		   "cleartext-signed or signed message; a detached SIGFILE.asc or SIGFILE.sig\n"
 		   "without DATAFILE signs SIGFILE without its extension. Prints one verdict\n"
 		   "line, then the signer, the signing key and the trust paths.\n"
@@ -44,7 +46,7 @@ const struct ksp_cmd ksp_cmd_verify = {
 		   "  --git-tag TAG     verify the signed tag TAG (git cat-file tag TAG)\n"
 		   "  --git-commit REV  verify the signed commit REV (its gpgsig header)\n"
 		   "  --repo DIR        the git repository (default: the current directory)\n"
-		   "  -q, --quiet       the verdict line only\n" CLI_TRUST_HELP
+		   "  -q, --quiet       the verdict line only\n" CLI_TRUST_HELP CLI_TRUST_MODEL_HELP
 		   "  --email ADDR      the signer must be trusted for its user ID with address\n"
 		   "                    ADDR (the paths' last certifications on it)\n"
 		   "  --uid UID         the same for the user ID UID, exactly\n",
@@ -306,6 +308,44 @@ static int git_object(struct ksp_cli *cli, const char *repo, bool tag, const cha
 	return 0;
 }
 
+/* The default store (./ksp.db: not named with -d or KSP_DB) inside the
+ * work tree of the repository being verified is the repository's own
+ * file, which anyone who can push to it can forge: refused.  0 or
+ * KSP_EXIT_ERROR after one line. */
+static int refuse_repo_store(struct ksp_cli *cli, const char *repo)
+{
+	const char *args[] = { "rev-parse", "--show-toplevel", NULL };
+	struct input top;
+	char err[256], *db;
+	size_t n;
+	int r, status = 0;
+
+	if (!cli->db_default)
+		return 0;
+	db = realpath(cli->db_path, NULL);
+	if (db == NULL)
+		return 0; /* no such store: cli_open_store() says so */
+	r = cli_run_git(repo, args, &top, err, sizeof(err));
+	if (r == 0 && top.data) {
+		char *t = (char *)top.data, *rt;
+
+		t[strcspn(t, "\n")] = '\0';
+		rt = realpath(t, NULL);
+		n = rt ? strlen(rt) : 0;
+		if (n && strncmp(db, rt, n) == 0 && (db[n] == '/' || rt[n - 1] == '/')) {
+			char *e = cli_escape(rt, n, KSP_ESCAPE_TERMINAL);
+			cli_err(cli, "%s: the default store lies inside the repository being verified (%s), which could carry a forged one; name your store with -d FILE (or KSP_DB)",
+				cli->db_path, e ? e : "?");
+			free(e);
+			status = KSP_EXIT_ERROR;
+		}
+		free(rt);
+	}
+	cli_input_release(&top);
+	free(db);
+	return status;
+}
+
 /* ---- output ----------------------------------------------------------------- */
 
 static const char *status_name(int s)
@@ -414,6 +454,7 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		CLI_TRUST_LONGOPTS,
+		CLI_TRUST_MODEL_LONGOPTS,
 		CLI_TRUST_BINDING_LONGOPTS,
 		{ "git-tag", required_argument, NULL, OPT_GIT_TAG },
 		{ "git-commit", required_argument, NULL, OPT_GIT_COMMIT },
@@ -460,6 +501,9 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 			}
 		}
 	}
+	status = cli_trust_opts_check(cli, &to, &ksp_cmd_verify, "verify");
+	if (status)
+		goto out;
 	if ((git_tag != NULL) + (git_commit != NULL) + (optind < argc) != 1 ||
 	    (optind < argc && argc - optind > 2)) {
 		status = cli_usage_error(cli, &ksp_cmd_verify, "verify",
@@ -474,6 +518,11 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 		status = cli_usage_error(cli, &ksp_cmd_verify, "verify",
 					 "give the core: --core FILE, --core-fpr FPR, --core-party or --policy FILE");
 		goto out;
+	}
+	if (git_tag || git_commit) {
+		status = refuse_repo_store(cli, repo);
+		if (status)
+			goto out;
 	}
 	r = cli_open_store(cli, 0, &store);
 	if (r) {
@@ -497,6 +546,7 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 		if (status)
 			goto out;
 		r = ksp_verify_git_object(store, sig.data, sig.len, label, &vr);
+
 	} else {
 		const char *sigfile = argv[optind], *datafile = optind + 1 < argc ? argv[optind + 1] : NULL;
 		char *e = cli_escape(sigfile, strlen(sigfile), KSP_ESCAPE_TERMINAL);
@@ -542,11 +592,13 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 			}
 			r = ksp_verify_detached(store, sig.data, sig.len, data.data, data.len, label, &vr);
 		}
+
 	}
 	if (r < 0) {
 		status = cli_fail(cli, r, "%s: cannot verify", label);
 		goto out;
 	}
+	ksp_verify_result_apply_policy(vr, to.policy); /* the SHA-1 rule on the signature itself */
 	if (ksp_verify_result_is_good(vr)) {
 		r = cli_trust_check(store, &to, ksp_verify_result_get_signer(vr), &tr);
 		if (r < 0) {

@@ -188,8 +188,8 @@ int cli_getopt(struct ksp_cli *cli, int argc, char *argv[], const char *optstrin
 		int prev = optind ? optind : 1;
 
 		c = getopt_long(argc, argv, cli->optstring, cli->opts, NULL);
-		/* the option table the command parsed with (the last one, as
-		 * 'trust --model gnupg' parses again), for the completion test
+		/* the option table the command parsed with (the last one, if
+		 * a command ever parses twice), for the completion test
 		 * (tests/cli/T030-completion.sh): print it, do nothing */
 		if (c == -1 && getenv("KSP_LIST_OPTIONS")) {
 			for (const struct option *o = cli->opts; o->name; o++)
@@ -207,6 +207,7 @@ int cli_getopt(struct ksp_cli *cli, int argc, char *argv[], const char *optstrin
 			/* fall through */
 		case GOPT_DB:
 			cli->db_path = optarg;
+			cli->db_default = false;
 			continue;
 		case GOPT_JSON:
 			cli->json = true;
@@ -507,13 +508,15 @@ static int ksp_main(struct ksp_cli *cli_, int argc, char *argv[])
 	gpgme_check_version(NULL);
 
 	cli.db_path = getenv("KSP_DB");
-	if (cli.db_path == NULL || *cli.db_path == '\0')
+	cli.db_default = cli.db_path == NULL || *cli.db_path == '\0';
+	if (cli.db_default)
 		cli.db_path = "ksp.db";
 	opterr = 0; /* one message per mistake: ours, naming the option */
 	while ((c = getopt_long(argc, argv, "+:d:vqVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			cli.db_path = optarg;
+			cli.db_default = false;
 			break;
 		case 'J':
 			cli.json = true;

@@ -23,6 +23,7 @@ enum ksp_cmd_group {
 struct ksp_cli {
 	struct ksp_ctx *ctx;
 	const char *db_path;
+	bool db_default; /* db_path is ./ksp.db: neither -d nor KSP_DB named it */
 	const char *prog; /* "ksp party" etc., for messages */
 	bool json;
 	int verbose;

@@ -56,6 +56,8 @@ int cli_trust_opt(struct ksp_cli *cli, struct cli_trust_opts *to, const struct k
 	long n;
 	int r = 0;
 
+	if (c >= CLI_TRUST_OPT_POLICY && c < CLI_TRUST_OPT_END_)
+		to->given |= 1ull << (c - CLI_TRUST_OPT_POLICY);
 	switch (c) {
 	case CLI_TRUST_OPT_POLICY:
 		r = ksp_trust_policy_load(pol, arg);
@@ -147,6 +149,67 @@ int cli_trust_opt(struct ksp_cli *cli, struct cli_trust_opts *to, const struct k
 		else
 			to->uid = arg;
 		break;
+	case CLI_TRUST_OPT_MODEL:
+		if (ksp_trust_model_from_name(arg) < 0) {
+			cli_usage_error(cli, cmd, fullname, "--model is paths, gnupg or sequoia, not '%s'", arg);
+			return -1;
+		}
+		r = ksp_trust_policy_set_model(pol, ksp_trust_model_from_name(arg));
+		break;
+	case CLI_TRUST_OPT_OWNERTRUST:
+		to->ownertrust = arg;
+		to->core_given = true; /* its level-6 keys are GnuPG's roots */
+		r = ksp_trust_policy_set_option(pol, "ownertrust", arg);
+		if (r < 0) {
+			cli_fail(cli, r, "%s: bad ownertrust", arg);
+			return -1;
+		}
+		break;
+	case CLI_TRUST_OPT_MARGINALS:
+	case CLI_TRUST_OPT_COMPLETES:
+	case CLI_TRUST_OPT_MAX_CERT_DEPTH:
+	case CLI_TRUST_OPT_MIN_CERT_LEVEL: {
+		const char *o = c == CLI_TRUST_OPT_MARGINALS	 ? "marginals-needed"
+				: c == CLI_TRUST_OPT_COMPLETES	 ? "completes-needed"
+				: c == CLI_TRUST_OPT_MAX_CERT_DEPTH ? "max-cert-depth"
+								    : "min-cert-level";
+		int lo = c == CLI_TRUST_OPT_MARGINALS ? 2 : 1, hi = c == CLI_TRUST_OPT_MIN_CERT_LEVEL ? 3 : 255;
+		char key[32];
+
+		n = parse_num(arg, lo, hi, &ok);
+		if (!ok) {
+			cli_usage_error(cli, cmd, fullname, "--%s takes a number from %d to %d", o, lo, hi);
+			return -1;
+		}
+		snprintf(key, sizeof(key), "%s", o);
+		for (char *k = key; *k; k++)
+			if (*k == '-')
+				*k = '_';
+		r = ksp_trust_policy_set_option(pol, key, arg);
+		break;
+	}
+	case CLI_TRUST_OPT_PARTIAL_CORE: {
+		const char *colon = strchr(arg, ':');
+
+		n = colon ? parse_num(colon + 1, 1, 120, &ok) : 0;
+		if (colon == NULL || !ok) {
+			cli_usage_error(cli, cmd, fullname, "--partial-core takes FPR:AMOUNT (1-120), not '%s'", arg);
+			return -1;
+		}
+		r = ksp_trust_policy_set_option(pol, "partial_core", arg);
+		break;
+	}
+	case CLI_TRUST_OPT_TRUST_AMOUNT:
+		n = parse_num(arg, 1, 7680, &ok);
+		if (!ok) {
+			cli_usage_error(cli, cmd, fullname, "--trust-amount takes a number from 1 to 7680, not '%s'", arg);
+			return -1;
+		}
+		r = ksp_trust_policy_set_trust_amount(pol, (int)n);
+		break;
+	case CLI_TRUST_OPT_CERT_NETWORK:
+		ksp_trust_policy_set_certification_network(pol, true);
+		break;
 	case CLI_TRUST_OPT_AT:
 		if (parse_date(arg, &to->at) < 0) {
 			cli_usage_error(cli, cmd, fullname, "--at takes YYYY-MM-DD[THH:MM:SS[Z]] or @EPOCH, not '%s'", arg);
@@ -163,13 +226,53 @@ int cli_trust_opt(struct ksp_cli *cli, struct cli_trust_opts *to, const struct k
 	return 1;
 }
 
+/* The options each model does not take: given with it, they are refused. */
+#define OPT(x) (1ull << (CLI_TRUST_OPT_##x - CLI_TRUST_OPT_POLICY))
+#define GNUPG_OPTS (OPT(OWNERTRUST) | OPT(MARGINALS) | OPT(COMPLETES) | OPT(MAX_CERT_DEPTH) | OPT(MIN_CERT_LEVEL))
+#define SEQUOIA_OPTS (OPT(PARTIAL_CORE) | OPT(TRUST_AMOUNT) | OPT(CERT_NETWORK))
+#define PATHS_OPTS (OPT(MAX_DEPTH) | OPT(MIN_PATHS) | OPT(PER_UID) | OPT(MIN_KEY_BITS) | OPT(MAX_CERT_AGE))
+static const uint64_t not_taken[] = {
+	[KSP_TRUST_MODEL_PATHS] = GNUPG_OPTS | SEQUOIA_OPTS,
+	[KSP_TRUST_MODEL_GNUPG] = PATHS_OPTS | SEQUOIA_OPTS | OPT(EMAIL) | OPT(UID),
+	[KSP_TRUST_MODEL_SEQUOIA] = GNUPG_OPTS,
+};
+
+int cli_trust_opts_check(struct ksp_cli *cli, struct cli_trust_opts *to, const struct ksp_cmd *cmd,
+			 const char *fullname)
+{
+	int model = ksp_trust_policy_get_model(to->policy);
+	uint64_t bad = model >= 0 && model < (int)ARRAY_SIZE(not_taken) ? to->given & not_taken[model] : 0;
+
+	if (bad & SEQUOIA_OPTS)
+		return cli_usage_error(cli, cmd, fullname,
+				       "--partial-core, --trust-amount and --certification-network need --model sequoia");
+	if (bad & GNUPG_OPTS)
+		return cli_usage_error(cli, cmd, fullname,
+				       "--ownertrust, --marginals-needed, --completes-needed, --max-cert-depth and "
+				       "--min-cert-level need --model gnupg");
+	if (bad) {
+		/* the option by name */
+		const struct option all[] = { CLI_TRUST_LONGOPTS, CLI_TRUST_BINDING_LONGOPTS, {} };
+		const char *name = "?";
+
+		for (const struct option *o = all; o->name; o++)
+			if (bad & (1ull << (o->val - CLI_TRUST_OPT_POLICY)))
+				name = o->name;
+		return cli_usage_error(cli, cmd, fullname, "'--%s' is not an option of --model %s", name,
+				       ksp_trust_model_name(model));
+	}
+	if (model == KSP_TRUST_MODEL_GNUPG && ksp_trust_policy_get_option(to->policy, "ownertrust") <= 0 &&
+	    ksp_trust_policy_get_core_count(to->policy) == 0 && !(to->given & OPT(CORE_PARTY)))
+		return cli_usage_error(cli, cmd, fullname,
+				       "--model gnupg needs --ownertrust FILE (gpg --export-ownertrust) or core keys "
+				       "(--core-fpr, --core, --core-party: the ultimately trusted roots)");
+	return 0;
+}
+
 int cli_trust_check(struct ksp_store *store, const struct cli_trust_opts *to, const char *fpr,
 		    struct ksp_trust_result **res)
 {
-	if (to->email || to->uid)
-		return ksp_trust_check_binding(store, to->policy, fpr, to->uid, to->uid ? strlen(to->uid) : 0, to->email,
-					       to->at, res);
-	return ksp_trust_check(store, to->policy, fpr, to->at, res);
+	return ksp_trust_query(store, to->policy, fpr, to->uid, to->email, to->at, res);
 }
 
 int cli_trust_find(struct ksp_store *store, const struct cli_trust_opts *to, char (**fprs)[65], size_t *n)
@@ -193,9 +296,11 @@ void cli_trust_print_paths(const struct ksp_trust_result *res, int indent)
 			if (ksp_trust_result_get_hop(res, i, h, &a, &b, &created, &u, &len) < 0)
 				continue;
 			format_date(created, date, sizeof(date));
-			e = cli_escape(u ? u : "", u ? len : 0, KSP_ESCAPE_TERMINAL);
-			printf("%*s  %s\n%*s    certified %s on %s\n%*s    \"%s\"\n", indent, "", a, indent, "", b, date,
-			       indent, "", e ? e : "?");
+			printf("%*s  %s\n%*s    certified %s on %s\n", indent, "", a, indent, "", b, date);
+			if (u == NULL) /* a model that does not say which user ID */
+				continue;
+			e = cli_escape(u, len, KSP_ESCAPE_TERMINAL);
+			printf("%*s    \"%s\"\n", indent, "", e ? e : "?");
 			free(e);
 		}
 	}
@@ -237,4 +342,25 @@ void cli_trust_print_json(FILE *out, const struct ksp_trust_result *res, const s
 		fprintf(out, "]");
 	}
 	fprintf(out, "]");
+	cli_trust_print_fields(out, res);
+}
+
+void cli_trust_print_fields(FILE *out, const struct ksp_trust_result *res)
+{
+	const char *name, *str;
+	int64_t num;
+	int t;
+
+	fprintf(out, ",\"model\":\"%s\"", ksp_trust_model_name(ksp_trust_result_get_model(res)));
+	for (size_t i = 0; (t = ksp_trust_result_get_field(res, i, &name, &num, &str)) >= 0; i++) {
+		fprintf(out, ",\"%s\":", name);
+		if (t == KSP_TRUST_FIELD_STRING)
+			cli_json_str(out, str, strlen(str));
+		else if (t == KSP_TRUST_FIELD_BOOL)
+			fprintf(out, "%s", num ? "true" : "false");
+		else if (t == KSP_TRUST_FIELD_NULL)
+			fprintf(out, "null");
+		else
+			fprintf(out, "%lld", (long long)num);
+	}
 }

@@ -4,14 +4,20 @@
  * a key against a core ('ksp trust', 'ksp verify'), and the printing of a
  * trust result's paths.
  *
- * Usage: put CLI_TRUST_LONGOPTS in the command's struct option table, and
- * in the getopt_long() loop hand every option the command does not know
- * itself to cli_trust_opt():
+ * Usage: put CLI_TRUST_LONGOPTS (and CLI_TRUST_MODEL_LONGOPTS, the models'
+ * own options) in the command's struct option table, and in the
+ * getopt_long() loop hand every option the command does not know itself to
+ * cli_trust_opt():
  *
  *   default:
  *           r = cli_trust_opt(cli, &to, &ksp_cmd_x, "x", c, optarg);
  *           if (r < 0) { status = KSP_EXIT_ERROR; goto out; }   (reported)
  *           if (r == 0) { status = cli_usage_error(...); goto out; }
+ *
+ * then, after the loop, cli_trust_opts_check(): the options given that
+ * the policy's model does not take are refused there, once for every
+ * command.  Every option lands in the policy (struct ksp_trust_policy):
+ * the commands ask the policy's model (ksp_trust_query()).
  */
 #pragma once
 #include <getopt.h>
@@ -37,6 +43,16 @@ enum {
 	CLI_TRUST_OPT_SHA1,
 	CLI_TRUST_OPT_ALLOW_MD5,
 	CLI_TRUST_OPT_UID,
+	CLI_TRUST_OPT_MODEL,
+	CLI_TRUST_OPT_OWNERTRUST,
+	CLI_TRUST_OPT_MARGINALS,
+	CLI_TRUST_OPT_COMPLETES,
+	CLI_TRUST_OPT_MAX_CERT_DEPTH,
+	CLI_TRUST_OPT_MIN_CERT_LEVEL,
+	CLI_TRUST_OPT_PARTIAL_CORE,
+	CLI_TRUST_OPT_TRUST_AMOUNT,
+	CLI_TRUST_OPT_CERT_NETWORK,
+	CLI_TRUST_OPT_END_, /* (cli_trust_opts.given: one bit per option) */
 };
 
 #define CLI_TRUST_LONGOPTS                                                          \
@@ -52,7 +68,31 @@ enum {
 	{ "max-cert-age", required_argument, NULL, CLI_TRUST_OPT_MAX_CERT_AGE },    \
 	{ "sha1", required_argument, NULL, CLI_TRUST_OPT_SHA1 },                    \
 	{ "allow-md5", no_argument, NULL, CLI_TRUST_OPT_ALLOW_MD5 },                \
+	{ "model", required_argument, NULL, CLI_TRUST_OPT_MODEL },                  \
 	{ "at", required_argument, NULL, CLI_TRUST_OPT_AT }
+
+/* The models' own options (each sets the policy key of the same name,
+ * '-' for '_': ksp_trust_policy_set_option()). */
+#define CLI_TRUST_MODEL_LONGOPTS                                                              \
+	{ "ownertrust", required_argument, NULL, CLI_TRUST_OPT_OWNERTRUST },                  \
+	{ "marginals-needed", required_argument, NULL, CLI_TRUST_OPT_MARGINALS },             \
+	{ "completes-needed", required_argument, NULL, CLI_TRUST_OPT_COMPLETES },             \
+	{ "max-cert-depth", required_argument, NULL, CLI_TRUST_OPT_MAX_CERT_DEPTH },          \
+	{ "min-cert-level", required_argument, NULL, CLI_TRUST_OPT_MIN_CERT_LEVEL },          \
+	{ "partial-core", required_argument, NULL, CLI_TRUST_OPT_PARTIAL_CORE },              \
+	{ "trust-amount", required_argument, NULL, CLI_TRUST_OPT_TRUST_AMOUNT },              \
+	{ "certification-network", no_argument, NULL, CLI_TRUST_OPT_CERT_NETWORK }
+
+#define CLI_TRUST_MODEL_HELP                                                                 \
+	"  --ownertrust FILE GnuPG's model (--model gnupg): gpg --export-ownertrust lines\n"  \
+	"  --marginals-needed N\n"                                                             \
+	"  --completes-needed N\n"                                                             \
+	"  --max-cert-depth N\n"                                                               \
+	"  --min-cert-level N  GnuPG's numbers (defaults 3, 1, 5, 2; ksp-trust(1))\n"          \
+	"  --partial-core FPR:AMOUNT  Sequoia's model (--model sequoia): a partly\n"           \
+	"                    trusted root (amount 1-120)\n"                                    \
+	"  --trust-amount N  the amount Sequoia's model wants (default 120)\n"                 \
+	"  --certification-network  every certification introduces (Sequoia)\n"
 
 /* The binding question (ksp trust; for commands that can ask it): the
  * paths' last certifications on this user ID or e-mail address. */
@@ -71,7 +111,7 @@ enum {
 	"[--policy FILE] [--core FILE | --core-fpr FPR... | --core-party] [--max-depth L]\n" \
 	"       [--min-paths K] [--per-uid] [--sha1 RULE | --no-sha1] [--allow-md5]\n"          \
 	"       [--min-key-bits N] [--max-cert-age A]\n" \
-	"       [--at DATE]"
+	"       [--model paths|gnupg|sequoia] [--at DATE]"
 
 #define CLI_TRUST_HELP                                                                       \
 	"  --policy FILE     read the rule from FILE (key = value; see ksp-trust(1));\n"        \
@@ -83,9 +123,16 @@ enum {
 	"  --max-depth L     at most L certifications per path (default 5)\n"                   \
 	"  --min-paths K     at least K vertex-disjoint paths (default 1)\n"                    \
 	"  --per-uid         the paths' last certifications are on one user ID\n"              \
+	"  --sha1 RULE       SHA-1 certifications: before-2019 (the default, gpg 2.2's:\n"    \
+	"                    not those made after 2019-01-19), no, or yes (risky: SHA-1\n"   \
+	"                    chosen-prefix collisions let whoever prepares a key being\n"    \
+	"                    signed forge its certification)\n"                              \
 	"  --no-sha1         MD5, SHA-1 and RIPEMD-160 certifications do not count\n"          \
+	"  --allow-md5       MD5 certifications count (by default they never do)\n"           \
 	"  --min-key-bits N  RSA/DSA/ElGamal signers below N bits do not count\n"              \
 	"  --max-cert-age A  certifications older than A (90d, 2y, seconds) do not count\n"    \
+	"  --model M         the trust model: paths (the default), gnupg or sequoia\n"         \
+	"                    (or model = M in the policy; see ksp-trust(1))\n"                 \
 	"  --at DATE         reference time (default: now)\n"
 
 struct cli_trust_opts {
@@ -93,6 +140,8 @@ struct cli_trust_opts {
 	int64_t at;      /* reference time, default now */
 	bool core_given; /* a core option or a policy file was given */
 	const char *email, *uid; /* the binding question, or NULL */
+	const char *ownertrust;  /* the last --ownertrust, for messages */
+	uint64_t given;          /* 1 << (CLI_TRUST_OPT_x - CLI_TRUST_OPT_POLICY): the options given */
 };
 
 /* Makes the policy (defaults) and sets the time to now.  Returns 0, or an
@@ -105,8 +154,14 @@ void cli_trust_opts_done(struct cli_trust_opts *to);
 int cli_trust_opt(struct ksp_cli *cli, struct cli_trust_opts *to, const struct ksp_cmd *cmd,
 		  const char *fullname, int c, const char *arg);
 
-/* ksp_trust_check(), or ksp_trust_check_binding() when --email or --uid
- * was given. */
+/* After the options: refuses (usage error, returns an exit status) the
+ * options given that the policy's model does not take, and a model
+ * without the settings it needs; 0 when all is well. */
+int cli_trust_opts_check(struct ksp_cli *cli, struct cli_trust_opts *to, const struct ksp_cmd *cmd,
+			 const char *fullname);
+
+/* ksp_trust_query(): the policy's model on the key, or on its binding
+ * with --email or --uid when given. */
 int cli_trust_check(struct ksp_store *store, const struct cli_trust_opts *to, const char *fpr,
 		    struct ksp_trust_result **res);
 /* The keys that claim the --email or --uid of @to (free() *fprs). */
@@ -116,8 +171,11 @@ int cli_trust_find(struct ksp_store *store, const struct cli_trust_opts *to, cha
  * hops):" then each hop (signer, "certified SIGNEE on DATE", user ID). */
 void cli_trust_print_paths(const struct ksp_trust_result *res, int indent);
 /* The result as the JSON members "trusted", "reason", "message",
- * "min_paths", "max_depth", "paths_found", "uid", "paths" (no braces). */
+ * "min_paths", "max_depth", "paths_found", "uid", "paths", "model" and the
+ * model's own fields (ksp_trust_result_get_field(); no braces). */
 void cli_trust_print_json(FILE *out, const struct ksp_trust_result *res, const struct ksp_trust_policy *pol);
+/* ,"model":NAME and the model's own fields (ksp_trust_result_get_field()) */
+void cli_trust_print_fields(FILE *out, const struct ksp_trust_result *res);
 
 /* --sha1 RULE: KSP_SHA1_YES, _BEFORE_2019, _NO, or -EINVAL */
 int cli_parse_sha1_rule(const char *v);

@@ -3,9 +3,11 @@
  * ksp wot refresh: a keyring git repository (a pgpkeys-style key tree)
  * loaded only once every commit since the last one accepted is signed by a
  * key the core trusts (ksp verify --git-commit's engine); the last accepted
- * commit is kept in the store, and what is loaded is the tree at it, only
- * when a commit changed a file under keys/ or .keyring/ (keys no longer in
- * it removed, unchanged keys skipped by their digest, see wot-load.c).
+ * commit is kept in the store, and what is loaded is the tree at it, read
+ * from git's objects (wot-refresh-git.c: never the work tree, git run with
+ * settings the repository cannot change), only when a commit changed a
+ * file under keys/ or .keyring/ (keys no longer in it removed, unchanged
+ * keys skipped by their digest, see wot-load.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,6 +18,7 @@
 
 #include "cli/ksp.h"
 #include "cli/trust-opts.h"
+#include "cli/wot-refresh.h"
 #include "shared/util.h"
 
 static int run_refresh(struct ksp_cli *cli, int argc, char *argv[]);
@@ -30,8 +33,12 @@ const struct ksp_cmd ksp_cmd_wot_refresh = {
 		   "kernel.org's pgpkeys). Every commit since the last one this store accepted\n"
 		   "for DIR (all commits the first time) must carry a good signature by a key\n"
 		   "the core trusts, as 'ksp verify --git-commit' judges it, with the keys of the\n"
-		   "store; then the tree at HEAD (the work tree, which must be clean) is loaded\n"
-		   "as 'ksp wot load --prune DIR' does, and HEAD becomes the accepted commit.\n"
+		   "store; then the tree of HEAD's commit, read from git's objects (never the\n"
+		   "work tree or the index), is loaded as 'ksp wot load --prune DIR' does, and\n"
+		   "HEAD becomes the accepted commit. DIR must hold the repository's .git folder\n"
+		   "(no .git file, no core.worktree); git runs with the settings that could run\n"
+		   "a command (core.fsmonitor, hooks, ...) overridden. A symlink in the tree that\n"
+		   "names no file of the tree read anyway, or a submodule: refused.\n"
 		   "Nothing is loaded when a commit fails: one line names it and what to do.\n"
 		   "Exit status: 0 loaded or up to date; 1 a commit refused; 2 error.\n\n"
 		   "Options:\n" CLI_TRUST_HELP
@@ -50,7 +57,7 @@ static int git_line(struct ksp_cli *cli, const char *repo, const char *const *ar
 {
 	struct input out;
 	char err[512];
-	int r = cli_run_git(repo, args, &out, err, sizeof(err));
+	int r = refresh_git_run(repo, args, NULL, 0, &out, err, sizeof(err));
 
 	if (line)
 		*line = NULL;
@@ -117,20 +124,15 @@ static char *resolve(struct ksp_cli *cli, const char *repo, const char *shown, c
 static int check_commit(struct ksp_cli *cli, struct ksp_store *store, const struct cli_trust_opts *to,
 			const char *repo, const char *shown, const char *c)
 {
-	const char *args[] = { "cat-file", "commit", c, NULL };
 	struct ksp_verify_result *vr = NULL;
 	struct ksp_trust_result *tr = NULL;
 	struct input obj;
-	char err[512], label[80];
+	char label[80];
 	int r, status = KSP_EXIT_NEGATIVE;
 
-	r = cli_run_git(repo, args, &obj, err, sizeof(err));
-	if (r != 0 || obj.data == NULL) {
-		cli_err(cli, "%s: cannot read commit %s with git cat-file; check the repository (git -C %s fsck)", shown,
-			c, shown);
-		cli_input_release(&obj);
-		return KSP_EXIT_ERROR;
-	}
+	r = refresh_git_object(cli, repo, shown, c, "commit", &obj);
+	if (r)
+		return r;
 	snprintf(label, sizeof(label), "commit %s", c);
 	r = ksp_verify_git_object(store, obj.data, obj.len, label, &vr);
 	cli_input_release(&obj);
@@ -179,7 +181,7 @@ static int run_refresh(struct ksp_cli *cli, int argc, char *argv[])
 	struct ksp_store *store = NULL;
 	struct input list = { 0 };
 	const char *since = NULL, *shown;
-	char *repo = NULL, *esc = NULL, *head = NULL, *last = NULL, *dirty = NULL;
+	char *repo = NULL, *esc = NULL, *head = NULL, *last = NULL, *gitdir = NULL;
 	unsigned int flags = KSP_WOT_LOAD_PRUNE;
 	size_t n_checked = 0;
 	uint64_t keys = 0, certs = 0, bad = 0;
@@ -224,6 +226,9 @@ static int run_refresh(struct ksp_cli *cli, int argc, char *argv[])
 		status = KSP_EXIT_ERROR;
 		goto out;
 	}
+	status = refresh_git_check_repo(cli, repo, shown, &gitdir);
+	if (status)
+		goto out;
 	r = cli_open_store(cli, KSP_STORE_READ_WRITE | KSP_STORE_CREATE, &store);
 	if (r) {
 		status = r;
@@ -235,13 +240,13 @@ static int run_refresh(struct ksp_cli *cli, int argc, char *argv[])
 		goto out;
 	}
 	began = true;
-	head = resolve(cli, repo, shown, "HEAD");
+	head = resolve(cli, gitdir, shown, "HEAD");
 	if (head == NULL) {
 		status = KSP_EXIT_ERROR;
 		goto out;
 	}
 	if (since) {
-		last = resolve(cli, repo, shown, since);
+		last = resolve(cli, gitdir, shown, since);
 		if (last == NULL) {
 			status = KSP_EXIT_ERROR;
 			goto out;
@@ -257,7 +262,7 @@ static int run_refresh(struct ksp_cli *cli, int argc, char *argv[])
 		key_files_changed = false;
 	if (last && strcmp(last, head) != 0) {
 		const char *args[] = { "merge-base", "--is-ancestor", last, head, NULL };
-		r = git_line(cli, repo, args, NULL);
+		r = git_line(cli, gitdir, args, NULL);
 		if (r < 0) {
 			status = KSP_EXIT_ERROR;
 			goto out;
@@ -283,7 +288,7 @@ static int run_refresh(struct ksp_cli *cli, int argc, char *argv[])
 		}
 		{
 			const char *args[] = { "rev-list", "--reverse", range ? range : head, NULL };
-			r = cli_run_git(repo, args, &list, err, sizeof(err));
+			r = refresh_git_run(gitdir, args, NULL, 0, &list, err, sizeof(err));
 		}
 		free(range);
 		if (r != 0) {
@@ -300,39 +305,18 @@ static int run_refresh(struct ksp_cli *cli, int argc, char *argv[])
 				status = KSP_EXIT_ERROR;
 				goto out;
 			}
-			status = check_commit(cli, store, &to, repo, shown, p);
+			status = check_commit(cli, store, &to, gitdir, shown, p);
 			if (status)
 				goto out;
 			n_checked++;
 		}
 	}
-	/* what is loaded is the work tree: it must be HEAD's, nothing more */
-	{
-		const char *args[] = { "status", "--porcelain", "--ignored", "--untracked-files=all", NULL };
-		r = git_line(cli, repo, args, &dirty);
-		if (r != 0) {
-			if (r > 0)
-				cli_err(cli, "%s: git status failed; check the repository", shown);
-			status = KSP_EXIT_ERROR;
-			goto out;
-		}
-		if (dirty && dirty[0]) {
-			char *e = cli_escape(dirty, strlen(dirty), KSP_ESCAPE_TERMINAL);
-			cli_err(cli,
-				"%s: the work tree is not HEAD's (git status: '%s'): nothing was loaded; commit, "
-				"remove or stash the changes (git -C %s status --ignored), and run the command again",
-				shown, e ? e : "?", shown);
-			free(e);
-			status = KSP_EXIT_NEGATIVE;
-			goto out;
-		}
-	}
 	/* commits that change no key file (graphs/, a README) load nothing */
 	if (last && strcmp(last, head) != 0 && !(flags & KSP_WOT_LOAD_FULL)) {
-		const char *args[] = { "diff", "--name-only", last, head, "--", "keys", ".keyring", NULL };
+		const char *args[] = { "diff-tree", "-r", "--name-only", "--no-renames", last, head, "--", "keys", ".keyring", NULL };
 		char *changed = NULL;
 
-		r = git_line(cli, repo, args, &changed);
+		r = git_line(cli, gitdir, args, &changed);
 		if (r != 0) {
 			if (r > 0)
 				cli_err(cli, "%s: git diff failed; check the repository (git -C %s fsck)", shown, shown);
@@ -346,9 +330,12 @@ static int run_refresh(struct ksp_cli *cli, int argc, char *argv[])
 		void *tree = NULL;
 		size_t len = 0;
 
-		r = ksp_keytree_read(cli->ctx, repo, &tree, &len);
-		if (r >= 0)
-			r = ksp_wot_load(store, tree, len, repo, flags, &keys, &certs, &bad);
+		status = refresh_git_tree(cli, gitdir, shown, head, &tree, &len);
+		if (status) {
+			free(tree);
+			goto out;
+		}
+		r = ksp_wot_load(store, tree, len, repo, flags, &keys, &certs, &bad);
 		free(tree);
 		if (r < 0) {
 			status = cli_fail(cli, r, "%s: cannot load", shown);
@@ -394,7 +381,7 @@ out:
 	if (began)
 		ksp_store_rollback(store);
 	cli_input_release(&list);
-	free(dirty);
+	free(gitdir);
 	free(head);
 	free(last);
 	free(esc);

@@ -13,8 +13,14 @@
  *
  * Human text (the verdict, both trust verdicts, the paths, the store and
  * policy used) goes to stderr.  Exit status as gpg's: 0 a signature that
- * verifies (whatever the trust), 1 a bad signature, 2 an error (no key,
- * no store, no policy, no signature).
+ * verifies (whatever the trust; also EXPKEYSIG, REVKEYSIG), 1 a bad or an
+ * expired signature, 2 an error (no key, MD5, a time conflict, no store,
+ * no policy, no signature).
+ *
+ * The store and the policy are authority, so only the ones the user named
+ * (KSP_DB / KSP_POLICY, git config ksp.db / ksp.policy, absolute paths)
+ * are used: no default store, nothing relative to the work tree git runs
+ * us in; the store is opened immutable, nothing is written beside it.
  *
  * Anything that is not a verification (--verify) is handed to the real gpg
  * unchanged (execv), so git tag -s / commit -S keep working with the same
@@ -23,7 +29,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,15 +36,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <libksp.h>
 
+#include "gpg/git-config.h"
 #include "gpg/sig-info.h"
 #include "shared/macro.h"
 #include "shared/util.h"
 
-extern char **environ;
 
 #define PROG "ksp-gpg"
 
@@ -81,6 +85,13 @@ static int exec_real_gpg(char **argv)
 	struct stat self;
 	char *real = NULL;
 
+	/* set before every exec: seeing it here means the "gpg" we ran
+	 * started ksp-gpg again (a wrapper script on PATH calling ksp-gpg),
+	 * which would go on for ever */
+	if (getenv("KSP_GPG_FORWARDED")) {
+		fprintf(stderr, PROG ": the gpg it forwards to ran ksp-gpg again (a gpg wrapper that calls ksp-gpg?); set KSP_GPG_REAL to the real gpg (e.g. /usr/bin/gpg)\n");
+		return EXIT_ERROR;
+	}
 	if (stat("/proc/self/exe", &self) < 0)
 		memset(&self, 0, sizeof(self));
 	if (want && *want) {
@@ -103,6 +114,11 @@ static int exec_real_gpg(char **argv)
 		return EXIT_ERROR;
 	}
 	argv[0] = real;
+	if (setenv("KSP_GPG_FORWARDED", "1", 1) < 0) {
+		fprintf(stderr, PROG ": out of memory\n");
+		free(real);
+		return EXIT_ERROR;
+	}
 	execv(real, argv);
 	fprintf(stderr, PROG ": cannot run %s: %s; set KSP_GPG_REAL to the real gpg\n", real, strerror(errno));
 	free(real);
@@ -351,107 +367,58 @@ struct setting {
 	const char *from; /* where it came from, for the human text */
 };
 
-/* Runs git with @args, stdin and stderr /dev/null; the first line of its
- * stdout into *ret (malloc()ed) when it exits 0.  0, or 1 for no value. */
-static int git_value(const char *const *args, char **ret)
-{
-	const char *argv[8];
-	posix_spawn_file_actions_t fa;
-	int p[2], devnull, st;
-	size_t n = 0, len = 0;
-	char buf[PATH_MAX + 64];
-	pid_t pid;
-	ssize_t k;
-
-	*ret = NULL;
-	argv[n++] = "git";
-	for (; *args && n < ARRAY_SIZE(argv) - 1; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return 1;
-	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (devnull < 0) {
-		close(p[0]);
-		close(p[1]);
-		return 1;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, devnull, 0);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, devnull, 2);
-	st = posix_spawnp(&pid, "git", &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(p[1]);
-	close(devnull);
-	if (st != 0) {
-		close(p[0]);
-		return 1;
-	}
-	while (len < sizeof(buf) - 1 && ((k = read(p[0], buf + len, sizeof(buf) - 1 - len)) > 0 || (k < 0 && errno == EINTR)))
-		if (k > 0)
-			len += (size_t)k;
-	close(p[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return 1;
-	buf[len] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	if (buf[0] == '\0')
-		return 1;
-	*ret = strdup(buf);
-	return *ret ? 0 : -ENOMEM;
-}
-
-/* KSP_DB / KSP_POLICY, then git config ksp.db / ksp.policy (a relative
- * path is relative to the top of the work tree: a repository can carry
- * its own), then @def. */
+/* KSP_DB / KSP_POLICY, then git config ksp.db / ksp.policy (any scope).
+ * git's configuration is read from its files (git-config.c), without
+ * starting git.  There is no default and no path relative to anything: git runs
+ * gpg.program at the top of the work tree, so "ksp.db" would be whatever
+ * the repository carries.  A path is taken only when absolute or "~/...".
+ * Returns 0 (s->path NULL: not set), -EINVAL after a message, -ENOMEM. */
 static int find_setting(const char *env, const char *key, const char *env_from, const char *git_from,
-			const char *def, const char *def_from, char **toplevel, struct setting *s)
+			struct setting *s)
 {
 	const char *e = getenv(env);
-	const char *cfg[] = { "config", "--get", key, NULL };
 	char *v = NULL;
+	int r;
 
 	s->path = NULL;
 	s->from = NULL;
 	if (e && *e) {
-		s->path = strdup(e);
+		v = strdup(e);
 		s->from = env_from;
-		return s->path ? 0 : -ENOMEM;
-	}
-	if (git_value(cfg, &v) == 0 && v) {
+		if (v == NULL)
+			return -ENOMEM;
+	} else if ((r = git_config_get(key, &v)) == 0) {
 		s->from = git_from;
-		if (v[0] != '/' && !(v[0] == '~' && v[1] == '/')) {
-			const char *top[] = { "rev-parse", "--show-toplevel", NULL };
-			if (*toplevel == NULL && git_value(top, toplevel) != 0)
-				*toplevel = NULL;
-			if (*toplevel) {
-				char *full;
-				if (asprintf(&full, "%s/%s", *toplevel, v) < 0) {
-					free(v);
-					return -ENOMEM;
-				}
-				free(v);
-				v = full;
-			}
-		} else if (v[0] == '~') {
-			const char *home = getenv("HOME");
-			char *full;
-			if (home && asprintf(&full, "%s%s", home, v + 1) >= 0) {
-				free(v);
-				v = full;
-			}
+	} else {
+		return r < 0 ? r : 0;
+	}
+	if (v[0] == '~' && v[1] == '/') {
+		const char *home = getenv("HOME");
+		char *full;
+
+		if (home == NULL || home[0] != '/') {
+			err("%s (%s): HOME is not an absolute path, so ~/ means nothing; give an absolute path", key,
+			    s->from);
+			free(v);
+			return -EINVAL;
 		}
-		s->path = v;
-		return 0;
+		if (asprintf(&full, "%s%s", home, v + 1) < 0) {
+			free(v);
+			return -ENOMEM;
+		}
+		free(v);
+		v = full;
+	} else if (v[0] != '/') {
+		char *t = term_escape(v, strlen(v));
+		err("%s: \"%s\" is a relative path (it would be the repository's file); set an absolute one: %s",
+		    s->from, t ? t : "?",
+		    strcmp(env_from, "KSP_DB") == 0 ? "git config --global ksp.db ~/.local/share/ksp/ksp.db"
+						    : "git config --global ksp.policy ~/.config/ksp/policy");
+		free(t);
+		free(v);
+		return -EINVAL;
 	}
-	if (def) {
-		s->path = strdup(def);
-		s->from = def_from;
-		return s->path ? 0 : -ENOMEM;
-	}
+	s->path = v;
 	return 0;
 }
 
@@ -459,12 +426,17 @@ static int find_setting(const char *env, const char *key, const char *env_from, 
 
 static const char *trust_word(const struct ksp_trust_result *tr)
 {
+	const char *name, *str;
 	int reason;
 
 	if (tr == NULL)
 		return "UNDEFINED";
 	if (ksp_trust_result_is_trusted(tr))
 		return "FULLY";
+	/* a model with gpg's letters (model = gnupg): gpg's word for 'm' */
+	for (size_t i = 0; ksp_trust_result_get_field(tr, i, &name, NULL, &str) >= 0; i++)
+		if (strcmp(name, "letter") == 0 && str && strcmp(str, "m") == 0)
+			return "MARGINAL";
 	reason = ksp_trust_result_get_reason(tr);
 	if (reason == KSP_TRUST_TARGET_REVOKED || reason == KSP_TRUST_TARGET_INVALID)
 		return "NEVER";
@@ -496,9 +468,19 @@ static void say_paths(const struct out *o, const struct ksp_trust_result *tr)
 	}
 }
 
+/* The size limits of what ksp-gpg reads (ksp-gpg(1), LIMITS), checked
+ * before reading: a signature file or signed message (it is kept in
+ * memory), several data files given one after the other (concatenated in
+ * memory).  One data file or standard input is hashed as it is read, any
+ * size, unless the signature is one libksp does not verify itself (then
+ * at most DATA_MAX bytes are read for gpg). */
+#define SIG_MAX ((size_t)64 << 20)
+#define DATA_MAX ((size_t)256 << 20)
+
 struct verify_in {
 	uint8_t *sig, *data;
 	size_t siglen, datalen;
+	int data_fd;    /* one data file or stdin: streamed; -1 */
 	bool detached;
 	char *label;
 };
@@ -508,6 +490,25 @@ static void verify_in_release(struct verify_in *in)
 	free(in->sig);
 	free(in->data);
 	free(in->label);
+	if (in->data_fd > STDIN_FILENO)
+		close(in->data_fd);
+}
+
+/* A data file (or "-") to stream: its descriptor, or -1 after a message. */
+static int open_data(const char *path)
+{
+	int fd;
+	char *e;
+
+	if (strcmp(path, "-") == 0)
+		return STDIN_FILENO;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		e = term_escape(path, strlen(path));
+		err("%s: cannot read: %s", e ? e : "?", strerror(errno));
+		free(e);
+	}
+	return fd;
 }
 
 /* SIGFILE without .sig / .asc / .sign, when that file exists (gpg's
@@ -529,19 +530,149 @@ static char *data_file_of(const char *sig)
 	return NULL;
 }
 
-static int read_input(const char *path, uint8_t **buf, size_t *len)
+static int read_input(const char *path, size_t max, uint8_t **buf, size_t *len)
 {
-	int r = read_file_all(path, 0, buf, len);
+	int r = read_file_all(path, max, buf, len);
 	char *e;
 
 	if (r < 0) {
 		e = term_escape(path, strlen(path));
-		err("%s: cannot read: %s", strcmp(path, "-") ? (e ? e : "?") : "standard input", strerror(-r));
+		if (r == -EFBIG)
+			err("%s: larger than %zu MiB, more than ksp-gpg reads (see ksp-gpg(1), LIMITS)",
+			    strcmp(path, "-") ? (e ? e : "?") : "standard input", max >> 20);
+		else
+			err("%s: cannot read: %s", strcmp(path, "-") ? (e ? e : "?") : "standard input", strerror(-r));
 		free(e);
 	}
 	return r;
 }
 
+/* The input: the signature (or signed message) in memory, at most
+ * SIG_MAX; the data of a detached signature streamed from one file or
+ * standard input (in->data_fd), or several files joined.  0, or -1 after
+ * a message (and NODATA). */
+static int get_input(const struct opts *o, const struct out *out, struct verify_in *in, struct sig_info *si)
+{
+	const char *sigpath = o->n_files ? o->files[0] : "-";
+	int r;
+
+	in->data_fd = -1;
+	if (o->n_files > 1 && strcmp(o->files[0], "-") == 0) {
+		for (size_t i = 1; i < o->n_files; i++)
+			if (strcmp(o->files[i], "-") == 0) {
+				err("the signature and the signed data cannot both be standard input");
+				return -1;
+			}
+	}
+	if (read_input(sigpath, SIG_MAX, &in->sig, &in->siglen) < 0)
+		return -1;
+	in->label = strcmp(sigpath, "-") ? term_escape(sigpath, strlen(sigpath)) : strdup("standard input");
+	if (in->label == NULL) {
+		err("out of memory");
+		return -1;
+	}
+	if (o->n_files == 2) {
+		in->data_fd = open_data(o->files[1]);
+		if (in->data_fd < 0)
+			return -1;
+		in->detached = true;
+	}
+	for (size_t i = 1; o->n_files > 2 && i < o->n_files; i++) {
+		uint8_t *b;
+		size_t n;
+		if (read_input(o->files[i], DATA_MAX, &b, &n) < 0)
+			return -1;
+		if (in->datalen + n > DATA_MAX) {
+			free(b);
+			err("the signed data files together are larger than %zu MiB, more than ksp-gpg reads (see ksp-gpg(1), LIMITS)",
+			    DATA_MAX >> 20);
+			return -1;
+		}
+		if (in->data == NULL) {
+			in->data = b;
+			in->datalen = n;
+		} else { /* several data files: gpg hashes them one after the other */
+			uint8_t *m = realloc(in->data, in->datalen + n + 1);
+			if (m == NULL) {
+				free(b);
+				err("out of memory");
+				return -1;
+			}
+			memcpy(m + in->datalen, b, n);
+			in->data = m;
+			in->datalen += n;
+			free(b);
+		}
+		in->detached = true;
+	}
+	r = sig_info_read(in->sig, in->siglen, si);
+	if (r == -ENOMEM) {
+		err("out of memory");
+		return -1;
+	}
+	if (r < 0 || (!si->found && !si->literal && !si->opaque && !si->cleartext)) {
+		status(out, "NODATA %d", si->armored ? 3 : 1);
+		err("%s: no valid OpenPGP signature found%s; the signature could not be verified", in->label,
+		    si->armored ? " (damaged or cut-short armor)" : "");
+		return -1;
+	}
+	if (!in->detached && !si->literal && !si->cleartext && !si->opaque) {
+		char *d = o->n_files && strcmp(sigpath, "-") ? data_file_of(sigpath) : NULL;
+		if (d == NULL) {
+			status(out, "NODATA 4");
+			err("%s: a detached signature, and no signed data given; run: ksp-gpg --verify %s FILE", in->label,
+			    in->label);
+			return -1;
+		}
+		in->data_fd = open_data(d);
+		free(d);
+		if (in->data_fd < 0)
+			return -1;
+		in->detached = true;
+	}
+	return 0;
+}
+
+/* The trust that counts (trust_at), both verdicts with the paths of the
+ * one that counts, and its TRUST_ line.  0, or -1 after a message. */
+static int report_trust(const struct out *out, struct ksp_store *store, const char *signer,
+			const struct ksp_trust_result *tr_now, const struct ksp_trust_result *tr_sig, bool at_sig,
+			const char *dnow, const char *date)
+{
+	const struct ksp_trust_result *counts = at_sig && tr_sig ? tr_sig : tr_now;
+	const struct ksp_trust_result *other;
+	char why[400];
+	int r;
+
+	/* trust_at = signature: expiry judged when it signed, every
+	 * revocation known now applied (the date is the signer's claim:
+	 * backdating must not undo one) */
+	if (counts == tr_sig && ksp_trust_result_is_trusted(tr_sig)) {
+		r = ksp_trust_result_revoked_now(store, tr_sig, signer, why, sizeof(why));
+		if (r < 0) {
+			const char *m = ksp_get_error(ksp_store_get_ctx(store));
+			err("%s", m ? m : strerror(-r));
+			return -1;
+		}
+		if (r > 0) {
+			say(out, "trust when signed does not count: %s (a revocation known now)", why);
+			counts = tr_now;
+		}
+	}
+	other = counts == tr_now ? tr_sig : tr_now;
+	say(out, "%s (%s): %s", counts == tr_now ? "trust now" : "trust when signed", counts == tr_now ? dnow : date,
+	    ksp_trust_result_get_message(counts));
+	say_paths(out, counts);
+	if (other)
+		say(out, "%s (%s): %s", other == tr_now ? "trust now" : "trust when signed", other == tr_now ? dnow : date,
+		    ksp_trust_result_get_message(other));
+	say(out, "TRUST_%s from the trust %s (policy: trust_at = %s)", trust_word(counts),
+	    counts == tr_now ? "now" : "when signed", at_sig ? "signature" : "now");
+	status(out, "TRUST_%s 0 pgp", trust_word(counts));
+	return 0;
+}
+
+/* (Long: the verdict's status lines and text in gpg's order, one exit.) */
 static int run_verify(struct opts *o)
 {
 	struct out out = { .status_fd = o->status_fd, .quiet = o->quiet };
@@ -553,78 +684,28 @@ static int run_verify(struct opts *o)
 	struct setting db = { 0 }, policy = { 0 };
 	struct verify_in in = { 0 };
 	struct sig_info si;
-	char *toplevel = NULL, *uid_status = NULL, *uid_term = NULL;
-	const char *sigpath = o->n_files ? o->files[0] : "-";
+	char *uid_status = NULL, *uid_term = NULL;
 	int status_code = EXIT_ERROR, r, vst;
 
-	/* the input */
-	if (o->n_files > 1 && strcmp(o->files[0], "-") == 0 && strcmp(o->files[1], "-") == 0) {
-		err("the signature and the signed data cannot both be standard input");
+	in.data_fd = -1;
+
+	if (get_input(o, &out, &in, &si) < 0)
 		goto out;
-	}
-	if (read_input(sigpath, &in.sig, &in.siglen) < 0)
-		goto out;
-	in.label = strcmp(sigpath, "-") ? term_escape(sigpath, strlen(sigpath)) : strdup("standard input");
-	if (in.label == NULL) {
-		err("out of memory");
-		goto out;
-	}
-	for (size_t i = 1; i < o->n_files; i++) {
-		uint8_t *b;
-		size_t n;
-		if (read_input(o->files[i], &b, &n) < 0)
-			goto out;
-		if (in.data == NULL) {
-			in.data = b;
-			in.datalen = n;
-		} else { /* several data files: gpg hashes them one after the other */
-			uint8_t *m = realloc(in.data, in.datalen + n + 1);
-			if (m == NULL) {
-				free(b);
-				err("out of memory");
-				goto out;
-			}
-			memcpy(m + in.datalen, b, n);
-			in.data = m;
-			in.datalen += n;
-			free(b);
-		}
-		in.detached = true;
-	}
-	r = sig_info_read(in.sig, in.siglen, &si);
-	if (r == -ENOMEM) {
-		err("out of memory");
-		goto out;
-	}
-	if (r < 0 || (!si.found && !si.literal && !si.opaque && !si.cleartext)) {
-		status(&out, "NODATA %d", si.armored ? 3 : 1);
-		err("%s: no valid OpenPGP signature found%s; the signature could not be verified", in.label,
-		    si.armored ? " (damaged or cut-short armor)" : "");
-		goto out;
-	}
-	if (!in.detached && !si.literal && !si.cleartext && !si.opaque) {
-		char *d = o->n_files && strcmp(sigpath, "-") ? data_file_of(sigpath) : NULL;
-		if (d == NULL) {
-			status(&out, "NODATA 4");
-			err("%s: a detached signature, and no signed data given; run: ksp-gpg --verify %s FILE", in.label,
-			    in.label);
-			goto out;
-		}
-		r = read_input(d, &in.data, &in.datalen);
-		free(d);
-		if (r < 0)
-			goto out;
-		in.detached = true;
-	}
 	status(&out, "NEWSIG");
 
-	/* the store and the policy */
-	if (find_setting("KSP_DB", "ksp.db", "KSP_DB", "git config ksp.db", "ksp.db", "default ./ksp.db", &toplevel,
-			 &db) < 0 ||
-	    find_setting("KSP_POLICY", "ksp.policy", "KSP_POLICY", "git config ksp.policy", NULL, NULL, &toplevel,
-			 &policy) < 0) {
+	/* the store and the policy: only where the user named them */
+	r = find_setting("KSP_DB", "ksp.db", "KSP_DB", "git config ksp.db", &db);
+	if (r == 0)
+		r = find_setting("KSP_POLICY", "ksp.policy", "KSP_POLICY", "git config ksp.policy", &policy);
+	if (r < 0) {
 		status_errsig(&out, &si, 4);
-		err("out of memory");
+		if (r == -ENOMEM)
+			err("out of memory");
+		goto out;
+	}
+	if (db.path == NULL) {
+		status_errsig(&out, &si, 9);
+		err("no ksp store: set KSP_DB or 'git config --global ksp.db /ABSOLUTE/PATH' to the store the keys were loaded into (ksp wot load); ksp-gpg has no default");
 		goto out;
 	}
 	r = ksp_new(&ctx);
@@ -633,11 +714,12 @@ static int run_verify(struct opts *o)
 		err("cannot make a ksp context: %s", strerror(-r));
 		goto out;
 	}
-	r = ksp_store_open(ctx, db.path, 0, &store);
+	/* read-only, nothing written beside it (no -shm, -wal, -wot) */
+	r = ksp_store_open(ctx, db.path, KSP_STORE_IMMUTABLE, &store);
 	if (r < 0) {
 		char *e = term_escape(db.path, strlen(db.path));
 		status_errsig(&out, &si, 9);
-		if (r == -ENOENT)
+		if (r == -ENOENT && access(db.path, F_OK) < 0)
 			err("%s (%s): no ksp store there; set KSP_DB or 'git config ksp.db FILE' to the store the keys were loaded into (ksp wot load)",
 			    e ? e : "?", db.from);
 		else
@@ -663,10 +745,12 @@ static int run_verify(struct opts *o)
 		goto out;
 	}
 
-	/* the signature */
-	if (in.detached)
-		r = ksp_verify_detached_native(store, in.sig, in.siglen, in.data ? in.data : (const uint8_t *)"", in.datalen,
-					       in.label, &vr);
+	/* the signature: the one verifier 'ksp verify' uses too */
+	if (in.detached && in.data_fd >= 0)
+		r = ksp_verify_detached_fd(store, in.sig, in.siglen, in.data_fd, DATA_MAX, in.label, &vr);
+	else if (in.detached)
+		r = ksp_verify_detached(store, in.sig, in.siglen, in.data ? in.data : (const uint8_t *)"", in.datalen,
+					in.label, &vr);
 	else
 		r = ksp_verify_inline(store, in.sig, in.siglen, in.label, &vr);
 	if (r < 0) {
@@ -675,6 +759,8 @@ static int run_verify(struct opts *o)
 		err("%s", m ? m : strerror(-r));
 		goto out;
 	}
+	/* the policy's SHA-1 rule on the signature itself */
+	ksp_verify_result_apply_policy(vr, pol);
 	vst = ksp_verify_result_get_status(vr);
 	if (o->output && !in.detached) {
 		size_t plen = 0;
@@ -737,9 +823,10 @@ static int run_verify(struct opts *o)
 		/* both verdicts, before the status: the key's state now is
 		 * also what gpg says in EXPKEYSIG / REVKEYSIG */
 		if (signer && good) {
-			r = ksp_trust_check(store, pol, signer, now, &tr_now);
+			/* the policy's model (paths, gnupg or sequoia) */
+			r = ksp_trust_query(store, pol, signer, NULL, NULL, now, &tr_now);
 			if (r == 0 && created > 0)
-				r = ksp_trust_check(store, pol, signer, created, &tr_sig);
+				r = ksp_trust_query(store, pol, signer, NULL, NULL, created, &tr_sig);
 			if (r < 0) {
 				const char *m = ksp_get_error(ctx);
 				status_errsig(&out, &si, 9);
@@ -771,7 +858,9 @@ static int run_verify(struct opts *o)
 			status(&out, "VALIDSIG %s %s %lld %lld %d 0 %d %d %02x %s", signing ? signing : signer, day,
 			       (long long)created, (long long)si.expires, si.version ? si.version : 4, si.pk_algo,
 			       si.hash_algo, si.type, signer);
-			status_code = EXIT_GOOD;
+			/* gpg: 0 for a good signature whatever the key's state
+			 * now, 1 for an expired signature */
+			status_code = vst == KSP_SIGNATURE_EXPIRED ? EXIT_BAD : EXIT_GOOD;
 			break;
 		}
 		case KSP_SIGNATURE_BAD:
@@ -783,8 +872,8 @@ static int run_verify(struct opts *o)
 			status(&out, "NO_PUBKEY %s", keyid[0] ? keyid : "0000000000000000");
 			status_code = EXIT_ERROR;
 			break;
-		default: /* unusable key, anything else */
-			status_errsig(&out, &si, 4);
+		default: /* not checked: MD5, SHA-1 by the policy, time conflict, unusable key */
+			status_errsig(&out, &si, ksp_verify_result_get_errsig_code(vr) ? ksp_verify_result_get_errsig_code(vr) : 4);
 			status_code = EXIT_ERROR;
 			break;
 		}
@@ -797,19 +886,9 @@ static int run_verify(struct opts *o)
 			if (ksp_verify_result_is_subkey(vr) && signing)
 				say(&out, "signing key: %s (subkey)", signing);
 		}
-		if (tr_now) {
-			const struct ksp_trust_result *counts = at_sig && tr_sig ? tr_sig : tr_now;
-			const struct ksp_trust_result *other = counts == tr_now ? tr_sig : tr_now;
-
-			say(&out, "%s (%s): %s", counts == tr_now ? "trust now" : "trust when signed",
-			    counts == tr_now ? dnow : date, ksp_trust_result_get_message(counts));
-			say_paths(&out, counts);
-			if (other)
-				say(&out, "%s (%s): %s", other == tr_now ? "trust now" : "trust when signed",
-				    other == tr_now ? dnow : date, ksp_trust_result_get_message(other));
-			say(&out, "TRUST_%s from the trust %s (policy: trust_at = %s)", trust_word(counts),
-			    counts == tr_now ? "now" : "when signed", at_sig ? "signature" : "now");
-			status(&out, "TRUST_%s 0 pgp", trust_word(counts));
+		if (tr_now && report_trust(&out, store, signer, tr_now, tr_sig, at_sig, dnow, date) < 0) {
+			status_code = EXIT_ERROR;
+			goto out;
 		}
 		say(&out, "store: %s (%s); policy: %s (%s)", db.path, db.from, policy.path, policy.from);
 	}
@@ -823,7 +902,6 @@ out:
 	verify_in_release(&in);
 	free(uid_status);
 	free(uid_term);
-	free(toplevel);
 	free(db.path);
 	free(policy.path);
 	return status_code;

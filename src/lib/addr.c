@@ -131,7 +131,9 @@ static bool domain(struct scan *s)
 		s->i++;
 		while (s->i < s->n && s->p[s->i] != ']') {
 			unsigned char c = s->p[s->i++];
-			if (c == '[' || c == '\\' || is_wsp(c) || is_ctl(c))
+			/* '"', '(' and ')' would open a quoted string or a
+			 * comment when the canonical form is read again */
+			if (c == '[' || c == '\\' || c == '"' || c == '(' || c == ')' || is_wsp(c) || is_ctl(c))
 				return false;
 			strbuf_addch(&s->domain, (char)c);
 		}

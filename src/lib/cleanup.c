@@ -179,6 +179,8 @@ KSP_EXPORT void ksp_cleanup_after_signal(struct ksp_ctx *ctx)
 		if (s->kind == KSP_CLEANUP_HOME) {
 			kill_agent(s);
 			rm_tree(s->path);
+		} else if (s->kind == KSP_CLEANUP_DIR) {
+			rm_tree(s->path);
 		} else {
 			unlink(s->path);
 		}

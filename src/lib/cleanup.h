@@ -15,7 +15,7 @@
  */
 #define KSP_CLEANUP_SLOTS 32
 
-enum { KSP_CLEANUP_FILE = 1, KSP_CLEANUP_HOME = 2 };
+enum { KSP_CLEANUP_FILE = 1, KSP_CLEANUP_HOME = 2, KSP_CLEANUP_DIR = 3 /* a folder, removed whole */ };
 
 struct ksp_cleanup_slot {
 	atomic_int state; /* 0 free, 1 being filled, 2 live, 3 taken */

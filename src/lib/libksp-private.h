@@ -68,6 +68,8 @@ static inline bool ksp_revocation_is_soft(int reason)
 /* store.c */
 struct sqlite3 *ksp_store_db(struct ksp_store *store);
 const char *ksp_store_path_internal(const struct ksp_store *store);
+/* Opened with KSP_STORE_IMMUTABLE: nothing may be written beside it. */
+bool ksp_store_is_immutable(const struct ksp_store *store);
 extern const char ksp_schema_sql[];
 extern const char ksp_schema2_sql[];
 extern const char ksp_schema3_sql[];
@@ -75,6 +77,7 @@ extern const char ksp_schema4_sql[];
 extern const char ksp_schema5_sql[];
 extern const char ksp_schema6_sql[];
 extern const char ksp_schema7_sql[];
+extern const char ksp_schema8_sql[];
 /* A cache kept with the store and freed with it (the graph snapshot,
  * wot/wot-snap.c): the store knows nothing of what it holds.  Setting it
  * frees the one before (with the free function given with it). */

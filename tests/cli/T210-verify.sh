@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Certification verification: agreement with gpg --check-sigs (Arch keyring;
-# Debian keyring when installed), a forged certification never makes an
-# edge, an issuer loaded later verifies what was stored before.
+# Certification verification: agreement with gpg --check-sigs (the Arch
+# keyring; a fixed sample of the Debian keyring, all of it in make bench), a
+# forged certification never makes an edge, an issuer loaded later verifies
+# what was stored before.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fx="$top/tests/keyrings"
@@ -62,18 +63,31 @@ $KSP -d "$w/late.db" wot load "$w/p1.gpg" >/dev/null 2>&1
 $KSP -d "$w/late.db" wot path "$p1" "$p2" >/dev/null 2>&1 && ok || bad "no edge after the issuer came"
 
 # --- agreement with gpg --check-sigs --------------------------------------
-compare_gpg() { # NAME KEYRING FAKED-TIME
-	local h="$w/home-$1"
+# gpg reads a copy of the keyring in place (--keyring, no import: importing
+# the Debian keyring alone took 3 minutes on 2 cores).  SAMPLE = N checks the
+# signatures on every Nth key (by fingerprint order) with every key of the
+# ring present as an issuer; make bench (bench/sigcheck.sh) compares every
+# key of the Debian keyring.
+compare_gpg() { # NAME KEYRING FAKED-TIME [SAMPLE]
+	local h="$w/home-$1" sample=${4:-1}
 	mkdir -m 700 "$h"
-	gpg --homedir "$h" --batch --quiet --import "$2" >/dev/null 2>&1
-	gpg --homedir "$h" --batch --faked-system-time "$3" --allow-weak-key-signatures --with-colons \
-		--fixed-list-mode --check-sigs >"$w/$1.colons" 2>/dev/null
-	gpgconf --homedir "$h" --kill all >/dev/null 2>&1
+	cp "$2" "$h/ring.gpg"
 	# the same hash rules on both sides: SHA-1 allowed (gpg's own SHA-1 rule is
 	# compared in T540), MD5 not
-	"$top/tests/tools/pgp-sigcheck" --sha1 yes "$2" >"$w/$1.tsv" 2>"$w/err" || { bad "$1: pgp-sigcheck failed"; return; }
+	"$top/tests/tools/pgp-sigcheck" --sha1 yes "$2" >"$w/$1.all.tsv" 2>"$w/err" || { bad "$1: pgp-sigcheck failed"; return; }
+	cut -f1 "$w/$1.all.tsv" | sort -u | awk -v n="$sample" '(NR - 1) % n == 0' >"$w/$1.targets"
+	awk -F'\t' 'NR == FNR { t[$1] = 1; next } ($1 in t)' "$w/$1.targets" "$w/$1.all.tsv" >"$w/$1.tsv"
+	# shellcheck disable=SC2046
+	gpg --homedir "$h" --no-default-keyring --keyring "$h/ring.gpg" --batch --faked-system-time "$3" \
+		--allow-weak-key-signatures --with-colons --fixed-list-mode --check-sigs \
+		$(cat "$w/$1.targets") >"$w/$1.colons" 2>/dev/null
+	gpgconf --homedir "$h" --kill all >/dev/null 2>&1
+	# every sampled key was listed by gpg (the comparison covers them all)
+	local listed
+	listed=$(awk -F: '$1 == "pub" { p = 1; next } $1 == "fpr" && p { print $10; p = 0 }' "$w/$1.colons" | sort -u | comm -12 - "$w/$1.targets" | wc -l)
+	[ "$listed" = "$(wc -l <"$w/$1.targets")" ] && ok || bad "$1: gpg listed $listed of $(wc -l <"$w/$1.targets") sampled keys"
 	if python3 "$top/tests/tools/compare-gpg-sigs.py" "$w/$1.tsv" "$w/$1.colons" >"$w/$1.cmp"; then
-		ok; echo "$name: $1: $(head -1 "$w/$1.cmp")"
+		ok; echo "$name: $1 ($(wc -l <"$w/$1.targets") of $(cut -f1 "$w/$1.all.tsv" | sort -u | wc -l) keys): $(head -1 "$w/$1.cmp")"
 	else
 		bad "$1: ksp and gpg --check-sigs disagree"; head -20 "$w/$1.cmp" >&2
 	fi
@@ -83,16 +97,22 @@ compare_gpg() { # NAME KEYRING FAKED-TIME
 }
 if [ -r "$data/archlinux/archlinux.gpg" ]; then
 	compare_gpg arch "$data/archlinux/archlinux.gpg" 20230321T000000
+else
+	bad "tests/data/archlinux/archlinux.gpg is missing"
 fi
 . "$top/tests/cli/debian-ring.sh"
 ring=$DEBIAN_RING
 why=$(debian_ring_missing)
-[ "${KSP_VALGRIND:-0}" = 1 ] && why="too slow under valgrind"
-[ -n "${ASAN_OPTIONS:-}" ] && why="too slow under AddressSanitizer"
-if [ -z "$why" ]; then
-	compare_gpg debian "$ring" 20230101T000000   # gpg takes ~45 s here
+if [ -n "$why" ]; then
+	bad "Debian comparison: $why"
+elif [ "${KSP_VALGRIND:-0}" = 1 ] || [ -n "${ASAN_OPTIONS:-}" ]; then
+	# pgp-sigcheck is the uninstrumented build's; nothing here runs ksp's
+	# library under the sanitizer, so the comparison adds nothing there
+	echo "$name: Debian comparison left to the plain build (this run is instrumented)"
 else
-	echo "$name: Debian comparison skipped: $why" >&2
+	# every 6th key: 151 of the 905 keys, each signature on them checked by
+	# both; the whole ring: make bench
+	compare_gpg debian "$ring" 20230101T000000 6
 fi
 
 echo "$name: $pass passed, $fail failed"

@@ -175,7 +175,7 @@ if command -v pgpring >/dev/null && command -v process_keys >/dev/null && comman
 	ka_strong=$(sed -n 's/^\*\*\* \([0-9]*\) keys in this strongly connected set$/\1/p' ka/othersets.txt 2>/dev/null | sort -n | tail -1)
 	expect_eq "${ka_strong:-none}" "$s_strong" "keyanalyze strong set = ksp --structural strong set"
 else
-	echo "T250-gen-wot: signing-party not installed, keyanalyze check skipped" >&2
+	_test_fail "pgpring, process_keys or keyanalyze is not installed (Debian package signing-party; make deps installs it)"
 fi
 
 test_done

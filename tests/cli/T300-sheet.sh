@@ -214,7 +214,7 @@ if [ $have_zbar = 1 ]; then
 	expect_eq "$(sort -u "$w/qr.txt")" "OPENPGP4FPR:${F[dave-escape]}" "pdf QR decodes to OPENPGP4FPR:fpr"
 	expect_eq "$(wc -l < "$w/qr.txt")" "$n_slips" "a QR code on every slip"
 else
-	echo "$name: zbarimg (zbar-tools) missing; QR decoding skipped" >&2
+	bad "zbarimg is not installed (Debian package zbar-tools; make deps installs it): QR codes not decoded"
 fi
 expect_code 0 "slips --count 12 (two pages)" $KSP party slips --for 1 --count 12 --format pdf -o "$w/c12.pdf"
 expect_eq "$(squash < <(pdftext "$w/c12.pdf") | grep -o "${F[alice-rsa]}" | wc -l)" 12 "12 slips"
@@ -239,6 +239,8 @@ if [ $have_zbar = 1 ]; then
 	python3 "$fx/sheet/qr2pgm.py" html "$w/slips.html" "$w/qh" >/dev/null
 	want=$(for k in alice-rsa bob-ed25519 carol-nonlatin dave-escape heidi-noemail p2; do echo "OPENPGP4FPR:${F[$k]}"; echo "OPENPGP4FPR:${F[$k]}"; done | sort)
 	expect_eq "$(zbar "$w"/qh-*.pgm | sort)" "$want" "html SVG QR codes decode"
+else
+	bad "zbarimg is not installed (Debian package zbar-tools; make deps installs it): txt and html QR codes not decoded"
 fi
 expect_code 0 "slips on an open list are fine" $KSP -d "$w/p.db" party slips --format txt --for 1 --count 1
 expect_code 2 "slips --draft is not an option" $KSP party slips --draft

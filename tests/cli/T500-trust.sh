@@ -372,7 +372,7 @@ import struct, sys
 p = sys.argv[1]
 d = bytearray(open(p, "rb").read())
 n, nu, m = struct.unpack_from("<IIQ", d, 16)
-off = 64 + n * 40 + nu * 16
+off = 96 + n * 56 + nu * 16  # the header, nodes, uids (wot-snap.c's layout)
 off = (off + (n + 1) * 4 + 7) & ~7
 for i in range(m):
     struct.pack_into("<II", d, off + 40 * i, 0xfffffff0, 0xfffffff0)
@@ -387,12 +387,13 @@ done
 # migrate; a writing one migrates it, and the trust query works
 cp "$w/genuine.db" "$w/v1.db"
 { sqlite3 "$w/v1.db" "SELECT 'DROP TRIGGER ' || name || ';' FROM sqlite_master WHERE type = 'trigger'"
-  echo "DROP TABLE graph_state; PRAGMA user_version = 1;"; } | sqlite3 "$w/v1.db"
+  echo "DROP TABLE graph_state; PRAGMA user_version = 1;"
+  for c in ss_strong ss_sha1 ss_rmd160 ss_md5 ss_exp_created ss_exp_until ss_exp_hash; do echo "ALTER TABLE uids DROP COLUMN $c;"; done; } | sqlite3 "$w/v1.db"
 [ "$(sqlite3 "$w/v1.db" "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'")" = 0 ] && ok || bad "v1 store: triggers left"
 expect_code 2 "v1 store, read-only command" $KSP -d "$w/v1.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
-expect_grep "$w/err" "schema 1 is older than 7; open it once read-write to migrate" "v1 store: what to do"
+expect_grep "$w/err" "schema 1 is older than 8; open it once read-write to migrate" "v1 store: what to do"
 $KSP -d "$w/v1.db" wot load "$fx/genuine.gpg" >/dev/null 2>&1 && ok || bad "v1 store: wot load migrates"
-[ "$(sqlite3 "$w/v1.db" "PRAGMA user_version")" = 7 ] && ok || bad "v1 store: not migrated"
+[ "$(sqlite3 "$w/v1.db" "PRAGMA user_version")" = 8 ] && ok || bad "v1 store: not migrated"
 expect_code 0 "v1 store, migrated" $KSP -d "$w/v1.db" trust --core-fpr "$(f fc)" --at $at "$(f ft)"
 # a store whose directory cannot take the snapshot: built in memory, same answer
 mkdir -p "$w/rodir" && cp "$w/snap.db" "$w/rodir/" && rm -f "$w/rodir/snap.db-wot"

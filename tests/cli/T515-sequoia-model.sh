@@ -147,9 +147,9 @@ check "policy model = sequoia" "0 120 120=$A>$(fp $n bob)>$C"
 printf 'model = sequoia\ncertification_network = yes\ncore = %s\n' "$A" >"$w/policy2"
 ask $n 2023-01-17 "$C" --policy "$w/policy2"
 check "policy certification_network = yes" "0 120 120=$A>$(fp $n bob)>$C"
-printf 'model = gnupg\n' >"$w/bad"
+printf 'model = pgp\n' >"$w/bad"
 $KSP -d "$w/$n.db" trust --policy "$w/bad" "$C" >/dev/null 2>"$w/err"
-[ $? = 2 ] && grep -q "bad:1: model is paths or sequoia" "$w/err" && ok || bad "policy model = gnupg: not refused with the place"
+[ $? = 2 ] && grep -q "bad:1: model is paths, gnupg or sequoia" "$w/err" && ok || bad "policy model = pgp: not refused with the place"
 $KSP -d "$w/$n.db" trust --model sequoia --core-fpr "$A" --at 2023-01-15 --email carol@example.org >"$w/out" 2>&1
 [ $? = 0 ] && grep -q "authenticated (trust amount 120 of 120) as \"<carol@example.org>\"" "$w/out" &&
 	grep -q "1 of 1 key authenticated" "$w/out" && ok || bad "--email lookup: $(head -3 "$w/out")"

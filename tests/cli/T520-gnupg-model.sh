@@ -81,17 +81,11 @@ for r in sorted(d["results"], key=lambda r: r["fingerprint"]):
     print(r["fingerprint"], r["letter"])' "$w/kv.json" 2>&1
 }
 # compare MSG DB HOME OT KSP-AT GPG-TIME [OPTION...]: same validity for all
-# keys, but for the differences named in $gpg_differs ("FPR:GPG:KSP"
-# letters, space-separated), which must be there
-gpg_differs=
+# keys
 compare() {
-	local msg=$1 db=$2 h=$3 ot=$4 at=$5 t=$6 d
+	local msg=$1 db=$2 h=$3 ot=$4 at=$5 t=$6
 	shift 6
 	gpg_validity "$h" "$t" "$@" >"$w/gv"
-	for d in $gpg_differs; do
-		grep -qx "${d%%:*} $(echo "$d" | cut -d: -f2)" "$w/gv" || bad "$msg: gpg no longer says ${d%:*}"
-		sed -i "s/^${d%%:*} .*/${d%%:*} ${d##*:}/" "$w/gv"
-	done
 	cut -d' ' -f1 "$w/gv" >"$w/gv.fprs"
 	ksp_validity "$db" "$ot" "$at" "$w/gv.fprs" "$@" >"$w/kv"
 	if [ -s "$w/gv" ] && cmp -s "$w/gv" "$w/kv"; then ok; else
@@ -157,20 +151,21 @@ got=$(letters --min-cert-level 1)
 # and gpg says the same, for each of these
 gh=$(gpg_home crafted "$fx/gnupg.gpg" "$ot")
 compare "crafted, defaults" "$w/g.db" "$gh" "$ot" $at 20240601T000000
+compare "crafted, 2024-01-03 12:00" "$w/g.db" "$gh" "$ot" 2024-01-03T12:00:00Z 20240103T120000
 for o in "--max-cert-depth 3" "--max-cert-depth 1" "--marginals-needed 2" "--completes-needed 2" "--min-cert-level 1"; do
 	# shellcheck disable=SC2086
 	compare "crafted, $o" "$w/g.db" "$gh" "$ot" $at 20240601T000000 $o
 done
-# The reference time: before u revoked its certification of cr, before k2
-# revoked its second user ID (both on 2024-01-04), these two were valid;
-# ex2 expires on 2024-01-31.  rx's key revocation (2024-01-04) gives no
-# reason, so it is hard: rx is revoked at every date.  (Not compared with
-# gpg: gpg uses every signature it has, even one dated after its
-# --faked-system-time.)
+# The reference time: gpg uses every signature it has, even one dated after
+# its --faked-system-time, so before u revoked its certification of cr and
+# before k2 revoked its second user ID (both on 2024-01-04) these two are
+# already not valid (gpg, run live, says so: this test expected "f" for both
+# until the model followed gpg); ex2 expires on 2024-01-31.  rx is revoked
+# (2024-01-04) at every date.
 got=$(letters --at 2024-01-03T12:00:00Z)
-[ "$got" = "$(echo "$want" | sed 's/cr=-/cr=f/; s/k2=-/k2=f/; s/ex2=e/ex2=f/')" ] && ok || bad "2024-01-03 12:00: $got"
+[ "$got" = "${want/ex2=e/ex2=f}" ] && ok || bad "2024-01-03 12:00: $got"
 got=$($KSP -d "$w/g.db" trust --model gnupg --ownertrust "$ot" --at 2024-01-03T12:00:00Z -q "$(f rx)" 2>&1)
-[ "$got" = "$(f rx): revoked (r): the key is revoked" ] && ok || bad "rx before its hard revocation: $got"
+[ "$got" = "$(f rx): revoked (r): the key is revoked" ] && ok || bad "rx before its revocation: $got"
 
 # the explanation: x2 marginal, x3 full with its three introducers
 expect_code 1 "x2 is marginal" $KSP -d "$w/g.db" trust --model gnupg --ownertrust "$ot" --at $at "$(f x2)"
@@ -216,7 +211,7 @@ expect_grep "$w/err" "b3:2: '$(f x2 | cut -c25-)' is not a full fingerprint" "ba
 expect_code 2 "no --ownertrust" $KSP -d "$w/g.db" trust --model gnupg "$(f x3)"
 expect_grep "$w/err" "needs --ownertrust" "no ownertrust message"
 expect_code 2 "a path-model option" $KSP -d "$w/g.db" trust --model gnupg --ownertrust "$ot" --min-paths 2 "$(f x3)"
-expect_grep "$w/err" "unknown option '--min-paths' \\(not an option of --model gnupg" "path option message"
+expect_grep "$w/err" "'--min-paths' is not an option of --model gnupg" "path option message"
 expect_code 2 "--model bogus" $KSP -d "$w/g.db" trust --model bogus --core-fpr "$(f u)" "$(f x3)"
 expect_code 0 "--model paths is the default model" $KSP -d "$w/g.db" trust --model paths --core-fpr "$(f u)" --at $at "$(f x3)"
 expect_code 2 "--marginals-needed 1 (gpg refuses it too)" $KSP -d "$w/g.db" trust --model gnupg --ownertrust "$ot" --marginals-needed 1 "$(f x3)"
@@ -300,16 +295,14 @@ if [ -r "$sq/README.md" ]; then
 		{ echo "$rfpr:6:"; sqlite3 "$db" "SELECT fpr || ':4:' FROM keys WHERE fpr != '$rfpr'"; } >"$w/$n.marg.ot"
 		{ echo "$rfpr:6:"; sqlite3 "$db" "SELECT fpr || ':5:' FROM keys WHERE fpr != '$rfpr'"; } >"$w/$n.full.ot"
 		gt=$(date -u -d "@$t" +%Y%m%dT%H%M%S)
-		# bob's soft revocation (retired) keeps his earlier certification
-		# of dave, which gpg drops: with it (alice's trust signature makes
-		# bob a full introducer), dave is fully valid
-		[ "$n" = cert-revoked-soft ] && gpg_differs="DF6A440ED9DE723B0EBC7F50E24FBB1B9FADC999:q:f"
+		# (bob's soft revocation in cert-revoked-soft drops his earlier
+		# certification of dave, in gpg and so here: the two used to
+		# differ on dave, an accepted difference until the model
+		# followed gpg)
 		h=$(gpg_home "sq-$n-root" "$kr" "$w/$n.root.ot")
 		compare "$n, root $r only" "$db" "$h" "$w/$n.root.ot" "@$t" "$gt"
-		[ "$n" = cert-revoked-soft ] && gpg_differs="DF6A440ED9DE723B0EBC7F50E24FBB1B9FADC999:m:f"
 		h=$(gpg_home "sq-$n-marg" "$kr" "$w/$n.marg.ot")
 		compare "$n, all others marginal" "$db" "$h" "$w/$n.marg.ot" "@$t" "$gt"
-		gpg_differs=
 		n_cmp=$((n_cmp + 2))
 		case "$n" in
 		regex-* | roundabout | local-optima | cycle | multiple-userids-* | gpg-trustroots | best-via-root)

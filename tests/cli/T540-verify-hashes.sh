@@ -122,9 +122,12 @@ paths() {
 		"$w/t.json" 2>&1)
 	[ "$got" = "$want" ] && [ "$d" = "$drop" ] && ok || bad "paths model, $s $*: exit $got, dropped $d; want $want, $drop"
 }
-paths md5 1 1,0
-paths md5 0 0,0 --allow-md5
-paths sha1-new 0 1,0
+# (by default SHA-1 as gpg 2.2: the new SHA-1 certification never counts)
+paths md5 1 1,1
+paths md5 0 0,1 --allow-md5
+paths md5 0 0,0 --allow-md5 --sha1 yes
+paths sha1-new 1 1,1
+paths sha1-new 0 1,0 --sha1 yes
 paths sha1-new 1 1,1 --sha1 before-2019
 paths sha1-old 0 1,1 --sha1 before-2019
 paths sha1-old 1 1,3 --no-sha1

@@ -87,7 +87,9 @@ db="$w/h.db"
 expect_code 0 "party init" $KSP -d "$db" party init --name Health --date 2024-06-10
 expect_code 0 "party add" $KSP -d "$db" party add "$fx/party.gpg"
 expect_code 0 "wot load" $KSP -d "$db" wot load "$fx/health.gpg"
-core="--core-fpr $(f c)"
+# w certified s1 with SHA-1 in 2024: that counts only with --sha1 yes (the
+# default is gpg 2.2's rule, before-2019), which the scenario needs
+core="--core-fpr $(f c) --sha1 yes"
 at=2024-06-01
 
 # --- the report, as JSON ------------------------------------------------------
@@ -221,7 +223,16 @@ expect_code 1 "repair at no-sha1: s1 and s2 fall" $KSP -d "$db" --json health $c
 	ok || bad "no-sha1 repair: w certifies s1 again: $(py "$w/out" 'd["repair"]')"
 # with x and t in the core, nothing falls by +30d (s1 and s2 only without SHA-1)
 expect_code 0 "nothing falls by +30d: exit 0" $KSP -d "$db" health --core-fpr "$(f c)" \
-	--core-fpr "$(f x)" --core-fpr "$(f t)" --at $at --repair-at +30d
+	--core-fpr "$(f x)" --core-fpr "$(f t)" --at $at --repair-at +30d --sha1 yes
+# by default (gpg 2.2's SHA-1 rule) w's SHA-1 certification of 2024 never
+# counted: s1 and s2 are below K now already, beside those below with it
+nowbelow() { py "$w/out" 'sorted(n(x) for x in [h for h in d["horizons"] if h["label"] == "now"][0]["below"])'; }
+expect_code 1 "with SHA-1" $KSP -d "$db" --json health $core --at $at --no-spof --no-repair
+with=$(nowbelow)
+expect_code 1 "default SHA-1 rule" $KSP -d "$db" --json health --core-fpr "$(f c)" --at $at --no-spof --no-repair
+without=$(nowbelow)
+[ "$(python3 -c 'import sys; print(sorted(set(eval(sys.argv[2])) - set(eval(sys.argv[1]))))' "$with" "$without")" = "['s1', 's2']" ] &&
+	ok || bad "default SHA-1 rule: below now $without, with --sha1 yes $with"
 
 # --- party sheet --plan, party status --------------------------------------------
 expect_code 0 "party sheet --plan" $KSP -d "$db" party sheet --plan $core --at $at
@@ -236,7 +247,7 @@ expect_code 2 "party sheet: trust options without --plan" $KSP -d "$db" party sh
 expect_code 0 "party init (day 0)" $KSP -d "$w/p0.db" party init --name Day0 --date 2024-01-01
 expect_code 0 "party add (day 0)" $KSP -d "$w/p0.db" party add "$fx/party.gpg"
 expect_code 0 "wot load (day 0)" $KSP -d "$w/p0.db" wot load "$fx/health.gpg"
-expect_code 0 "party status with a core" $KSP -d "$w/p0.db" party status --core-fpr "$(f c)" --at $at
+expect_code 0 "party status with a core" $KSP -d "$w/p0.db" party status --core-fpr "$(f c)" --sha1 yes --at $at
 expect_grep "$w/out" "^Trust: 14 keys reached K = 1 path from the core since 2024-01-01, 1 of them through the party's" \
 	"party status: keys that reached K"
 expect_code 0 "party status with a core, after the party" $KSP -d "$db" party status $core --at $at

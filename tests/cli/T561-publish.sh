@@ -42,6 +42,24 @@ for f in "$T"/pub/graphs/*.txt; do
 done
 [ "$more" -ge 1 ] && _test_pass "more paths than wotmate for $more keys" || _test_fail "never more paths than wotmate"
 
+# every published path is simple: no key twice in one path (issue 33: the
+# core key, Linus, came back in the middle: Linus > Greg > Linus > target)
+twice=$(/usr/bin/python3 - "$T/pub" <<'EOF'
+import glob, re, sys
+n = paths = 0
+for f in sorted(glob.glob(sys.argv[1] + '/graphs/*.txt')):
+    for block in open(f).read().split('\n\n'):
+        ids = re.findall(r'^(?:from|\s*\d+)\s+([0-9A-F]{16})\s', block, re.M)
+        if ids:
+            paths += 1
+        if len(ids) != len(set(ids)):
+            n += 1
+            print(f.rsplit('/', 1)[1], ' > '.join(ids), file=sys.stderr)
+print(n if paths > 20 else 'only %d paths' % paths)
+EOF
+)
+expect_eq "$twice" 0 "paths with a key twice"
+
 # deterministic, and a rerun rewrites nothing
 expect_code 0 $KSP -d "$T/s.db" publish --core-fpr $LINUS --at $AT "$T/pub2"
 diff -r "$T/pub" "$T/pub2" >/dev/null && _test_pass "same bytes twice" || _test_fail "two runs differ"
@@ -155,5 +173,63 @@ expect_match "$ERR" 'in the way \(a symlink, not a folder\)'
 expect_code 2 $KSP -d "$T/s.db" publish "$T/x"
 expect_match "$ERR" 'no core key'
 [ ! -e "$T/x" ] && _test_pass "no folder made" || _test_fail "folder made"
+
+
+# ---- hostile output folder (issue 34), on a small generated keyring: the
+# core p1 certifies A (a normal address) and L (an address whose local
+# part is 300 bytes: no file name)
+G() { gpg --batch --quiet --no-tty --pinentry-mode loopback --passphrase '' "$@"; }
+fx="$TOP/tests/keyrings/party"
+G --import "$fx/p1-secret.asc" 2>/dev/null
+C=$(G --with-colons --show-keys "$fx/p1-public.asc" 2>/dev/null | awk -F: '$1=="fpr"{print $10; exit}')
+long=$(printf 'l%.0s' $(seq 300))
+G --quick-gen-key "Alice <alice@example.org>" ed25519 cert never 2>/dev/null
+G --quick-gen-key "Long <$long@example.org>" ed25519 cert never 2>/dev/null
+fpr_uid() { G --with-colons --list-keys "$1" 2>/dev/null | awk -F: '$1=="fpr"{print $10; exit}'; }
+A=$(fpr_uid alice@example.org) L=$(fpr_uid "$long@example.org")
+G -u "$C" --quick-sign-key "$A" >/dev/null 2>&1; G -u "$C" --quick-sign-key "$L" >/dev/null 2>&1
+G --export "$C" "$A" "$L" >"$T/small.gpg"
+expect_code 0 $KSP -d "$T/small.db" wot load "$T/small.gpg"
+no_dangling() { # DIR: every symlink of DIR resolves
+	expect_eq "$(find "$1" -xtype l | wc -l)" 0 "$2: no dangling symlink"
+}
+# the long address: published, that lookup skipped with a warning naming L
+for run in first second; do
+	expect_code 0 $KSP -d "$T/small.db" publish --core-fpr "$C" --no-svg "$T/long"
+	expect_match "$ERR" "key $L: an address of its user IDs is too long for a file name"
+	expect_eq "$(ls "$T/long/keys" | wc -l)" 3 "long address ($run run): the three keys published"
+	[ -f "$T/long/graphs/${L: -16}.txt" ] && [ -f "$T/long/graphs/${A: -16}.txt" ] &&
+		_test_pass "long address ($run run): graphs written" || _test_fail "long address ($run run): graphs missing"
+	[ -L "$T/long/.keyring/openpgp/example.org/alice/default" ] &&
+		_test_pass "long address ($run run): the other lookups written" || _test_fail "long address ($run run): no lookup for alice"
+	no_dangling "$T/long" "long address ($run run)"
+done
+# a symlinked .keyring: the clean-up never follows it; nothing outside DIR
+# is read, written or removed
+# (the folder it points to holds what a publication puts there, and more:
+# C and A only, so that every name fits)
+G --export "$C" "$A" >"$T/small2.gpg"
+expect_code 0 $KSP -d "$T/small2.db" wot load "$T/small2.gpg"
+expect_code 0 $KSP -d "$T/small2.db" publish --core-fpr "$C" --no-svg "$T/sym"
+mv "$T/sym/.keyring" "$T/outside" && ln -s "$T/outside" "$T/sym/.keyring"
+mkdir -p "$T/outside/openpgp/victim.org/bob" "$T/outside/by-hash/ab"
+echo keep >"$T/outside/openpgp/victim.org/bob/default"; echo keep >"$T/outside/by-hash/ab/cdef"
+(cd "$T/outside" && find . | sort) >"$T/outside.before"
+(cd "$T/sym" && find . | sort) >"$T/sym.before"
+expect_code 2 $KSP -d "$T/small2.db" publish --core-fpr "$C" --no-svg "$T/sym"
+expect_match "$ERR" 'sym/.keyring: in the way \(a symlink, not a folder\); move it away, nothing was published'
+(cd "$T/outside" && find . | sort) >"$T/outside.after"
+(cd "$T/sym" && find . | sort) >"$T/sym.after"
+[ -f "$T/outside/openpgp/victim.org/bob/default" ] && [ -f "$T/outside/by-hash/ab/cdef" ] &&
+	cmp -s "$T/outside.before" "$T/outside.after" && _test_pass "symlinked .keyring: nothing outside touched" ||
+	{ _test_fail "symlinked .keyring: files outside DIR removed or added"; diff "$T/outside.before" "$T/outside.after"; }
+cmp -s "$T/sym.before" "$T/sym.after" && _test_pass "symlinked .keyring: DIR as it was" || _test_fail "symlinked .keyring: DIR changed"
+# a symlinked folder deeper in (.keyring/openpgp/example.org -> outside)
+mkdir -p "$T/deep/.keyring/openpgp" && ln -s "$T/outside/openpgp/victim.org" "$T/deep/.keyring/openpgp/example.org"
+expect_code 2 $KSP -d "$T/small2.db" publish --core-fpr "$C" --no-svg "$T/deep"
+expect_match "$ERR" 'example.org: in the way \(a symlink, not a folder\)'
+(cd "$T/outside" && find . | sort) >"$T/outside.after"
+cmp -s "$T/outside.before" "$T/outside.after" && _test_pass "symlinked folder: nothing outside touched" ||
+	_test_fail "symlinked folder: files outside DIR touched"
 
 test_done

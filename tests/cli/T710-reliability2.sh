@@ -302,7 +302,7 @@ if gpg --homedir "$SG/gh" --batch --quiet --import "$FX/party/p1-secret.asc" 2>/
 		wait $kpid
 		rc=$?
 		check "party sign, SIGTERM ($i): exit 143 or 0 (exit $rc)" test "$rc" = 143 -o "$rc" = 0
-		left=$(find "$SG/outbox" -name '*.tmp.*' 2>/dev/null | wc -l)
+		left=$(find "$SG/outbox" \( -name '*.tmp.*' -o -name '.ksp-stage.*' \) 2>/dev/null | wc -l)
 		expect_eq "$left" 0 "party sign, SIGTERM ($i): no staged .tmp file in the outbox"
 		tmp_empty "party sign, SIGTERM ($i)"
 		n=$((n + 1))

@@ -30,6 +30,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pgpcraft  # noqa: E402  (tests/tools/pgpcraft.py)
 from pgpcraft import armor, mpi, packet  # noqa: E402
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat  # noqa: E402
 
 
 def Key(seed):
@@ -63,7 +64,8 @@ def main():
 
     k = Key(b"ksp crafted secret subkey INSECURE")
     sub = Key(b"ksp crafted secret subkey part INSECURE")
-    secret = sub.sk.private_bytes_raw()
+    # private_bytes_raw() is newer than Debian 12's python3-cryptography (38)
+    secret = sub.sk.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
     sec_mpi = mpi(secret)
     secbody = sub.body + b"\x00" + sec_mpi + struct.pack(">H", sum(sec_mpi) & 0xFFFF)
     data = k.with_uids([b"Secret sub INSECURE <secsub@example.org>"]) + packet(7, secbody)

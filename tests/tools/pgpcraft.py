@@ -10,6 +10,7 @@ import hashlib
 import struct
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 CREATED = 1704067200  # 2024-01-01T00:00:00Z
 ED25519_OID = bytes.fromhex("2B06010401DA470F01")
@@ -44,7 +45,8 @@ class Key:
 
     def __init__(self, seed):
         self.sk = Ed25519PrivateKey.from_private_bytes(seed)
-        self.pub = self.sk.public_key().public_bytes_raw()
+        # public_bytes_raw() is newer than Debian 12's python3-cryptography (38)
+        self.pub = self.sk.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         self.body = (b"\x04" + struct.pack(">I", CREATED) + bytes([22, len(ED25519_OID)]) + ED25519_OID
                      + mpi(b"\x40" + self.pub))
         self.fpr = hashlib.sha1(b"\x99" + struct.pack(">H", len(self.body)) + self.body).digest()

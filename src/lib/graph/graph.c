@@ -1128,3 +1128,78 @@ out:
 	return builder_end(&b, r, ret);
 }
 
+
+/* ---- chosen keys (ksp health --svg) ------------------------------------------ */
+
+KSP_EXPORT int ksp_graph_new_keys(struct ksp_store *store, int64_t at, unsigned int wot_flags,
+				  const char *const *fprs, const unsigned int *marks, size_t n,
+				  const char *const *from, const char *const *to, size_t n_extra, const char *title,
+				  size_t max_nodes, struct ksp_graph **ret)
+{
+	static const char *const fill[] = {
+		[KSP_GRAPH_MARK_PLAIN] = "0 0 1",           [KSP_GRAPH_MARK_CORE] = "0.130 0.700 1.000",
+		[KSP_GRAPH_MARK_FALLS] = "0.000 0.550 1.000", [KSP_GRAPH_MARK_SPOF] = "0.080 0.750 1.000",
+		[KSP_GRAPH_MARK_BELOW] = "0 0 0.800",
+	};
+	struct builder b;
+	uint32_t *sel = NULL, *verts = NULL;
+	size_t count = 0;
+	int r;
+
+	if (store == NULL || (n && (fprs == NULL || marks == NULL)) || (n_extra && (from == NULL || to == NULL)) ||
+	    ret == NULL)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (marks[i] > KSP_GRAPH_MARK_BELOW)
+			return -EINVAL;
+	r = builder_begin(&b, store, at, wot_flags, GRAPH_TRUST, true);
+	if (r < 0)
+		goto out;
+	sel = new_selection(b.view->n);
+	verts = malloc((n ? n : 1) * sizeof(*verts));
+	if (sel == NULL || verts == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int64_t v = ksp_wot_view_find(b.view, fprs[i]), k;
+		if (v < 0 || sel[v] != KSP_WGRAPH_NONE)
+			continue; /* not a vertex at that time, or given twice */
+		if (max_nodes && count >= max_nodes) {
+			r = too_big(&b, "the picture", n, max_nodes, "give fewer keys");
+			goto out;
+		}
+		k = add_node(&b, b.view->key_id[v], b.view->fpr[v], NULL, NULL,
+			     marks[i] == KSP_GRAPH_MARK_CORE ? GNODE_CORE : GNODE_PLAIN);
+		if (k < 0) {
+			r = (int)k;
+			goto out;
+		}
+		snprintf(b.g->nodes[k].fill, sizeof(b.g->nodes[k].fill), "%s", fill[marks[i]]);
+		sel[v] = (uint32_t)k;
+		verts[count++] = (uint32_t)v;
+	}
+	qsort(verts, count, sizeof(*verts), cmp_u32);
+	r = add_edges_within(&b, sel, verts, count);
+	for (size_t i = 0; r == 0 && i < n_extra; i++) {
+		int64_t u = ksp_wot_view_find(b.view, from[i]), x = ksp_wot_view_find(b.view, to[i]);
+		if (u >= 0 && x >= 0 && sel[u] != KSP_WGRAPH_NONE && sel[x] != KSP_WGRAPH_NONE)
+			r = add_edge(b.g, sel[u], sel[x], GEDGE_MISSING, NULL);
+	}
+	if (r < 0)
+		goto out;
+	if (title) {
+		char *m = ksp_graph_label_escape(title, strlen(title));
+		if (m == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		free(b.g->title);
+		b.g->title = m;
+	}
+	r = 0;
+out:
+	free(sel);
+	free(verts);
+	return builder_end(&b, r, ret);
+}

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * health.c: trust health (ksp health): who loses their paths to the core
+ * health.c: trust health (ksp health), its parts but the repair plan
+ * (health-repair.c) and the report's getters (health-api.c): who loses
+ * their paths to the core
  * at which horizon and why, the fewest new certifications that repair it,
  * the keys everyone depends on, the party pairs that help most, and the
  * weak certifications a signer should renew.
@@ -32,101 +34,10 @@
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
+#include "lib/health/health-private.h"
 #include "shared/util.h"
 
-#define DAY 86400
-#define SPOF_TOP 10
-#define SPOF_BATCH 16
-#define MAX_SIGNERS 6
-
-static const char *const horizon_labels[KSP_HEALTH_HORIZONS] = { "now", "+30d", "+90d", "+365d", "no-sha1" };
-static const int64_t horizon_days[KSP_HEALTH_HORIZONS] = { 0, 30, 90, 365, 0 };
-
-struct hbreak {
-	int kind;
-	uint32_t a, b; /* key (a), or certification a -> b */
-	int64_t when;
-	int path;
-};
-
-struct hkey {
-	uint32_t vx;
-	int8_t paths[KSP_HEALTH_HORIZONS];
-	uint8_t below;       /* bit per horizon */
-	char *msg[KSP_HEALTH_HORIZONS];
-	uint32_t *wit;       /* witness now: [n_paths, len, v..., len, v...] */
-	struct hbreak *br[KSP_HEALTH_HORIZONS];
-	uint32_t n_br[KSP_HEALTH_HORIZONS];
-};
-
-struct hrepair {
-	uint32_t a, b;
-	unsigned n;
-	int64_t when;
-};
-
-struct hpair_dist {
-	uint32_t a, b;
-	unsigned hops, keys;
-};
-
-struct hspof {
-	uint32_t vx;
-	unsigned cuts, carries;
-};
-
-struct hweak {
-	uint32_t v;
-	int64_t uid_id, created;
-	char *uid;
-	size_t uid_len;
-	int hash;
-	unsigned carries;
-};
-
-struct ksp_health {
-	struct ksp_ctx *ctx;
-	struct ksp_store *store;
-	struct ksp_wsnap *g;
-	struct ksp_trust_rule rule;
-	struct ksp_trust_policy *pol[KSP_HEALTH_HORIZONS]; /* no-sha1: its own copy */
-	int64_t at[KSP_HEALTH_HORIZONS];
-	unsigned repair_horizon;
-	char (*fpr)[65];     /* per vertex */
-	uint32_t *by_fpr;    /* vertices sorted by fingerprint */
-	uint8_t *is_core;
-	uint32_t *core;
-	size_t n_core;
-	struct hkey *keys;
-	size_t n_keys;
-	uint32_t *key_of;    /* vertex -> index into keys, UINT32_MAX */
-	size_t n_below[KSP_HEALTH_HORIZONS];
-	struct hrepair *repair, *extend;
-	size_t n_repair, n_extend, n_unrepaired;
-	struct hspof *spof, *carrier;
-	size_t n_spof, n_carrier;
-	bool spof_exact;
-	struct hrepair *pairs; /* a, b participants, n keys brought to K */
-	size_t n_pairs;
-	struct hpair_dist *pair_dist; /* the same pairs by the distances they shorten */
-	struct hweak *weak;
-	size_t n_weak;
-	uint64_t queries;
-};
-
 /* ---- engine queries on threads ------------------------------------------- */
-
-struct hjob {
-	uint32_t vx;
-	const struct ksp_trust_policy *pol;
-	int64_t at;
-	bool want_paths, want_msg;
-	/* out */
-	bool trusted;
-	int found;
-	char *msg;
-	uint32_t *wit;
-};
 
 struct hrun {
 	struct ksp_health *h;
@@ -144,7 +55,7 @@ static int cmp_fpr_vx(const void *a, const void *b, void *arg)
 	return strcmp(fpr[*(const uint32_t *)a], fpr[*(const uint32_t *)b]);
 }
 
-static uint32_t vertex_of_fpr(const struct ksp_health *h, const char *fpr)
+uint32_t health_vertex_of_fpr(const struct ksp_health *h, const char *fpr)
 {
 	size_t lo = 0, hi = h->g->n;
 
@@ -180,8 +91,8 @@ static int result_witness(const struct ksp_health *h, const struct ksp_trust_res
 			const char *signer, *signee;
 			ksp_trust_result_get_hop(res, p, i, &signer, &signee, NULL, NULL, NULL);
 			if (i == 0)
-				w[o++] = vertex_of_fpr(h, signer);
-			w[o++] = vertex_of_fpr(h, signee);
+				w[o++] = health_vertex_of_fpr(h, signer);
+			w[o++] = health_vertex_of_fpr(h, signee);
 		}
 		if (nh == 0)
 			w[o++] = UINT32_MAX;
@@ -266,7 +177,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int run_jobs(struct ksp_health *h, struct hjob *jobs, size_t n)
+int health_run_jobs(struct ksp_health *h, struct hjob *jobs, size_t n)
 {
 	struct hrun run = { .h = h, .jobs = jobs, .n = n };
 	unsigned nt = ksp_get_threads(h->ctx);
@@ -315,7 +226,7 @@ static void jobs_free(struct hjob *jobs, size_t n)
 
 /* ---- the witness at a later horizon --------------------------------------- */
 
-static bool node_ok(const struct ksp_health *h, uint32_t v, int64_t at)
+bool health_node_ok(const struct ksp_health *h, uint32_t v, int64_t at)
 {
 	const struct ksp_wsnap_node *k;
 
@@ -325,14 +236,14 @@ static bool node_ok(const struct ksp_health *h, uint32_t v, int64_t at)
 	return k->created <= at && k->revoked > at && k->expires > at;
 }
 
-static int64_t min_created(const struct ksp_health *h, int64_t at)
+int64_t health_min_created(const struct ksp_health *h, int64_t at)
 {
 	return h->rule.max_age ? at - h->rule.max_age : INT64_MIN;
 }
 
 /* Does a certification a -> b count at horizon hz (on user ID uidx, or any
  * when uidx is UINT32_MAX)? */
-static bool hop_ok(const struct ksp_health *h, uint32_t a, uint32_t b, unsigned hz, uint32_t uidx)
+bool health_hop_ok(const struct ksp_health *h, uint32_t a, uint32_t b, unsigned hz, uint32_t uidx)
 {
 	const struct ksp_wsnap *g = h->g;
 	int sha1 = hz == KSP_HEALTH_NO_SHA1 ? KSP_SHA1_NO : h->rule.sha1;
@@ -343,7 +254,7 @@ static bool hop_ok(const struct ksp_health *h, uint32_t a, uint32_t b, unsigned 
 	for (uint32_t j = g->out_off[a]; j < g->out_off[a + 1]; j++) {
 		const struct ksp_wsnap_edge *e = &g->edges[j];
 		if (e->v == b && (uidx == UINT32_MAX || e->uidx == uidx) &&
-		    ksp_wsnap_edge_counts(g, e, h->at[hz], md5, sha1, min_created(h, h->at[hz])))
+		    ksp_wsnap_edge_counts(g, e, h->at[hz], md5, sha1, health_min_created(h, h->at[hz])))
 			return true;
 	}
 	return false;
@@ -362,10 +273,10 @@ static bool witness_holds(const struct ksp_health *h, const uint32_t *w, unsigne
 		if (len < 2)
 			return false;
 		for (uint32_t i = 0; i < len; i++)
-			if (!node_ok(h, v[i], h->at[hz]))
+			if (!health_node_ok(h, v[i], h->at[hz]))
 				return false;
 		for (uint32_t i = 0; i + 1 < len; i++)
-			if (!hop_ok(h, v[i], v[i + 1], hz, UINT32_MAX))
+			if (!health_hop_ok(h, v[i], v[i + 1], hz, UINT32_MAX))
 				return false;
 		t = v[len - 1];
 		o += len;
@@ -381,7 +292,7 @@ static bool witness_holds(const struct ksp_health *h, const uint32_t *w, unsigne
 			o = 1;
 			for (uint32_t p = 0; p < np && all; p++) {
 				uint32_t len = w[o++];
-				all = hop_ok(h, w[o + len - 2], t, hz, e->uidx);
+				all = health_hop_ok(h, w[o + len - 2], t, hz, e->uidx);
 				o += len;
 			}
 			if (all)
@@ -392,7 +303,8 @@ static bool witness_holds(const struct ksp_health *h, const uint32_t *w, unsigne
 	return true;
 }
 
-static int add_break(struct hkey *k, unsigned hz, int kind, uint32_t a, uint32_t b, int64_t when, int path)
+static int add_break(struct hkey *k, unsigned hz, int kind, uint32_t a, uint32_t b, int64_t when, int path,
+		     uint32_t uidx)
 {
 	for (uint32_t i = 0; i < k->n_br[hz]; i++)
 		if (k->br[hz][i].kind == kind && k->br[hz][i].a == a && k->br[hz][i].b == b) {
@@ -402,7 +314,8 @@ static int add_break(struct hkey *k, unsigned hz, int kind, uint32_t a, uint32_t
 	if (n == NULL)
 		return -ENOMEM;
 	k->br[hz] = n;
-	k->br[hz][k->n_br[hz]++] = (struct hbreak){ .kind = kind, .a = a, .b = b, .when = when, .path = path };
+	k->br[hz][k->n_br[hz]++] = (struct hbreak){ .kind = kind, .a = a, .b = b, .when = when, .path = path,
+						    .uidx = uidx };
 	return 0;
 }
 
@@ -423,9 +336,9 @@ static int find_breaks(struct ksp_health *h, struct hkey *k, unsigned hz)
 		for (uint32_t i = 0; i < len; i++) {
 			const struct ksp_wsnap_node *n = &g->nodes[v[i]];
 			if (n->revoked <= at)
-				r = add_break(k, hz, KSP_HEALTH_KEY_REVOKED, v[i], v[i], n->revoked, (int)p);
+				r = add_break(k, hz, KSP_HEALTH_KEY_REVOKED, v[i], v[i], n->revoked, (int)p, UINT32_MAX);
 			else if (n->expires <= at)
-				r = add_break(k, hz, KSP_HEALTH_KEY_EXPIRES, v[i], v[i], n->expires, (int)p);
+				r = add_break(k, hz, KSP_HEALTH_KEY_EXPIRES, v[i], v[i], n->expires, (int)p, UINT32_MAX);
 			else
 				r = 0;
 			if (r < 0)
@@ -434,28 +347,28 @@ static int find_breaks(struct ksp_health *h, struct hkey *k, unsigned hz)
 		for (uint32_t i = 0; i + 1 < len; i++) {
 			const struct ksp_wsnap_edge *best = NULL;
 			uint32_t a = v[i], b = v[i + 1];
-			if (hop_ok(h, a, b, hz, UINT32_MAX))
+			if (health_hop_ok(h, a, b, hz, UINT32_MAX))
 				continue;
 			/* the certification that carried the hop now, the last to lapse */
 			for (uint32_t j = g->out_off[a]; j < g->out_off[a + 1]; j++) {
 				const struct ksp_wsnap_edge *e = &g->edges[j];
-				if (e->v == b && ksp_wsnap_edge_counts(g, e, now, h->rule.md5, h->rule.sha1, min_created(h, now)) &&
+				if (e->v == b && ksp_wsnap_edge_counts(g, e, now, h->rule.md5, h->rule.sha1, health_min_created(h, now)) &&
 				    (best == NULL || e->expires > best->expires))
 					best = e;
 			}
 			if (best == NULL)
 				continue;
 			if (ksp_hash_rule(ksp_wsnap_edge_hash(best), best->created, md5, sha1) != KSP_HASH_KEPT)
-				r = add_break(k, hz, KSP_HEALTH_CERT_WEAK, a, b, best->created, (int)p);
+				r = add_break(k, hz, KSP_HEALTH_CERT_WEAK, a, b, best->created, (int)p, best->uidx);
 			else if (best->revoked <= at)
-				r = add_break(k, hz, KSP_HEALTH_CERT_REVOKED, a, b, best->revoked, (int)p);
+				r = add_break(k, hz, KSP_HEALTH_CERT_REVOKED, a, b, best->revoked, (int)p, best->uidx);
 			else if (g->uids[best->uidx].revoked <= at)
-				r = add_break(k, hz, KSP_HEALTH_UID_REVOKED, a, b, g->uids[best->uidx].revoked, (int)p);
+				r = add_break(k, hz, KSP_HEALTH_UID_REVOKED, a, b, g->uids[best->uidx].revoked, (int)p, best->uidx);
 			else if (best->expires <= at)
-				r = add_break(k, hz, KSP_HEALTH_CERT_EXPIRES, a, b, best->expires, (int)p);
+				r = add_break(k, hz, KSP_HEALTH_CERT_EXPIRES, a, b, best->expires, (int)p, best->uidx);
 			else
 				r = add_break(k, hz, KSP_HEALTH_CERT_TOO_OLD, a, b, best->created + h->rule.max_age,
-					      (int)p);
+					      (int)p, best->uidx);
 			if (r < 0)
 				return r;
 		}
@@ -464,7 +377,7 @@ static int find_breaks(struct ksp_health *h, struct hkey *k, unsigned hz)
 	return 0;
 }
 
-static bool in_witness(const uint32_t *w, uint32_t x, bool count_last)
+bool health_in_witness(const uint32_t *w, uint32_t x, bool count_last)
 {
 	size_t o = 1;
 
@@ -517,7 +430,7 @@ static int add_core(struct ksp_health *h, const char *fpr)
 
 	if (fpr_normalize(fpr, norm) < 0)
 		return 0;
-	v = vertex_of_fpr(h, norm);
+	v = health_vertex_of_fpr(h, norm);
 	if (v == UINT32_MAX || h->is_core[v])
 		return 0;
 	h->is_core[v] = 1;
@@ -547,13 +460,20 @@ static int load_core(struct ksp_health *h)
 	return 0;
 }
 
+int health_load(struct ksp_health *h)
+{
+	int r = load_fprs(h);
+
+	return r < 0 ? r : load_core(h);
+}
+
 /* ---- the horizons ----------------------------------------------------------- */
 
 /* The reachability from the core for queries with @pol at @at (whatif.h):
  * one search over the graph, after which the engine answers the keys out
  * of reach without exploring (their answer is the same).  NULL when it
  * cannot be had (the queries then explore, as before); -ENOMEM fails. */
-static int reach_for(struct ksp_health *h, struct ksp_trust_policy *pol, int64_t at,
+int health_reach_for(struct ksp_health *h, struct ksp_trust_policy *pol, int64_t at,
 		     const struct ksp_trust_reach *like, struct ksp_trust_reach **ret)
 {
 	int r = ksp_trust_reach_new(h->store, pol, at, like, ret);
@@ -567,7 +487,7 @@ static int reach_for(struct ksp_health *h, struct ksp_trust_policy *pol, int64_t
 	return 0;
 }
 
-static int horizons(struct ksp_health *h)
+int health_horizons(struct ksp_health *h)
 {
 	struct hjob *jobs;
 	size_t nj = 0;
@@ -581,7 +501,7 @@ static int horizons(struct ksp_health *h)
 		struct ksp_trust_whatif wi = { 0 };
 		struct ksp_trust_policy *pol = ksp_trust_policy_copy(h->pol[hz]);
 		nj = 0;
-		r = pol ? reach_for(h, pol, h->at[hz], NULL, &reach) : -ENOMEM;
+		r = pol ? health_reach_for(h, pol, h->at[hz], NULL, &reach) : -ENOMEM;
 		if (r < 0) {
 			ksp_trust_policy_free(pol);
 			goto out;
@@ -597,7 +517,7 @@ static int horizons(struct ksp_health *h)
 			jobs[nj++] = (struct hjob){ .vx = k->vx, .pol = pol, .at = h->at[hz],
 						    .want_paths = hz == 0, .want_msg = true };
 		}
-		r = run_jobs(h, jobs, nj);
+		r = health_run_jobs(h, jobs, nj);
 		ksp_trust_policy_free(pol);
 		ksp_trust_reach_free(reach);
 		if (r < 0)
@@ -654,7 +574,7 @@ static int cmp_carry(const void *a, const void *b)
 	return x->vx < y->vx ? -1 : x->vx > y->vx;
 }
 
-static int spof(struct ksp_health *h)
+int health_spof(struct ksp_health *h)
 {
 	const struct ksp_wsnap *g = h->g;
 	unsigned *carry = calloc(g->n ? g->n : 1, sizeof(*carry));
@@ -670,7 +590,7 @@ static int spof(struct ksp_health *h)
 	if (carry == NULL)
 		goto out;
 	/* the certification lists the candidates' reachabilities share */
-	r = reach_for(h, h->pol[0], h->at[0], NULL, &base);
+	r = health_reach_for(h, h->pol[0], h->at[0], NULL, &base);
 	if (r < 0)
 		goto out;
 	r = -ENOMEM;
@@ -764,17 +684,17 @@ static int spof(struct ksp_health *h)
 			 * at K = 1 the others keep a path (only the verdict is read) */
 			wis[b].reach = NULL;
 			reach[b] = ksp_trust_reach_free(reach[b]);
-			r = reach_for(h, pols[b], h->at[0], base, &reach[b]);
+			r = health_reach_for(h, pols[b], h->at[0], base, &reach[b]);
 			if (r < 0)
 				goto out;
 			wis[b].reach = reach[b];
 			for (size_t i = 0; i < h->n_keys && nj < need; i++)
-				if (!(h->keys[i].below & 1) && h->keys[i].vx != x && in_witness(h->keys[i].wit, x, false)) {
+				if (!(h->keys[i].below & 1) && h->keys[i].vx != x && health_in_witness(h->keys[i].wit, x, false)) {
 					owner[nj] = (uint32_t)b;
 					jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = pols[b], .at = h->at[0] };
 				}
 		}
-		r = run_jobs(h, jobs, nj);
+		r = health_run_jobs(h, jobs, nj);
 		if (r < 0)
 			goto out;
 		work += nj;
@@ -804,21 +724,9 @@ out:
 	return r;
 }
 
-/* ---- the repair plan ---------------------------------------------------------- */
-
-struct cand {
-	uint32_t s, t;      /* s certifies t; s == t: t extends its expiry */
-	uint32_t *aff;      /* keys (indexes) it may repair */
-	size_t n_aff;
-	long gain;          /* last evaluated */
-	size_t evaluated;   /* the plan's size when evaluated */
-	int prio;           /* ties: 2 renews a certification, 1 a non-core signer */
-	bool taken;
-};
-
 /* The user IDs of v, for a what-if certification on each (per-uid rule);
  * one entry uid_id 0 otherwise. */
-static int added_for(const struct ksp_health *h, uint32_t s, uint32_t t, struct ksp_trust_added **list, size_t *n)
+int health_added_for(const struct ksp_health *h, uint32_t s, uint32_t t, struct ksp_trust_added **list, size_t *n)
 {
 	const struct ksp_wsnap *g = h->g;
 	int64_t seen[16];
@@ -844,322 +752,6 @@ static int added_for(const struct ksp_health *h, uint32_t s, uint32_t t, struct 
 	return 0;
 }
 
-/* Evaluate candidate c on top of the plan (added, extended): how many of
- * its keys not yet repaired reach K (*gain), and their paths found. */
-static int evaluate_cand(struct ksp_health *h, unsigned hz, struct cand *c, const struct ksp_trust_added *added,
-			 size_t n_added, uint8_t *extended, const uint8_t *done, const int *found, long *gain)
-{
-	struct ksp_trust_policy *pol = ksp_trust_policy_copy(h->pol[hz]);
-	struct ksp_trust_added *all = NULL;
-	size_t n_all = n_added;
-	struct hjob *jobs = NULL;
-	struct ksp_trust_whatif wi = { .extended = extended };
-	size_t nj = 0;
-	long fixed = 0, more = 0;
-	int r = -ENOMEM;
-
-	if (pol == NULL)
-		goto out;
-	all = malloc((n_added + 1) * sizeof(*all));
-	jobs = calloc(c->n_aff ? c->n_aff : 1, sizeof(*jobs));
-	if (all == NULL || jobs == NULL)
-		goto out;
-	if (n_added)
-		memcpy(all, added, n_added * sizeof(*all));
-	if (c->s != c->t) {
-		r = added_for(h, c->s, c->t, &all, &n_all);
-		if (r < 0)
-			goto out;
-	} else {
-		extended[c->t] = 1;
-	}
-	wi.added = all;
-	wi.n_added = n_all;
-	ksp_trust_policy_set_whatif(pol, &wi);
-	for (size_t i = 0; i < c->n_aff; i++)
-		if (!done[c->aff[i]])
-			jobs[nj++] = (struct hjob){ .vx = h->keys[c->aff[i]].vx, .pol = pol, .at = h->at[hz] };
-	r = run_jobs(h, jobs, nj);
-	if (c->s == c->t)
-		extended[c->t] = 0;
-	if (r < 0)
-		goto out;
-	for (size_t j = 0; j < nj; j++) {
-		uint32_t ki = h->key_of[jobs[j].vx];
-		if (jobs[j].trusted)
-			fixed++;
-		else if (jobs[j].found > found[ki])
-			more += jobs[j].found - found[ki];
-	}
-	/* keys brought to K first, paths gained second (K > 1) */
-	*gain = fixed * 1024 + more;
-	r = 0;
-out:
-	free(all);
-	free(jobs);
-	ksp_trust_policy_free(pol);
-	return r;
-}
-
-static int cand_add(struct cand **cs, size_t *n, size_t *cap, uint32_t s, uint32_t t)
-{
-	for (size_t i = 0; i < *n; i++)
-		if ((*cs)[i].s == s && (*cs)[i].t == t)
-			return (int)i;
-	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 64;
-		void *nn = realloc(*cs, nc * sizeof(**cs));
-		if (nn == NULL)
-			return -ENOMEM;
-		*cs = nn;
-		*cap = nc;
-	}
-	(*cs)[*n] = (struct cand){ .s = s, .t = t, .evaluated = SIZE_MAX };
-	return (int)(*n)++;
-}
-
-static int aff_add(struct cand *c, uint32_t ki)
-{
-	for (size_t i = 0; i < c->n_aff; i++)
-		if (c->aff[i] == ki)
-			return 0;
-	void *n = realloc(c->aff, (c->n_aff + 1) * sizeof(*c->aff));
-	if (n == NULL)
-		return -ENOMEM;
-	c->aff = n;
-	c->aff[c->n_aff++] = ki;
-	return 0;
-}
-
-/* Greedy over the candidates (lazy: a gain only falls as the plan grows, so
- * a candidate whose fresh gain still beats every stale one is the best). */
-static int greedy(struct ksp_health *h, unsigned hz, struct cand *cs, size_t nc, bool extend, uint8_t *extended,
-		  struct ksp_trust_added **added, size_t *n_added, uint8_t *done, int *found,
-		  struct hrepair **out, size_t *n_out)
-{
-	int r;
-
-	for (;;) {
-		size_t best = SIZE_MAX;
-		for (size_t i = 0; i < nc; i++)
-			if (!cs[i].taken && (cs[i].s == cs[i].t) == extend && cs[i].gain > 0 &&
-			    (best == SIZE_MAX || cs[i].gain > cs[best].gain ||
-			     (cs[i].gain == cs[best].gain && cs[i].prio > cs[best].prio)))
-				best = i;
-		if (best == SIZE_MAX)
-			return 0;
-		struct cand *c = &cs[best];
-		if (c->evaluated != *n_out) {
-			long g;
-			r = evaluate_cand(h, hz, c, *added, *n_added, extended, done, found, &g);
-			if (r < 0)
-				return r;
-			c->gain = g;
-			c->evaluated = *n_out;
-			continue;
-		}
-		/* take it: mark the keys it brings to K */
-		c->taken = true;
-		{
-			struct ksp_trust_policy *pol = ksp_trust_policy_copy(h->pol[hz]);
-			struct ksp_trust_whatif wi = { .extended = extended };
-			struct hjob *jobs = calloc(c->n_aff ? c->n_aff : 1, sizeof(*jobs));
-			size_t nj = 0;
-			unsigned fixed = 0;
-			if (pol == NULL || jobs == NULL) {
-				ksp_trust_policy_free(pol);
-				free(jobs);
-				return -ENOMEM;
-			}
-			if (c->s != c->t)
-				r = added_for(h, c->s, c->t, added, n_added);
-			else {
-				extended[c->t] = 1;
-				r = 0;
-			}
-			wi.added = *added;
-			wi.n_added = *n_added;
-			ksp_trust_policy_set_whatif(pol, &wi);
-			for (size_t i = 0; r == 0 && i < c->n_aff; i++)
-				if (!done[c->aff[i]])
-					jobs[nj++] = (struct hjob){ .vx = h->keys[c->aff[i]].vx, .pol = pol, .at = h->at[hz] };
-			if (r == 0)
-				r = run_jobs(h, jobs, nj);
-			for (size_t j = 0; r == 0 && j < nj; j++) {
-				uint32_t ki = h->key_of[jobs[j].vx];
-				if (jobs[j].trusted) {
-					done[ki] = 1;
-					fixed++;
-				}
-				if (jobs[j].found > found[ki])
-					found[ki] = jobs[j].found;
-			}
-			free(jobs);
-			ksp_trust_policy_free(pol);
-			if (r < 0)
-				return r;
-			void *nn = realloc(*out, (*n_out + 1) * sizeof(**out));
-			if (nn == NULL)
-				return -ENOMEM;
-			*out = nn;
-			(*out)[(*n_out)++] = (struct hrepair){ .a = c->s, .b = c->t, .n = fixed,
-							       .when = h->g->nodes[c->t].expires };
-		}
-	}
-}
-
-static int repair(struct ksp_health *h)
-{
-	unsigned hz = h->repair_horizon;
-	const struct ksp_wsnap *g = h->g;
-	struct cand *cs = NULL;
-	size_t nc = 0, cap = 0;
-	uint8_t *extended = calloc(g->n ? g->n : 1, 1), *done = calloc(h->n_keys ? h->n_keys : 1, 1);
-	int *found = calloc(h->n_keys ? h->n_keys : 1, sizeof(*found));
-	struct ksp_trust_added *added = NULL;
-	size_t n_added = 0;
-	int r = -ENOMEM, K = h->rule.min_paths;
-
-	if (extended == NULL || done == NULL || found == NULL)
-		goto out;
-	for (size_t i = 0; i < h->n_keys; i++) {
-		struct hkey *k = &h->keys[i];
-		found[i] = k->paths[hz];
-		/* the keys that fall: trusted now, not at the horizon */
-		if ((k->below & 1) || !(k->below & (1u << hz))) {
-			done[i] = 1;
-			continue;
-		}
-		/* expiring keys on its paths (or itself): their owners extend */
-		for (uint32_t b = 0; b < k->n_br[hz]; b++)
-			if (k->br[hz][b].kind == KSP_HEALTH_KEY_EXPIRES) {
-				int ci = cand_add(&cs, &nc, &cap, k->br[hz][b].a, k->br[hz][b].a);
-				if (ci < 0 || aff_add(&cs[ci], (uint32_t)i) < 0)
-					goto out;
-			}
-		if (!node_ok(h, k->vx, h->at[hz]))
-			continue; /* only its owner can help it: extend */
-		/* new certifications: on the key itself or on a key of its
-		 * paths past the break, by a core key or a key before it */
-		{
-			const uint32_t *w = k->wit;
-			size_t o = 1;
-			uint32_t signers[MAX_SIGNERS], ns = 0, targets[16], nt = 0;
-			for (size_t c = 0; c < h->n_core && ns < (uint32_t)K + 1 && ns < MAX_SIGNERS; c++)
-				if (node_ok(h, h->core[c], h->at[hz]))
-					signers[ns++] = h->core[c];
-			targets[nt++] = k->vx;
-			for (uint32_t p = 0; w && p < w[0]; p++) {
-				uint32_t len = w[o++];
-				const uint32_t *v = &w[o];
-				/* the last good key before the first break (the
-				 * signer of a lapsed or weak certification renews
-				 * it), and the keys after the last break */
-				uint32_t first_bad = len, last_bad = 0, signer = UINT32_MAX;
-				for (uint32_t j = 0; j < len; j++) {
-					bool key_bad = !node_ok(h, v[j], h->at[hz]);
-					bool hop_bad = !key_bad && j + 1 < len && !hop_ok(h, v[j], v[j + 1], hz, UINT32_MAX);
-					if ((key_bad || hop_bad) && first_bad == len) {
-						first_bad = j;
-						signer = hop_bad ? v[j] : j > 0 ? v[j - 1] : UINT32_MAX;
-					}
-					if (key_bad || hop_bad)
-						last_bad = key_bad ? j : j + 1;
-				}
-				if (signer != UINT32_MAX && ns < MAX_SIGNERS && !h->is_core[signer])
-					signers[ns++] = signer;
-				for (uint32_t j = last_bad; first_bad < len && j + 1 < len && nt < 16; j++)
-					if (node_ok(h, v[j], h->at[hz]) && v[j] != k->vx)
-						targets[nt++] = v[j];
-				o += len;
-			}
-			for (uint32_t t = 0; t < nt; t++)
-				for (uint32_t s = 0; s < ns; s++) {
-					if (signers[s] == targets[t])
-						continue;
-					int ci = cand_add(&cs, &nc, &cap, signers[s], targets[t]);
-					if (ci < 0 || aff_add(&cs[ci], (uint32_t)i) < 0)
-						goto out;
-				}
-		}
-	}
-	/* ties go to renewals (the signer certified the key before), then to
-	 * signers that are not core keys */
-	for (size_t c = 0; c < nc; c++) {
-		cs[c].prio = h->is_core[cs[c].s] ? 0 : 1;
-		for (uint32_t j = g->out_off[cs[c].s]; j < g->out_off[cs[c].s + 1] && cs[c].s != cs[c].t; j++)
-			if (g->edges[j].v == cs[c].t)
-				cs[c].prio = 2;
-	}
-	/* a certification on t may also repair the keys whose paths ran through t */
-	for (size_t c = 0; c < nc; c++)
-		if (cs[c].s != cs[c].t)
-			for (size_t i = 0; i < h->n_keys; i++)
-				if (!done[i] && h->keys[i].vx != cs[c].t && in_witness(h->keys[i].wit, cs[c].t, false) &&
-				    aff_add(&cs[c], (uint32_t)i) < 0)
-					goto out;
-	/* the extensions first, each alone (the owners' part) */
-	{
-		uint8_t *done2 = malloc(h->n_keys ? h->n_keys : 1);
-		if (done2 == NULL)
-			goto out;
-		memcpy(done2, done, h->n_keys);
-		for (size_t c = 0; c < nc; c++) {
-			long gain;
-			if (cs[c].s != cs[c].t)
-				continue;
-			r = evaluate_cand(h, hz, &cs[c], NULL, 0, extended, done2, found, &gain);
-			if (r < 0) {
-				free(done2);
-				goto out;
-			}
-			void *nn = realloc(h->extend, (h->n_extend + 1) * sizeof(*h->extend));
-			if (nn == NULL) {
-				free(done2);
-				r = -ENOMEM;
-				goto out;
-			}
-			h->extend = nn;
-			h->extend[h->n_extend++] = (struct hrepair){ .a = cs[c].t, .b = cs[c].t, .n = (unsigned)(gain / 1024),
-								     .when = g->nodes[cs[c].t].expires };
-		}
-		free(done2);
-	}
-	/* then the new certifications for the keys that can be certified,
-	 * greedy set cover (the expiries as they are) */
-	for (size_t c = 0; c < nc; c++) {
-		if (cs[c].s == cs[c].t)
-			continue;
-		r = evaluate_cand(h, hz, &cs[c], NULL, 0, extended, done, found, &cs[c].gain);
-		if (r < 0)
-			goto out;
-		cs[c].evaluated = 0;
-	}
-	r = greedy(h, hz, cs, nc, false, extended, &added, &n_added, done, found, &h->repair, &h->n_repair);
-	if (r < 0)
-		goto out;
-	for (size_t i = 0; i < h->n_keys; i++)
-		if (!done[i] && node_ok(h, h->keys[i].vx, h->at[hz]))
-			h->n_unrepaired++;
-	/* the extensions, most repairs first */
-	for (size_t i = 1; i < h->n_extend; i++)
-		for (size_t j = i; j > 0 && h->extend[j].n > h->extend[j - 1].n; j--) {
-			struct hrepair t = h->extend[j];
-			h->extend[j] = h->extend[j - 1];
-			h->extend[j - 1] = t;
-		}
-	r = 0;
-out:
-	for (size_t c = 0; c < nc; c++)
-		free(cs[c].aff);
-	free(cs);
-	free(extended);
-	free(done);
-	free(found);
-	free(added);
-	return r;
-}
-
 /* ---- the party's pairs ------------------------------------------------------------ */
 
 /* Breadth-first from the sources (distance 0) over the certifications that
@@ -1169,11 +761,11 @@ static void bfs_counting(const struct ksp_health *h, uint8_t *d, uint32_t *queue
 			 unsigned lim, size_t *n_reached)
 {
 	const struct ksp_wsnap *g = h->g;
-	int64_t at = h->at[0], mc = min_created(h, at);
+	int64_t at = h->at[0], mc = health_min_created(h, at);
 	size_t hd = 0, tl = 0;
 
 	for (size_t i = 0; i < n_src; i++)
-		if (d[src[i]] != 0 && node_ok(h, src[i], at)) {
+		if (d[src[i]] != 0 && health_node_ok(h, src[i], at)) {
 			d[src[i]] = 0;
 			queue[tl++] = src[i];
 		}
@@ -1183,7 +775,7 @@ static void bfs_counting(const struct ksp_health *h, uint8_t *d, uint32_t *queue
 			continue;
 		for (uint32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
 			const struct ksp_wsnap_edge *e = &g->edges[j];
-			if (d[e->v] != UINT8_MAX || !node_ok(h, e->v, at) ||
+			if (d[e->v] != UINT8_MAX || !health_node_ok(h, e->v, at) ||
 			    !ksp_wsnap_edge_counts(g, e, at, h->rule.md5, h->rule.sha1, mc))
 				continue;
 			d[e->v] = (uint8_t)(d[u] + 1);
@@ -1307,7 +899,7 @@ out:
 	return r;
 }
 
-static int party_pairs(struct ksp_health *h)
+int health_party_pairs(struct ksp_health *h)
 {
 	const struct ksp_wsnap *g = h->g;
 	sqlite3 *db = ksp_store_db(h->store);
@@ -1330,8 +922,8 @@ static int party_pairs(struct ksp_health *h)
 		goto out;
 	}
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		uint32_t v = vertex_of_fpr(h, (const char *)sqlite3_column_text(st, 0));
-		if (v != UINT32_MAX && node_ok(h, v, h->at[0]))
+		uint32_t v = health_vertex_of_fpr(h, (const char *)sqlite3_column_text(st, 0));
+		if (v != UINT32_MAX && health_node_ok(h, v, h->at[0]))
 			part[np++] = v;
 	}
 	sqlite3_finalize(st);
@@ -1341,9 +933,9 @@ static int party_pairs(struct ksp_health *h)
 			struct ksp_trust_added *list = NULL;
 			size_t nl = 0, nj = 0;
 			unsigned fixed = 0;
-			r = added_for(h, part[a], part[b], &list, &nl);
+			r = health_added_for(h, part[a], part[b], &list, &nl);
 			if (r == 0)
-				r = added_for(h, part[b], part[a], &list, &nl);
+				r = health_added_for(h, part[b], part[a], &list, &nl);
 			if (r < 0) {
 				free(list);
 				goto out;
@@ -1379,9 +971,9 @@ static int party_pairs(struct ksp_health *h)
 			}
 			for (size_t i = 0; i < h->n_keys; i++)
 				if ((h->keys[i].below & 1) && dist[h->keys[i].vx] != UINT32_MAX &&
-				    node_ok(h, h->keys[i].vx, h->at[0]))
+				    health_node_ok(h, h->keys[i].vx, h->at[0]))
 					jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = pol, .at = h->at[0] };
-			r = run_jobs(h, jobs, nj);
+			r = health_run_jobs(h, jobs, nj);
 			ksp_trust_policy_free(pol);
 			if (r < 0)
 				goto out;
@@ -1411,323 +1003,6 @@ out:
 	return r;
 }
 
-/* ---- public ------------------------------------------------------------------------ */
-
-KSP_EXPORT struct ksp_health *ksp_health_free(struct ksp_health *h)
-{
-	if (h == NULL)
-		return NULL;
-	for (size_t i = 0; i < h->n_keys; i++) {
-		for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++) {
-			free(h->keys[i].msg[hz]);
-			free(h->keys[i].br[hz]);
-		}
-		free(h->keys[i].wit);
-	}
-	for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++)
-		if (hz == 0 || h->pol[hz] != h->pol[0])
-			ksp_trust_policy_free(h->pol[hz]);
-	free(h->keys);
-	free(h->key_of);
-	free(h->fpr);
-	free(h->by_fpr);
-	free(h->is_core);
-	free(h->core);
-	free(h->repair);
-	free(h->extend);
-	free(h->spof);
-	free(h->carrier);
-	free(h->pairs);
-	free(h->pair_dist);
-	for (size_t i = 0; i < h->n_weak; i++)
-		free(h->weak[i].uid);
-	free(h->weak);
-	ksp_store_unref(h->store);
-	free(h);
-	return NULL;
-}
-
-KSP_EXPORT int ksp_health_new(struct ksp_store *store, const struct ksp_trust_policy *policy, int64_t at,
-			      unsigned int repair_horizon, unsigned int flags, struct ksp_health **ret)
-{
-	struct ksp_health *h;
-	int64_t old_cache;
-	int r;
-
-	if (store == NULL || policy == NULL || ret == NULL || repair_horizon >= KSP_HEALTH_HORIZONS ||
-	    repair_horizon == KSP_HEALTH_NOW)
-		return -EINVAL;
-	h = calloc(1, sizeof(*h));
-	if (h == NULL)
-		return -ENOMEM;
-	h->ctx = ksp_store_get_ctx(store);
-	h->store = ksp_store_ref(store);
-	h->repair_horizon = repair_horizon;
-	ksp_clear_error(h->ctx);
-	ksp_trust_policy_get_rule(policy, &h->rule);
-	r = -ENOMEM;
-	for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++) {
-		h->at[hz] = at + horizon_days[hz] * DAY;
-		if (hz == 0 || hz == KSP_HEALTH_NO_SHA1) {
-			h->pol[hz] = ksp_trust_policy_copy(policy);
-			if (h->pol[hz] == NULL)
-				goto fail;
-		} else {
-			h->pol[hz] = h->pol[0];
-		}
-	}
-	ksp_trust_policy_set_sha1(h->pol[KSP_HEALTH_NO_SHA1], false);
-	/* the copies made later (what-if questions) inherit it */
-	ksp_trust_policy_set_no_dropped(h->pol[0], true);
-	ksp_trust_policy_set_no_dropped(h->pol[KSP_HEALTH_NO_SHA1], true);
-	r = ksp_wsnap_get(store, &h->g);
-	if (r < 0)
-		goto fail;
-	r = load_fprs(h);
-	if (r == 0)
-		r = load_core(h);
-	if (r < 0)
-		goto fail;
-	if (h->n_core == 0 && h->rule.n_core == 0 && !h->rule.core_party) {
-		ksp_set_error(h->ctx, "no core keys given: name them (--core-fpr, --core FILE, --core-party or 'core =' in a policy)");
-		r = -EINVAL;
-		goto fail;
-	}
-	h->keys = calloc(h->g->n ? h->g->n : 1, sizeof(*h->keys));
-	h->key_of = malloc((h->g->n ? h->g->n : 1) * sizeof(*h->key_of));
-	if (h->keys == NULL || h->key_of == NULL) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	for (uint32_t v = 0; v < h->g->n; v++) {
-		h->key_of[v] = UINT32_MAX;
-		if (h->is_core[v])
-			continue;
-		h->key_of[v] = (uint32_t)h->n_keys;
-		h->keys[h->n_keys++].vx = v;
-	}
-	ksp_progress(h->ctx, "health: horizons", 0, KSP_HEALTH_HORIZONS);
-	old_cache = ksp_store_cache_grow(store, KSP_STORE_SCAN_CACHE_KB); /* as the threads' (worker_main()) */
-	r = horizons(h);
-	if (r == 0 && !(flags & KSP_HEALTH_NO_SPOF)) {
-		ksp_progress(h->ctx, "health: single points of failure", 0, 0);
-		r = spof(h);
-	}
-	if (r == 0 && !(flags & KSP_HEALTH_NO_REPAIR)) {
-		ksp_progress(h->ctx, "health: repair plan", 0, 0);
-		r = repair(h);
-	}
-	if (r == 0 && (flags & KSP_HEALTH_PARTY)) {
-		ksp_progress(h->ctx, "health: party pairs", 0, 0);
-		r = party_pairs(h);
-	}
-	ksp_store_cache_restore(store, old_cache);
-	if (r < 0)
-		goto fail;
-	*ret = h;
-	return 0;
-fail:
-	if (!ksp_get_error(h->ctx))
-		ksp_set_error(h->ctx, "%s: cannot compute the trust health: %s", ksp_store_get_path(store),
-			      strerror(-r));
-	ksp_health_free(h);
-	return r;
-}
-
-KSP_EXPORT const char *ksp_health_get_horizon(const struct ksp_health *h, unsigned int horizon, int64_t *at)
-{
-	if (h == NULL || horizon >= KSP_HEALTH_HORIZONS)
-		return NULL;
-	if (at)
-		*at = h->at[horizon];
-	return horizon_labels[horizon];
-}
-
-KSP_EXPORT size_t ksp_health_get_key_count(const struct ksp_health *h)
-{
-	return h ? h->n_keys : 0;
-}
-
-KSP_EXPORT const char *ksp_health_get_key(const struct ksp_health *h, size_t key)
-{
-	return h && key < h->n_keys ? h->fpr[h->keys[key].vx] : NULL;
-}
-
-KSP_EXPORT int ksp_health_get_paths(const struct ksp_health *h, size_t key, unsigned int horizon)
-{
-	if (h == NULL || key >= h->n_keys || horizon >= KSP_HEALTH_HORIZONS)
-		return -EINVAL;
-	return h->keys[key].paths[horizon];
-}
-
-KSP_EXPORT bool ksp_health_is_below(const struct ksp_health *h, size_t key, unsigned int horizon)
-{
-	return h && key < h->n_keys && horizon < KSP_HEALTH_HORIZONS && (h->keys[key].below & (1u << horizon));
-}
-
-KSP_EXPORT size_t ksp_health_get_below_count(const struct ksp_health *h, unsigned int horizon)
-{
-	return h && horizon < KSP_HEALTH_HORIZONS ? h->n_below[horizon] : 0;
-}
-
-KSP_EXPORT const char *ksp_health_get_message(const struct ksp_health *h, size_t key, unsigned int horizon)
-{
-	if (h == NULL || key >= h->n_keys || horizon >= KSP_HEALTH_HORIZONS)
-		return NULL;
-	return h->keys[key].msg[horizon];
-}
-
-KSP_EXPORT size_t ksp_health_get_break_count(const struct ksp_health *h, size_t key, unsigned int horizon)
-{
-	if (h == NULL || key >= h->n_keys || horizon >= KSP_HEALTH_HORIZONS)
-		return 0;
-	return h->keys[key].n_br[horizon];
-}
-
-KSP_EXPORT int ksp_health_get_break(const struct ksp_health *h, size_t key, unsigned int horizon, size_t i,
-				    int *kind, const char **signer, const char **signee, int64_t *when, int *path)
-{
-	const struct hbreak *b;
-
-	if (h == NULL || key >= h->n_keys || horizon >= KSP_HEALTH_HORIZONS || i >= h->keys[key].n_br[horizon])
-		return -EINVAL;
-	b = &h->keys[key].br[horizon][i];
-	if (kind)
-		*kind = b->kind;
-	if (signer)
-		*signer = h->fpr[b->a];
-	if (signee)
-		*signee = h->fpr[b->b];
-	if (when)
-		*when = b->when;
-	if (path)
-		*path = b->path;
-	return 0;
-}
-
-KSP_EXPORT size_t ksp_health_get_repair_count(const struct ksp_health *h)
-{
-	return h ? h->n_repair : 0;
-}
-
-KSP_EXPORT int ksp_health_get_repair(const struct ksp_health *h, size_t i, const char **signer, const char **target,
-				     unsigned int *repairs)
-{
-	if (h == NULL || i >= h->n_repair)
-		return -EINVAL;
-	if (signer)
-		*signer = h->fpr[h->repair[i].a];
-	if (target)
-		*target = h->fpr[h->repair[i].b];
-	if (repairs)
-		*repairs = h->repair[i].n;
-	return 0;
-}
-
-KSP_EXPORT size_t ksp_health_get_unrepaired_count(const struct ksp_health *h)
-{
-	return h ? h->n_unrepaired : 0;
-}
-
-KSP_EXPORT size_t ksp_health_get_extend_count(const struct ksp_health *h)
-{
-	return h ? h->n_extend : 0;
-}
-
-KSP_EXPORT int ksp_health_get_extend(const struct ksp_health *h, size_t i, const char **fpr, int64_t *expires,
-				     unsigned int *repairs)
-{
-	if (h == NULL || i >= h->n_extend)
-		return -EINVAL;
-	if (fpr)
-		*fpr = h->fpr[h->extend[i].a];
-	if (expires)
-		*expires = h->extend[i].when;
-	if (repairs)
-		*repairs = h->extend[i].n;
-	return 0;
-}
-
-KSP_EXPORT size_t ksp_health_get_spof_count(const struct ksp_health *h)
-{
-	return h ? h->n_spof : 0;
-}
-
-KSP_EXPORT int ksp_health_get_spof(const struct ksp_health *h, size_t i, const char **fpr, unsigned int *cuts,
-				   unsigned int *carries)
-{
-	if (h == NULL || i >= h->n_spof)
-		return -EINVAL;
-	if (fpr)
-		*fpr = h->fpr[h->spof[i].vx];
-	if (cuts)
-		*cuts = h->spof[i].cuts;
-	if (carries)
-		*carries = h->spof[i].carries;
-	return 0;
-}
-
-KSP_EXPORT bool ksp_health_spof_is_exact(const struct ksp_health *h)
-{
-	return h && h->spof_exact;
-}
-
-KSP_EXPORT size_t ksp_health_get_carrier_count(const struct ksp_health *h)
-{
-	return h ? h->n_carrier : 0;
-}
-
-KSP_EXPORT int ksp_health_get_carrier(const struct ksp_health *h, size_t i, const char **fpr, unsigned int *paths)
-{
-	if (h == NULL || i >= h->n_carrier)
-		return -EINVAL;
-	if (fpr)
-		*fpr = h->fpr[h->carrier[i].vx];
-	if (paths)
-		*paths = h->carrier[i].carries;
-	return 0;
-}
-
-KSP_EXPORT size_t ksp_health_get_pair_count(const struct ksp_health *h)
-{
-	return h ? h->n_pairs : 0;
-}
-
-KSP_EXPORT int ksp_health_get_pair(const struct ksp_health *h, size_t i, const char **a, const char **b,
-				   unsigned int *keys)
-{
-	if (h == NULL || i >= h->n_pairs)
-		return -EINVAL;
-	if (a)
-		*a = h->fpr[h->pairs[i].a];
-	if (b)
-		*b = h->fpr[h->pairs[i].b];
-	if (keys)
-		*keys = h->pairs[i].n;
-	return 0;
-}
-
-KSP_EXPORT int ksp_health_get_pair_by_distance(const struct ksp_health *h, size_t i, const char **a, const char **b,
-					       unsigned int *hops, unsigned int *keys)
-{
-	if (h == NULL || h->pair_dist == NULL || i >= h->n_pairs)
-		return -EINVAL;
-	if (a)
-		*a = h->fpr[h->pair_dist[i].a];
-	if (b)
-		*b = h->fpr[h->pair_dist[i].b];
-	if (hops)
-		*hops = h->pair_dist[i].hops;
-	if (keys)
-		*keys = h->pair_dist[i].keys;
-	return 0;
-}
-
-KSP_EXPORT uint64_t ksp_health_get_queries(const struct ksp_health *h)
-{
-	return h ? h->queries : 0;
-}
-
 /* ---- weak certifications of one signer ------------------------------------------- */
 
 static int cmp_weak(const void *a, const void *b)
@@ -1750,7 +1025,7 @@ KSP_EXPORT int ksp_health_list_weak(struct ksp_health *h, const char *signer)
 	if (h == NULL || signer == NULL)
 		return -EINVAL;
 	g = h->g;
-	if (fpr_normalize(signer, norm) < 0 || (s = vertex_of_fpr(h, norm)) == UINT32_MAX) {
+	if (fpr_normalize(signer, norm) < 0 || (s = health_vertex_of_fpr(h, norm)) == UINT32_MAX) {
 		ksp_set_error(h->ctx, "signer '%.80s' is not a key of the store (give its full fingerprint)", signer);
 		return -ENOENT;
 	}
@@ -1775,13 +1050,13 @@ KSP_EXPORT int ksp_health_list_weak(struct ksp_health *h, const char *signer)
 		unsigned carries = 0;
 		bool strong = false;
 		if (!(e->flags & KSP_WSNAP_WEAK) ||
-		    !ksp_wsnap_edge_counts(g, e, h->at[0], true, KSP_SHA1_YES, min_created(h, h->at[0])))
+		    !ksp_wsnap_edge_counts(g, e, h->at[0], true, KSP_SHA1_YES, health_min_created(h, h->at[0])))
 			continue;
 		/* a modern certification on the same key already carries it */
 		for (uint32_t k = g->out_off[s]; k < g->out_off[s + 1]; k++)
 			strong |= g->edges[k].v == e->v && !(g->edges[k].flags & KSP_WSNAP_WEAK) &&
 				  ksp_wsnap_edge_counts(g, &g->edges[k], h->at[0], true, KSP_SHA1_YES,
-							min_created(h, h->at[0]));
+							health_min_created(h, h->at[0]));
 		if (strong)
 			continue; /* nothing to re-make */
 		/* the witnesses that use the hop s -> v */
@@ -1887,7 +1162,7 @@ KSP_EXPORT int ksp_health_party_gain(struct ksp_health *h, int64_t party_time, s
 		goto out;
 	}
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		uint32_t v = vertex_of_fpr(h, (const char *)sqlite3_column_text(st, 0));
+		uint32_t v = health_vertex_of_fpr(h, (const char *)sqlite3_column_text(st, 0));
 		if (v != UINT32_MAX)
 			part[v] = 1;
 	}
@@ -1896,7 +1171,7 @@ KSP_EXPORT int ksp_health_party_gain(struct ksp_health *h, int64_t party_time, s
 	for (size_t i = 0; i < h->n_keys; i++)
 		if (!(h->keys[i].below & 1))
 			jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = h->pol[0], .at = party_time - 1 };
-	r = run_jobs(h, jobs, nj);
+	r = health_run_jobs(h, jobs, nj);
 	if (r < 0)
 		goto out;
 	for (size_t j = 0; j < nj; j++) {
@@ -1917,7 +1192,7 @@ KSP_EXPORT int ksp_health_party_gain(struct ksp_health *h, int64_t party_time, s
 				for (uint32_t e = g->out_off[a]; e < g->out_off[a + 1] && !via; e++)
 					via = g->edges[e].v == b && g->edges[e].created >= party_time &&
 					      ksp_wsnap_edge_counts(g, &g->edges[e], h->at[0], h->rule.md5, h->rule.sha1,
-								    min_created(h, h->at[0]));
+								    health_min_created(h, h->at[0]));
 			}
 			o += len;
 		}

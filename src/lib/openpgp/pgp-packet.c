@@ -563,7 +563,14 @@ static int parse_subpackets(const uint8_t *a, size_t len, bool hashed, struct ks
 			sig->issuer_fpr_len = (uint8_t)(n - 1);
 			memcpy(sig->issuer_fpr, d + 1, n - 1);
 			break;
-		case 11: case 12: case 20: case 21: case 22: case 23: case 24: case 26:
+		case 20:
+			/* a notation ksp does not know, marked critical: the
+			 * signature is invalid (RFC 9580 5.2.3.24; gpg and
+			 * Sequoia's standard policy know none) */
+			if (crit)
+				sig->unknown_critical = true;
+			break;
+		case 11: case 12: case 21: case 22: case 23: case 24: case 26:
 		case 27: case 28: case 30: case 31: case 32: case 34: case 35: case 37:
 		case 38: case 39:
 			break; /* known, not needed here */

@@ -27,6 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gcrypt.h>
+
 #include "lib/libksp-private.h"
 #include "lib/openpgp/pgp.h"
 #include "shared/util.h"
@@ -254,12 +256,14 @@ out:
 	return r;
 }
 
+static int read_data(struct tree *t, const char *relpath, const struct stat *st, uint8_t *data, size_t len);
+
 /* One file of the tree (symlinks resolved): binary, armored, or text. */
 static int read_one(struct tree *t, const char *path, const char *relpath)
 {
 	struct stat st;
-	uint8_t *data = NULL, *bin = NULL;
-	size_t len = 0, blen = 0, bcap = 0, p = 0, hlen = 0;
+	uint8_t *data = NULL;
+	size_t len = 0;
 	int fd, r;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -300,12 +304,23 @@ static int read_one(struct tree *t, const char *path, const char *relpath)
 	t->files[t->n_files].dev = st.st_dev;
 	t->files[t->n_files].ino = st.st_ino;
 	t->n_files++;
+	return read_data(t, relpath, &st, data, len);
+}
+
+/* The bytes of one file (@data, freed here): binary, armored, or text.
+ * @st identifies the file (two names of one file hold one key once). */
+static int read_data(struct tree *t, const char *relpath, const struct stat *st, uint8_t *data, size_t len)
+{
+	uint8_t *bin = NULL;
+	size_t blen = 0, bcap = 0, p = 0, hlen = 0;
+	int r;
+
 	while (p < len && (data[p] == ' ' || data[p] == '\t' || data[p] == '\r' || data[p] == '\n'))
 		p++;
 	if (p < len && (data[p] & 0x80)) {
 		/* binary */
 		t->n_read++;
-		r = file_keys(t, relpath, &st, data + p, len - p, NULL, 0);
+		r = file_keys(t, relpath, st, data + p, len - p, NULL, 0);
 		free(data);
 		return r;
 	}
@@ -351,7 +366,8 @@ static int read_one(struct tree *t, const char *path, const char *relpath)
 			bin = nb;
 			bcap = nc;
 		}
-		memcpy(bin + blen, blk, bl);
+		if (bl > 0) /* an armor block that decodes to nothing adds nothing */
+			memcpy(bin + blen, blk, bl);
 		blen += bl;
 		free(blk);
 		p = (size_t)(b - data) + used;
@@ -362,7 +378,7 @@ static int read_one(struct tree *t, const char *path, const char *relpath)
 		return 0;
 	}
 	t->n_read++;
-	r = file_keys(t, relpath, &st, bin, blen, data, hlen);
+	r = file_keys(t, relpath, st, bin, blen, data, hlen);
 	free(bin);
 	free(data);
 	return r;
@@ -481,4 +497,136 @@ KSP_EXPORT int ksp_keytree_read(struct ksp_ctx *ctx, const char *dir, void **ret
 	*ret = t.out;
 	*ret_len = t.len;
 	return 0;
+}
+
+/* ---- a key tree given file by file (git objects: ksp wot refresh) -------- */
+
+struct ksp_keytree {
+	struct tree t;
+	ino_t next; /* each file its own identity */
+};
+
+KSP_EXPORT int ksp_keytree_new(struct ksp_ctx *ctx, struct ksp_keytree **ret)
+{
+	struct ksp_keytree *kt;
+
+	if (ctx == NULL || ret == NULL)
+		return -EINVAL;
+	kt = calloc(1, sizeof(*kt));
+	if (kt == NULL)
+		return -ENOMEM;
+	kt->t.ctx = ctx;
+	ksp_clear_error(ctx);
+	*ret = kt;
+	return 0;
+}
+
+KSP_EXPORT struct ksp_keytree *ksp_keytree_free(struct ksp_keytree *kt)
+{
+	if (kt == NULL)
+		return NULL;
+	for (size_t i = 0; i < kt->t.n_keys; i++)
+		free(kt->t.keys[i].file);
+	free(kt->t.keys);
+	free(kt->t.files);
+	free(kt->t.out);
+	free(kt);
+	return NULL;
+}
+
+/* Is @path one the walk reads: relative, no empty, "." or ".." component,
+ * not too deep, no dot folder or file but .keyring/openpgp/...?  1 read,
+ * 0 skipped, -EINVAL not a path of a tree. */
+static int tree_path_read(const char *path)
+{
+	const char *c = path;
+	int depth = 0;
+
+	if (*path == 0 || *path == '/')
+		return -EINVAL;
+	for (;;) {
+		size_t n = strcspn(c, "/");
+
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return -EINVAL;
+		if (depth > MAX_DEPTH)
+			return -ELOOP;
+		if (c[0] == '.' && !(depth == 0 && n == 8 && strncmp(c, ".keyring", 8) == 0))
+			return 0;
+		if (depth == 1 && strncmp(path, ".keyring/", 9) == 0 && !(n == 7 && strncmp(c, "openpgp", 7) == 0))
+			return 0;
+		if (c[n] == 0)
+			return depth == 0 || strncmp(path, ".keyring/", 9) != 0 || depth >= 2 ? 1 : 0;
+		c += n + 1;
+		depth++;
+	}
+}
+
+KSP_EXPORT int ksp_keytree_add_file(struct ksp_keytree *kt, const char *path, const void *data, size_t len)
+{
+	struct stat st = { 0 };
+	uint8_t *copy;
+	int r;
+
+	if (kt == NULL || path == NULL || (data == NULL && len > 0))
+		return -EINVAL;
+	r = tree_path_read(path);
+	if (r < 0) {
+		ksp_set_error(kt->t.ctx, "%s: not a file name of a key tree; fix the tree, nothing was read", path);
+		return r;
+	}
+	if (r == 0)
+		return 0;
+	if (len > KSP_TREE_MAX_FILE) {
+		ksp_set_error(kt->t.ctx, "%s: %zu MiB, more than the %u MiB a key file in a key tree may have; remove it "
+					 "(or load it alone), nothing was read",
+			      path, len >> 20, (unsigned)(KSP_TREE_MAX_FILE >> 20));
+		return -EFBIG;
+	}
+	copy = malloc(len + 1);
+	if (copy == NULL)
+		return -ENOMEM;
+	if (len)
+		memcpy(copy, data, len);
+	copy[len] = 0;
+	st.st_ino = ++kt->next;
+	return read_data(&kt->t, path, &st, copy, len);
+}
+
+KSP_EXPORT int ksp_keytree_finish(struct ksp_keytree *kt, void **ret, size_t *ret_len)
+{
+	if (kt == NULL || ret == NULL || ret_len == NULL)
+		return -EINVAL;
+	if (kt->t.n_read == 0) {
+		ksp_set_error(kt->t.ctx, "no file with an OpenPGP key in the tree; give a key tree (keys/*.asc, "
+					 ".keyring/openpgp/)");
+		return -ENODATA;
+	}
+	*ret = kt->t.out;
+	*ret_len = kt->t.len;
+	kt->t.out = NULL;
+	kt->t.len = kt->t.cap = 0;
+	return 0;
+}
+
+/* ---- git objects ----------------------------------------------------------- */
+
+KSP_EXPORT int ksp_git_object_check(const char *oid, const char *type, const void *data, size_t len)
+{
+	size_t n = oid ? strlen(oid) : 0;
+	int algo = n == 40 ? GCRY_MD_SHA1 : n == 64 ? GCRY_MD_SHA256 : 0;
+	gcry_md_hd_t h = NULL;
+	char head[64], hex[65];
+
+	if (algo == 0 || type == NULL || strlen(type) > 16 || (data == NULL && len > 0))
+		return -EINVAL;
+	if (gcry_md_open(&h, algo, 0) != 0)
+		return -ENOMEM;
+	snprintf(head, sizeof(head), "%s %zu", type, len);
+	gcry_md_write(h, head, strlen(head) + 1);
+	if (len)
+		gcry_md_write(h, data, len);
+	hex_encode(gcry_md_read(h, algo), n / 2, hex);
+	gcry_md_close(h);
+	return strcasecmp(hex, oid) == 0 ? 0 : -EBADMSG;
 }

@@ -46,6 +46,7 @@
 #include "lib/party/mail-template.h"
 #include "lib/party/mime.h"
 #include "lib/party/sign-opts.h"
+#include "lib/party/sign-stage.h"
 #include "lib/party/sign-targets.h"
 #include "lib/cleanup.h"
 #include "lib/gpgme-run.h"
@@ -146,10 +147,9 @@ struct signer {
 	void *cb_data;
 	int n_signed;
 	/* the outbox files of this run, put into place just before the
-	 * commit (all or none: a failure leaves the outbox as it was) */
-	struct staged_file *staged;
-	int *staged_slot; /* ksp_cleanup_add() of each: removed on a signal */
-	size_t n_staged, cap_staged;
+	 * commit (all or none: a failure leaves the outbox as it was), in
+	 * one private folder a signal removes whole (sign-stage.h) */
+	struct sign_stage stage;
 };
 
 static void report(struct signer *s, struct ksp_sign_result *res, int status, const char *fmt, ...)
@@ -217,44 +217,16 @@ static int encrypt_to(struct signer *s, gpgme_key_t key, const char *plain, size
 	return *ret ? 0 : -ENOMEM;
 }
 
-/* Write an outbox file under a temporary name; it is put into place with
+/* Write an outbox file into the staging folder; it is put into place with
  * the others just before the commit. */
 static int stage_file(struct signer *s, const char *path, const void *data, size_t len)
 {
-	sigset_t block, saved;
-	int r;
+	int r = sign_stage_write(&s->stage, path, data, len);
 
-	if (s->n_staged == s->cap_staged) {
-		size_t cap = s->cap_staged ? 2 * s->cap_staged : 16;
-		struct staged_file *v = realloc(s->staged, cap * sizeof(*v));
-		if (v == NULL)
-			return -ENOMEM;
-		s->staged = v;
-		int *slots = realloc(s->staged_slot, cap * sizeof(*slots));
-		if (slots == NULL)
-			return -ENOMEM;
-		s->staged_slot = slots;
-		s->cap_staged = cap;
-	}
-	/* the temporary file exists from its creation on: the signals that
-	 * ksp_cleanup_after_signal() serves wait until it is registered (a
-	 * SIGTERM during the write left it behind) */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &block, &saved);
-	r = staged_file_write(&s->staged[s->n_staged], path, 0600, data, len);
-	if (r >= 0)
-		s->staged_slot[s->n_staged] = ksp_cleanup_add(s->ctx, KSP_CLEANUP_FILE, s->staged[s->n_staged].tmp);
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
-	if (r < 0) {
+	if (r < 0)
 		ksp_set_error(s->ctx, "%s: cannot write: %s; nothing was signed, check the outbox directory and run again",
 			      path, output_strerror(r));
-		return r;
-	}
-	s->n_staged++;
-	return 0;
+	return r;
 }
 
 /* The subject and text of a message, from the template. */
@@ -1262,6 +1234,9 @@ int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const c
 	r = setup_home(&s);
 	if (r < 0)
 		goto out;
+	r = sign_stage_open(&s.stage, s.ctx, s.outbox);
+	if (r < 0)
+		goto out;
 	{
 		const struct sign_targets_of w = {
 			.party = party, .ctx = s.ctx, .db = s.db, .fpr = s.fpr, .version = s.version,
@@ -1290,11 +1265,12 @@ int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const c
 		if (r < 0)
 			goto out;
 	}
-	for (size_t i = 0; i < s.n_staged; i++) {
-		r = staged_file_place(&s.staged[i]);
+	{
+		const char *failed;
+		r = sign_stage_place(&s.stage, &failed);
 		if (r < 0) {
 			ksp_set_error(s.ctx, "%s: cannot put into place: %s; nothing was signed, check the outbox directory and run again",
-				      s.staged[i].path, strerror(-r));
+				      failed, strerror(-r));
 			goto out;
 		}
 	}
@@ -1302,21 +1278,12 @@ int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const c
 	r = ksp_store_commit(party->store);
 	if (r < 0)
 		goto out;
-	for (size_t i = 0; i < s.n_staged; i++) {
-		staged_file_done(&s.staged[i]);
-		ksp_cleanup_del(s.ctx, s.staged_slot[i]);
-	}
-	s.n_staged = 0;
+	sign_stage_done(&s.stage);
 	r = s.n_signed;
 out:
 	if (in_txn)
 		ksp_store_rollback(party->store);
-	for (size_t i = 0; i < s.n_staged; i++) {
-		staged_file_undo(&s.staged[i]);
-		ksp_cleanup_del(s.ctx, s.staged_slot[i]);
-	}
-	free(s.staged);
-	free(s.staged_slot);
+	sign_stage_close(&s.stage);
 	free(s.from_name);
 	free(tv);
 	if (s.g)

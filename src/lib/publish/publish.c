@@ -58,6 +58,7 @@
 #include "lib/graph/graph-private.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/party/mime.h"
+#include "lib/publish/publish-write.h"
 #include "lib/trust/trust-private.h"
 #include "lib/trust/whatif.h"
 #include "lib/wot/wot-snap.h"
@@ -87,13 +88,6 @@ struct pkey {
 	int strict_paths; /* under the audit policy, -1 not asked */
 };
 
-struct outfile {
-	char *path;   /* relative to DIR */
-	uint8_t *data;
-	size_t len;
-	bool link;    /* data is the symlink's target */
-};
-
 struct change {
 	int kind;
 	char *path;
@@ -116,7 +110,7 @@ struct ksp_publish {
 	int64_t at;
 	struct pkey *keys;
 	size_t n_keys;
-	struct outfile *files;
+	struct pub_file *files;
 	size_t n_files, cap_files;
 	struct change *changes;
 	size_t n_changes, cap_changes;
@@ -202,6 +196,8 @@ KSP_EXPORT int ksp_publish_new(struct ksp_store *store, const struct ksp_trust_p
 
 	if (store == NULL || policy == NULL || ret == NULL)
 		return -EINVAL;
+	if (ksp_trust_policy_check_whatif(policy, "publishing (its paths and their what-if shortening)") < 0)
+		return -EOPNOTSUPP;
 	if (ksp_trust_policy_get_core_count(policy) == 0) {
 		ksp_set_error(ksp_store_get_ctx(store), "no core key; give the key the paths start from (--core-fpr)");
 		return -EINVAL;
@@ -460,6 +456,23 @@ static void sort_paths(const struct ksp_publish *p, struct pkey *k)
 		}
 }
 
+/* A path that visits a key twice (v[a] == v[b], a < b) made simple: the
+ * loop between them taken out (the hops after v[b] start at v[a], the
+ * same key), until no key is left twice.  Returns the new length. */
+static size_t simple_path(uint32_t *v, uint8_t *h, size_t n)
+{
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = n; b-- > a + 1;)
+			if (v[a] == v[b]) {
+				memmove(v + a + 1, v + b + 1, (n - b - 1) * sizeof(*v));
+				if (n - b > 1)
+					memmove(h + a, h + b, n - b - 1);
+				n -= b - a;
+				break;
+			}
+	return n < 2 ? 0 : n;
+}
+
 /* Path @i of @res as key indexes into v (and hop hashes into h), the core
  * key @root (-1: none, the engine's path as it is) put in front and the
  * path cut short at the last key @root certifies.  Returns the number of
@@ -505,7 +518,7 @@ static size_t take_path(struct ksp_publish *p, const struct ksp_trust_result *re
 		}
 		h[0] = p->keys[v[1]].direct_hash;
 	}
-	return n;
+	return simple_path(v, h, n);
 }
 
 /* A policy asking for @K paths to key @t: from the keys @root certifies
@@ -549,6 +562,17 @@ static struct ksp_trust_policy *ask_policy(struct ksp_publish *p, const struct k
 	return q;
 }
 
+/* The single core key @root is put in front of the paths from the keys it
+ * certifies: no such path may pass through it (a key twice in one path),
+ * so it is no vertex for those queries. */
+static void lose_root(const struct ksp_publish *p, const struct ksp_wsnap *g, int root, uint8_t *lost)
+{
+	uint32_t x = root >= 0 ? ksp_wsnap_vertex(g, p->keys[root].id) : UINT32_MAX;
+
+	if (x != UINT32_MAX)
+		lost[x] = 1;
+}
+
 /* Each path in turn made as short as it can be while the others stay:
  * the keys inside the others are lost (trust/whatif.h) and one path of
  * fewer hops is asked for.  The max-flow's paths keep their number but
@@ -585,6 +609,7 @@ static int shorten(struct ksp_publish *p, const struct ksp_trust_policy *pol, ui
 			if (pp->n <= 3)
 				continue;
 			memset(lost, 0, g->n ? g->n : 1);
+			lose_root(p, g, root, lost);
 			for (size_t j = 0; j < k->n_paths; j++)
 				for (size_t x = 1; j != i && x + 1 < k->paths[j].n; x++) {
 					uint32_t vx = ksp_wsnap_vertex(g, p->keys[k->paths[j].v[x]].id);
@@ -637,6 +662,9 @@ static int key_paths(struct ksp_publish *p, const struct ksp_trust_policy *pol, 
 	int L = ksp_trust_policy_get_max_depth(pol), K = p->max_paths, found = 0;
 	struct ksp_trust_policy *q = NULL;
 	struct ksp_trust_result *res = NULL;
+	struct ksp_trust_whatif wi;
+	struct ksp_wsnap *g = NULL;
+	uint8_t *lost = NULL;
 	int root = -1, r = 0;
 	uint32_t *v = NULL;
 	uint8_t *h = NULL;
@@ -665,6 +693,19 @@ static int key_paths(struct ksp_publish *p, const struct ksp_trust_policy *pol, 
 		return r;
 	if (q == NULL)
 		goto done;
+	if (root >= 0) {
+		r = ksp_wsnap_get(p->store, &g);
+		if (r < 0)
+			goto out;
+		lost = calloc(g->n ? g->n : 1, 1);
+		if (lost == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		lose_root(p, g, root, lost);
+		wi = (struct ksp_trust_whatif){ .lost = lost };
+		ksp_trust_policy_set_whatif(q, &wi);
+	}
 	r = ksp_trust_check(p->store, q, k->fpr, p->at, &res);
 	if (r < 0)
 		goto out;
@@ -677,7 +718,8 @@ static int key_paths(struct ksp_publish *p, const struct ksp_trust_policy *pol, 
 	for (size_t i = 0; i < ksp_trust_result_get_path_count(res); i++) {
 		size_t n = take_path(p, res, i, root, strict, (size_t)L, v, h);
 
-		if (n == 0)
+		/* (a two-key path from the core key is its direct one, counted) */
+		if (n == 0 || (root >= 0 && n == 2))
 			continue;
 		found++;
 		if (!strict && (r = add_path(k, v, h, n)) < 0)
@@ -696,6 +738,7 @@ out:
 	free(h);
 	ksp_trust_result_free(res);
 	ksp_trust_policy_free(q);
+	free(lost);
 	return r;
 }
 
@@ -709,7 +752,7 @@ static int add_file(struct ksp_publish *p, char *path, uint8_t *data, size_t len
 		free(data);
 		return -ENOMEM;
 	}
-	p->files[p->n_files++] = (struct outfile){ .path = path, .data = data, .len = len, .link = link };
+	p->files[p->n_files++] = (struct pub_file){ .path = path, .data = data, .len = len, .link = link };
 	return 0;
 }
 
@@ -1152,6 +1195,17 @@ static int keyring_files(struct ksp_publish *p)
 			quote_plus(&loc, local);
 			free(local);
 			free(e);
+			/* an address that cannot be a file name: that address
+			 * skipped, the rest published */
+			if (strbuf_ok(&dom) && strbuf_ok(&loc) &&
+			    (strlen(strbuf_str(&dom)) > NAME_MAX || strlen(strbuf_str(&loc)) > NAME_MAX)) {
+				WARN(p->ctx, "key %s: an address of its user IDs is too long for a file name (over %d "
+					     "bytes); no .keyring lookup for it, the rest is published\n",
+				     p->keys[i].fpr, NAME_MAX);
+				strbuf_release(&dom);
+				strbuf_release(&loc);
+				continue;
+			}
 			/* "." and ".." are path components, not names */
 			if (!strbuf_ok(&dom) || !strbuf_ok(&loc) || strcmp(strbuf_str(&dom), ".") == 0 ||
 			    strcmp(strbuf_str(&dom), "..") == 0 || strcmp(strbuf_str(&loc), ".") == 0 ||
@@ -1298,329 +1352,9 @@ static int add_change(struct ksp_publish *p, int kind, const char *path, int old
 	return 0;
 }
 
-static int count_paths(const uint8_t *d, size_t len)
+static int change_cb(void *opaque, int kind, const char *path, int old_paths, int new_paths)
 {
-	int n = 0;
-
-	for (size_t i = 0; i + 5 <= len; i++)
-		if ((i == 0 || d[i - 1] == '\n') && memcmp(d + i, "from ", 5) == 0)
-			n++;
-	return n;
-}
-
-/* Is the file at @full what @f holds?  1 same, 0 differs or absent. */
-static int same_file(const char *full, const struct outfile *f, uint8_t **old, size_t *old_len)
-{
-	struct stat st;
-
-	*old = NULL;
-	*old_len = 0;
-	if (lstat(full, &st) < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno; /* (a file in the way: place_ok() says) */
-	if (f->link) {
-		char buf[PATH_MAX];
-		ssize_t n;
-
-		if (!S_ISLNK(st.st_mode))
-			return 0;
-		n = readlink(full, buf, sizeof(buf));
-		return n >= 0 && (size_t)n == f->len && memcmp(buf, f->data, f->len) == 0;
-	}
-	if (!S_ISREG(st.st_mode))
-		return 0;
-	if (read_file_all(full, 256u << 20, old, old_len) < 0)
-		return 0;
-	return *old_len == f->len && (f->len == 0 || memcmp(*old, f->data, f->len) == 0);
-}
-
-static int mkdirs(const char *path)
-{
-	char *c = strdup(path), *s;
-	int r = 0;
-
-	if (c == NULL)
-		return -ENOMEM;
-	for (s = strchr(c + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = 0;
-		if (mkdir(c, 0755) < 0 && errno != EEXIST) {
-			r = -errno;
-			break;
-		}
-		*s = '/';
-	}
-	free(c);
-	return r;
-}
-
-/* Can @rel be put into @dir: every folder on the way a folder (not a
- * symlink, not a file), and the name itself not a folder? */
-static int place_ok(struct ksp_publish *p, const char *dir, const char *rel)
-{
-	char *full = NULL, *s;
-	size_t base = strlen(dir) + 1;
-	struct stat st;
-	int r = 0;
-
-	if (asprintf(&full, "%s/%s", dir, rel) < 0)
-		return -ENOMEM;
-	for (s = strchr(full + base, '/'); s; s = strchr(s + 1, '/')) {
-		*s = 0;
-		if (lstat(full, &st) == 0 && !S_ISDIR(st.st_mode)) {
-			ksp_set_error(p->ctx, "%s: in the way (%s, not a folder); move it away, nothing was published", full,
-				      S_ISLNK(st.st_mode) ? "a symlink" : "a file");
-			r = -ENOTDIR;
-		}
-		*s = '/';
-		if (r < 0)
-			break;
-	}
-	if (r == 0 && lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
-		ksp_set_error(p->ctx, "%s: in the way (a folder); move it away, nothing was published", full);
-		r = -EISDIR;
-	}
-	free(full);
-	return r;
-}
-
-static int cmp_file(const void *a, const void *b)
-{
-	return strcmp(((const struct outfile *)a)->path, ((const struct outfile *)b)->path);
-}
-
-static bool wanted(const struct ksp_publish *p, const char *rel)
-{
-	struct outfile key = { .path = (char *)rel };
-
-	return p->n_files && bsearch(&key, p->files, p->n_files, sizeof(*p->files), cmp_file) != NULL;
-}
-
-/* The files in DIR's managed folders that are not published any more. */
-static int find_removed(struct ksp_publish *p, const char *dir, const char *rel, char ***gone, size_t *n_gone, int depth)
-{
-	struct dirent **ents = NULL;
-	char *full = NULL;
-	int n, r = 0;
-
-	if (depth > 8 || asprintf(&full, "%s/%s", dir, rel) < 0)
-		return depth > 8 ? 0 : -ENOMEM;
-	n = scandir(full, &ents, NULL, alphasort);
-	free(full);
-	if (n < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
-	for (int i = 0; i < n; i++) {
-		const char *name = ents[i]->d_name;
-		char *sub = NULL;
-
-		if (r < 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-			goto next;
-		if (asprintf(&sub, "%s/%s", rel, name) < 0) {
-			sub = NULL;
-			r = -ENOMEM;
-			goto next;
-		}
-		if (ents[i]->d_type == DT_DIR) {
-			r = find_removed(p, dir, sub, gone, n_gone, depth + 1);
-		} else if (!wanted(p, sub)) {
-			char **ng = realloc(*gone, (*n_gone + 1) * sizeof(*ng));
-			if (ng == NULL) {
-				r = -ENOMEM;
-				goto next;
-			}
-			*gone = ng;
-			ng[(*n_gone)++] = sub;
-			sub = NULL;
-		}
-next:
-		free(sub);
-		free(ents[i]);
-	}
-	free(ents);
-	return r;
-}
-
-static const char *const managed[] = { "keys", "graphs", ".keyring/openpgp", ".keyring/by-hash" };
-
-static int write_out(struct ksp_publish *p, const char *dir)
-{
-	char *tmp = NULL, **gone = NULL, **staged = NULL;
-	size_t n_gone = 0;
-	struct stat st;
-	int r = 0;
-
-	if (stat(dir, &st) < 0) {
-		if (errno != ENOENT || mkdir(dir, 0755) < 0) {
-			r = -errno;
-			ksp_set_error(p->ctx, "%s: cannot make the folder: %s; check the path", dir, strerror(-r));
-			return r;
-		}
-	} else if (!S_ISDIR(st.st_mode)) {
-		ksp_set_error(p->ctx, "%s: not a folder; give the folder to publish into", dir);
-		return -ENOTDIR;
-	}
-	qsort(p->files, p->n_files, sizeof(*p->files), cmp_file);
-	for (size_t i = 1; i < p->n_files; i++)
-		if (strcmp(p->files[i - 1].path, p->files[i].path) == 0) {
-			ksp_set_error(p->ctx, "%s: two keys would be published under this name (the same key ID); "
-					      "nothing was published",
-				      p->files[i].path);
-			return -EEXIST;
-		}
-	staged = calloc(p->n_files ? p->n_files : 1, sizeof(*staged));
-	if (staged == NULL || asprintf(&tmp, "%s/.ksp-publish-XXXXXX", dir) < 0) {
-		free(staged);
-		return -ENOMEM;
-	}
-	if (mkdtemp(tmp) == NULL) {
-		r = -errno;
-		ksp_set_error(p->ctx, "%s: cannot write: %s; nothing was published", dir, strerror(-r));
-		free(tmp);
-		free(staged);
-		return r;
-	}
-	/* 1. what changed, written into the temporary folder */
-	for (size_t i = 0; i < p->n_files && r >= 0; i++) {
-		const struct outfile *f = &p->files[i];
-		char *full = NULL;
-		uint8_t *old = NULL;
-		size_t old_len = 0;
-		int same;
-
-		if (asprintf(&full, "%s/%s", dir, f->path) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		same = same_file(full, f, &old, &old_len);
-		free(full);
-		if (same < 0) {
-			r = same;
-			ksp_set_error(p->ctx, "%s/%s: cannot read: %s; nothing was published", dir, f->path, strerror(-r));
-			free(old);
-			break;
-		}
-		if (!same)
-			r = place_ok(p, dir, f->path);
-		if (!same && r >= 0) {
-			size_t pl = strlen(f->path);
-			bool txt = pl > 11 && strncmp(f->path, "graphs/", 7) == 0 && strcmp(f->path + pl - 4, ".txt") == 0;
-
-			r = add_change(p, old ? KSP_PUBLISH_CHANGED : KSP_PUBLISH_ADDED, f->path,
-				       txt && old ? count_paths(old, old_len) : txt ? 0 : -1,
-				       txt ? count_paths(f->data, f->len) : -1);
-			if (r >= 0 && asprintf(&staged[i], "%s/%zu", tmp, i) < 0) {
-				staged[i] = NULL;
-				r = -ENOMEM;
-			}
-			if (r >= 0) {
-				if (f->link) {
-					char *target = strndup((const char *)f->data, f->len);
-					if (target == NULL || symlink(target, staged[i]) < 0)
-						r = target ? -errno : -ENOMEM;
-					free(target);
-				} else {
-					int fd = open(staged[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-					if (fd < 0) {
-						r = -errno;
-					} else {
-						r = write_all(fd, f->data, f->len);
-						if (close(fd) < 0 && r >= 0)
-							r = -errno;
-					}
-				}
-				if (r < 0 && r != -ENOMEM)
-					ksp_set_error(p->ctx, "%s: cannot write: %s; nothing was published", tmp, strerror(-r));
-			}
-		}
-		free(old);
-	}
-	for (size_t m = 0; m < sizeof(managed) / sizeof(*managed) && r >= 0; m++) {
-		char *full = NULL;
-
-		if (asprintf(&full, "%s/%s", dir, managed[m]) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		if (lstat(full, &st) == 0 && !S_ISDIR(st.st_mode)) {
-			ksp_set_error(p->ctx, "%s: in the way (not a folder); move it away, nothing was published", full);
-			r = -ENOTDIR;
-		}
-		free(full);
-		if (r >= 0)
-			r = find_removed(p, dir, managed[m], &gone, &n_gone, 0);
-	}
-	for (size_t i = 0; i < n_gone && r >= 0; i++) {
-		size_t pl = strlen(gone[i]);
-		int old_paths = -1;
-
-		if (pl > 11 && strncmp(gone[i], "graphs/", 7) == 0 && strcmp(gone[i] + pl - 4, ".txt") == 0) {
-			char *full = NULL;
-			uint8_t *old = NULL;
-			size_t ol = 0;
-			if (asprintf(&full, "%s/%s", dir, gone[i]) >= 0 && read_file_all(full, 256u << 20, &old, &ol) >= 0)
-				old_paths = count_paths(old, ol);
-			free(full);
-			free(old);
-		}
-		r = add_change(p, KSP_PUBLISH_REMOVED, gone[i], old_paths, old_paths >= 0 ? 0 : -1);
-	}
-	/* on disk before any of it is put in place (one syncfs for all) */
-	if (r >= 0) {
-		int dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			if (syncfs(dfd) < 0)
-				r = -errno;
-			close(dfd);
-		}
-		if (r < 0)
-			ksp_set_error(p->ctx, "%s: cannot write: %s; nothing was published", tmp, strerror(-r));
-	}
-	/* 2. into place: from here on, each file is renamed over the old one */
-	for (size_t i = 0; i < p->n_files && r >= 0; i++) {
-		char *full = NULL;
-
-		if (staged[i] == NULL)
-			continue;
-		if (asprintf(&full, "%s/%s", dir, p->files[i].path) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		r = mkdirs(full);
-		if (r >= 0 && rename(staged[i], full) < 0)
-			r = -errno;
-		if (r < 0)
-			ksp_set_error(p->ctx, "%s: cannot put in place: %s; publish again", full, strerror(-r));
-		free(full);
-	}
-	for (size_t i = 0; i < n_gone && r >= 0; i++) {
-		char *full = NULL;
-
-		if (asprintf(&full, "%s/%s", dir, gone[i]) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		if (unlink(full) < 0 && errno != ENOENT) {
-			r = -errno;
-			ksp_set_error(p->ctx, "%s: cannot remove: %s; publish again", full, strerror(-r));
-		}
-		/* the folders left empty */
-		for (char *s = strrchr(full, '/'); s && s > full + strlen(dir); s = strrchr(full, '/')) {
-			*s = 0;
-			if (rmdir(full) < 0)
-				break;
-		}
-		free(full);
-	}
-	for (size_t i = 0; i < p->n_files; i++) {
-		if (staged[i])
-			(void)unlink(staged[i]);
-		free(staged[i]);
-	}
-	free(staged);
-	(void)rmdir(tmp);
-	free(tmp);
-	for (size_t i = 0; i < n_gone; i++)
-		free(gone[i]);
-	free(gone);
-	return r;
+	return add_change(opaque, kind, path, old_paths, new_paths);
 }
 
 KSP_EXPORT int ksp_publish_write(struct ksp_publish *p, const char *dir)
@@ -1702,7 +1436,7 @@ KSP_EXPORT int ksp_publish_write(struct ksp_publish *p, const char *dir)
 	if (r >= 0)
 		r = audit(p);
 	if (r >= 0)
-		r = write_out(p, dir);
+		r = pub_write_dir(p->ctx, dir, p->files, p->n_files, change_cb, p);
 out:
 	sqlite3_finalize(st_data);
 	sqlite3_finalize(st_uid);

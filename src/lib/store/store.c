@@ -15,7 +15,7 @@
 #include "shared/strbuf.h"
 
 #define KSP_APPLICATION_ID 0x4b535031 /* "KSP1" */
-#define KSP_SCHEMA_VERSION 7
+#define KSP_SCHEMA_VERSION 8
 
 struct ksp_store {
 	int refcount;
@@ -26,6 +26,7 @@ struct ksp_store {
 	int txn_depth;
 	bool txn_failed;
 	bool rw;
+	bool immutable;             /* KSP_STORE_IMMUTABLE: nothing written beside it */
 	void *cache;                /* ksp_store_set_cache(): the graph snapshot */
 	void (*cache_free)(void *); /* and how to free it */
 	int (*after_commit)(struct ksp_store *store); /* ksp_store_after_commit() */
@@ -39,6 +40,11 @@ sqlite3 *ksp_store_db(struct ksp_store *store)
 const char *ksp_store_path_internal(const struct ksp_store *store)
 {
 	return store->path;
+}
+
+bool ksp_store_is_immutable(const struct ksp_store *store)
+{
+	return store->immutable;
 }
 
 int64_t ksp_store_cache_grow(struct ksp_store *store, int kb)
@@ -184,7 +190,8 @@ out:
  * nonce with every change to it, version 4 the delivery ledger of 'party
  * sign', version 5 attendance ('party absent'), version 6 a graph state
  * that also follows self-signatures, revocation reasons and user ID texts,
- * version 7 the key blocks of incremental loading and the refresh state.
+ * version 7 the key blocks of incremental loading and the refresh state,
+ * version 8 the oldest self-signature of a user ID by hash class.
  * Two processes may
  * create one store at once: the second finds the work done once it holds
  * the write lock. */
@@ -241,6 +248,11 @@ static int migrate(struct ksp_store *store, int from)
 	}
 	if (from < 7) {
 		r = ksp_store_exec(store, ksp_schema7_sql);
+		if (r < 0)
+			goto fail;
+	}
+	if (from < 8) {
+		r = ksp_store_exec(store, ksp_schema8_sql);
 		if (r < 0)
 			goto fail;
 	}
@@ -365,6 +377,7 @@ KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned in
 	store->ctx = ksp_ref(ctx);
 	store->path = strdup(path);
 	store->rw = flags & (KSP_STORE_READ_WRITE | KSP_STORE_CREATE);
+	store->immutable = (flags & KSP_STORE_IMMUTABLE) && !store->rw;
 	if (store->path == NULL) {
 		r = -ENOMEM;
 		goto fail;
@@ -373,7 +386,20 @@ KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned in
 	oflags |= store->rw ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
 	if (flags & KSP_STORE_CREATE)
 		oflags |= SQLITE_OPEN_CREATE;
-	rc = sqlite3_open_v2(path, &store->db, oflags, NULL);
+	if (store->immutable) {
+		/* no -shm, no -wal, no lock: the file as it is.  A -wal with
+		 * pages the file lacks (a ksp writing now, or a crash) would
+		 * be ignored, so such a store is refused, never read stale. */
+		rc = open_immutable(path, &store->db);
+		if (rc == SQLITE_CANTOPEN) {
+			ksp_set_error(ctx, "%s: %s-wal holds changes not yet in the store (a ksp is writing it); try again when it has finished, or run 'ksp wot health -d %s' once",
+				      path, path, path);
+			r = -EBUSY;
+			goto fail;
+		}
+	} else {
+		rc = sqlite3_open_v2(path, &store->db, oflags, NULL);
+	}
 	if (rc != SQLITE_OK) {
 		r = ksp_errno_from_sqlite(ctx, store->db, rc, path);
 		ksp_set_error(ctx, "%s: cannot open store: %s", path, sqlite3_errstr(rc));
@@ -383,7 +409,7 @@ KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned in
 	sqlite3_busy_timeout(store->db, 3000);
 	sqlite3_extended_result_codes(store->db, 1);
 	r = pragma_int(store, "PRAGMA application_id", &appid);
-	if (r < 0 && r != -EBADMSG && r != -EBUSY && r != -ENOMEM && !store->rw) {
+	if (r < 0 && r != -EBADMSG && r != -EBUSY && r != -ENOMEM && !store->rw && !store->immutable) {
 		/* WAL: reading needs the -shm index, which a read-only
 		 * directory or file system keeps us from making */
 		rc = open_immutable(path, &store->db);

@@ -16,6 +16,14 @@
  *  - The keys with ultimate ownertrust (6) are the roots: every user ID of
  *    theirs is ultimately valid, and they form the first list of
  *    introducers ("klist").
+ *  - A key revocation counts whatever its reason and date: the key is
+ *    revoked ('r') at every date and is never validated, so it introduces
+ *    nothing, not even with what it certified before the revocation; a
+ *    revoked or expired root certifies nothing either.  A key made after
+ *    the reference time is invalid ('i'): its self-signatures do not
+ *    verify.  Every certification, certification revocation and user ID
+ *    revocation counts whatever its date; the reference time decides only
+ *    expiry (of keys, certifications) and the keys made after it.
  *  - Level by level, depth 0 .. max_cert_depth - 1: every key that is not
  *    revoked or expired and not yet fully valid on all its user IDs is
  *    looked at.  On each of its user IDs that is not revoked, for each
@@ -43,21 +51,25 @@
  *    as an introducer, 60 or more to marginal; the signature's regular
  *    expression (sanitized as GnuPG does) then restricts the user IDs on
  *    which the key's own certifications count.
- * Differences: GnuPG's "now" is its clock (--faked-system-time); here
- * signatures and revocations made after the reference time do not exist.
- * User ID self-signature expiry is not modelled (the store does not keep
- * it).  Disabled keys (ownertrust flag 128) are not marked.
+ * The reference time is GnuPG's clock (--faked-system-time), and these
+ * rules were measured against gpg 2.2 run live on a generated matrix
+ * (tests/cli/T521-gnupg-live.sh).  A user ID whose newest self-signature
+ * has expired carries nothing (gnupg-uidexp.c reads that expiry from the
+ * stored key).  Not modelled: disabled keys (ownertrust flag 128), a key
+ * without valid self-signatures made valid by an ultimately trusted
+ * certification (GnuPG's fallback; such keys do not import).
  */
 #include <ctype.h>
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
 
+#include "lib/trust/gnupg-uidexp.h"
 #include "lib/trust/hash-rules.h"
+#include "lib/trust/tsig-regex.h"
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"
 #include "shared/util.h"
@@ -89,7 +101,6 @@ struct gnode {
 	char fpr[65];
 	uint8_t state;     /* GK_* */
 	bool loaded, uids_loaded;
-	int64_t soft_revoked; /* a soft revocation's date: it certifies nothing after; 0 none */
 	uint8_t ownertrust;
 	bool used, full_trust, stored;
 	uint8_t validity;
@@ -104,11 +115,13 @@ struct gnode {
 	char *regex;       /* borrowed from a parsed signature: copied */
 };
 
-/* GK_SOFT_REVOKED: retired or superseded at the reference time: its own
- * validity is "revoked", but it is still validated, so that as an
- * introducer the certifications it made before the revocation count
- * (GnuPG drops them: there a revoked key introduces nothing). */
-enum { GK_OK = 1, GK_EXPIRED, GK_REVOKED, GK_INVALID, GK_UNKNOWN, GK_SOFT_REVOKED };
+/* GK_REVOKED: revoked for any reason, by a revocation of any date (GnuPG
+ * applies every revocation it has: such a key is never validated, so it
+ * introduces nothing, not even with what it certified before).
+ * GK_FUTURE: made after the reference time (GnuPG: its self-signatures do
+ * not verify, "key created in the future": 'i', and it introduces nothing).
+ * GK_INVALID: no valid self-signature. */
+enum { GK_OK = 1, GK_EXPIRED, GK_REVOKED, GK_INVALID, GK_UNKNOWN, GK_FUTURE };
 
 struct kitem {
 	uint32_t node;
@@ -139,6 +152,14 @@ struct ksp_trust_gnupg {
 	struct gnode *nodes;
 	uint32_t n;
 	sqlite3_stmt *st_id;
+	/* trust-signature regular expressions, compiled once (tsig-regex.h) */
+	struct grx *rxc;
+	size_t n_rxc, cap_rxc;
+};
+
+struct grx {
+	char *expr;
+	struct tsig_regex *rx; /* NULL: beyond the subset (said once) */
 };
 
 /* ---- options ------------------------------------------------------------- */
@@ -187,6 +208,11 @@ KSP_EXPORT struct ksp_trust_gnupg *ksp_trust_gnupg_free(struct ksp_trust_gnupg *
 	if (g) {
 		run_reset(g);
 		free(g->ot);
+		for (size_t i = 0; i < g->n_rxc; i++) {
+			free(g->rxc[i].expr);
+			tsig_regex_free(g->rxc[i].rx);
+		}
+		free(g->rxc);
 		free(g);
 	}
 	return NULL;
@@ -379,24 +405,25 @@ static uint32_t node_of(struct ksp_trust_gnupg *g, uint32_t v)
 {
 	struct gnode *nd = &g->nodes[v];
 	const struct ksp_wsnap_node *k = &g->snap->nodes[v];
-	int64_t created = k->created, expires = k->expires == KSP_WSNAP_NEVER ? 0 : k->expires,
-		revoked = k->revoked == KSP_WSNAP_NEVER ? 0 : k->revoked;
-	bool selfsig_ok = (k->flags & KSP_WSNAP_SELFSIG_OK) != 0, hard = (k->flags & KSP_WSNAP_HARD_REVOKED) != 0;
+	int64_t created = k->created, expires = k->expires == KSP_WSNAP_NEVER ? 0 : k->expires;
+	bool selfsig_ok = (k->flags & KSP_WSNAP_SELFSIG_OK) != 0,
+	     revoked = k->revoked != KSP_WSNAP_NEVER || (k->flags & KSP_WSNAP_HARD_REVOKED);
 
 	if (nd->loaded)
 		return v;
 	*nd = (struct gnode){ .klist = -1, .state = GK_UNKNOWN };
 	snprintf(nd->fpr, sizeof(nd->fpr), "%s", ksp_wsnap_fpr(g->snap, v));
-	if (revoked && !hard)
-		nd->soft_revoked = revoked;
-	/* a hard revocation (compromised, no reason) at every date */
-	if (hard)
+	/* getkey.c merge_selfsigs_main(): every self-signature of a key made
+	 * after "now" fails (so does its revocation); a key revocation counts
+	 * whatever its reason and date; expired when the expiry is before
+	 * "now" (has_expired = key_expire >= curtime ? 0 : ...) */
+	if (created > g->at)
+		nd->state = GK_FUTURE;
+	else if (revoked)
 		nd->state = GK_REVOKED;
-	else if (revoked && revoked <= g->at)
-		nd->state = (expires && expires <= g->at) || created > g->at || !selfsig_ok ? GK_REVOKED : GK_SOFT_REVOKED;
-	else if (expires && expires <= g->at)
+	else if (expires && expires < g->at)
 		nd->state = GK_EXPIRED;
-	else if (created > g->at || !selfsig_ok)
+	else if (!selfsig_ok)
 		nd->state = GK_INVALID;
 	else
 		nd->state = GK_OK;
@@ -410,6 +437,9 @@ static int load_uids(struct ksp_trust_gnupg *g, uint32_t i)
 	struct gnode *nd = &g->nodes[i];
 	const struct ksp_wsnap *s = g->snap;
 	uint32_t lo = s->bind_off[i], hi = s->bind_off[i + 1];
+	struct ksp_gnupg_uidexp *exp = NULL;
+	size_t n_exp = 0;
+	int r;
 
 	if (nd->uids_loaded)
 		return 0;
@@ -418,6 +448,10 @@ static int load_uids(struct ksp_trust_gnupg *g, uint32_t i)
 	nd->uids = calloc(hi - lo ? hi - lo : 1, sizeof(*nd->uids));
 	if (nd->uids == NULL)
 		return -ENOMEM;
+	/* an expired self-signature makes its user ID expired (gpg) */
+	r = ksp_gnupg_uid_expiries(g->ctx, g->store, s->nodes[i].key_id, &exp, &n_exp);
+	if (r < 0)
+		return r;
 	for (uint32_t b = lo; b < hi; b++) {
 		const struct ksp_wsnap_bind *bd = &s->binds[b];
 		struct guid *u = &nd->uids[nd->n_uids];
@@ -426,68 +460,71 @@ static int load_uids(struct ksp_trust_gnupg *g, uint32_t i)
 
 		*u = (struct guid){ .id = bd->uid_id, .bind = b, .len = len };
 		u->text = malloc(len + 1);
-		if (u->text == NULL)
+		if (u->text == NULL) {
+			free(exp);
 			return -ENOMEM;
+		}
 		if (len)
 			memcpy(u->text, text, len);
 		u->text[len] = '\0';
-		u->usable = (bd->flags & KSP_WSNAP_BIND_SELFSIG) && bd->revoked > g->at;
+		/* revoked: by a self-revocation of any date (the newest
+		 * self-signature decides, as the store keeps it) */
+		u->usable = (bd->flags & KSP_WSNAP_BIND_SELFSIG) && bd->revoked == KSP_WSNAP_NEVER;
+		for (size_t e = 0; e < n_exp && u->usable; e++)
+			if (exp[e].uid_id == bd->uid_id && exp[e].expires <= g->at)
+				u->usable = false;
 		nd->n_uids++;
 	}
+	free(exp);
 	nd->uids_loaded = true;
 	return 0;
 }
 
 /* ---- GnuPG's regular expressions of trust signatures ---------------------- */
 
-/* trustdb.c sanitize_regexp(): "<[^>]+[@.]" ... ">$" may frame the
- * expression; inside, every operator but '.' and '\' is escaped. */
-static char *sanitize_regexp(const char *old)
+/* Does GnuPG's regular expression @expr (trustdb.c: the "<[^>]+[@.]" ...
+ * ">$" frame, the rest literal but '.', case-insensitive; tsig-regex.h)
+ * match @uid?  Compiled once per handle and expression; one beyond the
+ * subset matches nothing and is reported once, naming the introducer
+ * @node it scopes (the expression itself is hostile text). */
+static bool regexp_matches(struct ksp_trust_gnupg *g, uint32_t node, const char *expr, const char *uid)
 {
-	size_t start = 0, len = strlen(old), idx = 0;
-	bool escaped = false, bracket = false;
-	char *out = malloc(len * 2 + 3);
+	struct grx *e = NULL;
 
-	if (out == NULL)
-		return NULL;
-	if (len >= 12 && strncmp(old, "<[^>]+[@.]", 10) == 0 && old[len - 2] == '>' && old[len - 1] == '$') {
-		memcpy(out, "<[^>]+[@.]", 10);
-		idx = 10;
-		bracket = true;
-		start = 10;
-		len -= 2;
-	}
-	for (; start < len; start++) {
-		if (!escaped && old[start] == '\\')
-			escaped = true;
-		else if (!escaped && strchr("^[$()|*+?{", old[start]))
-			out[idx++] = '\\';
-		else
-			escaped = false;
-		out[idx++] = old[start];
-	}
-	if (bracket) {
-		out[idx++] = '>';
-		out[idx++] = '$';
-	}
-	out[idx] = '\0';
-	return out;
-}
+	for (size_t i = 0; i < g->n_rxc && e == NULL; i++)
+		if (strcmp(g->rxc[i].expr, expr) == 0)
+			e = &g->rxc[i];
+	if (e == NULL) {
+		const char *why;
+		size_t bad, at;
+		struct tsig_regex *rx;
 
-static bool regexp_matches(const char *expr, const char *uid)
-{
-	char *re = sanitize_regexp(expr);
-	regex_t pat;
-	bool ok = false;
-
-	if (re == NULL)
-		return false;
-	if (regcomp(&pat, re, REG_ICASE | REG_EXTENDED | REG_NOSUB) == 0) {
-		ok = regexec(&pat, uid, 0, NULL, 0) == 0;
-		regfree(&pat);
+		if (g->n_rxc == g->cap_rxc) {
+			size_t nc = g->cap_rxc ? 2 * g->cap_rxc : 8;
+			struct grx *n = realloc(g->rxc, nc * sizeof(*n));
+			if (n == NULL)
+				return false;
+			g->rxc = n;
+			g->cap_rxc = nc;
+		}
+		if (tsig_regex_compile(&expr, 1, TSIG_GNUPG, &rx, &bad, &why, &at) < 0)
+			return false;
+		e = &g->rxc[g->n_rxc];
+		e->expr = strdup(expr);
+		if (e->expr == NULL) {
+			tsig_regex_free(rx);
+			return false;
+		}
+		g->n_rxc++;
+		e->rx = rx;
+		if (bad) {
+			WARN(g->ctx, "the trust signature that made %s an introducer has a regular expression beyond what ksp evaluates (%s, at character %zu); it matches nothing\n",
+			     g->snap && node < g->snap->n ? ksp_wsnap_fpr(g->snap, node) : "a key", why, at);
+			tsig_regex_free(rx);
+			e->rx = NULL;
+		}
 	}
-	free(re);
-	return ok;
+	return e->rx && tsig_regex_match(e->rx, uid, strlen(uid)) == 1;
 }
 
 /* ---- one level -------------------------------------------------------------- */
@@ -578,7 +615,10 @@ static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kit
 			int64_t created = sc->created;
 			uint32_t is = sc->issuer;
 
-			if (created > g->at || is >= g->n)
+			/* made after the reference time: GnuPG counts it
+			 * (mark_usable_uid_certs() compares only expiry
+			 * times with its clock) */
+			if (is >= g->n)
 				continue;
 			/* only the introducers' signatures are looked at */
 			if (!g->nodes[is].loaded || g->nodes[is].klist < 0)
@@ -586,9 +626,6 @@ static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kit
 			if (type >= 0x11 && type <= 0x13 && type - 0x10 < g->min_cert_level)
 				continue;
 			if (created < g->snap->nodes[is].created) /* "public key is newer than the signature" */
-				continue;
-			/* made after its issuer's soft revocation */
-			if (g->nodes[is].soft_revoked && created >= g->nodes[is].soft_revoked)
 				continue;
 			if (ksp_hash_rule(hash, created, g->md5, g->sha1) != KSP_HASH_KEPT)
 				continue;
@@ -667,7 +704,7 @@ static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kit
 			if (c->type >= 0)
 				continue;
 			kr = &klist[g->nodes[c->issuer].klist];
-			if (kr->regex && !regexp_matches(kr->regex, u->text))
+			if (kr->regex && !regexp_matches(g, kr->node, kr->regex, u->text))
 				continue;
 			if (c->tdepth) {
 				int d = (c->tdepth < kr->trust_depth || kr->ownertrust == KSP_GNUPG_ULTIMATE) ? c->tdepth
@@ -751,7 +788,7 @@ static void klist_free(struct kitem *k, size_t n)
 }
 
 /* The certifications in the store a hash rule leaves out (third-party,
- * verified, made by then and unexpired at @at). */
+ * verified, unexpired at @at; whatever their date, as the model uses them). */
 static void count_dropped(struct ksp_trust_gnupg *g, int64_t at)
 {
 	const struct ksp_wsnap *s = g->snap;
@@ -761,8 +798,7 @@ static void count_dropped(struct ksp_trust_gnupg *g, int64_t at)
 		const struct ksp_wsnap_cert *c = &s->certs[i];
 		int w;
 
-		if (c->type < 0x10 || c->type > 0x13 || c->hash < 1 || c->hash > 3 || c->created > at ||
-		    (c->expires != 0 && c->expires <= at))
+		if (c->type < 0x10 || c->type > 0x13 || c->hash < 1 || c->hash > 3 || (c->expires != 0 && c->expires <= at))
 			continue;
 		w = ksp_hash_rule(c->hash, c->created, g->md5, g->sha1);
 		if (w != KSP_HASH_KEPT)
@@ -828,8 +864,17 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 		}
 		ni = node_of(g, (uint32_t)id);
 		nd = &g->nodes[ni];
-		if (nd->used || nd->state == GK_REVOKED) /* a hard-revoked root is none */
+		/* a revoked root (any reason, any date) or an expired one
+		 * certifies nothing in gpg 2.2 (measured live by
+		 * tests/cli/T521-gnupg-live.sh); nor does one made after the
+		 * reference time (its signatures fail) */
+		if (nd->used)
 			continue;
+		roots++;
+		if (nd->state == GK_REVOKED || nd->state == GK_EXPIRED || nd->state == GK_FUTURE) {
+			nd->used = nd->full_trust = true; /* a root still: never validated */
+			continue;
+		}
 		nd->used = nd->stored = nd->full_trust = true;
 		nd->validity = KSP_GNUPG_ULTIMATE;
 		nd->depth = 0;
@@ -846,7 +891,6 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 		}
 		klist = n;
 		klist[n_klist++] = (struct kitem){ .node = (uint32_t)ni, .ownertrust = KSP_GNUPG_ULTIMATE };
-		roots++;
 	}
 	for (int depth = 0; depth < g->max_cert_depth && n_klist > 0; depth++) {
 		uint32_t stamp = (uint32_t)depth + 1;
@@ -867,7 +911,7 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 			for (uint32_t o = g->snap->gout_off[u]; o < g->snap->gout_off[u + 1]; o++) {
 				uint32_t ni;
 
-				if (g->snap->outs[o].created > at || g->snap->outs[o].v >= g->n)
+				if (g->snap->outs[o].v >= g->n)
 					continue;
 				ni = node_of(g, g->snap->outs[o].v);
 				if (g->nodes[ni].stamp == stamp || g->nodes[ni].full_trust)
@@ -896,7 +940,7 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 			bool all_full = true, any_full = false;
 			int best = 0;
 
-			if (nd->state == GK_EXPIRED || nd->state == GK_REVOKED || nd->state == GK_INVALID) {
+			if (nd->state != GK_OK) {
 				nd->full_trust = true;
 				continue;
 			}
@@ -1024,7 +1068,10 @@ KSP_EXPORT int ksp_trust_gnupg_get_validity(struct ksp_trust_gnupg *g, const cha
 	if (i < 0)
 		return (int)i;
 	nd = &g->nodes[i];
-	if (nd->state == GK_REVOKED || nd->state == GK_SOFT_REVOKED)
+	/* keylist.c: 'i' before 'r' before 'e' */
+	if (nd->state == GK_FUTURE)
+		return KSP_GNUPG_INVALID;
+	if (nd->state == GK_REVOKED)
 		return KSP_GNUPG_REVOKED;
 	if (nd->state == GK_EXPIRED)
 		return KSP_GNUPG_EXPIRED;
@@ -1130,13 +1177,14 @@ KSP_EXPORT const char *ksp_trust_gnupg_validity_name(int validity)
 	case KSP_GNUPG_FULL: return "full";
 	case KSP_GNUPG_ULTIMATE: return "ultimate";
 	case KSP_GNUPG_REVOKED: return "revoked";
+	case KSP_GNUPG_INVALID: return "invalid";
 	default: return NULL;
 	}
 }
 
 KSP_EXPORT char ksp_trust_gnupg_validity_letter(int validity)
 {
-	static const char letters[] = "-eqnmfur";
+	static const char letters[] = "-eqnmfuri";
 
-	return validity >= 0 && validity <= KSP_GNUPG_REVOKED ? letters[validity] : '?';
+	return validity >= 0 && validity <= KSP_GNUPG_INVALID ? letters[validity] : '?';
 }

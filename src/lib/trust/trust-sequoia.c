@@ -5,15 +5,22 @@
  * other two models read.
  *
  * What is authenticated is a binding: a key and one user ID.  The network
- * at the reference time T: on every self-signed user ID of every key with
- * a valid self-signature, per issuer only the newest certifications
- * (0x10-0x13, all of the newest creation time) that are live at T (made at
- * or before T, unexpired at T, not revoked by a 0x30 of the same issuer on
- * that user ID made after them and at or before T), made while issuer and
- * target were alive (created, unexpired, not soft-revoked at the time; a
- * hard-revoked issuer or target never), with a hash the collision rules of
- * Sequoia's standard policy accept (MD5 until 1997-02, SHA-1 and
- * RIPEMD-160 until 2013-02).  A certification without a trust signature
+ * at the reference time T: on every user ID with a self-signature made by
+ * T that the standard policy accepts at T (SHA-1 until 2023-02, RIPEMD-160
+ * until 2013-02, MD5 until 2004-02: second pre-image resistance), of every
+ * key with one, per issuer only the newest certifications (0x10-0x13, all
+ * of the newest creation time) that are live at T (made at or before T,
+ * unexpired at T, not revoked by a 0x30 of the same issuer on that user ID
+ * made after them and at or before T, with a hash accepted at T), made
+ * while issuer and target were alive (created, unexpired, not
+ * soft-revoked at the time, as the self-signature valid then says; a
+ * hard-revoked issuer or target never) and each had a valid binding
+ * self-signature then (Sequoia's ValidCert at the certification's time),
+ * with a hash the collision rules of Sequoia's
+ * standard policy accept at T (MD5 until 1997-02, SHA-1 and RIPEMD-160
+ * until 2013-02).  Keys the policy refuses (RSA, DSA below 2048 bits from
+ * 2014-02) and user IDs that are not UTF-8 are not in the network.  A
+ * certification without a trust signature
  * is depth 0, amount 120; depth 255 is unconstrained.  In the
  * certification-network mode (later sequoia-wot's) every certification is
  * depth unconstrained, without regular expressions; its amount stays.
@@ -39,7 +46,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,7 +57,10 @@
 #include "lib/addr.h"
 #include "lib/libksp-private.h"
 #include "lib/trust/trust-private.h"
+#include "lib/trust/tsig-regex.h"
+#include "lib/trust/model.h"
 #include "lib/wot/wot-snap.h"
+#include "shared/utf8.h"
 #include "shared/util.h"
 
 #define FULLY 120
@@ -60,9 +69,21 @@
 #define MAX_ROOTS 4096
 #define MAX_PATHS 64
 
-/* Sequoia's standard policy for signatures that need collision resistance */
-#define CUTOFF_MD5 854755200    /* 1997-02-01 */
-#define CUTOFF_SHA1 1359676800  /* 2013-02-01 (SHA-1 and RIPEMD-160) */
+/* Sequoia's standard policy (sequoia-openpgp 1.12, what sq-wot 0.2.0 is
+ * built with) judges a signature's hash at the policy's time, which sq-wot
+ * leaves at "now": the reference time, never the signature's creation time
+ * (the signer's claim).  Certifications need collision resistance, a
+ * binding self-signature (its signer controls what it signs) only second
+ * pre-image resistance; a revocation is accepted 7 years (of 365.2425
+ * days) longer.  Hashes 1.12 does not know (SHA3-256, SHA3-512) no policy
+ * of it accepts. */
+#define CUTOFF_MD5 854755200      /* 1997-02-01: collision resistance */
+#define CUTOFF_SHA1 1359676800    /* 2013-02-01 (SHA-1 and RIPEMD-160) */
+#define CUTOFF_2ND_MD5 1075593600 /* 2004-02-01: second pre-image resistance */
+#define CUTOFF_2ND_SHA1 1675209600 /* 2023-02-01 */
+#define CUTOFF_2ND_RMD160 1359676800 /* 2013-02-01 */
+#define REVOCATION_TOLERANCE 220898664 /* 7 * 365.2425 days */
+#define CUTOFF_WEAK_KEY 1391212800 /* 2014-02-01: RSA, DSA, ElGamal below 2048 bits */
 
 struct sroot {
 	char fpr[65];
@@ -125,7 +146,17 @@ struct ksp_trust_sequoia {
 	struct suppress *sup;
 	size_t n_sup, cap_sup;
 	uint32_t *rootv;             /* root index -> vertex (NONE: not in the store) */
+	/* trust-signature regular expressions (tsig-regex.h): compiled once
+	 * per certification of snapshot rx_snap (RX_BAD: beyond the subset,
+	 * reported), and evaluated only for an issuer a root reaches */
+	const struct ksp_wsnap *rx_snap;
+	int64_t rx_gen, rx_nonce;
+	struct tsig_regex **rx;
+	uint64_t n_rx;
+	uint32_t *reach, *reach_queue, reach_n, reach_eepoch;
 };
+
+#define RX_BAD ((struct tsig_regex *)(uintptr_t)1)
 
 KSP_EXPORT int ksp_trust_sequoia_new(struct ksp_ctx *ctx, struct ksp_trust_sequoia **ret)
 {
@@ -181,6 +212,18 @@ static void free_scratch(struct ksp_trust_sequoia *q)
 	q->n = 0;
 }
 
+/* the compiled regular expressions of the previous snapshot */
+static void rx_drop(struct ksp_trust_sequoia *q)
+{
+	for (uint64_t i = 0; q->rx && i < q->n_rx; i++)
+		if (q->rx[i] != RX_BAD)
+			tsig_regex_free(q->rx[i]);
+	free(q->rx);
+	q->rx = NULL;
+	q->n_rx = 0;
+	q->rx_snap = NULL;
+}
+
 KSP_EXPORT struct ksp_trust_sequoia *ksp_trust_sequoia_free(struct ksp_trust_sequoia *q)
 {
 	if (q == NULL)
@@ -190,6 +233,9 @@ KSP_EXPORT struct ksp_trust_sequoia *ksp_trust_sequoia_free(struct ksp_trust_seq
 	free(q->sup);
 	free(q->rootv);
 	free(q->roots);
+	rx_drop(q);
+	free(q->reach);
+	free(q->reach_queue);
 	free(q);
 	return NULL;
 }
@@ -258,6 +304,11 @@ KSP_EXPORT int ksp_trust_sequoia_set_policy(struct ksp_trust_sequoia *q, struct 
 	for (size_t i = 0; r == 0 && ksp_trust_policy_core_at(core, i); i++)
 		r = ksp_trust_sequoia_add_root(q, ksp_trust_policy_core_at(core, i), FULLY);
 	ksp_trust_policy_free(core);
+	{ /* the policy's partial_core roots (model-sequoia.c) */
+		const struct ksp_trust_sequoia_opts *o = ksp_trust_policy_model_opts(policy, KSP_TRUST_MODEL_SEQUOIA);
+		for (size_t i = 0; r == 0 && o && i < o->n_partial; i++)
+			r = ksp_trust_sequoia_add_root(q, o->partial[i].fpr, o->partial[i].amount);
+	}
 	if (r < 0)
 		return r;
 	ksp_trust_policy_sequoia(policy, &amount, &network);
@@ -268,36 +319,167 @@ KSP_EXPORT int ksp_trust_sequoia_set_policy(struct ksp_trust_sequoia *q, struct 
 
 /* -- the network at the reference time ------------------------------------ */
 
-static bool hash_ok(int algo, int64_t created)
+/* Does the policy accept a certification (@rev: a certification
+ * revocation) made with hash @algo, at the reference time @at? */
+static bool hash_ok(int algo, int64_t at, bool rev)
 {
+	int64_t tol = rev ? REVOCATION_TOLERANCE : 0;
+
 	switch (algo) {
 	case 1:
-		return created < CUTOFF_MD5;
+		return at < CUTOFF_MD5 + tol;
 	case 2:
 	case 3:
-		return created < CUTOFF_SHA1;
+		return at < CUTOFF_SHA1 + tol;
 	case 8:
 	case 9:
 	case 10:
 	case 11:
-	case 12: /* SHA3-256, SHA3-512 (RFC 9580) */
-	case 14:
 		return true;
 	default:
 		return false;
 	}
 }
 
-/* Was key @k alive (created, unexpired, not revoked) at @t? */
-static bool alive_at(const struct ksp_wsnap_node *k, int64_t t)
+/* Does the policy accept, at the reference time @at, a binding
+ * self-signature made with hash @algo (second pre-image resistance)? */
+static bool selfsig_hash_ok(uint32_t algo, int64_t at)
 {
-	return k->created <= t && k->expires > t && !ksp_wsnap_key_revoked(k, t);
+	switch (algo) {
+	case 1:
+		return at < CUTOFF_2ND_MD5;
+	case 2:
+		return at < CUTOFF_2ND_SHA1;
+	case 3:
+		return at < CUTOFF_2ND_RMD160;
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+		return true;
+	default:
+		return false;
+	}
 }
 
-/* A bind Sequoia's network holds: a self-signed user ID (not an attribute). */
-static bool bind_in_network(const struct ksp_wsnap_bind *b)
+/* Since when has bind @b a binding self-signature without an expiration
+ * time that the policy accepts at the reference time @at (its oldest
+ * such)?  KSP_WSNAP_NEVER: none. */
+static int64_t bind_since(const struct ksp_wsnap_bind *b, int64_t at)
 {
-	return (b->flags & KSP_WSNAP_BIND_SELFSIG) && !(b->flags & KSP_WSNAP_BIND_ATTR);
+	int64_t t = KSP_WSNAP_NEVER;
+	const int64_t *ss = b->ss;
+
+	if (ss[KSP_WSNAP_SS_STRONG] > 0)
+		t = ss[KSP_WSNAP_SS_STRONG];
+	if (ss[KSP_WSNAP_SS_SHA1] > 0 && at < CUTOFF_2ND_SHA1 && ss[KSP_WSNAP_SS_SHA1] < t)
+		t = ss[KSP_WSNAP_SS_SHA1];
+	if (ss[KSP_WSNAP_SS_RMD160] > 0 && at < CUTOFF_2ND_RMD160 && ss[KSP_WSNAP_SS_RMD160] < t)
+		t = ss[KSP_WSNAP_SS_RMD160];
+	if (ss[KSP_WSNAP_SS_MD5] > 0 && at < CUTOFF_2ND_MD5 && ss[KSP_WSNAP_SS_MD5] < t)
+		t = ss[KSP_WSNAP_SS_MD5];
+	return t;
+}
+
+/* Does the policy accept key @k's algorithm and size at the reference
+ * time @at?  (Sequoia's standard policy: RSA, DSA and ElGamal below 2048
+ * bits not since 2014-02-01; the curves sequoia-openpgp 1.12 knows; no
+ * algorithm it does not know.) */
+static bool key_algo_ok(const struct ksp_wsnap_node *k, int64_t at)
+{
+	switch (k->algo) {
+	case 1: /* RSA */
+	case 2:
+	case 3:
+	case 16: /* ElGamal */
+	case 17: /* DSA */
+	case 20:
+		return k->bits >= 2048 || at < CUTOFF_WEAK_KEY;
+	case 18: /* ECDH, ECDSA, EdDSA */
+	case 19:
+	case 22:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Has bind @b a binding self-signature valid at @t (made by then, not
+ * expired then) that the policy accepts at the reference time @at? */
+static bool bind_valid_at(const struct ksp_wsnap_bind *b, int64_t t, int64_t at)
+{
+	if (bind_since(b, at) <= t)
+		return true;
+	return b->ss_exp_created > 0 && b->ss_exp_created <= t && t < b->ss_exp_until &&
+	       selfsig_hash_ok(b->ss_exp_hash, at);
+}
+
+/* Had key @v a valid binding signature at @t (Sequoia's ValidCert at a
+ * time: a self-signature on a user ID or a direct-key one, made by then,
+ * unexpired then, with a hash the policy accepts at the reference time, on
+ * a key the policy accepts)?  Never for a key without its self-signatures
+ * (schema 8's key_selfsigs; a store of an older schema until its next
+ * load). */
+static bool key_bound_at(const struct ksp_trust_sequoia *q, uint32_t v, int64_t t)
+{
+	const struct ksp_wsnap_node *k = &q->s->nodes[v];
+	struct ksp_wsnap_selfsig h;
+
+	if (!key_algo_ok(k, q->at))
+		return false;
+	for (uint32_t i = 0; i < k->hist_n && ksp_wsnap_key_selfsig(q->s, k, i, &h) && h.created <= t; i++)
+		if ((h.until == 0 || t < h.until) && selfsig_hash_ok((uint32_t)h.hash, q->at))
+			return true;
+	return false;
+}
+
+/* Was key @v alive (created, unexpired, not revoked) at @t?  Unexpired
+ * as the binding self-signature valid at @t says (the newest made by then,
+ * unexpired then, with a hash the policy accepts at the reference time):
+ * a key renewed after it expired was expired in between.  A store without
+ * the key's self-signatures (schema 8's key_selfsigs): its newest one. */
+static bool alive_at(const struct ksp_trust_sequoia *q, uint32_t v, int64_t t)
+{
+	const struct ksp_wsnap_node *k = &q->s->nodes[v];
+	struct ksp_wsnap_selfsig h;
+
+	if (k->created > t || ksp_wsnap_key_revoked(k, t))
+		return false;
+	if (k->hist_n == 0)
+		return k->expires > t;
+	for (uint32_t i = k->hist_n; i-- > 0;) {
+		if (!ksp_wsnap_key_selfsig(q->s, k, i, &h) || h.created > t || (h.until != 0 && h.until <= t) ||
+		    !selfsig_hash_ok((uint32_t)h.hash, q->at))
+			continue;
+		return h.key_expires == 0 || h.key_expires > t;
+	}
+	return false;
+}
+
+/* Is the text valid UTF-8 (what Rust's String::from_utf8 takes)? */
+static bool utf8_valid(const char *text, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)text;
+	uint32_t cp;
+
+	for (size_t i = 0, n; i < len; i += n)
+		if ((n = utf8_decode(p + i, len - i, &cp)) == 0)
+			return false;
+	return true;
+}
+
+/* A bind Sequoia's network holds: a user ID (not an attribute) in UTF-8
+ * (sequoia-wot knows no other) with a self-signature the policy accepts,
+ * made by the reference time. */
+static bool bind_in_network(const struct ksp_trust_sequoia *q, const struct ksp_wsnap_bind *b)
+{
+	const char *text;
+	size_t len;
+
+	if (!(b->flags & KSP_WSNAP_BIND_SELFSIG) || (b->flags & KSP_WSNAP_BIND_ATTR) || !bind_valid_at(b, q->at, q->at))
+		return false;
+	text = ksp_wsnap_bind_text(q->s, b, &len);
+	return utf8_valid(text, len);
 }
 
 /* Is certification @c revoked at q->at by a 0x30 of the same issuer made
@@ -309,7 +491,7 @@ static bool cert_revoked(const struct ksp_trust_sequoia *q, const uint32_t *revs
 
 	for (size_t j = 0; j < n_revs; j++) {
 		const struct ksp_wsnap_cert *r = &s->certs[revs[j]];
-		if (r->issuer == c->issuer && r->created > c->created && r->created <= q->at && hash_ok(r->hash, r->created))
+		if (r->issuer == c->issuer && r->created > c->created && r->created <= q->at && hash_ok(r->hash, q->at, true))
 			return true;
 	}
 	return false;
@@ -319,13 +501,16 @@ static bool cert_valid(const struct ksp_trust_sequoia *q, uint32_t v, const uint
 		       const struct ksp_wsnap_cert *c)
 {
 	const struct ksp_wsnap *s = q->s;
-	const struct ksp_wsnap_node *is, *tg = &s->nodes[v];
 
 	if (c->type < 0x10 || c->type > 0x13 || c->issuer >= s->n || c->created > q->at ||
-	    (c->expires != 0 && c->expires <= q->at) || !hash_ok(c->hash, c->created))
+	    (c->expires != 0 && c->expires <= q->at) || !hash_ok(c->hash, q->at, false))
 		return false;
-	is = &s->nodes[c->issuer];
-	if (!(is->flags & KSP_WSNAP_SELFSIG_OK) || !alive_at(is, c->created) || !alive_at(tg, c->created))
+	if (!alive_at(q, c->issuer, c->created) || !alive_at(q, v, c->created))
+		return false;
+	/* issuer and target each had a binding signature when it was made,
+	 * the issuer has one now too */
+	if (!key_bound_at(q, c->issuer, c->created) || !key_bound_at(q, v, c->created) ||
+	    !key_bound_at(q, c->issuer, q->at))
 		return false;
 	return !cert_revoked(q, revs, n_revs, c);
 }
@@ -355,13 +540,13 @@ static int certs_on(struct ksp_trust_sequoia *q, uint32_t v)
 	q->estamp[v] = q->eepoch;
 	q->eoff[v] = (uint32_t)q->n_ecerts;
 	q->ecnt[v] = 0;
-	if (!(s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK) || (s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED))
+	if (!key_bound_at(q, v, q->at) || (s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED))
 		return 0;
 	for (uint32_t b = s->bind_off[v]; b < s->bind_off[v + 1]; b++) {
 		uint32_t lo = s->cert_off[b], hi = s->cert_off[b + 1], *revs = NULL;
 		size_t n_revs = 0;
 
-		if (!bind_in_network(&s->binds[b]) || lo == hi)
+		if (!bind_in_network(q, &s->binds[b]) || lo == hi)
 			continue;
 		if (++q->bepoch == 0) {
 			memset(q->istamp, 0, q->n * sizeof(*q->istamp));
@@ -430,29 +615,108 @@ static int certs_on(struct ksp_trust_sequoia *q, uint32_t v)
 	return 0;
 }
 
-/* Do the regular expressions of certification @e match the target user
- * ID?  Any one of them suffices; one that does not compile matches
- * nothing (as an over-long one). */
-static bool regex_match(struct ksp_trust_sequoia *q, struct ecert *e)
+/* Does a root reach vertex @v by certifications (the snapshot's "outs",
+ * every certification as stored)?  Only such an issuer can be on a path:
+ * the regular expressions of the others are never looked at.  One
+ * breadth-first search per query, on the first regular expression. */
+static bool root_reaches(struct ksp_trust_sequoia *q, uint32_t v)
+{
+	const struct ksp_wsnap *s = q->s;
+	uint32_t head = 0, tail = 0;
+
+	if (q->reach_eepoch == q->eepoch && q->reach)
+		return q->reach[v] == q->eepoch;
+	if (q->reach_n != q->n) {
+		free(q->reach);
+		free(q->reach_queue);
+		q->reach = calloc(q->n, sizeof(*q->reach));
+		q->reach_queue = malloc(q->n * sizeof(*q->reach_queue));
+		q->reach_n = q->reach ? q->n : 0;
+		if (q->reach == NULL || q->reach_queue == NULL)
+			return true; /* no memory: look at the expression */
+	}
+	for (size_t i = 0; i < q->n_roots; i++) {
+		uint32_t r = q->rootv[i];
+		if (r != NONE && r < s->n && q->reach[r] != q->eepoch) {
+			q->reach[r] = q->eepoch;
+			q->reach_queue[tail++] = r;
+		}
+	}
+	while (head < tail) {
+		uint32_t u = q->reach_queue[head++];
+		for (uint32_t k = s->gout_off[u]; k < s->gout_off[u + 1]; k++) {
+			uint32_t w = s->outs[k].v;
+			if (w < s->n && q->reach[w] != q->eepoch) {
+				q->reach[w] = q->eepoch;
+				q->reach_queue[tail++] = w;
+			}
+		}
+	}
+	q->reach_eepoch = q->eepoch;
+	return q->reach[v] == q->eepoch;
+}
+
+/* The matcher of certification @ci, compiled on first use (RX_BAD: none of
+ * its expressions is in the subset; said once, naming the two keys only:
+ * the expression itself is hostile text); NULL on error. */
+static struct tsig_regex *rx_get(struct ksp_trust_sequoia *q, uint32_t ci, uint32_t target)
+{
+	const struct ksp_wsnap *s = q->s;
+	const struct ksp_wsnap_cert *c = &s->certs[ci];
+	unsigned n = c->flags >> KSP_WSNAP_CERT_NREGEX_SHIFT;
+	const char *res[256], *why;
+	size_t bad, at, m = 0;
+	struct tsig_regex *rx;
+
+	if (q->rx_snap != s || q->rx_gen != s->gen || q->rx_nonce != s->nonce) {
+		rx_drop(q);
+		q->rx = calloc(s->n_certs ? s->n_certs : 1, sizeof(*q->rx));
+		if (q->rx == NULL)
+			return NULL;
+		q->n_rx = s->n_certs;
+		q->rx_snap = s;
+		q->rx_gen = s->gen;
+		q->rx_nonce = s->nonce;
+	}
+	if (q->rx[ci])
+		return q->rx[ci];
+	for (unsigned i = 0; i < n && m < 256; i++) {
+		const char *re = ksp_wsnap_cert_regex(s, c, i);
+		res[m++] = re ? re : "";
+	}
+	if (tsig_regex_compile(res, m, TSIG_SEQUOIA, &rx, &bad, &why, &at) < 0)
+		return NULL;
+	if (bad)
+		WARN(q->ctx, "the trust signature by %s on %s: %zu of its %zu regular expressions %s beyond what ksp evaluates (%s, at character %zu); %s nothing\n",
+		     ksp_wsnap_fpr(s, c->issuer), ksp_wsnap_fpr(s, target), bad, m, bad == 1 ? "is" : "are", why, at,
+		     bad == 1 ? "it matches" : "they match");
+	if (bad == m) {
+		tsig_regex_free(rx);
+		rx = RX_BAD;
+	}
+	q->rx[ci] = rx;
+	return rx;
+}
+
+/* Do the regular expressions of certification @e (on vertex @v) match the
+ * target user ID?  Any one of them suffices; one beyond the subset
+ * (tsig-regex.h), or over-long, matches nothing. */
+static bool regex_match(struct ksp_trust_sequoia *q, struct ecert *e, uint32_t v)
 {
 	const struct ksp_wsnap_cert *c = &q->s->certs[e->cert];
-	unsigned n = c->flags >> KSP_WSNAP_CERT_NREGEX_SHIFT;
+	struct tsig_regex *rx;
 
 	if (e->re >= 0)
 		return e->re;
 	e->re = 0;
 	if (c->flags & KSP_WSNAP_CERT_LONG_REGEX)
 		return false;
-	for (unsigned i = 0; i < n && !e->re; i++) {
-		const char *re = ksp_wsnap_cert_regex(q->s, c, i);
-		regex_t rx;
-
-		if (re == NULL || regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0)
-			continue;
-		if (regexec(&rx, q->uid, 0, NULL, 0) == 0)
-			e->re = 1;
-		regfree(&rx);
-	}
+	if (!root_reaches(q, e->issuer))
+		return false; /* on no path: not evaluated */
+	rx = rx_get(q, e->cert, v);
+	if (rx == NULL || rx == RX_BAD)
+		return false;
+	e->re = tsig_regex_match(rx, q->uid, q->uid_len) == 1;
 	return e->re;
 }
 
@@ -542,7 +806,7 @@ static int backward(struct ksp_trust_sequoia *q, bool self_signed, struct spath 
 				continue;
 			if (e->depth < dv)
 				continue;
-			if (!regex_match(q, e))
+			if (!regex_match(q, e, v))
 				continue;
 			pd = dv + 1;
 			pa = a < av ? a : av;
@@ -698,7 +962,7 @@ static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const s
 	/* the roots in the network (a valid key, not hard-revoked) */
 	for (size_t i = 0; i < q->n_roots && err == 0; i++) {
 		uint32_t v = vertex_of(store, s, q->roots[i].fpr, &err);
-		if (v != NONE && (s->nodes[v].flags & KSP_WSNAP_SELFSIG_OK) && !(s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED)) {
+		if (v != NONE && key_bound_at(q, v, q->at) && !(s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED)) {
 			q->rootv[i] = v;
 		}
 	}
@@ -732,7 +996,7 @@ static int authenticate(struct ksp_trust_sequoia *q)
 		}
 	/* the target must be valid, alive and unrevoked at the reference time,
 	 * its user ID not revoked */
-	if (!(k->flags & KSP_WSNAP_SELFSIG_OK) || k->expires <= q->at || ksp_wsnap_key_revoked(k, q->at) ||
+	if (!key_bound_at(q, q->target, q->at) || !alive_at(q, q->target, q->at) || ksp_wsnap_key_revoked(k, q->at) ||
 	    (q->tbind != NONE && s->binds[q->tbind].revoked <= q->at))
 		goto out;
 	while (q->total < q->target_amount && q->n_paths < MAX_PATHS) {
@@ -822,7 +1086,7 @@ KSP_EXPORT int ksp_trust_sequoia_authenticate(struct ksp_trust_sequoia *q, struc
 		for (uint32_t b = s->bind_off[t]; b < s->bind_off[t + 1]; b++) {
 			size_t len;
 			const char *txt = ksp_wsnap_bind_text(s, &s->binds[b], &len);
-			if (bind_in_network(&s->binds[b]) && len == strlen(uid) && memcmp(txt, uid, len) == 0)
+			if (bind_in_network(q, &s->binds[b]) && len == strlen(uid) && memcmp(txt, uid, len) == 0)
 				q->tbind = b;
 		}
 		q->uid = strdup(uid);
@@ -836,7 +1100,7 @@ KSP_EXPORT int ksp_trust_sequoia_authenticate(struct ksp_trust_sequoia *q, struc
 		size_t len;
 		const char *txt = ksp_wsnap_bind_text(s, &s->binds[b], &len);
 
-		if (!bind_in_network(&s->binds[b]) || memchr(txt, '\0', len) != NULL)
+		if (!bind_in_network(q, &s->binds[b]) || memchr(txt, '\0', len) != NULL)
 			continue;
 		if (email && !email_matches(txt, len, email))
 			continue;

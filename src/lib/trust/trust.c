@@ -48,6 +48,8 @@
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
 #include "lib/trust/trust-private.h"
+#include "lib/trust/result.h"
+#include "lib/trust/model.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
@@ -73,6 +75,7 @@ struct ksp_trust_policy {
 	int model;          /* enum ksp_trust_model: what 'ksp trust' asks */
 	int sq_amount;      /* the Sequoia model's target amount */
 	bool sq_network;    /* ... its certification-network mode */
+	void *mopts[KSP_TRUST_MODELS]; /* each model's own settings (model.h) */
 };
 
 KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy **ret)
@@ -87,7 +90,7 @@ KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy
 	p->ctx = ctx;
 	p->max_depth = 5;
 	p->min_paths = 1;
-	p->sha1 = KSP_SHA1_YES;
+	p->sha1 = KSP_SHA1_BEFORE_2019; /* gpg 2.2's */
 	p->sq_amount = 120;
 	*ret = p;
 	return 0;
@@ -97,6 +100,7 @@ KSP_EXPORT struct ksp_trust_policy *ksp_trust_policy_free(struct ksp_trust_polic
 {
 	if (p) {
 		free(p->core);
+		ksp_trust_models_free(p->mopts);
 		free(p);
 	}
 	return NULL;
@@ -188,6 +192,11 @@ KSP_EXPORT int ksp_trust_policy_set_sha1_rule(struct ksp_trust_policy *p, int ru
 	return 0;
 }
 
+KSP_EXPORT int ksp_trust_policy_get_sha1_rule(const struct ksp_trust_policy *p)
+{
+	return p ? p->sha1 : KSP_SHA1_YES;
+}
+
 KSP_EXPORT void ksp_trust_policy_set_md5(struct ksp_trust_policy *p, bool counts)
 {
 	if (p)
@@ -214,6 +223,22 @@ KSP_EXPORT int ksp_trust_policy_get_max_depth(const struct ksp_trust_policy *p)
 KSP_EXPORT int ksp_trust_policy_get_min_paths(const struct ksp_trust_policy *p)
 {
 	return p ? p->min_paths : -EINVAL;
+}
+
+/* model.h: each model's own settings */
+const void *ksp_trust_policy_model_opts(const struct ksp_trust_policy *p, int model)
+{
+	return model >= 0 && model < KSP_TRUST_MODELS ? p->mopts[model] : NULL;
+}
+
+void **ksp_trust_policy_model_slots(struct ksp_trust_policy *p)
+{
+	return p->mopts;
+}
+
+struct ksp_ctx *ksp_trust_policy_ctx(const struct ksp_trust_policy *p)
+{
+	return p->ctx;
 }
 
 /* ---- what-if questions (health report, whatif.h) ------------------------- */
@@ -250,6 +275,11 @@ struct ksp_trust_policy *ksp_trust_policy_copy(const struct ksp_trust_policy *p)
 			return NULL;
 		}
 		memcpy(c->core, p->core, p->n_core * sizeof(*c->core));
+	}
+	if (ksp_trust_models_copy(c->mopts, p->mopts) < 0) {
+		free(c->core);
+		free(c);
+		return NULL;
 	}
 	return c;
 }
@@ -400,7 +430,7 @@ KSP_EXPORT bool ksp_trust_policy_get_at_signature(const struct ksp_trust_policy 
 
 KSP_EXPORT int ksp_trust_policy_set_model(struct ksp_trust_policy *p, int model)
 {
-	if (p == NULL || (model != KSP_TRUST_MODEL_PATHS && model != KSP_TRUST_MODEL_SEQUOIA))
+	if (p == NULL || ksp_trust_model_get(model) == NULL)
 		return -EINVAL;
 	p->model = model;
 	return 0;
@@ -509,11 +539,10 @@ KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *pat
 		} else if (!strcmp(key, "max_cert_age")) {
 			r = parse_age(val, &p->max_age);
 		} else if (!strcmp(key, "model")) {
-			if (!strcmp(val, "paths") || !strcmp(val, "sequoia"))
-				p->model = !strcmp(val, "sequoia") ? KSP_TRUST_MODEL_SEQUOIA : KSP_TRUST_MODEL_PATHS;
+			if (ksp_trust_model_from_name(val) >= 0)
+				p->model = ksp_trust_model_from_name(val);
 			else {
-				ksp_set_error(p->ctx, "%s:%u: model is paths or sequoia, not '%.40s' (GnuPG's model: --model gnupg)",
-					      path, lineno, val);
+				ksp_set_error(p->ctx, "%s:%u: model is paths, gnupg or sequoia, not '%.40s'", path, lineno, val);
 				r = -EINVAL;
 			}
 		} else if (!strcmp(key, "trust_amount")) {
@@ -525,11 +554,15 @@ KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *pat
 				p->at_signature = !strcmp(val, "signature");
 			else
 				r = -EINVAL;
+		} else if ((r = ksp_trust_models_parse(p->ctx, p->mopts, key, val, path)) != 0) {
+			r = r > 0 ? 0 : r; /* a model's own key (model.h) */
 		} else {
+			char keys[256];
+			ksp_trust_models_keys(keys, sizeof(keys));
 			ksp_set_error(p->ctx, "%s:%u: unknown key '%.40s' (core, core_file, core_party, max_depth, min_paths, "
 					      "per_uid, sha1, md5, min_key_bits, max_cert_age, trust_at, model, trust_amount, "
-					      "certification_network)",
-				      path, lineno, key);
+					      "certification_network, %s)",
+				      path, lineno, key, keys);
 			r = -EINVAL;
 			break;
 		}
@@ -793,122 +826,6 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 	if (e->pol->whatif && e->pol->whatif->n_added)
 		return expand_added(e, x, forward, d, next, n_next, cap_next);
 	return 0;
-}
-
-/* ---- the result ------------------------------------------------------------ */
-
-struct thop {
-	char signer[65], signee[65];
-	int64_t created;
-	char *uid;
-	size_t uid_len;
-};
-
-struct tpath {
-	struct thop *hops;
-	size_t n;
-};
-
-struct ksp_trust_result {
-	bool trusted;
-	int reason;
-	int found, needed, max_depth;
-	bool search_exhausted;
-	uint32_t flow_bound; /* not 0: found is a lower bound, this the upper */
-	char target[65];
-	char message[512];
-	struct tpath *paths;
-	size_t n_paths;
-	char *uid; /* per-uid: the user ID the paths certify */
-	size_t uid_len;
-	uint64_t explored;
-	uint64_t dropped[KSP_DROPPED_MAX];
-};
-
-KSP_EXPORT struct ksp_trust_result *ksp_trust_result_free(struct ksp_trust_result *r)
-{
-	if (r) {
-		for (size_t i = 0; i < r->n_paths; i++) {
-			for (size_t j = 0; j < r->paths[i].n; j++)
-				free(r->paths[i].hops[j].uid);
-			free(r->paths[i].hops);
-		}
-		free(r->paths);
-		free(r->uid);
-		free(r);
-	}
-	return NULL;
-}
-
-KSP_EXPORT bool ksp_trust_result_is_trusted(const struct ksp_trust_result *r)
-{
-	return r && r->trusted;
-}
-
-KSP_EXPORT int ksp_trust_result_get_reason(const struct ksp_trust_result *r)
-{
-	return r ? r->reason : -EINVAL;
-}
-
-KSP_EXPORT const char *ksp_trust_result_get_message(const struct ksp_trust_result *r)
-{
-	return r ? r->message : NULL;
-}
-
-KSP_EXPORT int ksp_trust_result_get_paths_found(const struct ksp_trust_result *r)
-{
-	return r ? r->found : -EINVAL;
-}
-
-KSP_EXPORT size_t ksp_trust_result_get_path_count(const struct ksp_trust_result *r)
-{
-	return r ? r->n_paths : 0;
-}
-
-KSP_EXPORT size_t ksp_trust_result_get_path_length(const struct ksp_trust_result *r, size_t path)
-{
-	return r && path < r->n_paths ? r->paths[path].n : 0;
-}
-
-KSP_EXPORT int ksp_trust_result_get_hop(const struct ksp_trust_result *r, size_t path, size_t hop,
-					const char **signer, const char **signee, int64_t *created,
-					const char **uid, size_t *uid_len)
-{
-	const struct thop *h;
-
-	if (r == NULL || path >= r->n_paths || hop >= r->paths[path].n)
-		return -EINVAL;
-	h = &r->paths[path].hops[hop];
-	if (signer)
-		*signer = h->signer;
-	if (signee)
-		*signee = h->signee;
-	if (created)
-		*created = h->created;
-	if (uid)
-		*uid = h->uid;
-	if (uid_len)
-		*uid_len = h->uid_len;
-	return 0;
-}
-
-KSP_EXPORT const char *ksp_trust_result_get_uid(const struct ksp_trust_result *r, size_t *len)
-{
-	if (r == NULL || r->uid == NULL)
-		return NULL;
-	if (len)
-		*len = r->uid_len;
-	return r->uid;
-}
-
-KSP_EXPORT uint64_t ksp_trust_result_get_explored(const struct ksp_trust_result *r)
-{
-	return r ? r->explored : 0;
-}
-
-KSP_EXPORT uint64_t ksp_trust_result_get_dropped(const struct ksp_trust_result *r, unsigned int which)
-{
-	return r && which < KSP_DROPPED_MAX ? r->dropped[which] : 0;
 }
 
 /* ---- disjoint paths on the relevant subgraph ------------------------------ */

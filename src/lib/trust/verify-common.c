@@ -7,12 +7,24 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include <libksp.h>
 
+#include "lib/libksp-private.h"
 #include "lib/trust/verify-private.h"
 #include "shared/util.h"
+
+KSP_EXPORT struct ksp_verify_result *ksp_verify_result_free(struct ksp_verify_result *res)
+{
+	if (res) {
+		free(res->uid);
+		free(res->plaintext);
+		free(res);
+	}
+	return NULL;
+}
 
 void ksp_verify_set_msg(struct ksp_verify_result *res, int status, const char *fmt, ...)
 {
@@ -66,10 +78,14 @@ bool ksp_verify_key_valid_at(struct ksp_verify_result *res, int64_t when, const 
 {
 	char d2[32];
 
-	if (created > 0 && when < created) {
+	if (created > 0 && (when < created || created > (int64_t)time(NULL))) {
+		/* gpg: "public key ... is newer than the signature", ERRSIG
+		 * (time conflict), exit 2: nothing is said about the data */
 		format_datetime(created, d2, sizeof(d2));
-		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_EXPIRED, "signed on %s by %s%s, which was only made on %s", date,
-				   subkey ? "subkey " : "", fpr, d2);
+		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+				   "not checked: signed on %s by %s%s, which was only made on %s (a time conflict; gpg refuses it too)",
+				   date, subkey ? "subkey " : "", fpr, d2);
+		res->errsig = KSP_ERRSIG_TIME_CONFLICT;
 		return false;
 	}
 	if (expires > 0 && when >= expires) {

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <gcrypt.h>
 #include <sqlite3.h>
@@ -242,10 +243,46 @@ static bool primary_may_sign(const struct ksp_pgp_key *k)
 
 /* ---- the document's digest -------------------------------------------------------- */
 
-static int doc_digest(const struct ksp_pgp_sig *s, const uint8_t *data, size_t len, uint8_t *out, size_t *out_len)
+/* Text mode (0x01): every line end as CR LF; a CR held back across reads
+ * in *cr. */
+static void hash_text(gcry_md_hd_t md, const uint8_t *data, size_t len, bool *cr)
+{
+	size_t start = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (*cr) {
+			*cr = false;
+			if (data[i] != '\n')
+				gcry_md_write(md, "\r", 1);
+		}
+		if (data[i] == '\r') {
+			gcry_md_write(md, data + start, i - start);
+			start = i + 1;
+			*cr = true;
+		} else if (data[i] == '\n') {
+			gcry_md_write(md, data + start, i - start);
+			gcry_md_write(md, "\r\n", 2);
+			start = i + 1;
+		}
+	}
+	gcry_md_write(md, data + start, len - start);
+}
+
+static void hash_chunk(gcry_md_hd_t md, const struct ksp_pgp_sig *s, const uint8_t *data, size_t len, bool *cr)
+{
+	if (s->type == 0x00)
+		gcry_md_write(md, data, len);
+	else
+		hash_text(md, data, len, cr);
+}
+
+/* The document's digest; from doc->fd, read and hashed 64 KiB at a time
+ * (nothing kept: any size). */
+static int doc_digest(const struct ksp_pgp_sig *s, struct ksp_verify_doc *doc, uint8_t *out, size_t *out_len)
 {
 	int gh = ksp_pgp_hash_to_gcry(s->hash_algo);
 	gcry_md_hd_t md;
+	bool cr = false;
 
 	if (gh == 0 || gcry_md_test_algo(gh))
 		return NATIVE_FALLBACK;
@@ -253,20 +290,35 @@ static int doc_digest(const struct ksp_pgp_sig *s, const uint8_t *data, size_t l
 		return -ENOMEM;
 	if (s->version == 6 && s->salt_len)
 		gcry_md_write(md, s->body + s->salt_off, s->salt_len);
-	if (s->type == 0x00) {
-		gcry_md_write(md, data, len);
-	} else { /* 0x01: text, line ends as CR LF */
-		size_t start = 0;
-		for (size_t i = 0; i < len; i++) {
-			if (data[i] == '\n') {
-				size_t end = i > start && data[i - 1] == '\r' ? i - 1 : i;
-				gcry_md_write(md, data + start, end - start);
-				gcry_md_write(md, "\r\n", 2);
-				start = i + 1;
-			}
+	if (doc->fd >= 0) {
+		uint8_t *buf = malloc(65536);
+
+		doc->consumed = true;
+
+		if (buf == NULL) {
+			gcry_md_close(md);
+			return -ENOMEM;
 		}
-		gcry_md_write(md, data + start, len - start);
+		for (;;) {
+			ssize_t k = read(doc->fd, buf, 65536);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0) {
+				doc->read_errno = errno;
+				free(buf);
+				gcry_md_close(md);
+				return -EIO;
+			}
+			if (k == 0)
+				break;
+			hash_chunk(md, s, buf, (size_t)k, &cr);
+		}
+		free(buf);
+	} else {
+		hash_chunk(md, s, doc->data, doc->len, &cr);
 	}
+	if (cr)
+		gcry_md_write(md, "\r", 1);
 	if (s->version == 3) {
 		gcry_md_write(md, s->body + s->hashed_off, s->hashed_len);
 	} else {
@@ -283,9 +335,13 @@ static int doc_digest(const struct ksp_pgp_sig *s, const uint8_t *data, size_t l
 
 /* ---- the verdict -------------------------------------------------------------------- */
 
-/* 0 and *ret, NATIVE_FALLBACK, or <0. */
-static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, const uint8_t *data, size_t datalen,
-		  struct ksp_verify_result **ret)
+/* 0 and *ret, NATIVE_FALLBACK, or <0.  The order of gpg 2.2
+ * (g10/mainproc.c, sig-check.c): a rejected digest (MD5) and a key newer
+ * than the signature are errors (ERRSIG), before any verdict on the data;
+ * then the mathematics; then the key's state.  (Long: one pass in gpg's
+ * order, every verdict a goto to the one exit.) */
+int ksp_verify_native(struct ksp_store *store, const uint8_t *sig, size_t siglen, struct ksp_verify_doc *doc,
+		      struct ksp_verify_result **ret)
 {
 	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
 	sqlite3 *db = ksp_store_db(store);
@@ -297,11 +353,14 @@ static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, co
 	uint8_t *dec = NULL, dg[64], kidb[8];
 	const uint8_t *b = sig;
 	size_t blen = siglen, pos = 0, consumed, dl = 0;
-	char fpr[65] = "", keyid[17] = "", d1[32], why[160];
+	char fpr[65] = "", keyid[17] = "", d1[32], why[160], bad_owner[65] = "";
 	bool have_sig = false, found = false, any = false;
 	int r, pass;
 
-	/* exactly one signature packet, nothing else */
+	/* exactly one signature packet, nothing else; a cleartext-signed
+	 * message is not a detached signature (gpgme says so) */
+	if (siglen >= 34 && memmem(sig, MIN(siglen, (size_t)4096), "-----BEGIN PGP SIGNED MESSAGE-----", 34))
+		return NATIVE_FALLBACK;
 	if (ksp_armor_detect(sig, siglen)) {
 		if (ksp_armor_decode(sig, siglen, &dec, &blen, &consumed) < 0)
 			return NATIVE_FALLBACK;
@@ -338,9 +397,14 @@ static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, co
 		memcpy(keyid, s.issuer_fpr_len == 20 ? fpr + 24 : fpr, 16);
 	if (fpr[0] == '\0' && keyid[0] == '\0')
 		goto out;
-	r = doc_digest(&s, data, datalen, dg, &dl);
-	if (r != 0)
-		goto out;
+	if (s.hash_algo != 1) { /* MD5: refused below, the data unread */
+		r = doc_digest(&s, doc, dg, &dl);
+		if (r != 0) {
+			if (r == -EIO)
+				ksp_set_error(ctx, "cannot read the signed data: %s", strerror(doc->read_errno));
+			goto out;
+		}
+	}
 
 	res = calloc(1, sizeof(*res));
 	if (res == NULL) {
@@ -349,7 +413,17 @@ static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, co
 	}
 	snprintf(res->issuer, sizeof(res->issuer), "%s", fpr[0] ? fpr : keyid);
 	res->created = s.created;
+	res->hash_algo = s.hash_algo;
 	format_datetime(s.created, d1, sizeof(d1));
+	if (s.hash_algo == 1) {
+		/* gpg 2.2: "signatures using the MD5 algorithm are rejected"
+		 * (ERRSIG, exit 2), whoever made them */
+		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+			"not checked: signed by %s with MD5, a broken hash; signatures using the MD5 algorithm are rejected (as gpg does)",
+			fpr[0] ? fpr : keyid);
+		res->errsig = KSP_ERRSIG_DIGEST;
+		goto done;
+	}
 	if (hex_decode(keyid, kidb, sizeof(kidb)) != 8)
 		memset(kidb, 0, sizeof(kidb));
 
@@ -376,6 +450,8 @@ static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, co
 			any = true;
 			if ((s.version == 6) != (st.signing->version == 6)) {
 				v = KSP_VERIFY_BAD;
+			} else if (st.signing->created > s.created || st.signing->created > (int64_t)time(NULL)) {
+				v = KSP_VERIFY_GOOD; /* gpg: a time conflict, before the mathematics */
 			} else if (dg[0] != s.left16[0] || dg[1] != s.left16[1]) {
 				v = KSP_VERIFY_BAD;
 			} else {
@@ -392,6 +468,8 @@ static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, co
 				found = true;
 				break;
 			}
+			if (pass == 1)
+				snprintf(bad_owner, sizeof(bad_owner), "%s", st.fpr);
 			ksp_pgp_key_free(st.key);
 			st.key = NULL;
 			if (v != KSP_VERIFY_BAD) { /* an algorithm pgp-verify.c lacks */
@@ -408,15 +486,21 @@ static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, co
 	}
 	r = 0;
 	if (!any) {
+		res->errsig = KSP_ERRSIG_NO_PUBKEY;
 		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNKNOWN,
 			"signed by %s %s, which is not in the store %s; get the signer's key and load it with 'ksp wot load FILE'",
 			fpr[0] ? "key" : "key ID", fpr[0] ? fpr : keyid, ksp_store_get_path(store));
 		goto done;
 	}
 	if (!found) {
-		ksp_verify_set_msg(res, KSP_SIGNATURE_BAD,
-			"bad signature: the data or the signature was changed after it was signed (issuer %s)",
-			fpr[0] ? fpr : keyid);
+		if (bad_owner[0])
+			ksp_verify_set_msg(res, KSP_SIGNATURE_BAD,
+				"bad signature: the data or the signature was changed after it was signed (issuer %s, a subkey of %s)",
+				fpr[0] ? fpr : keyid, bad_owner);
+		else
+			ksp_verify_set_msg(res, KSP_SIGNATURE_BAD,
+				"bad signature: the data or the signature was changed after it was signed (issuer %s)",
+				fpr[0] ? fpr : keyid);
 		goto done;
 	}
 
@@ -432,7 +516,13 @@ static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, co
 			res->uid_len = ul;
 		}
 	}
+	/* a key newer than the signature (or made in the future): gpg's
+	 * time conflict, ERRSIG, whatever the key's state */
+	if (!ksp_verify_key_valid_at(res, s.created, d1, res->subkey, res->subkey ? res->signing_key : st.fpr,
+				     st.signing->created, 0))
+		goto done;
 	if (!st.selfsig_ok) {
+		res->errsig = KSP_ERRSIG_ALGO;
 		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
 			"signed by %s, but the store's key %s has no valid self-signature", res->issuer, st.fpr);
 		goto done;
@@ -450,6 +540,7 @@ static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, co
 		const struct ksp_pgp_sig *bind = good_binding(st.key, sk, &missing);
 
 		if (bind == NULL) {
+			res->errsig = KSP_ERRSIG_ALGO;
 			ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signed by subkey %s of %s, which has %s",
 					   res->signing_key, st.fpr, missing);
 			goto done;
@@ -470,6 +561,7 @@ static int native(struct ksp_store *store, const uint8_t *sig, size_t siglen, co
 						     : 0))
 			goto done;
 	} else if (!primary_may_sign(st.key)) {
+		res->errsig = KSP_ERRSIG_ALGO;
 		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signed by %s, which is not a signing key", st.fpr);
 		goto done;
 	}
@@ -487,19 +579,5 @@ out:
 	ksp_verify_result_free(res);
 	ksp_pgp_sig_done(&s);
 	free(dec);
-	return r;
-}
-
-KSP_EXPORT int ksp_verify_detached_native(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
-					  size_t datalen, const char *source, struct ksp_verify_result **ret)
-{
-	int r;
-
-	if (store == NULL || sig == NULL || ret == NULL || (data == NULL && datalen))
-		return -EINVAL;
-	ksp_clear_error(ksp_store_get_ctx(store));
-	r = native(store, sig, siglen, data ? data : "", datalen, ret);
-	if (r == NATIVE_FALLBACK)
-		return ksp_verify_detached(store, sig, siglen, data, datalen, source, ret);
 	return r;
 }

@@ -8,6 +8,8 @@
 
 #include "shared/macro.h"
 
+struct ksp_store;
+
 struct ksp_verify_result {
 	int status;
 	char message[600];
@@ -22,7 +24,33 @@ struct ksp_verify_result {
 	size_t uid_len;
 	char *plaintext; /* a signed message's text (ksp_verify_inline), or NULL */
 	size_t plaintext_len;
+	int hash_algo;   /* the signature's OpenPGP hash algorithm, 0 unknown */
+	int errsig;      /* gpg's ERRSIG code when it could not be checked, else 0 */
 };
+
+/* gpg's codes in ERRSIG (gpg-error codes), ksp_verify_result_get_errsig_code() */
+enum {
+	KSP_ERRSIG_ALGO = 4,           /* unusable key, unknown algorithm */
+	KSP_ERRSIG_DIGEST = 5,         /* a rejected digest algorithm (MD5) */
+	KSP_ERRSIG_NO_PUBKEY = 9,      /* not in the store */
+	KSP_ERRSIG_TIME_CONFLICT = 39, /* the key is newer than the signature */
+};
+
+/* The document: in memory (@data, @len), or read from @fd (>= 0) and
+ * hashed as it is read. */
+struct ksp_verify_doc {
+	const uint8_t *data;
+	size_t len;
+	int fd;
+	int read_errno; /* reading @fd failed: errno */
+	bool consumed;  /* @fd has been read from */
+};
+
+/* verify-native.c: libksp's own verifier for one detached document
+ * signature.  0 and *ret; 1: not for this verifier (@doc->fd untouched
+ * when it says so before reading); <0 error. */
+int ksp_verify_native(struct ksp_store *store, const uint8_t *sig, size_t siglen, struct ksp_verify_doc *doc,
+		      struct ksp_verify_result **ret);
 
 /* ---- verify-common.c: the verdicts both verifiers give, in the same words ---- */
 

@@ -32,6 +32,8 @@
 #include "lib/party/import-private.h"
 #include "lib/party/mime.h"
 #include "lib/openpgp/pgp.h"
+#include "lib/trust/git-split.h"
+#include "lib/trust/hash-rules.h"
 #include "lib/trust/verify-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
@@ -593,6 +595,7 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 			goto fail;
 		}
 		st = gpgme_err_code(s->status);
+		res->hash_algo = s->hash_algo;
 		res->summary = s->summary;
 		res->validity = s->validity;
 		if (s->timestamp)
@@ -618,6 +621,7 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 		}
 		if (st != GPG_ERR_NO_ERROR && st != GPG_ERR_KEY_EXPIRED && st != GPG_ERR_CERT_REVOKED &&
 		    st != GPG_ERR_SIG_EXPIRED) {
+			res->errsig = st == GPG_ERR_PUBKEY_ALGO ? KSP_ERRSIG_ALGO : (int)st; /* gpg's ERRSIG: 5 MD5, 39 time */
 			ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE, "signature by %s not verified: %s", issuer_text(&sc),
 				gpgme_strerror(s->status));
 			goto done;
@@ -697,12 +701,73 @@ fail:
 	return r;
 }
 
+/* A detached signature: one verifier for every caller (ksp verify,
+ * ksp-gpg, git objects), libksp's own; gpg only for what it cannot do. */
+static int verify_detached(struct ksp_store *store, const void *sig, size_t siglen, const void *data, size_t datalen,
+			   const char *source, struct ksp_verify_result **ret)
+{
+	struct ksp_verify_doc doc = { .data = datalen ? data : (const uint8_t *)"", .len = datalen, .fd = -1 };
+	int r;
+
+	if (sig == NULL || ret == NULL || (data == NULL && datalen))
+		return -EINVAL;
+	ksp_clear_error(ksp_store_get_ctx(store));
+	r = ksp_verify_native(store, sig, siglen, &doc, ret);
+	if (r != 1)
+		return r;
+	return do_verify(store, sig, siglen, data, datalen, true, source, ret);
+}
+
 KSP_EXPORT int ksp_verify_detached(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
 				   size_t datalen, const char *source, struct ksp_verify_result **ret)
 {
 	if (store == NULL)
 		return -EINVAL;
-	return do_verify(store, sig, siglen, data, datalen, true, source ? source : "signature", ret);
+	return verify_detached(store, sig, siglen, data, datalen, source ? source : "signature", ret);
+}
+
+KSP_EXPORT int ksp_verify_detached_native(struct ksp_store *store, const void *sig, size_t siglen, const void *data,
+					  size_t datalen, const char *source, struct ksp_verify_result **ret)
+{
+	/* ksp_verify_detached() tries the native verifier first */
+	return ksp_verify_detached(store, sig, siglen, data, datalen, source, ret);
+}
+
+KSP_EXPORT int ksp_verify_detached_fd(struct ksp_store *store, const void *sig, size_t siglen, int fd, size_t max,
+				      const char *source, struct ksp_verify_result **ret)
+{
+	struct ksp_verify_doc doc = { .fd = fd };
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int r;
+
+	if (store == NULL || sig == NULL || ret == NULL || fd < 0)
+		return -EINVAL;
+	ksp_clear_error(ksp_store_get_ctx(store));
+	r = ksp_verify_native(store, sig, siglen, &doc, ret);
+	if (r != 1)
+		return r;
+	if (doc.consumed) { /* read and hashed, then an algorithm libksp lacks */
+		struct ksp_verify_result *res = calloc(1, sizeof(*res));
+		if (res == NULL)
+			return -ENOMEM;
+		res->errsig = KSP_ERRSIG_ALGO;
+		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+				   "%s: signed with a public key algorithm ksp's own verifier lacks; give the data as a file",
+				   source ? source : "signature");
+		*ret = res;
+		return 0;
+	}
+	/* for gpg: the data in memory, at most @max bytes */
+	r = read_fd_all(fd, max, &data, &len);
+	if (r < 0) {
+		ksp_set_error(ksp_store_get_ctx(store), "%s: cannot read the signed data: %s", source ? source : "signature",
+			      r == -EFBIG ? "larger than the limit for signatures libksp does not verify itself" : strerror(-r));
+		return r;
+	}
+	r = do_verify(store, sig, siglen, data, len, true, source ? source : "signature", ret);
+	free(data);
+	return r;
 }
 
 KSP_EXPORT int ksp_verify_inline(struct ksp_store *store, const void *msg, size_t len, const char *source,
@@ -714,26 +779,6 @@ KSP_EXPORT int ksp_verify_inline(struct ksp_store *store, const void *msg, size_
 }
 
 /* ---- git objects ----------------------------------------------------------- */
-
-static const struct {
-	const char *begin;
-	const char *name; /* NULL: OpenPGP */
-} sig_formats[] = {
-	{ "-----BEGIN PGP SIGNATURE-----", NULL },
-	{ "-----BEGIN PGP MESSAGE-----", NULL },
-	{ "-----BEGIN SIGNED MESSAGE-----", "X.509 (gpg.format=x509)" },
-	{ "-----BEGIN SSH SIGNATURE-----", "SSH (gpg.format=ssh)" },
-};
-
-static int sig_format(const char *p, size_t left)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(sig_formats); i++) {
-		size_t n = strlen(sig_formats[i].begin);
-		if (left >= n && memcmp(p, sig_formats[i].begin, n) == 0)
-			return (int)i;
-	}
-	return -1;
-}
 
 static int unsigned_result(const char *what, struct ksp_verify_result **ret)
 {
@@ -747,132 +792,133 @@ static int unsigned_result(const char *what, struct ksp_verify_result **ret)
 	return 0;
 }
 
-/* git's parse_signed_buffer(): the signature starts at the last line that
- * begins with a signature marker. */
-static int verify_git_tag(struct ksp_store *store, const char *obj, size_t len, const char *source,
-			  struct ksp_verify_result **ret)
-{
-	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	size_t p = 0, match = len;
-	int fmt = -1;
-
-	while (p < len) {
-		const char *eol = memchr(obj + p, '\n', len - p);
-		int f = sig_format(obj + p, len - p);
-
-		if (f >= 0) {
-			match = p;
-			fmt = f;
-		}
-		p = eol ? (size_t)(eol - obj) + 1 : len;
-	}
-	if (match == len)
-		return unsigned_result("tag", ret);
-	if (sig_formats[fmt].name) {
-		ksp_set_error(ctx, "%s: signed with %s, not OpenPGP; ksp verifies OpenPGP signatures only", source,
-			      sig_formats[fmt].name);
-		return -EOPNOTSUPP;
-	}
-	return do_verify(store, obj + match, len - match, obj, match, true, source, ret);
-}
-
-/* git's parse_buffer_signed_by_header(): the "gpgsig" header (continuation
- * lines start with a space) is the signature; the payload is the object
- * without it and without another hash algorithm's signature header. */
-static int verify_git_commit(struct ksp_store *store, const char *obj, size_t len, const char *source,
-			     struct ksp_verify_result **ret)
-{
-	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	struct strbuf payload, sig;
-	const char *header, *tail = obj + len, *line = obj;
-	size_t hl, tree = strcspn(obj + 5, "\n");
-	bool in_sig = false, saw = false, other = false;
-	int r, fmt;
-
-	/* "tree " and 40 (SHA-1) or 64 (SHA-256) hex digits */
-	header = tree == 64 ? "gpgsig-sha256" : "gpgsig";
-	hl = strlen(header);
-	strbuf_init(&payload);
-	strbuf_init(&sig);
-	while (line < tail) {
-		const char *next = memchr(line, '\n', (size_t)(tail - line));
-		const char *s = NULL;
-
-		next = next ? next + 1 : tail;
-		if (in_sig && line[0] == ' ') {
-			s = line + 1;
-		} else if ((size_t)(tail - line) > hl && memcmp(line, header, hl) == 0 && line[hl] == ' ') {
-			s = line + hl + 1;
-			other = false;
-		} else if ((size_t)(tail - line) >= 6 && memcmp(line, "gpgsig", 6) == 0) {
-			other = true;
-		} else if (other && line[0] != ' ') {
-			other = false;
-		}
-		if (s) {
-			strbuf_add(&sig, s, (size_t)(next - s));
-			saw = true;
-			in_sig = true;
-		} else {
-			if (line[0] == '\n')
-				next = tail; /* the message: the rest as it is */
-			if (!other)
-				strbuf_add(&payload, line, (size_t)(next - line));
-			in_sig = false;
-		}
-		line = next;
-	}
-	if (!strbuf_ok(&payload) || !strbuf_ok(&sig)) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (!saw) {
-		r = unsigned_result("commit", ret);
-		goto out;
-	}
-	fmt = sig_format(sig.buf, sig.len);
-	if (fmt >= 0 && sig_formats[fmt].name) {
-		ksp_set_error(ctx, "%s: signed with %s, not OpenPGP; ksp verifies OpenPGP signatures only", source,
-			      sig_formats[fmt].name);
-		r = -EOPNOTSUPP;
-		goto out;
-	}
-	r = do_verify(store, sig.buf, sig.len, payload.buf ? payload.buf : "", payload.len, true, source, ret);
-out:
-	strbuf_release(&payload);
-	strbuf_release(&sig);
-	return r;
-}
-
 KSP_EXPORT int ksp_verify_git_object(struct ksp_store *store, const void *object, size_t len, const char *source,
 				     struct ksp_verify_result **ret)
 {
-	const char *o = object;
+	struct ksp_git_split gs;
+	struct ksp_ctx *ctx;
+	int r;
 
 	if (store == NULL || object == NULL || ret == NULL)
 		return -EINVAL;
-	ksp_clear_error(ksp_store_get_ctx(store));
-	if (len > 7 && memcmp(o, "object ", 7) == 0)
-		return verify_git_tag(store, o, len, source ? source : "git tag", ret);
-	if (len > 5 && memcmp(o, "tree ", 5) == 0 && memchr(o, '\n', len))
-		return verify_git_commit(store, o, len, source ? source : "git commit", ret);
-	ksp_set_error(ksp_store_get_ctx(store),
-		      "%s: not a git tag or commit object; give the output of 'git cat-file tag TAG' or 'git cat-file commit REV'",
-		      source ? source : "git object");
-	return -EINVAL;
+	ctx = ksp_store_get_ctx(store);
+	ksp_clear_error(ctx);
+	r = ksp_git_split(object, len, &gs);
+	if (source == NULL)
+		source = r == -EINVAL ? "git object" : gs.tag ? "git tag" : "git commit";
+	if (r == -EINVAL)
+		ksp_set_error(ctx, "%s: not a git tag or commit object; give the output of 'git cat-file tag TAG' or 'git cat-file commit REV'",
+			      source);
+	else if (r == 0 && !gs.is_signed)
+		r = unsigned_result(gs.tag ? "tag" : "commit", ret);
+	else if (r == 0 && gs.format) {
+		ksp_set_error(ctx, "%s: signed with %s, not OpenPGP; ksp verifies OpenPGP signatures only", source,
+			      gs.format);
+		r = -EOPNOTSUPP;
+	} else if (r == 0) {
+		r = verify_detached(store, gs.sig.buf ? gs.sig.buf : "", gs.sig.len,
+				    gs.payload.buf ? gs.payload.buf : "", gs.payload.len, source, ret);
+	}
+	ksp_git_split_release(&gs);
+	return r;
+}
+
+/* ---- trust_at = signature: the revocations known now ------------------------- */
+
+/* A key of the verdict revoked now (any reason, any date)?  1 and @why. */
+static int key_revoked_now(sqlite3 *db, const char *fpr, char *why, size_t whylen)
+{
+	sqlite3_stmt *st;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(db, "SELECT revoked, revoked_reason FROM keys WHERE fpr = ?1 AND revoked != 0", -1, &st,
+				NULL);
+	if (rc != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, fpr, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		char d[32];
+		format_datetime(sqlite3_column_int64(st, 0), d, sizeof(d));
+		snprintf(why, whylen, "key %s is revoked (%s, %s)", fpr,
+			 ksp_verify_reason_name(sqlite3_column_type(st, 1) == SQLITE_NULL ? 0 : sqlite3_column_int(st, 1)), d);
+		r = 1;
+	} else if (rc != SQLITE_DONE) {
+		r = -EIO;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The certification @a -> @b on user ID @uid revoked now (a verified 0x30
+ * by @a on that user ID, any date), or the user ID revoked?  1 and @why. */
+static int cert_revoked_now(sqlite3 *db, const char *a, const char *b, const char *uid, size_t uid_len, char *why,
+			    size_t whylen)
+{
+	sqlite3_stmt *st;
+	int rc, r = 0;
+
+	rc = sqlite3_prepare_v2(db,
+				"SELECT u.revoked, (SELECT count(*) FROM certs c WHERE c.uid_id = u.id AND c.sig_type = 48 "
+				"AND c.verified = 1 AND c.issuer_fpr = ?2) FROM uids u JOIN keys k ON k.id = u.key_id "
+				"WHERE k.fpr = ?1 AND u.uid = ?3",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, b, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, a, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, uid, (int)uid_len, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && r == 0) {
+		if (sqlite3_column_int64(st, 1) > 0) {
+			snprintf(why, whylen, "%s revoked its certification of %s", a, b);
+			r = 1;
+		} else if (sqlite3_column_int64(st, 0) != 0) {
+			snprintf(why, whylen, "%s revoked the user ID %s certified", b, a);
+			r = 1;
+		}
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = -EIO;
+	sqlite3_finalize(st);
+	return r;
+}
+
+KSP_EXPORT int ksp_trust_result_revoked_now(struct ksp_store *store, const struct ksp_trust_result *tr,
+					    const char *target, char *why, size_t whylen)
+{
+	sqlite3 *db;
+	size_t np;
+	int r;
+
+	if (store == NULL || tr == NULL || target == NULL || why == NULL || whylen == 0)
+		return -EINVAL;
+	db = ksp_store_db(store);
+	why[0] = '\0';
+	r = key_revoked_now(db, target, why, whylen);
+	np = ksp_trust_result_get_path_count(tr);
+	for (size_t i = 0; r == 0 && i < np; i++) {
+		size_t n = ksp_trust_result_get_path_length(tr, i);
+		for (size_t h = 0; r == 0 && h < n; h++) {
+			const char *a = NULL, *b = NULL, *u = NULL;
+			int64_t created = 0;
+			size_t len = 0;
+
+			if (ksp_trust_result_get_hop(tr, i, h, &a, &b, &created, &u, &len) < 0 || a == NULL || b == NULL)
+				continue;
+			r = key_revoked_now(db, a, why, whylen);
+			if (r == 0)
+				r = key_revoked_now(db, b, why, whylen);
+			if (r == 0 && u)
+				r = cert_revoked_now(db, a, b, u, len, why, whylen);
+		}
+	}
+	if (r < 0)
+		ksp_set_error(ksp_store_get_ctx(store), "%s: cannot read the revocations", ksp_store_get_path(store));
+	return r;
 }
 
 /* ---- the result ------------------------------------------------------------ */
 
-KSP_EXPORT struct ksp_verify_result *ksp_verify_result_free(struct ksp_verify_result *res)
-{
-	if (res) {
-		free(res->uid);
-		free(res->plaintext);
-		free(res);
-	}
-	return NULL;
-}
 
 KSP_EXPORT int ksp_verify_result_get_status(const struct ksp_verify_result *res)
 {
@@ -930,6 +976,43 @@ KSP_EXPORT const void *ksp_verify_result_get_plaintext(const struct ksp_verify_r
 	if (len)
 		*len = res->plaintext_len;
 	return res->plaintext;
+}
+
+KSP_EXPORT int ksp_verify_result_get_hash_algo(const struct ksp_verify_result *res)
+{
+	return res ? res->hash_algo : 0;
+}
+
+KSP_EXPORT int ksp_verify_result_get_errsig_code(const struct ksp_verify_result *res)
+{
+	if (res == NULL || res->status == KSP_SIGNATURE_GOOD || res->status == KSP_SIGNATURE_BAD ||
+	    res->status == KSP_SIGNATURE_UNSIGNED)
+		return 0;
+	if (res->errsig)
+		return res->errsig;
+	return res->status == KSP_SIGNATURE_KEY_UNKNOWN ? KSP_ERRSIG_NO_PUBKEY
+	       : res->status == KSP_SIGNATURE_KEY_UNUSABLE ? KSP_ERRSIG_ALGO
+							    : 0;
+}
+
+KSP_EXPORT int ksp_verify_result_apply_policy(struct ksp_verify_result *res, const struct ksp_trust_policy *policy)
+{
+	int rule;
+
+	if (res == NULL || policy == NULL)
+		return -EINVAL;
+	if (res->status == KSP_SIGNATURE_BAD || res->status == KSP_SIGNATURE_KEY_UNKNOWN ||
+	    res->status == KSP_SIGNATURE_KEY_UNUSABLE || res->status == KSP_SIGNATURE_UNSIGNED)
+		return 0;
+	rule = ksp_trust_policy_get_sha1_rule(policy);
+	if (ksp_hash_rule(res->hash_algo, res->created, false, rule) == KSP_HASH_KEPT)
+		return 0;
+	ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNUSABLE,
+			   "not accepted: signed by %s with %s on a date the policy's SHA-1 rule refuses (sha1 = %s)",
+			   res->signer[0] ? res->signer : res->issuer, res->hash_algo == 1 ? "MD5" : res->hash_algo == 2 ? "SHA-1" : "RIPEMD-160",
+			   rule == KSP_SHA1_NO ? "no" : "before-2019");
+	res->errsig = KSP_ERRSIG_DIGEST;
+	return 1;
 }
 
 KSP_EXPORT unsigned int ksp_verify_result_get_gpgme_summary(const struct ksp_verify_result *res)

@@ -92,7 +92,7 @@ struct loader {
 	struct ksp_store *store;
 	struct ksp_ctx *ctx;
 	sqlite3 *db;
-	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert, *cert_upd;
+	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert, *cert_upd, *ksigs, *ksigs_get;
 	bool verify;
 	bool x8; /* Ed25519 eight at a time (no use for the signers' tables) */
 	uint64_t keys, certs, bad, secret;
@@ -894,6 +894,113 @@ static int block_put(struct loader *l, int64_t key_id, const uint8_t *raw, size_
 	return step_done(l, l->st_block_put, "store key block digest");
 }
 
+/* The oldest verified self-signature of a user ID that does not expire,
+ * per hash class (schema 8: ss_strong, ss_sha1, ss_rmd160, ss_md5; 0
+ * none; the newest that expires is kept apart): Sequoia's model asks
+ * whether a key had a binding signature its policy accepts at a time.  A
+ * hash of no class (unknown, reserved, SHA-3: sequoia-openpgp 1.12 knows
+ * none of them) is one its policy never accepts. */
+static void selfsig_class(int64_t ss[4], int hash, int64_t created)
+{
+	int c = hash == 2 ? 1 : hash == 3 ? 2 : hash == 1 ? 3 : (hash >= 8 && hash <= 11) ? 0 : -1;
+
+	if (created <= 0)
+		created = 1;
+	if (c >= 0 && (ss[c] == 0 || created < ss[c]))
+		ss[c] = created;
+}
+
+/* One record of key_selfsigs.hist (schema 8): little-endian. */
+static void hist_put(uint8_t *p, int64_t created, int64_t key_expires, int64_t until, int hash)
+{
+	int64_t v[4] = { created, key_expires, until, hash };
+
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 8; j++)
+			p[i * 8 + j] = (uint8_t)((uint64_t)v[i] >> (8 * j));
+}
+
+static int cmp_hist(const void *a, const void *b)
+{
+	const uint8_t *x = a, *y = b;
+
+	/* by creation time (little-endian, positive), then the rest */
+	for (int j = 7; j >= 0; j--)
+		if (x[j] != y[j])
+			return x[j] < y[j] ? -1 : 1;
+	return memcmp(x + 8, y + 8, 24);
+}
+
+/* key_selfsigs: every verified binding self-signature of @k (the
+ * verdicts @res in job order, as store_one() has them), with those stored
+ * already (a key's self-signatures are the union of what was loaded, as
+ * its certifications), oldest first. */
+static int store_selfsigs(struct loader *l, const struct ksp_pgp_key *k, const int8_t *res, int64_t key_id)
+{
+	const struct ksp_pgp_pubkey *pk = &k->primary;
+	size_t n = 0, q = pk->n_sigs, old = 0;
+	const void *prev = NULL;
+	uint8_t *h;
+	int r, rc;
+
+	for (size_t u = 0; u < k->n_uids; u++)
+		q += k->uids[u].n_sigs;
+	sqlite3_bind_int64(l->ksigs_get, 1, key_id);
+	rc = sqlite3_step(l->ksigs_get);
+	if (rc == SQLITE_ROW) {
+		prev = sqlite3_column_blob(l->ksigs_get, 0);
+		old = prev ? (size_t)sqlite3_column_bytes(l->ksigs_get, 0) / 32 : 0;
+	} else if (rc != SQLITE_DONE) {
+		sqlite3_reset(l->ksigs_get);
+		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "read self-signatures");
+	}
+	h = malloc((q + old + 1) * 32);
+	if (h == NULL) {
+		sqlite3_reset(l->ksigs_get);
+		return -ENOMEM;
+	}
+	if (old)
+		memcpy(h, prev, old * 32);
+	sqlite3_reset(l->ksigs_get);
+	n = old;
+	q = 0;
+	for (size_t j = 0; j < pk->n_sigs; j++, q++) {
+		const struct ksp_pgp_sig *s = &pk->sigs[j];
+		if (s->type == 0x1f && key_sig_wanted(k, s) && counts(l, res[q]))
+			hist_put(h + 32 * n++, s->created,
+				 s->has_key_expires && s->key_expires ? (int64_t)pk->created + s->key_expires : 0,
+				 s->expires ? (int64_t)s->created + s->expires : 0, s->hash_algo);
+	}
+	for (size_t u = 0; u < k->n_uids; u++)
+		for (size_t j = 0; j < k->uids[u].n_sigs; j++, q++) {
+			const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
+			if (s->type < 0x10 || s->type > 0x13 || !is_self(k, s) || !counts(l, res[q]) || k->uids[u].attribute)
+				continue;
+			hist_put(h + 32 * n++, s->created,
+				 s->has_key_expires && s->key_expires ? (int64_t)pk->created + s->key_expires : 0,
+				 s->expires ? (int64_t)s->created + s->expires : 0, s->hash_algo);
+		}
+	if (n > 1)
+		qsort(h, n, 32, cmp_hist);
+	if (n > 1) {
+		/* the same self-signature twice: once */
+		size_t w = 1;
+		for (size_t i = 1; i < n; i++)
+			if (memcmp(h + 32 * i, h + 32 * (w - 1), 32) != 0)
+				memmove(h + 32 * w++, h + 32 * i, 32);
+		n = w;
+	}
+	sqlite3_bind_int64(l->ksigs, 1, key_id);
+	sqlite3_bind_blob(l->ksigs, 2, h, (int)(n * 32), SQLITE_STATIC);
+	r = step_done(l, l->ksigs, "store self-signatures");
+	free(h);
+	return r;
+}
+
+/* the oldest of the stored and the new one (0: none) */
+#define SS_KEEP_OLDEST(col, arg) \
+	col " = CASE WHEN " col " = 0 OR (" arg " > 0 AND " arg " < " col ") THEN " arg " ELSE " col " END"
+
 static int store_one(struct loader *l, const struct batch *b, const struct ksp_pgp_key *k, const uint8_t *raw,
 		     size_t raw_len, const char *source, size_t *cursor)
 {
@@ -1004,11 +1111,14 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 	r = block_put(l, key_id, raw, raw_len);
 	if (r < 0)
 		goto out;
+	r = store_selfsigs(l, k, res, key_id);
+	if (r < 0)
+		goto out;
 
 	q = pk->n_sigs;
 	for (size_t u = 0; u < k->n_uids; u++) {
 		const struct ksp_pgp_uid *uid = &k->uids[u];
-		int64_t uid_id, uid_rev = 0, selfsig = 0;
+		int64_t uid_id, uid_rev = 0, selfsig = 0, ss[4] = { 0, 0, 0, 0 }, ssx[3] = { 0, 0, 0 };
 		bool primary = false;
 		uint32_t uid_newest = 0;
 		bool any = false;
@@ -1021,6 +1131,14 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 			if (s->type != 0x30 && s->created >= selfsig) {
 				selfsig = s->created;
 				primary = s->has_primary_uid && s->primary_uid;
+			}
+			if (s->type != 0x30 && s->expires == 0)
+				selfsig_class(ss, s->hash_algo, s->created);
+			else if (s->type != 0x30 && (ssx[0] == 0 || s->created > ssx[0])) {
+				/* the newest self-signature that expires */
+				ssx[0] = s->created ? s->created : 1;
+				ssx[1] = (int64_t)s->created + s->expires;
+				ssx[2] = s->hash_algo;
 			}
 			/* the newest verified self-signature decides: a
 			 * revocation revokes, a newer certification undoes it */
@@ -1037,6 +1155,10 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 		sqlite3_bind_int64(l->uid, 5, selfsig);
 		sqlite3_bind_int64(l->uid, 6, uid_rev);
 		sqlite3_bind_int(l->uid, 7, primary);
+		for (int c = 0; c < 4; c++)
+			sqlite3_bind_int64(l->uid, 8 + c, ss[c]);
+		for (int c = 0; c < 3; c++)
+			sqlite3_bind_int64(l->uid, 12 + c, ssx[c]);
 		r = step_done(l, l->uid, "store uid");
 		if (r < 0)
 			goto out;
@@ -1361,6 +1483,8 @@ static void loader_done(struct loader *l)
 	sqlite3_finalize(l->key);
 	sqlite3_finalize(l->keyid);
 	sqlite3_finalize(l->uid);
+	sqlite3_finalize(l->ksigs);
+	sqlite3_finalize(l->ksigs_get);
 	sqlite3_finalize(l->uidid);
 	sqlite3_finalize(l->cert);
 	sqlite3_finalize(l->cert_upd);
@@ -1817,12 +1941,22 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		      "source = ?10")) < 0 ||
 	    (r = prep(&l, &l.keyid, "SELECT id FROM keys WHERE fpr = ?")) < 0 ||
 	    (r = prep(&l, &l.uid,
-		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked, primary_uid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked, primary_uid, ss_strong, ss_sha1, "
+		      "ss_rmd160, ss_md5, ss_exp_created, ss_exp_until, ss_exp_hash) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
 		      "ON CONFLICT(key_id, uid, is_attr) DO UPDATE SET "
 		      "revoked = CASE WHEN max(?5, ?6) >= max(selfsig, revoked) THEN ?6 ELSE revoked END, "
 		      "primary_uid = CASE WHEN ?5 >= selfsig THEN ?7 ELSE primary_uid END, "
-		      "selfsig = max(selfsig, ?5)")) < 0 ||
+		      "selfsig = max(selfsig, ?5), " SS_KEEP_OLDEST("ss_strong", "?8") ", " SS_KEEP_OLDEST("ss_sha1", "?9")
+		      ", " SS_KEEP_OLDEST("ss_rmd160", "?10") ", " SS_KEEP_OLDEST("ss_md5", "?11") ", "
+		      "ss_exp_until = CASE WHEN ?12 > ss_exp_created THEN ?13 ELSE ss_exp_until END, "
+		      "ss_exp_hash = CASE WHEN ?12 > ss_exp_created THEN ?14 ELSE ss_exp_hash END, "
+		      "ss_exp_created = max(ss_exp_created, ?12)")) < 0 ||
 	    (r = prep(&l, &l.uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
+	    (r = prep(&l, &l.ksigs,
+		      "INSERT INTO key_selfsigs(key_id, hist) VALUES (?1, ?2) ON CONFLICT(key_id) DO UPDATE SET "
+		      "hist = ?2 WHERE hist != ?2")) < 0 ||
+	    (r = prep(&l, &l.ksigs_get, "SELECT hist FROM key_selfsigs WHERE key_id = ?")) < 0 ||
 	    (r = prep(&l, &l.cert,
 		      "INSERT OR IGNORE INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "
 		      "expires, exportable, trust_depth, trust_amount, verified, sigdata, digest, regex) "

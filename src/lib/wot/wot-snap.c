@@ -35,9 +35,10 @@
 #include "lib/wot/wot-snap.h"
 
 #define SNAP_MAGIC "KSPWOT1\n"
-#define SNAP_VERSION 5u /* 2: key flags (hard revocation); 3: edge flags name the hash (MD5, SHA-1, RIPEMD-160);
+#define SNAP_VERSION 6u /* 2: key flags (hard revocation); 3: edge flags name the hash (MD5, SHA-1, RIPEMD-160);
 			 * 4: the weak-hash edge list; 5: the graph as stored (fingerprints, binds,
-			 * certifications, outs, strings) */
+			 * certifications, outs, strings); 6: a bind's oldest self-signature per hash class,
+			 * a key's binding self-signatures */
 #define SNAP_ENDIAN 0x01020304u
 
 struct snap_header {
@@ -53,10 +54,10 @@ struct snap_header {
 };
 
 _Static_assert(sizeof(struct snap_header) == 96, "header is 96 bytes");
-_Static_assert(sizeof(struct ksp_wsnap_bind) == 32, "bind is 32 bytes");
+_Static_assert(sizeof(struct ksp_wsnap_bind) == 88, "bind is 88 bytes");
 _Static_assert(sizeof(struct ksp_wsnap_cert) == 32, "cert is 32 bytes");
 _Static_assert(sizeof(struct ksp_wsnap_out) == 16, "out is 16 bytes");
-_Static_assert(sizeof(struct ksp_wsnap_node) == 48, "node is 48 bytes");
+_Static_assert(sizeof(struct ksp_wsnap_node) == 56, "node is 56 bytes");
 _Static_assert(sizeof(struct ksp_wsnap_edge) == 40, "edge is 40 bytes");
 
 static size_t align8(size_t x)
@@ -418,6 +419,38 @@ static int64_t strs_add(struct strs *b, const void *data, size_t len)
 	return (int64_t)off;
 }
 
+/* Node @k's binding self-signatures from key_selfsigs.hist (@p, @len:
+ * little-endian 32-byte records), in host order into the strings. */
+static int hist_add(struct strs *b, struct ksp_wsnap_node *k, const uint8_t *p, size_t len)
+{
+	struct ksp_wsnap_selfsig *h;
+	size_t n = p ? len / 32 : 0;
+	int64_t off;
+
+	k->hist_off = k->hist_n = 0;
+	if (n == 0)
+		return 0;
+	if (n >= UINT32_MAX / sizeof(*h))
+		return -E2BIG;
+	h = malloc(n * sizeof(*h));
+	if (h == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v[4] = { 0, 0, 0, 0 };
+		for (int f = 0; f < 4; f++)
+			for (int j = 7; j >= 0; j--)
+				v[f] = v[f] << 8 | p[i * 32 + (size_t)f * 8 + (size_t)j];
+		h[i] = (struct ksp_wsnap_selfsig){ (int64_t)v[0], (int64_t)v[1], (int64_t)v[2], (int64_t)v[3] };
+	}
+	off = strs_add(b, h, n * sizeof(*h));
+	free(h);
+	if (off < 0)
+		return (int)off;
+	k->hist_off = (uint32_t)off;
+	k->hist_n = (uint32_t)n;
+	return 0;
+}
+
 struct bind_row {
 	uint32_t vertex, urow;
 	int64_t idx;
@@ -543,7 +576,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		goto out;
 	/* keys, in id order */
 	rc = sqlite3_prepare_v2(db, "SELECT id, fpr, created, expires, revoked, algo, bits, " KSP_SQL_HARD_REVOKED("revoked", "revoked_reason")
-				", selfsig_ok FROM keys ORDER BY id", -1,
+				", selfsig_ok, (SELECT hist FROM key_selfsigs s WHERE s.key_id = keys.id) FROM keys ORDER BY id", -1,
 				&st, NULL);
 	if (rc != SQLITE_OK)
 		goto sql_fail;
@@ -567,6 +600,10 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 			goto out;
 		}
 		nodes[n].fpr_off = (uint32_t)foff;
+		r = hist_add(&strs, &nodes[n], sqlite3_column_blob(st, 9), (size_t)sqlite3_column_bytes(st, 9));
+		if (r < 0)
+			goto out;
+		r = -ENOMEM;
 		if (n % 1024 == 0) {
 			void *p = realloc(fm.fpr, (n + 1024) * sizeof(*fm.fpr));
 			if (p == NULL)
@@ -602,7 +639,9 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	}
 	/* user IDs, in id order */
 	what = "uids";
-	rc = sqlite3_prepare_v2(db, "SELECT id, key_id, is_attr, revoked, idx, uid, selfsig FROM uids ORDER BY id", -1,
+	rc = sqlite3_prepare_v2(db, "SELECT id, key_id, is_attr, revoked, idx, uid, selfsig, ss_strong, ss_sha1, ss_rmd160, ss_md5, "
+				"ss_exp_created, ss_exp_until, ss_exp_hash "
+				"FROM uids ORDER BY id", -1,
 				&st, NULL);
 	if (rc != SQLITE_OK)
 		goto sql_fail;
@@ -639,7 +678,12 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 				       .text_len = text ? (uint32_t)tlen : 0,
 				       .flags = (sqlite3_column_int(st, 2) ? KSP_WSNAP_BIND_ATTR : 0) |
 						(sqlite3_column_int64(st, 6) > 0 ? KSP_WSNAP_BIND_SELFSIG : 0),
-				       .uidx = UINT32_MAX },
+				       .uidx = UINT32_MAX,
+				       .ss = { sqlite3_column_int64(st, 7), sqlite3_column_int64(st, 8),
+					       sqlite3_column_int64(st, 9), sqlite3_column_int64(st, 10) },
+				       .ss_exp_created = sqlite3_column_int64(st, 11),
+				       .ss_exp_until = sqlite3_column_int64(st, 12),
+				       .ss_exp_hash = (uint32_t)sqlite3_column_int(st, 13) },
 			};
 		}
 		if (lo < n && nodes[lo].key_id == kid && sqlite3_column_int(st, 2) == 0) {
@@ -1045,7 +1089,8 @@ static int rebuild(struct ksp_store *store, const char *path, struct ksp_wsnap *
 		ksp_store_exec(store, "COMMIT");
 	if (r < 0)
 		return r;
-	w = save(store, path, *ret);
+	/* an immutable store: the snapshot stays in memory */
+	w = ksp_store_is_immutable(store) ? 0 : save(store, path, *ret);
 	if (w < 0)
 		INFO(ctx, "%s: cannot write the graph snapshot (%s); it is rebuilt for every run", path, strerror(-w));
 	return 0;

@@ -27,7 +27,8 @@
  * Sequoia's, which apply their own rules to them), the graph as the store
  * holds it: every key's fingerprint and whether it has a valid
  * self-signature; every user ID and user attribute of every key, in the
- * key's order, with its text, self-signature and revocation; on each, every
+ * key's order, with its text, self-signature (the newest, and the oldest
+ * per hash class) and revocation; on each, every
  * verified certification (0x10-0x13) and certification revocation (0x30)
  * by another key of the store, in store order, exportable or not, with its
  * trust signature (depth, amount, regular expressions) and whether it is
@@ -39,6 +40,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lib/trust/hash-rules.h"
 
@@ -55,6 +57,8 @@ struct ksp_wsnap_node {
 	uint32_t algo, bits;
 	uint32_t flags;   /* KSP_WSNAP_HARD_REVOKED, KSP_WSNAP_SELFSIG_OK */
 	uint32_t fpr_off; /* into strings: the fingerprint, NUL-terminated */
+	uint32_t hist_off, hist_n; /* into strings: its binding self-signatures,
+				    * oldest first (ksp_wsnap_key_selfsig()) */
 };
 
 /* Is the key revoked at @at?  A hard revocation at every date, a soft one
@@ -93,7 +97,18 @@ struct ksp_wsnap_bind {
 	uint32_t text_off, text_len; /* into strings (NUL-terminated there too) */
 	uint32_t flags;    /* KSP_WSNAP_BIND_* */
 	uint32_t uidx;     /* into uids, UINT32_MAX for a user attribute */
+	/* its oldest verified self-signature (0x10-0x13) without an
+	 * expiration time by the hash's class (KSP_WSNAP_SS_*), 0: none; the
+	 * newest with one: made ss_exp_created (0: none), valid until
+	 * ss_exp_until, with hash ss_exp_hash (uids.ss_*, schema 8) */
+	int64_t ss[4];
+	int64_t ss_exp_created, ss_exp_until;
+	uint32_t ss_exp_hash, reserved;
 };
+#define KSP_WSNAP_SS_STRONG 0 /* SHA-2 */
+#define KSP_WSNAP_SS_SHA1 1
+#define KSP_WSNAP_SS_RMD160 2
+#define KSP_WSNAP_SS_MD5 3
 
 /* A certification or certification revocation on a bind, as stored. */
 #define KSP_WSNAP_CERT_REVOCABLE 1u  /* no Revocable subpacket saying no */
@@ -172,6 +187,25 @@ void ksp_wsnap_free(struct ksp_wsnap *s);
 static inline const char *ksp_wsnap_string(const struct ksp_wsnap *s, uint64_t off)
 {
 	return off < s->strings_len ? s->strings + off : "";
+}
+
+/* The @i-th (oldest first) binding self-signature of key @k (schema 8's
+ * key_selfsigs): its creation time, the key expiration time it gives
+ * (absolute, 0: never), its own expiration time (absolute, 0: never), its
+ * hash algorithm.  False when out of range. */
+struct ksp_wsnap_selfsig {
+	int64_t created, key_expires, until, hash;
+};
+
+static inline bool ksp_wsnap_key_selfsig(const struct ksp_wsnap *s, const struct ksp_wsnap_node *k, uint32_t i,
+					 struct ksp_wsnap_selfsig *out)
+{
+	uint64_t off = (uint64_t)k->hist_off + (uint64_t)i * sizeof(*out);
+
+	if (i >= k->hist_n || off + sizeof(*out) >= s->strings_len)
+		return false;
+	memcpy(out, s->strings + off, sizeof(*out));
+	return true;
 }
 
 /* The fingerprint of vertex @v. */
