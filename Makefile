@@ -10,7 +10,7 @@ MANDIR   ?= $(PREFIX)/share/man
 DATADIR  ?= $(PREFIX)/share/ksp
 
 PKG_CONFIG ?= pkg-config
-DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph pangocairo cairo libqrencode
+DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph pangocairo cairo libqrencode libcurl
 # Debian packages that provide everything the build, the tests and the demo need.
 DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3-dev \
               libgraphviz-dev graphviz gnupg sqlite3 openssl xxd python3 bc \
@@ -225,7 +225,8 @@ ASAN_SKIP ?= T012-options T015-clone T020-install T030-completion T100-party T20
 # run under ASan + UBSan above.
 VALGRIND_SKIP ?= $(ASAN_SKIP) T200-wot T540-gpg-program T540-verify-hashes T550-health T515-sequoia-model \
 		 T500-trust T530-verify T540-revocations T545-trust-binding T562-incremental T563-refresh \
-		 T521-gnupg-live
+		 T521-gnupg-live \
+		 T425-party-attendance T426-party-smtp T427-party-keyserver
 check-valgrind: all $(UNIT_TESTS)
 	$(Q)KSP_VALGRIND=1 tests/unit/run.sh $(UNIT_TESTS)
 	$(Q)VALGRIND_OPTS=--read-inline-info=no KSP_VALGRIND=1 KSP_SKIP="$(VALGRIND_SKIP)" LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/run.sh

@@ -131,6 +131,7 @@ const char rd_builtin_sheet_html[] =
 	"{{/is_you}}\n"
 	"<div class=\"head\"><span><span class=\"num\">#{{number}}</span><span class=\"fpr\">{{fingerprint}}</span></span><span class=\"ticks\"><span class=\"box\"></span>fingerprint OK</span></div>\n"
 	"<div class=\"meta\">{{algo}}, created {{created}}{{#expires}}, expires {{expires}}{{/expires}}</div>\n"
+	"{{#same_address}}<div class=\"meta\">&#9888; an address of this key is also on {{same_address}}: two keys of one person?</div>{{/same_address}}\n"
 	"<ul class=\"uids\">\n"
 	"{{#uids}}\n"
 	"<li><span class=\"ticks\"><span class=\"box\"></span>ID checked<span class=\"box\"></span>rejected</span><span class=\"uid\">{{uid}}</span></li>\n"

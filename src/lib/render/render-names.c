@@ -51,6 +51,7 @@ enum name_id {
 	N_UID_NUMBER,
 	N_PRIMARY,
 	N_SLIP_NUMBER,
+	N_SAME_ADDRESS,
 	N_COUNT_
 };
 
@@ -98,6 +99,7 @@ static const struct name_def {
 	[N_UID_NUMBER] = { "uid.number", F_UID, T_TEXT, 0, K_ALL },
 	[N_PRIMARY] = { "primary", F_UID, T_BOOL, 0, K_ALL },
 	[N_SLIP_NUMBER] = { "slip.number", F_SLIP, T_TEXT, 0, K_SLIPS },
+	[N_SAME_ADDRESS] = { "same_address", F_PART, T_TEXT, 0, K_ALL },
 };
 
 static const char *const frame_names[] = {
@@ -284,6 +286,7 @@ static int get_value(void *data, const struct ksp_tpl_ref *ref, const struct ksp
 	case N_ALGO: set_text(v, ksp_participant_get_algo(part->p)); break;
 	case N_CREATED: set_text(v, part->created); break;
 	case N_EXPIRES: set_text(v, part->expires); break;
+	case N_SAME_ADDRESS: set_text(v, part->same_as); break;
 	case N_IS_YOU: v->type = T_BOOL; v->b = part->is_you; break;
 	case N_UIDS_COUNT:
 		snprintf(v->buf, sizeof(v->buf), "%zu", ksp_participant_get_uid_count(part->p));

@@ -602,7 +602,7 @@ static int sheet(struct pdf *p)
 	/* pass 1: rows and their heights */
 	for (size_t i = 0; i < doc->n_parts; i++) {
 		const struct rd_part *rp = &doc->parts[i];
-		size_t nu = ksp_participant_get_uid_count(rp->p), need = n + 3 + nu;
+		size_t nu = ksp_participant_get_uid_count(rp->p), need = n + 4 + nu;
 		char buf[160];
 
 		if (need > cap) {
@@ -641,6 +641,16 @@ static int sheet(struct pdf *p)
 		rows[n].a = mk(p, p->f_small, buf, 0);
 		rows[n].h = lh(rows[n].a) + 2;
 		n++;
+		if (rp->same_as[0]) {
+			memset(&rows[n], 0, sizeof(*rows));
+			rows[n].kind = R_META;
+			rows[n].you = rp->is_you;
+			snprintf(buf, sizeof(buf), "\xe2\x9a\xa0 an address of this key is also on %s: two keys of one person?",
+				 rp->same_as);
+			rows[n].a = mk(p, p->f_small, buf, 0);
+			rows[n].h = lh(rows[n].a) + 2;
+			n++;
+		}
 		for (size_t u = 0; u < nu; u++) {
 			size_t len;
 			const char *s = ksp_participant_get_uid(rp->p, u, &len);
@@ -857,6 +867,14 @@ static int slip_make(struct pdf *p, const struct rd_part *rp, struct slip *s)
 		 *rp->expires ? ", expires " : "", rp->expires);
 	s->pub = mk(p, compact ? p->f_tiny : p->f_small, buf, w);
 	s->fpr = mk(p, compact ? p->f_mono_small : fpr_font(p, rp->fpr_hex), rp->fpr_groups, w);
+	const char *mid = strstr(rp->fpr_groups, "  ");
+	if (s->fpr && pango_layout_get_line_count(s->fpr) > 1 && mid && strlen(rp->fpr_groups) < sizeof(buf)) {
+		/* too wide for one line: broken in the middle, as gpg groups it
+		 * (5 + 5 groups), not where the width ends (8 + 2) */
+		snprintf(buf, sizeof(buf), "%.*s\n%s", (int)(mid - rp->fpr_groups), rp->fpr_groups, mid + 2);
+		unref(s->fpr);
+		s->fpr = mk(p, compact ? p->f_mono_small : fpr_font(p, rp->fpr_hex), buf, w);
+	}
 	h = lh(s->pub) + 2 + lh(s->fpr) + 3;
 	s->n_uid = ksp_participant_get_uid_count(rp->p);
 	s->uid = calloc(s->n_uid ? s->n_uid : 1, sizeof(*s->uid));

@@ -19,6 +19,7 @@ struct rd_part {
 	char created[16];
 	char expires[16]; /* "" when it never expires */
 	bool is_you;
+	char same_as[16]; /* "#N": another key on the list has an address of this one; "" none */
 };
 
 struct rd_doc {

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "lib/addr.h"
 #include "lib/party/party-private.h"
 #include "lib/render/render-private.h"
 #include "lib/template.h"
@@ -195,6 +197,46 @@ static void hex_groups(const char *hex, char *buf, size_t size)
 	buf[o] = '\0';
 }
 
+/* Keys on the list that share an address (a second key of the same person,
+ * or an old one sent by mistake): each marked with the first other one. */
+static int mark_same_address(struct rd_doc *doc)
+{
+	size_t n = doc->n_parts, total = 0, k = 0;
+	struct addr_of {
+		char *addr;
+		size_t part;
+	} *v;
+
+	for (size_t i = 0; i < n; i++)
+		total += ksp_participant_get_uid_count(doc->parts[i].p);
+	v = calloc(total + 1, sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		for (size_t u = 0; u < ksp_participant_get_uid_count(doc->parts[i].p); u++) {
+			size_t len;
+			const char *uid = ksp_participant_get_uid(doc->parts[i].p, u, &len);
+			char *a = NULL;
+			if (ksp_uid_writable_address(uid, len, &a) == 0 && a) {
+				v[k].addr = a;
+				v[k++].part = i;
+			} else {
+				free(a);
+			}
+		}
+	for (size_t x = 0; x < k; x++)
+		for (size_t y = 0; y < k; y++) {
+			struct rd_part *rp = &doc->parts[v[x].part];
+			if (v[x].part == v[y].part || rp->same_as[0] || strcasecmp(v[x].addr, v[y].addr) != 0)
+				continue;
+			snprintf(rp->same_as, sizeof(rp->same_as), "#%d", doc->parts[v[y].part].number);
+		}
+	for (size_t x = 0; x < k; x++)
+		free(v[x].addr);
+	free(v);
+	return 0;
+}
+
 static int doc_init(struct rd_doc *doc, struct ksp_party *party, unsigned int kind, unsigned int format,
 		    const struct ksp_render_opts *opts)
 {
@@ -268,6 +310,9 @@ static int doc_init(struct rd_doc *doc, struct ksp_party *party, unsigned int ki
 		    (opts->for_number ? rp->number == opts->for_number : strcmp(rp->fpr_hex, opts->for_fpr) == 0))
 			rp->is_you = true;
 	}
+	if (r < 0)
+		return r;
+	r = mark_same_address(doc);
 	if (r < 0)
 		return r;
 	snprintf(doc->count_s, sizeof(doc->count_s), "%zu", doc->n_parts);
