@@ -602,7 +602,7 @@ static int sheet(struct pdf *p)
 	/* pass 1: rows and their heights */
 	for (size_t i = 0; i < doc->n_parts; i++) {
 		const struct rd_part *rp = &doc->parts[i];
-		size_t nu = ksp_participant_get_uid_count(rp->p), need = n + 4 + nu;
+		size_t nu = ksp_participant_get_uid_count(rp->p), need = n + 5 + nu;
 		char buf[160];
 
 		if (need > cap) {
@@ -648,6 +648,21 @@ static int sheet(struct pdf *p)
 			snprintf(buf, sizeof(buf), "\xe2\x9a\xa0 an address of this key is also on %s: two keys of one person?",
 				 rp->same_as);
 			rows[n].a = mk(p, p->f_small, buf, 0);
+			rows[n].h = lh(rows[n].a) + 2;
+			n++;
+		}
+		if (rp->repair && doc->repair_n) {
+			/* numbers and fingerprints only: no user ID in it */
+			char *line = NULL;
+			if (asprintf(&line, "\xe2\x86\x92 certify for the repair: %s", rp->repair) < 0) {
+				r = -ENOMEM;
+				goto out;
+			}
+			memset(&rows[n], 0, sizeof(*rows));
+			rows[n].kind = R_META;
+			rows[n].you = rp->is_you;
+			rows[n].a = mk(p, p->f_bold, line, p->x1 - xi);
+			free(line);
 			rows[n].h = lh(rows[n].a) + 2;
 			n++;
 		}
