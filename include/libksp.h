@@ -904,6 +904,12 @@ const char *ksp_csv_row_get_fingerprint(const struct ksp_csv_row *row);
 /* One line naming the CSV, the line, and whom to ask (may hold the
  * row's name and address: escape before output). */
 const char *ksp_csv_row_get_message(const struct ksp_csv_row *row);
+/* The party's repair plan: the "# certify: SIGNER certifies TARGET" lines
+ * of the CSVs 'ksp health --plan-csv' writes, kept by ksp_party_add_csv()
+ * (not with KSP_ADD_DRY_RUN); the sheet marks beside each signer the keys
+ * they must certify.  Returns how many certifications it holds, or -errno.
+ * Since: LIBKSP_3. */
+int ksp_party_get_repair_count(struct ksp_party *party);
 
 /* -- the paper round trip: a checklist to tick, read back -- */
 /* The checklist of frozen list version @version (0 = newest), made from

@@ -340,6 +340,12 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		fprintf(stderr, "would add %d, refuse %d; nothing stored.\n", o.accepted, o.refused);
 	else if (!cli->json && !cli->quiet)
 		fprintf(stderr, "%d key(s) added, %d refused.\n", o.accepted, o.refused);
+	if (csv && !cli->json && !cli->quiet && !(flags & KSP_ADD_DRY_RUN)) {
+		int np = ksp_party_get_repair_count(party);
+		if (np > 0)
+			fprintf(stderr, "the repair plan: %d certification(s) to make at the party; "
+				"the sheet marks them beside each signer.\n", np);
+	}
 	if (!cli->json && o.missing)
 		cli_warn(cli, "%s: %d row(s) without a key: ask the people listed above", csv, o.missing);
 	status = o.refused || o.missing ? KSP_EXIT_NEGATIVE : KSP_EXIT_OK;

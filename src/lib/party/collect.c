@@ -187,6 +187,8 @@ KSP_EXPORT int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_
 	size_t *seen_line = NULL, n_seen = 0;
 	char (*fetch)[65] = NULL;
 	size_t n_fetch = 0;
+	struct ksp_repair_pair *plan = NULL; /* the "# certify:" lines */
+	size_t n_plan = 0;
 	const char *p = csv, *end;
 	size_t line = 0;
 	int col_name = 0, col_email = 1, col_fpr = 2, r = 0, n = 0, missing = 0;
@@ -246,7 +248,29 @@ KSP_EXPORT int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_
 			p += 3;
 			l -= 3;
 		}
-		if (l == 0 || p[0] == '#' || strspn(p, " \t,") >= l) {
+		if (l > 0 && p[0] == '#') {
+			/* the repair plan of 'ksp health --plan-csv' */
+			struct ksp_repair_pair pair;
+			int pr = ksp_party_repair_parse(p, l, &pair);
+			p = nl ? nl + 1 : end;
+			if (pr < 0) {
+				struct ksp_csv_row brow = { .line = line };
+				report_row(&brow, KSP_CSV_BAD, row_cb, cb_data,
+					   "%s:%zu: a '# certify:' line that is not 'SIGNER-FINGERPRINT certifies TARGET-FINGERPRINT'; fix it or write the list again with 'ksp health --plan-csv'",
+					   csv_source, line);
+				missing++;
+			} else if (pr > 0) {
+				struct ksp_repair_pair *np = realloc(plan, (n_plan + 1) * sizeof(*np));
+				if (np == NULL) {
+					r = -ENOMEM;
+					goto out;
+				}
+				plan = np;
+				plan[n_plan++] = pair;
+			}
+			continue;
+		}
+		if (l == 0 || strspn(p, " \t,") >= l) {
 			p = nl ? nl + 1 : end;
 			continue;
 		}
@@ -420,6 +444,11 @@ KSP_EXPORT int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_
 		if (r < 0)
 			goto out;
 	}
+	if (!(flags & KSP_ADD_DRY_RUN)) {
+		r = ksp_party_repair_store(party, plan, n_plan);
+		if (r < 0)
+			goto out;
+	}
 	in_txn = false;
 	r = ksp_store_commit(party->store);
 	if (r == 0)
@@ -434,6 +463,7 @@ out:
 	free(seen);
 	free(seen_line);
 	free(fetch);
+	free(plan);
 	strbuf_release(&sel);
 	return r;
 }
