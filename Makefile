@@ -194,14 +194,16 @@ check: deps
 # Sanitizer build in a separate tree, so the normal objects stay as they are.
 # The fault sweep (make check) compiles the library and the CLI with the same
 # flags (ASAN_CFLAGS) into tests/fault/obj/: those objects are copied in with
-# their times, so that only what the sweep did not build (ksp-gpg, the tests,
-# the tools) is compiled again.
+# their times and their dependency files (so that one older than a header it
+# includes is compiled again), and only what the sweep did not build
+# (ksp-gpg, the tests, the tools) or built before a change is compiled.
 ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 check-asan: deps
 	$(Q)rm -rf build-asan && mkdir -p build-asan && \
 	  git ls-files -co --exclude-standard | grep -v '^build-asan/' | tar -cf - -T - | tar -xf - -C build-asan
 	$(Q)if [ -d tests/fault/obj/src ]; then \
-	  (cd tests/fault/obj && find src -name '*.o' | tar -cf - -T -) | tar -xf - -C build-asan; fi
+	  (cd tests/fault/obj && find src -name '*.[od]' | tar -cf - -T -) | tar -xf - -C build-asan && \
+	  find build-asan/src -name '*.d' -exec sed -i 's|^tests/fault/obj/||' {} +; fi
 	$(Q)$(MAKE) --no-print-directory -C build-asan all $(UNIT_TESTS) CFLAGS='$(ASAN_CFLAGS)'
 	$(Q)cd build-asan && \
 	  ASAN_OPTIONS=detect_leaks=1 tests/unit/run.sh $(UNIT_TESTS) && \
