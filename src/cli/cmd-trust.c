@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli/ksp.h"
+#include "cli/json-out.h"
 #include "cli/trust-opts.h"
 #include "shared/util.h"
 

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "cli/ksp.h"
+#include "cli/json-out.h"
 #include "cli/trust-opts.h"
 #include "shared/util.h"
 

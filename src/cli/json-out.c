@@ -48,6 +48,16 @@ json_t *cj_strz(const char *s)
 	return s ? cj_str(s, strlen(s)) : json_null();
 }
 
+json_t *cj_fixed(double x, int decimals)
+{
+	char buf[400];
+
+	if (x != x || x > 1e300 || x < -1e300)
+		return json_null();
+	snprintf(buf, sizeof(buf), "%.*f", decimals, x);
+	return json_real(strtod(buf, NULL));
+}
+
 int cj_set(json_t *obj, const char *key, json_t *v)
 {
 	if (v && json_object_set_new(obj, key, v) == 0)
@@ -96,7 +106,7 @@ char *cj_dumps(const json_t *v)
 
 	if (v == NULL || cj_lost(v))
 		return NULL;
-	raw = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	raw = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
 	if (raw == NULL)
 		return NULL;
 	len = strlen(raw);

@@ -21,6 +21,10 @@ json_t *cj_strz(const char *s);
 /* Integers and booleans, for brevity. */
 #define cj_int(v) json_integer((json_int_t)(v))
 #define cj_bool(v) json_boolean(v)
+/* @x rounded to @decimals places as printf's "%.*f" rounds it (the value
+ * the hand-written reports printed; written back in the fewest digits,
+ * 2.500000 as 2.5); null when @x is not finite. */
+json_t *cj_fixed(double x, int decimals);
 /* json_object_set_new() that also takes a NULL value (out of memory):
  * the object is then marked so that cj_print() fails instead of printing
  * a report with a member missing.  Returns 0 or -1. */
