@@ -99,6 +99,19 @@ static int cj_lost(const json_t *v)
 	return 0;
 }
 
+/* the control a short escape (\n) stands for, or -1 */
+static int short_escape(char c)
+{
+	switch (c) {
+	case 'b': return '\b';
+	case 'f': return '\f';
+	case 'n': return '\n';
+	case 'r': return '\r';
+	case 't': return '\t';
+	default: return -1;
+	}
+}
+
 char *cj_dumps(const json_t *v)
 {
 	char *raw, *out;
@@ -121,7 +134,29 @@ char *cj_dumps(const json_t *v)
 	 * string, where an escape means the same character */
 	for (size_t i = 0; i < len;) {
 		uint32_t c = 0;
-		size_t n = utf8_decode((const uint8_t *)raw + i, len - i, &c);
+		size_t n;
+
+		/* jansson's own escapes, written as ksp always wrote them:
+		 * \u and four lower-case digits for every control */
+		if (raw[i] == '\\' && i + 1 < len) {
+			int ctl = short_escape(raw[i + 1]);
+
+			if (raw[i + 1] == 'u' && i + 6 <= len) {
+				out[o++] = '\\';
+				out[o++] = 'u';
+				for (size_t k = i + 2; k < i + 6; k++)
+					out[o++] = (char)(raw[k] >= 'A' && raw[k] <= 'F' ? raw[k] - 'A' + 'a' : raw[k]);
+				i += 6;
+			} else if (ctl > 0) {
+				o += (size_t)sprintf(out + o, "\\u%04x", (unsigned)ctl);
+				i += 2;
+			} else { /* \" \\ \/ */
+				out[o++] = raw[i++];
+				out[o++] = raw[i++];
+			}
+			continue;
+		}
+		n = utf8_decode((const uint8_t *)raw + i, len - i, &c);
 
 		if (n == 0) { /* not from jansson: it writes valid UTF-8 */
 			out[o++] = raw[i++];

@@ -737,8 +737,9 @@ static int json_finish(const struct ksp_cli *cli, bool failed, int argc, char *a
 	} else {
 		if (json_len)
 			fwrite(json_buf, 1, json_len, stdout);
-		if (failed)
-			puts(err_text ? err_text : "{\"error\":\"out of memory\",\"file\":null,\"exit\":2}");
+		/* without memory for it the error stays on stderr alone */
+		if (failed && err_text)
+			puts(err_text);
 	}
 	json_decref(report);
 	free(err_text);
