@@ -99,6 +99,11 @@ static int cj_lost(const json_t *v)
 	return 0;
 }
 
+int cj_check(const json_t *v)
+{
+	return v == NULL || cj_lost(v) ? -ENOMEM : 0;
+}
+
 /* the control a short escape (\n) stands for, or -1 */
 static int short_escape(char c)
 {

@@ -31,6 +31,9 @@ json_t *cj_fixed(double x, int decimals);
 int cj_set(json_t *obj, const char *key, json_t *v);
 /* json_array_append_new(), the same way. */
 int cj_push(json_t *arr, json_t *v);
+/* 0, or -ENOMEM when a value was lost (cj_set() or cj_push() was given
+ * NULL): to check before a store is committed. */
+int cj_check(const json_t *v);
 /* Compact (",", ":"), members in the order they were added, unsafe code
  * points escaped.  Caller frees; NULL when out of memory. */
 char *cj_dumps(const json_t *v);
