@@ -10,11 +10,7 @@ MANDIR   ?= $(PREFIX)/share/man
 DATADIR  ?= $(PREFIX)/share/ksp
 
 PKG_CONFIG ?= pkg-config
-<<<<<<< HEAD
-DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph pangocairo cairo libqrencode jansson
-=======
-DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph pangocairo cairo libqrencode libcurl
->>>>>>> main
+DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph pangocairo cairo libqrencode libcurl jansson
 # Debian packages that provide everything the build, the tests and the demo need.
 DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3-dev \
               libgraphviz-dev graphviz gnupg sqlite3 openssl xxd python3 bc \

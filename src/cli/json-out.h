@@ -9,6 +9,7 @@
 #ifndef KSP_CLI_JSON_OUT_H
 #define KSP_CLI_JSON_OUT_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
