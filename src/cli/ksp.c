@@ -330,13 +330,6 @@ int cli_output_fail(struct ksp_cli *cli, const char *fmt, ...)
 	return KSP_EXIT_ERROR;
 }
 
-void cli_json_str(FILE *out, const void *s, size_t len)
-{
-	char *e = cli_escape(s, len, KSP_ESCAPE_JSON);
-	fprintf(out, "\"%s\"", e ? e : "");
-	free(e);
-}
-
 static void log_cli(void *data, int priority, const char *file, int line, const char *fn,
 		    const char *format, va_list args) _printf_format_(6, 0);
 static void log_cli(void *data, int priority, const char *file, int line, const char *fn,
