@@ -217,7 +217,7 @@ check-asan: deps
 # command of tests/fault/commands.sh, its reference run and its injected
 # failures), and the brute-force comparisons are hundreds of runs of code
 # T500 covers.  ASAN_SKIP= (or VALGRIND_SKIP=) runs every script.
-ASAN_SKIP ?= T012-options T015-clone T020-install T030-completion T100-party T205-wot-scan T210-verify \
+ASAN_SKIP ?= T011-deps T012-options T015-clone T020-install T030-completion T100-party T205-wot-scan T210-verify \
 	     T250-gen-wot T300-sheet T310-fonts T400-sign T410-join T505-trust-brute T510-sequoia \
 	     T520-gnupg-model T600-graph T700-reliability T710-reliability2 T900-readme T420-party-day T561-publish T415-party-mail T555-resign-weak \
 	     T552-health-brute T553-health-commands \
