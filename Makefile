@@ -10,7 +10,7 @@ MANDIR   ?= $(PREFIX)/share/man
 DATADIR  ?= $(PREFIX)/share/ksp
 
 PKG_CONFIG ?= pkg-config
-DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph pangocairo cairo libqrencode libcurl
+DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph pangocairo cairo libqrencode libcurl jansson
 # Debian packages that provide everything the build, the tests and the demo need.
 DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3-dev \
               libgraphviz-dev graphviz gnupg sqlite3 openssl xxd python3 bc \
@@ -18,7 +18,8 @@ DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3
               zbar-tools git debian-keyring \
               fonts-noto-core fonts-noto-cjk fonts-ipafont-gothic \
               signing-party pius sq-wot faketime sks libcurl4-gnutls-dev python3-aiosmtpd time \
-              python3-cryptography
+              python3-cryptography \
+              libjansson-dev
 # fonts-noto-core: Latin, Greek, Cyrillic, Arabic, Hebrew, Devanagari and the
 # other Indic scripts, Thai, Ethiopic...; fonts-noto-cjk: Chinese, Japanese,
 # Korean.  debian-keyring: the real keyring the tests' reference numbers in

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/ksp.h"
+#include "cli/json-out.h"
 #include "shared/util.h"
 
 static int run_graph(struct ksp_cli *cli, int argc, char *argv[]);
@@ -309,30 +310,48 @@ static int parse(struct ksp_cli *cli, int argc, char *argv[], struct opts *o)
 	return 0;
 }
 
-/* @e_out: the output file's name, escaped for JSON or the terminal */
+/* --json's report as text, made before the picture is written (so that a lack of
+ * memory leaves no file without its report); NULL when out of memory */
+static char *report_json(const struct opts *o, const struct ksp_graph *g, const char *layout, bool trusted)
+{
+	size_t n = ksp_graph_get_node_count(g);
+	int len = ksp_graph_get_length(g);
+	json_t *j = json_object(), *fprs = json_array();
+	char *text;
+
+	if (j == NULL || fprs == NULL) {
+		json_decref(j);
+		json_decref(fprs);
+		return NULL;
+	}
+	cj_set(j, "format_version", cj_int(1));
+	cj_set(j, "mode", cj_strz(mode_names[o->mode]));
+	cj_set(j, "format", cj_strz(o->format));
+	cj_set(j, "layout", cj_strz(layout));
+	cj_set(j, "output", cj_strz(o->output));
+	cj_set(j, "nodes", cj_int(n));
+	cj_set(j, "edges", cj_int(ksp_graph_get_edge_count(g)));
+	cj_set(j, "certifications", cj_int(ksp_graph_get_arc_count(g)));
+	cj_set(j, "missing", cj_int(ksp_graph_get_missing_count(g)));
+	cj_set(j, "length", len >= 0 ? cj_int(len) : json_null());
+	if (o->mode == MODE_TRUST)
+		cj_set(j, "trusted", cj_bool(trusted));
+	for (size_t i = 0; i < n; i++)
+		cj_push(fprs, cj_strz(ksp_graph_get_node_fingerprint(g, i)));
+	cj_set(j, "fingerprints", fprs);
+	text = cj_dumps(j);
+	json_decref(j);
+	return text;
+}
+
+/* @e_out: the output file's name, escaped for the terminal */
 static void report(struct ksp_cli *cli, const struct opts *o, const struct ksp_graph *g, const char *layout,
-		   bool trusted, const char *e_out)
+		   const char *e_out)
 {
 	size_t n = ksp_graph_get_node_count(g);
 	int len = ksp_graph_get_length(g);
 
-	if (cli->json) {
-		printf("{\"format_version\":1,\"mode\":\"%s\",\"format\":\"%s\",\"layout\":\"%s\",\"output\":",
-		       mode_names[o->mode], o->format, layout);
-		printf("\"%s\"", e_out);
-		printf(",\"nodes\":%zu,\"edges\":%zu,\"certifications\":%zu,\"missing\":%zu,\"length\":", n,
-		       ksp_graph_get_edge_count(g), ksp_graph_get_arc_count(g), ksp_graph_get_missing_count(g));
-		if (len >= 0)
-			printf("%d", len);
-		else
-			printf("null");
-		if (o->mode == MODE_TRUST)
-			printf(",\"trusted\":%s", trusted ? "true" : "false");
-		printf(",\"fingerprints\":[");
-		for (size_t i = 0; i < n; i++)
-			printf("%s\"%s\"", i ? "," : "", ksp_graph_get_node_fingerprint(g, i));
-		printf("]}\n");
-	} else if (o->output && !cli->quiet) {
+	if (!cli->json && o->output && !cli->quiet) {
 		printf("%s: %zu keys, %zu edges (%zu certifications", e_out, n, ksp_graph_get_edge_count(g),
 		       ksp_graph_get_arc_count(g));
 		if (o->graph_flags & KSP_GRAPH_MISSING)
@@ -401,6 +420,7 @@ static int run_graph(struct ksp_cli *cli, int argc, char *argv[])
 	struct ksp_graph *g = NULL;
 	const char *layout;
 	char *e_out = NULL;
+	char *json = NULL; /* --json's report, compact */
 	bool trusted = false;
 	int r, status = KSP_EXIT_OK;
 
@@ -454,12 +474,13 @@ static int run_graph(struct ksp_cli *cli, int argc, char *argv[])
 	else
 		layout = ksp_graph_get_default_layout(g);
 	/* the report's file name escaped before the file is written */
-	if (o.output) {
-		e_out = cli_escape(o.output, strlen(o.output), cli->json ? KSP_ESCAPE_JSON : KSP_ESCAPE_TERMINAL);
-		if (e_out == NULL) {
-			status = cli_output_fail(cli, "%s", "nothing was written, run the command again");
-			goto out;
-		}
+	if (cli->json)
+		json = report_json(&o, g, layout, trusted);
+	else if (o.output)
+		e_out = cli_escape(o.output, strlen(o.output), KSP_ESCAPE_TERMINAL);
+	if (o.output && (cli->json ? json == NULL : e_out == NULL)) {
+		status = cli_output_fail(cli, "%s", "nothing was written, run the command again");
+		goto out;
 	}
 	if (o.output) {
 		r = ksp_graph_render_file(g, o.format, o.layout, o.output);
@@ -471,11 +492,14 @@ static int run_graph(struct ksp_cli *cli, int argc, char *argv[])
 		status = cli_fail(cli, r, "cannot render the graph");
 		goto out;
 	}
-	report(cli, &o, g, layout, trusted, e_out);
+	if (json)
+		puts(json); /* made whole above: nothing is left to fail but stdout */
+	report(cli, &o, g, layout, e_out);
 	if (o.mode == MODE_TRUST && !trusted)
 		status = KSP_EXIT_NEGATIVE;
 out:
 	free(e_out);
+	free(json);
 	ksp_graph_free(g);
 	ksp_store_unref(store);
 	free(o.core);

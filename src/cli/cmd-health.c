@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/ksp.h"
+#include "cli/json-out.h"
 #include "cli/trust-opts.h"
 #include "shared/util.h"
 
@@ -152,135 +153,165 @@ static void print_break(struct ksp_store *store, const struct ksp_health *h, siz
 	printf("\n");
 }
 
-static void print_json(const struct ksp_health *h, const struct ksp_trust_policy *pol, bool all, bool party,
-		       bool weak, const char *signer, unsigned rh)
+/* one horizon of --json: {"label","at","time","below":[...],"details":[...]} */
+static json_t *horizon_json(const struct ksp_health *h, unsigned hz)
 {
 	size_t nk = ksp_health_get_key_count(h);
+	json_t *below = json_array(), *details = json_array();
 	char date[32];
 	int64_t at;
+	const char *label = ksp_health_get_horizon(h, hz, &at);
 
-	printf("{\"format_version\":1,\"min_paths\":%d,\"max_depth\":%d,\"keys\":%zu,\"queries\":%llu,\"horizons\":[",
-	       ksp_trust_policy_get_min_paths(pol), ksp_trust_policy_get_max_depth(pol), nk,
-	       (unsigned long long)ksp_health_get_queries(h));
-	for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++) {
-		const char *label = ksp_health_get_horizon(h, hz, &at);
-		bool first = true;
-		format_date(at, date, sizeof(date));
-		printf("%s{\"label\":\"%s\",\"at\":\"%s\",\"time\":%lld,\"below\":[", hz ? "," : "", label, date,
-		       (long long)at);
-		for (size_t k = 0; k < nk; k++)
-			if (ksp_health_is_below(h, k, hz)) {
-				printf("%s\"%s\"", first ? "" : ",", ksp_health_get_key(h, k));
-				first = false;
-			}
-		printf("],\"details\":[");
-		first = true;
-		for (size_t k = 0; k < nk; k++) {
-			const char *m;
-			if (!ksp_health_is_below(h, k, hz))
-				continue;
-			m = ksp_health_get_message(h, k, hz);
-			printf("%s{\"fingerprint\":\"%s\",\"paths\":%d,\"message\":", first ? "" : ",",
-			       ksp_health_get_key(h, k), ksp_health_get_paths(h, k, hz));
-			cli_json_str(stdout, m ? m : "", m ? strlen(m) : 0);
-			printf(",\"breaks\":[");
-			for (size_t i = 0; i < ksp_health_get_break_count(h, k, hz); i++) {
-				const char *a, *b;
-				int kind, path;
-				int64_t when;
-				ksp_health_get_break(h, k, hz, i, &kind, &a, &b, &when, &path);
-				format_date(when, date, sizeof(date));
-				printf("%s{\"kind\":\"%s\",\"signer\":\"%s\",\"signee\":\"%s\",\"date\":\"%s\",\"path\":%d}",
-				       i ? "," : "", break_text(kind), a, b, date, path + 1);
-			}
-			printf("]}");
-			first = false;
-		}
-		printf("]}");
-	}
-	printf("]");
-	if (all) {
-		printf(",\"paths\":[");
-		for (size_t k = 0; k < nk; k++) {
-			printf("%s{\"fingerprint\":\"%s\"", k ? "," : "", ksp_health_get_key(h, k));
-			for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++)
-				printf(",\"%s\":%d", ksp_health_get_horizon(h, hz, NULL), ksp_health_get_paths(h, k, hz));
-			printf("}");
-		}
-		printf("]");
-	}
-	size_t lower;
-	bool minimal;
-	ksp_health_get_repair_bound(h, &lower, &minimal);
-	printf(",\"repair_at\":\"%s\",\"repair_minimal\":%s,\"repair_lower_bound\":%zu,\"repair\":[",
-	       ksp_health_get_horizon(h, rh, NULL), minimal ? "true" : "false", lower);
-	for (size_t i = 0; i < ksp_health_get_repair_count(h); i++) {
-		const char *s, *t;
-		unsigned n, more;
-		bool renewal;
-		ksp_health_get_repair(h, i, &s, &t, &n);
-		ksp_health_get_repair_detail(h, i, &more, &renewal);
-		printf("%s{\"signer\":\"%s\",\"target\":\"%s\",\"repairs\":%u,\"paths\":%u,\"renewal\":%s}",
-		       i ? "," : "", s, t, n, more, renewal ? "true" : "false");
-	}
-	printf("],\"unrepaired\":%zu,\"extend\":[", ksp_health_get_unrepaired_count(h));
-	for (size_t i = 0; i < ksp_health_get_extend_count(h); i++) {
-		const char *f;
-		unsigned n;
-		int64_t exp;
-		ksp_health_get_extend(h, i, &f, &exp, &n);
-		format_date(exp, date, sizeof(date));
-		printf("%s{\"fingerprint\":\"%s\",\"expires\":\"%s\",\"repairs\":%u}", i ? "," : "", f, date, n);
-	}
-	printf("],\"spof_exact\":%s,\"spof\":[", ksp_health_spof_is_exact(h) ? "true" : "false");
-	for (size_t i = 0; i < ksp_health_get_spof_count(h); i++) {
-		const char *f;
-		unsigned cuts, carries;
-		ksp_health_get_spof(h, i, &f, &cuts, &carries);
-		printf("%s{\"fingerprint\":\"%s\",\"cuts\":%u,\"carries\":%u}", i ? "," : "", f, cuts, carries);
-	}
-	printf("],\"carriers\":[");
-	for (size_t i = 0; i < ksp_health_get_carrier_count(h); i++) {
-		const char *f;
-		unsigned n;
-		ksp_health_get_carrier(h, i, &f, &n);
-		printf("%s{\"fingerprint\":\"%s\",\"paths\":%u}", i ? "," : "", f, n);
-	}
-	printf("]");
-	if (party) {
-		printf(",\"pairs\":[");
-		for (size_t i = 0; i < ksp_health_get_pair_count(h); i++) {
+	format_date(at, date, sizeof(date));
+	for (size_t k = 0; below && details && k < nk; k++) {
+		const char *m;
+		json_t *breaks;
+
+		if (!ksp_health_is_below(h, k, hz))
+			continue;
+		cj_push(below, cj_strz(ksp_health_get_key(h, k)));
+		m = ksp_health_get_message(h, k, hz);
+		breaks = json_array();
+		for (size_t i = 0; breaks && i < ksp_health_get_break_count(h, k, hz); i++) {
 			const char *a, *b;
-			unsigned n;
-			ksp_health_get_pair(h, i, &a, &b, &n);
-			printf("%s{\"a\":\"%s\",\"b\":\"%s\",\"keys\":%u}", i ? "," : "", a, b, n);
+			int kind, path;
+			int64_t when;
+			char d[32];
+
+			ksp_health_get_break(h, k, hz, i, &kind, &a, &b, &when, &path);
+			format_date(when, d, sizeof(d));
+			cj_push(breaks, json_pack("{s:s,s:s,s:s,s:s,s:i}", "kind", break_text(kind), "signer", a, "signee",
+						  b, "date", d, "path", path + 1));
 		}
-		printf("],\"pairs_by_distance\":[");
-		for (size_t i = 0; i < ksp_health_get_pair_count(h); i++) {
+		cj_push(details, json_pack("{s:s,s:i,s:o,s:o}", "fingerprint", ksp_health_get_key(h, k), "paths",
+					   ksp_health_get_paths(h, k, hz), "message", cj_strz(m ? m : ""), "breaks",
+					   breaks));
+	}
+	return json_pack("{s:s,s:s,s:I,s:o,s:o}", "label", label, "at", date, "time", (json_int_t)at, "below", below,
+			 "details", details);
+}
+
+/* the members after "carriers": --party's pairs, --weak's list */
+static void party_weak_json(json_t *o, const struct ksp_health *h, bool party, bool weak, const char *signer)
+{
+	if (party) {
+		json_t *pairs = json_array(), *by = json_array();
+
+		for (size_t i = 0; pairs && by && i < ksp_health_get_pair_count(h); i++) {
 			const char *a, *b;
 			unsigned hops, n;
+
+			ksp_health_get_pair(h, i, &a, &b, &n);
+			cj_push(pairs, json_pack("{s:s,s:s,s:I}", "a", a, "b", b, "keys", (json_int_t)n));
 			ksp_health_get_pair_by_distance(h, i, &a, &b, &hops, &n);
-			printf("%s{\"a\":\"%s\",\"b\":\"%s\",\"hops\":%u,\"keys\":%u}", i ? "," : "", a, b, hops, n);
+			cj_push(by, json_pack("{s:s,s:s,s:I,s:I}", "a", a, "b", b, "hops", (json_int_t)hops, "keys",
+					      (json_int_t)n));
 		}
-		printf("]");
+		cj_set(o, "pairs", pairs);
+		cj_set(o, "pairs_by_distance", by);
 	}
 	if (weak) {
-		printf(",\"signer\":\"%s\",\"weak\":[", signer);
-		for (size_t i = 0; i < ksp_health_get_weak_count(h); i++) {
+		json_t *list = json_array();
+
+		for (size_t i = 0; list && i < ksp_health_get_weak_count(h); i++) {
 			const char *t, *u;
 			size_t ulen;
 			int64_t created;
 			int hash;
 			unsigned carries;
+			char date[32];
+
 			ksp_health_get_weak(h, i, &t, &u, &ulen, &created, &hash, &carries);
 			format_date(created, date, sizeof(date));
-			printf("%s{\"target\":\"%s\",\"uid\":", i ? "," : "", t);
-			cli_json_str(stdout, u ? u : "", u ? ulen : 0);
-			printf(",\"created\":\"%s\",\"hash\":\"%s\",\"carries\":%u}", date, hash_name(hash), carries);
+			cj_push(list, json_pack("{s:s,s:o,s:s,s:s,s:I}", "target", t, "uid", cj_str(u ? u : "", u ? ulen : 0),
+						"created", date, "hash", hash_name(hash), "carries", (json_int_t)carries));
 		}
-		printf("]");
+		cj_set(o, "signer", cj_strz(signer));
+		cj_set(o, "weak", list);
 	}
-	printf("}\n");
+}
+
+/* Prints the report; 0 or -ENOMEM */
+static int print_json(const struct ksp_health *h, const struct ksp_trust_policy *pol, bool all, bool party,
+		      bool weak, const char *signer, unsigned rh)
+{
+	size_t nk = ksp_health_get_key_count(h), lower;
+	json_t *o = json_object(), *a;
+	char date[32];
+	bool minimal;
+
+	if (o == NULL)
+		return -ENOMEM;
+	cj_set(o, "format_version", cj_int(1));
+	cj_set(o, "min_paths", cj_int(ksp_trust_policy_get_min_paths(pol)));
+	cj_set(o, "max_depth", cj_int(ksp_trust_policy_get_max_depth(pol)));
+	cj_set(o, "keys", cj_int(nk));
+	cj_set(o, "queries", cj_int(ksp_health_get_queries(h)));
+	a = json_array();
+	for (unsigned hz = 0; a && hz < KSP_HEALTH_HORIZONS; hz++)
+		cj_push(a, horizon_json(h, hz));
+	cj_set(o, "horizons", a);
+	if (all) {
+		a = json_array();
+		for (size_t k = 0; a && k < nk; k++) {
+			json_t *e = json_pack("{s:s}", "fingerprint", ksp_health_get_key(h, k));
+
+			for (unsigned hz = 0; e && hz < KSP_HEALTH_HORIZONS; hz++)
+				cj_set(e, ksp_health_get_horizon(h, hz, NULL), cj_int(ksp_health_get_paths(h, k, hz)));
+			cj_push(a, e);
+		}
+		cj_set(o, "paths", a);
+	}
+	ksp_health_get_repair_bound(h, &lower, &minimal);
+	cj_set(o, "repair_at", cj_strz(ksp_health_get_horizon(h, rh, NULL)));
+	cj_set(o, "repair_minimal", cj_bool(minimal));
+	cj_set(o, "repair_lower_bound", cj_int(lower));
+	a = json_array();
+	for (size_t i = 0; a && i < ksp_health_get_repair_count(h); i++) {
+		const char *s, *t;
+		unsigned n, more;
+		bool renewal;
+
+		ksp_health_get_repair(h, i, &s, &t, &n);
+		ksp_health_get_repair_detail(h, i, &more, &renewal);
+		cj_push(a, json_pack("{s:s,s:s,s:I,s:I,s:b}", "signer", s, "target", t, "repairs", (json_int_t)n, "paths",
+				     (json_int_t)more, "renewal", renewal));
+	}
+	cj_set(o, "repair", a);
+	cj_set(o, "unrepaired", cj_int(ksp_health_get_unrepaired_count(h)));
+	a = json_array();
+	for (size_t i = 0; a && i < ksp_health_get_extend_count(h); i++) {
+		const char *f;
+		unsigned n;
+		int64_t exp;
+
+		ksp_health_get_extend(h, i, &f, &exp, &n);
+		format_date(exp, date, sizeof(date));
+		cj_push(a, json_pack("{s:s,s:s,s:I}", "fingerprint", f, "expires", date, "repairs", (json_int_t)n));
+	}
+	cj_set(o, "extend", a);
+	cj_set(o, "spof_exact", cj_bool(ksp_health_spof_is_exact(h)));
+	a = json_array();
+	for (size_t i = 0; a && i < ksp_health_get_spof_count(h); i++) {
+		const char *f;
+		unsigned cuts, carries;
+
+		ksp_health_get_spof(h, i, &f, &cuts, &carries);
+		cj_push(a, json_pack("{s:s,s:I,s:I}", "fingerprint", f, "cuts", (json_int_t)cuts, "carries",
+				     (json_int_t)carries));
+	}
+	cj_set(o, "spof", a);
+	a = json_array();
+	for (size_t i = 0; a && i < ksp_health_get_carrier_count(h); i++) {
+		const char *f;
+		unsigned n;
+
+		ksp_health_get_carrier(h, i, &f, &n);
+		cj_push(a, json_pack("{s:s,s:I}", "fingerprint", f, "paths", (json_int_t)n));
+	}
+	cj_set(o, "carriers", a);
+	party_weak_json(o, h, party, weak, signer);
+	return cj_print(o);
 }
 
 static void print_uid(struct ksp_store *store, const char *fpr)
@@ -889,9 +920,11 @@ static int run_health(struct ksp_cli *cli, int argc, char *argv[])
 			goto out;
 		}
 	}
-	if (cli->json)
-		print_json(h, to.policy, all, party, weak, signer, rh);
-	else
+	if (cli->json && print_json(h, to.policy, all, party, weak, signer, rh) < 0) {
+		status = cli_output_fail(cli, "cannot write the report");
+		goto out;
+	}
+	if (!cli->json)
 		print_table(store, h, to.policy, all, party, weak, signer, rh, top, flags);
 	if (fflush(stdout) != 0 || ferror(stdout) || cli_output_failed()) {
 		status = cli_output_fail(cli, "cannot write the report");

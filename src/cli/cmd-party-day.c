@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "cli/json-out.h"
 #include "cli/party.h"
 #include "shared/util.h"
 
@@ -29,7 +30,8 @@ static int run_attendance(struct ksp_cli *cli, int argc, char *argv[], bool abse
 	struct ksp_party *party = NULL;
 	struct ksp_ticked *t = NULL;
 	int c, r, status = KSP_EXIT_OK, changed = 0, n_absent = 0, n_present = 0;
-	bool first = true, none = false;
+	json_t *report = NULL, *list = NULL;
+	bool none = false;
 
 	while ((c = cli_getopt(cli, argc, argv, "", absent ? opts : opts + 2)) != -1) {
 		if (c == 'a')
@@ -50,9 +52,10 @@ static int run_attendance(struct ksp_cli *cli, int argc, char *argv[], bool abse
 			status = cli_fail(cli, r, "%s: cannot record attendance", cli->db_path);
 			goto out;
 		}
-		if (cli->json)
-			printf("{\"format_version\":1,\"participants\":[],\"changed\":%d}\n", r);
-		else if (!cli->quiet)
+		if (cli->json) {
+			if (cj_print(json_pack("{s:i,s:[],s:i}", "format_version", 1, "participants", "changed", r)) < 0)
+				status = cli_fail(cli, -ENOMEM, "attendance recorded, but cannot write the JSON report");
+		} else if (!cli->quiet)
 			fprintf(stderr, "Attendance taken: everyone on the frozen list was there (%d recorded absent before, present now).\n", r);
 		goto out;
 	}
@@ -86,8 +89,17 @@ static int run_attendance(struct ksp_cli *cli, int argc, char *argv[], bool abse
 		status = cli_fail(cli, r, "%s: cannot start a transaction", cli->db_path);
 		goto out;
 	}
-	if (cli->json)
-		printf("{\"format_version\":1,\"participants\":[");
+	if (cli->json) {
+		report = json_object();
+		list = json_array();
+		if (report == NULL || list == NULL) {
+			ksp_store_rollback(store);
+			status = cli_fail(cli, -ENOMEM, "cannot make the JSON report; nothing was recorded");
+			goto out;
+		}
+		cj_set(report, "format_version", cj_int(1));
+		cj_set(report, "participants", json_incref(list));
+	}
 	size_t n = t ? ksp_ticked_get_count(t) : (size_t)(argc - optind);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		/* from the sheet: a key with either box ticked was there */
@@ -102,41 +114,46 @@ static int run_attendance(struct ksp_cli *cli, int argc, char *argv[], bool abse
 			n_absent++;
 		else
 			n_present++;
-		if (cli->json) {
-			printf("%s{\"number\":%d,\"absent\":%s,\"changed\":%s}", first ? "" : ",", number, a ? "true" : "false",
-			       r ? "true" : "false");
-			first = false;
+		if (list) {
+			cj_push(list, json_pack("{s:i,s:b,s:b}", "number", number, "absent", a, "changed", r != 0));
 		} else if (!cli->quiet && (r > 0 || !t)) {
 			printf("#%-3d %s%s\n", number, a ? "absent" : "present", r ? "" : " (already so)");
 		}
 	}
-	if (cli->json)
-		printf("]");
 	if (r < 0) {
 		ksp_store_rollback(store);
-		if (cli->json)
-			printf("}\n");
+		if (report)
+			cj_print(json_incref(report)); /* the error is added to it */
 		fflush(stdout);
 		status = cli_fail(cli, r, "%s: cannot record attendance", cli->db_path);
 		cli_err(cli, "nothing was recorded");
 		goto out;
 	}
+	if (report && cj_check(report) < 0) {
+		ksp_store_rollback(store);
+		status = cli_fail(cli, -ENOMEM, "cannot make the JSON report; nothing was recorded");
+		goto out;
+	}
 	r = ksp_store_commit(store);
 	if (r < 0) {
-		if (cli->json)
-			printf("}\n");
+		if (report)
+			cj_print(json_incref(report));
 		status = cli_fail(cli, r, "%s: cannot save", cli->db_path);
 		goto out;
 	}
-	if (cli->json)
-		printf(",\"changed\":%d}\n", changed);
-	else if (!cli->quiet && t)
+	if (report) {
+		cj_set(report, "changed", cj_int(changed));
+		if (cj_print(json_incref(report)) < 0)
+			status = cli_fail(cli, -ENOMEM, "attendance recorded, but cannot write the JSON report");
+	} else if (!cli->quiet && t)
 		fprintf(stderr, "%s: %d present, %d absent (%d changed); the frozen list and its digests are unchanged.\n",
 			sheet, n_present, n_absent, changed);
 	else if (!cli->quiet)
 		fprintf(stderr, "%d participant(s) recorded %s; the frozen list and its digests are unchanged.\n", changed,
 			absent ? "absent" : "present");
 out:
+	json_decref(list);
+	json_decref(report);
 	ksp_ticked_free(t);
 	ksp_party_unref(party);
 	ksp_store_unref(store);
@@ -265,10 +282,13 @@ int cli_party_sheet_text(struct ksp_cli *cli, bool checklist, int version, const
 		goto out;
 	}
 	if (cli->json) {
-		printf("{\"format_version\":1,\"file\":");
-		cli_json_str(stdout, out, strlen(out));
-		printf(",\"kind\":\"sheet\",\"format\":\"%s\",\"version\":%d,\"marked\":%s}\n",
-		       checklist ? "checklist" : "txt", v, mark ? "true" : "false");
+		json_t *o = json_pack("{s:i,s:o,s:s,s:s,s:i,s:b}", "format_version", 1, "file", cj_strz(out), "kind",
+				      "sheet", "format", checklist ? "checklist" : "txt", "version", v, "marked", mark);
+
+		if (cj_print(o) < 0) {
+			status = cli_fail(cli, -ENOMEM, "%s: written, but cannot write the JSON report", out);
+			goto out;
+		}
 	} else if (out && !cli->quiet) {
 		fprintf(stderr, "%s: written (list version %d)\n", out, v);
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/ksp.h"
+#include "cli/json-out.h"
 #include "cli/trust-opts.h"
 #include "shared/util.h"
 
@@ -154,34 +155,45 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		goto out;
 	}
 	if (cli->json) {
-		printf("{\"format_version\":1,\"keys\":%zu,\"changes\":[", ksp_publish_get_key_count(pub));
-		for (size_t i = 0; i < ksp_publish_get_change_count(pub); i++) {
-			const char *path = NULL;
-			int o = -1, n = -1, k = ksp_publish_get_change(pub, i, &path, &o, &n);
+		json_t *o = json_object(), *a = json_array();
 
-			printf("%s{\"change\":\"%s\",\"path\":", i ? "," : "", kind_name(k));
-			cli_json_str(stdout, path, strlen(path));
-			if (o >= 0 || n >= 0)
-				printf(",\"old_paths\":%d,\"new_paths\":%d", o, n);
-			printf("}");
+		cj_set(o, "format_version", cj_int(1));
+		cj_set(o, "keys", cj_int(ksp_publish_get_key_count(pub)));
+		for (size_t i = 0; a && i < ksp_publish_get_change_count(pub); i++) {
+			const char *path = NULL;
+			int old = -1, n = -1, k = ksp_publish_get_change(pub, i, &path, &old, &n);
+			json_t *ch = json_pack("{s:s,s:o}", "change", kind_name(k), "path", cj_strz(path));
+
+			if (ch && (old >= 0 || n >= 0)) {
+				cj_set(ch, "old_paths", cj_int(old));
+				cj_set(ch, "new_paths", cj_int(n));
+			}
+			cj_push(a, ch);
 		}
-		printf("],\"without_path\":[");
-		for (size_t i = 0; i < ksp_publish_get_pathless_count(pub); i++)
-			printf("%s\"%s\"", i ? "," : "", ksp_publish_get_pathless(pub, i));
-		printf("]");
+		cj_set(o, "changes", a);
+		a = json_array();
+		for (size_t i = 0; a && i < ksp_publish_get_pathless_count(pub); i++)
+			cj_push(a, cj_strz(ksp_publish_get_pathless(pub, i)));
+		cj_set(o, "without_path", a);
 		if (audit) {
-			printf(",\"weak_certifiers\":[");
-			for (size_t i = 0; i < ksp_publish_get_weak_count(pub); i++) {
+			a = json_array();
+			for (size_t i = 0; a && i < ksp_publish_get_weak_count(pub); i++) {
 				unsigned m = 0, s = 0, rr = 0;
 				const char *f = ksp_publish_get_weak(pub, i, &m, &s, &rr);
-				printf("%s{\"fpr\":\"%s\",\"md5\":%u,\"sha1\":%u,\"ripemd160\":%u}", i ? "," : "", f, m, s, rr);
+
+				cj_push(a, json_pack("{s:s,s:I,s:I,s:I}", "fpr", f, "md5", (json_int_t)m, "sha1",
+						     (json_int_t)s, "ripemd160", (json_int_t)rr));
 			}
-			printf("],\"lose_all_paths\":[");
-			for (size_t i = 0; i < ksp_publish_get_orphan_count(pub); i++)
-				printf("%s\"%s\"", i ? "," : "", ksp_publish_get_orphan(pub, i));
-			printf("]");
+			cj_set(o, "weak_certifiers", a);
+			a = json_array();
+			for (size_t i = 0; a && i < ksp_publish_get_orphan_count(pub); i++)
+				cj_push(a, cj_strz(ksp_publish_get_orphan(pub, i)));
+			cj_set(o, "lose_all_paths", a);
 		}
-		printf("}\n");
+		if (o == NULL || cj_print(o) < 0) {
+			status = cli_fail(cli, -ENOMEM, "%s: published, but cannot write the JSON report", argv[optind]);
+			goto out;
+		}
 	} else {
 		for (size_t i = 0; i < ksp_publish_get_change_count(pub); i++) {
 			const char *path = NULL;

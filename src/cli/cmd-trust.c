@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli/ksp.h"
+#include "cli/json-out.h"
 #include "cli/trust-opts.h"
 #include "shared/util.h"
 
@@ -104,51 +105,39 @@ static void print_dropped(uint64_t md5, uint64_t sha1)
 }
 
 
-static void print_result(struct ksp_cli *cli, const struct ksp_trust_result *res, const char *fpr,
-			 const struct ksp_trust_policy *pol, bool brief, bool first)
+static void print_result(const struct ksp_trust_result *res, const char *fpr,
+			 const struct ksp_trust_policy *pol, bool brief, json_t *list)
 {
 	size_t np = ksp_trust_result_get_path_count(res);
 	const char *uid;
 	size_t ulen = 0;
 
-	if (cli->json) {
-		static const char *const reasons[] = { "trusted", "no_path", "too_few_paths", "target_unknown",
-						       "target_revoked", "target_expired", "target_invalid", "no_core",
-						       "undecided" };
-		int reason = ksp_trust_result_get_reason(res);
-		printf("%s{\"format_version\":1,\"fingerprint\":\"%s\",\"trusted\":%s,\"reason\":\"%s\",\"message\":",
-		       first ? "" : ",\n", fpr, ksp_trust_result_is_trusted(res) ? "true" : "false",
-		       reason >= 0 && reason <= 8 ? reasons[reason] : "error");
-		cli_json_str(stdout, ksp_trust_result_get_message(res), strlen(ksp_trust_result_get_message(res)));
-		printf(",\"min_paths\":%d,\"max_depth\":%d,\"paths_found\":%d,", ksp_trust_policy_get_min_paths(pol),
-		       ksp_trust_policy_get_max_depth(pol), ksp_trust_result_get_paths_found(res));
-		printf("\"dropped\":{\"md5\":%llu,\"sha1\":%llu},",
-		       (unsigned long long)ksp_trust_result_get_dropped(res, KSP_DROPPED_MD5),
-		       (unsigned long long)ksp_trust_result_get_dropped(res, KSP_DROPPED_SHA1));
-		uid = ksp_trust_result_get_uid(res, &ulen);
-		printf("\"uid\":");
-		if (uid)
-			cli_json_str(stdout, uid, ulen);
-		else
-			printf("null");
-		printf(",\"paths\":[");
-		for (size_t i = 0; i < np; i++) {
-			printf("%s[", i ? "," : "");
-			for (size_t h = 0; h < ksp_trust_result_get_path_length(res, i); h++) {
-				const char *a, *b, *u;
-				int64_t created;
-				size_t len = 0;
-				ksp_trust_result_get_hop(res, i, h, &a, &b, &created, &u, &len);
-				printf("%s{\"signer\":\"%s\",\"signee\":\"%s\",\"created\":%lld,\"uid\":", h ? "," : "", a, b,
-				       (long long)created);
-				cli_json_str(stdout, u ? u : "", u ? len : 0);
-				printf("}");
+	if (list) {
+		json_t *o = json_object();
+
+		if (o) {
+			const char *msg = ksp_trust_result_get_message(res);
+			json_t *dropped = json_object();
+
+			cj_set(o, "format_version", cj_int(1));
+			cj_set(o, "fingerprint", cj_strz(fpr));
+			cj_set(o, "trusted", cj_bool(ksp_trust_result_is_trusted(res)));
+			cj_set(o, "reason", cj_strz(cli_trust_reason_name(res)));
+			cj_set(o, "message", cj_strz(msg ? msg : ""));
+			cj_set(o, "min_paths", cj_int(ksp_trust_policy_get_min_paths(pol)));
+			cj_set(o, "max_depth", cj_int(ksp_trust_policy_get_max_depth(pol)));
+			cj_set(o, "paths_found", cj_int(ksp_trust_result_get_paths_found(res)));
+			if (dropped) {
+				cj_set(dropped, "md5", cj_int(ksp_trust_result_get_dropped(res, KSP_DROPPED_MD5)));
+				cj_set(dropped, "sha1", cj_int(ksp_trust_result_get_dropped(res, KSP_DROPPED_SHA1)));
 			}
-			printf("]");
+			cj_set(o, "dropped", dropped);
+			uid = ksp_trust_result_get_uid(res, &ulen);
+			cj_set(o, "uid", uid ? cj_str(uid, ulen) : json_null());
+			cj_set(o, "paths", cli_trust_json_paths(res));
+			cli_trust_json_fields(o, res);
 		}
-		printf("]");
-		cli_trust_print_fields(stdout, res);
-		printf("}");
+		cj_push(list, o);
 		return;
 	}
 	printf("%s: %s\n", fpr, ksp_trust_result_get_message(res));
@@ -195,7 +184,7 @@ struct front {
 };
 
 /* any model: its answer (ksp_trust_query()) as print_result() shows it */
-static int any_one(struct front *f, const char *fpr, bool brief, bool first)
+static int any_one(struct front *f, const char *fpr, bool brief, json_t *list)
 {
 	struct ksp_trust_result *res = NULL;
 	int r = cli_trust_check(f->store, f->to, fpr, &res);
@@ -204,7 +193,7 @@ static int any_one(struct front *f, const char *fpr, bool brief, bool first)
 		cli_fail(f->cli, r, "%s: cannot evaluate trust", f->cli->db_path);
 		return r;
 	}
-	print_result(f->cli, res, fpr, f->to->policy, brief, first);
+	print_result(res, fpr, f->to->policy, brief, list);
 	r = ksp_trust_result_is_trusted(res);
 	ksp_trust_result_free(res);
 	return r;
@@ -213,12 +202,15 @@ static int any_one(struct front *f, const char *fpr, bool brief, bool first)
 /* The end of a lookup by --email/--uid over @n keys, @yes of them trusted
  * (@verb: what the model calls it): the JSON tail, or a line for people;
  * the exit status. */
-static int lookup_end(struct ksp_cli *cli, const struct cli_trust_opts *to, size_t n, unsigned yes, int status,
-		      const char *verb)
+static int lookup_end(struct ksp_cli *cli, const struct cli_trust_opts *to, json_t *report, size_t n,
+		      unsigned yes, int status, const char *verb)
 {
-	if (cli->json && status == KSP_EXIT_OK)
-		printf("%s],\"keys\":%zu,\"trusted\":%u}\n", n ? "\n" : "", n, yes);
-	else if (status == KSP_EXIT_OK && n == 0) {
+	if (report && status == KSP_EXIT_OK) {
+		cj_set(report, "keys", cj_int(n));
+		cj_set(report, "trusted", cj_int(yes));
+		if (cj_print(json_incref(report)) < 0)
+			return cli_fail(cli, -ENOMEM, "cannot write the JSON report");
+	} else if (status == KSP_EXIT_OK && n == 0) {
 		char *e = cli_escape(to->email ? to->email : to->uid, strlen(to->email ? to->email : to->uid),
 				     KSP_ESCAPE_TERMINAL);
 		printf("no key in the store has %s \"%s\"\n", to->email ? "a user ID with the address" : "the user ID",
@@ -235,7 +227,7 @@ static int lookup_end(struct ksp_cli *cli, const struct cli_trust_opts *to, size
 
 /* One key (and the binding question of @to); prints the answer.  1 when
  * authenticated, 0 when not, or a negative errno (printed). */
-static int sq_one(struct front *f, const char *fpr, bool brief, bool first)
+static int sq_one(struct front *f, const char *fpr, bool brief, json_t *list)
 {
 	struct ksp_cli *cli = f->cli;
 	struct ksp_store *store = f->store;
@@ -260,11 +252,21 @@ static int sq_one(struct front *f, const char *fpr, bool brief, bool first)
 	if (r == 0)
 		r = ksp_trust_sequoia_authenticate(sq, store, to->at, fpr, to->uid, to->email);
 	if (r == -ENOENT) {
-		if (cli->json)
-			printf("%s{\"format_version\":1,\"model\":\"sequoia\",\"fingerprint\":\"%s\",\"in_store\":false,"
-			       "\"trusted\":false,\"trust_amount\":0,\"paths_found\":0,\"paths\":[]}",
-			       first ? "" : ",\n", fpr);
-		else
+		if (list) {
+			json_t *o = json_object();
+
+			if (o) {
+				cj_set(o, "format_version", cj_int(1));
+				cj_set(o, "model", cj_strz("sequoia"));
+				cj_set(o, "fingerprint", cj_strz(fpr));
+				cj_set(o, "in_store", json_false());
+				cj_set(o, "trusted", json_false());
+				cj_set(o, "trust_amount", cj_int(0));
+				cj_set(o, "paths_found", cj_int(0));
+				cj_set(o, "paths", json_array());
+			}
+			cj_push(list, o);
+		} else
 			printf("%s: not authenticated: the key is not in the store\n", fpr);
 		ksp_trust_sequoia_free(sq);
 		return 0;
@@ -278,38 +280,59 @@ static int sq_one(struct front *f, const char *fpr, bool brief, bool first)
 	amount = ksp_trust_sequoia_get_amount(sq);
 	uid = ksp_trust_sequoia_get_uid(sq, &ulen);
 	np = ksp_trust_sequoia_get_path_count(sq);
-	if (cli->json) {
-		printf("%s{\"format_version\":1,\"model\":\"sequoia\",\"fingerprint\":\"%s\",\"in_store\":true,"
-		       "\"trusted\":%s,\"uid\":",
-		       first ? "" : ",\n", fpr, yes ? "true" : "false");
-		if (uid)
-			cli_json_str(stdout, uid, ulen);
-		else
-			printf("null");
-		printf(",\"trust_amount\":%d,\"target_amount\":%d,\"certification_network\":%s,\"paths_found\":%zu,"
-		       "\"paths\":[",
-		       amount, target, ksp_trust_policy_get_certification_network(to->policy) ? "true" : "false", np);
-		for (size_t i = 0; i < np; i++) {
-			size_t len = ksp_trust_sequoia_get_path_length(sq, i);
+	if (list) {
+		json_t *o = json_object(), *paths = json_array();
 
-			printf("%s{\"amount\":%d,\"keys\":[", i ? "," : "", ksp_trust_sequoia_get_path_amount(sq, i));
-			for (size_t j = 0; j < len; j++)
-				printf("%s\"%s\"", j ? "," : "", ksp_trust_sequoia_get_path_key(sq, i, j));
-			printf("],\"hops\":[");
-			for (size_t j = 0; j + 1 < len; j++) {
+		if (o) {
+			cj_set(o, "format_version", cj_int(1));
+			cj_set(o, "model", cj_strz("sequoia"));
+			cj_set(o, "fingerprint", cj_strz(fpr));
+			cj_set(o, "in_store", json_true());
+			cj_set(o, "trusted", cj_bool(yes));
+			cj_set(o, "uid", uid ? cj_str(uid, ulen) : json_null());
+			cj_set(o, "trust_amount", cj_int(amount));
+			cj_set(o, "target_amount", cj_int(target));
+			cj_set(o, "certification_network",
+			       cj_bool(ksp_trust_policy_get_certification_network(to->policy)));
+			cj_set(o, "paths_found", cj_int(np));
+		}
+		for (size_t i = 0; paths && i < np; i++) {
+			size_t len = ksp_trust_sequoia_get_path_length(sq, i);
+			json_t *path = json_object(), *keys = json_array(), *hops = json_array();
+
+			for (size_t j = 0; keys && j < len; j++)
+				cj_push(keys, cj_strz(ksp_trust_sequoia_get_path_key(sq, i, j)));
+			for (size_t j = 0; hops && j + 1 < len; j++) {
 				int d = 0, a = 0, self;
 				int64_t created = 0;
+				json_t *hop = json_object();
 
 				self = ksp_trust_sequoia_get_path_hop(sq, i, j, &d, &a, &created);
-				printf("%s{\"signer\":\"%s\",\"signee\":\"%s\",\"created\":%lld,\"depth\":%d,\"amount\":%d,"
-				       "\"self_signature\":%s}",
-				       j ? "," : "", ksp_trust_sequoia_get_path_key(sq, i, j),
-				       ksp_trust_sequoia_get_path_key(sq, i, j + 1), (long long)created, d, a,
-				       self == 1 ? "true" : "false");
+				if (hop) {
+					cj_set(hop, "signer", cj_strz(ksp_trust_sequoia_get_path_key(sq, i, j)));
+					cj_set(hop, "signee", cj_strz(ksp_trust_sequoia_get_path_key(sq, i, j + 1)));
+					cj_set(hop, "created", cj_int(created));
+					cj_set(hop, "depth", cj_int(d));
+					cj_set(hop, "amount", cj_int(a));
+					cj_set(hop, "self_signature", cj_bool(self == 1));
+				}
+				cj_push(hops, hop);
 			}
-			printf("]}");
+			if (path) {
+				cj_set(path, "amount", cj_int(ksp_trust_sequoia_get_path_amount(sq, i)));
+				cj_set(path, "keys", keys);
+				cj_set(path, "hops", hops);
+			} else {
+				json_decref(keys);
+				json_decref(hops);
+			}
+			cj_push(paths, path);
 		}
-		printf("]}");
+		if (o)
+			cj_set(o, "paths", paths);
+		else
+			json_decref(paths);
+		cj_push(list, o);
 	} else {
 		char *e = uid ? cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL) : NULL;
 
@@ -357,7 +380,7 @@ static const char *ot_name(int level)
 }
 
 /* Prints one key's validity; returns its validity, or -ENOENT. */
-static int print_gnupg(struct ksp_cli *cli, const struct gnupg_run *gr, const char *fpr, bool brief, bool first)
+static int print_gnupg(const struct gnupg_run *gr, const char *fpr, bool brief, json_t *list)
 {
 	int v = ksp_trust_gnupg_get_validity(gr->g, fpr), full = 0, marg = 0, depth;
 	size_t n = v >= 0 ? ksp_trust_gnupg_get_introducer_count(gr->g, fpr) : 0;
@@ -366,11 +389,20 @@ static int print_gnupg(struct ksp_cli *cli, const struct gnupg_run *gr, const ch
 	char why[256];
 
 	if (v == -ENOENT) {
-		if (cli->json)
-			printf("%s{\"format_version\":1,\"model\":\"gnupg\",\"fingerprint\":\"%s\",\"in_store\":false,"
-			       "\"validity\":\"unknown\",\"letter\":\"-\",\"trusted\":false}",
-			       first ? "" : ",\n", fpr);
-		else
+		if (list) {
+			json_t *o = json_object();
+
+			if (o) {
+				cj_set(o, "format_version", cj_int(1));
+				cj_set(o, "model", cj_strz("gnupg"));
+				cj_set(o, "fingerprint", cj_strz(fpr));
+				cj_set(o, "in_store", json_false());
+				cj_set(o, "validity", cj_strz("unknown"));
+				cj_set(o, "letter", cj_strz("-"));
+				cj_set(o, "trusted", json_false());
+			}
+			cj_push(list, o);
+		} else
 			printf("%s: unknown (-): the key is not in the store\n", fpr);
 		return v;
 	}
@@ -408,36 +440,51 @@ static int print_gnupg(struct ksp_cli *cli, const struct gnupg_run *gr, const ch
 			 gr->roots, gr->roots == 1 ? "" : "s", gr->max_depth, gr->max_depth == 1 ? "" : "s");
 		break;
 	}
-	if (cli->json) {
-		printf("%s{\"format_version\":1,\"model\":\"gnupg\",\"fingerprint\":\"%s\",\"in_store\":true,"
-		       "\"validity\":\"%s\",\"letter\":\"%c\",\"trusted\":%s,\"message\":",
-		       first ? "" : ",\n", fpr, ksp_trust_gnupg_validity_name(v), ksp_trust_gnupg_validity_letter(v),
-		       v == KSP_GNUPG_FULL || v == KSP_GNUPG_ULTIMATE ? "true" : "false");
-		cli_json_str(stdout, why, strlen(why));
-		printf(",\"depth\":");
-		if (depth >= 0)
-			printf("%d", depth);
-		else
-			printf("null");
-		printf(",\"completes\":%d,\"marginals\":%d,\"completes_needed\":%d,\"marginals_needed\":%d,"
-		       "\"max_cert_depth\":%d,\"ownertrust\":\"%s\",\"dropped\":{\"md5\":%llu,\"sha1\":%llu},\"uid\":",
-		       full, marg, gr->completes, gr->marginals, gr->max_depth,
-		       ot_name(ksp_trust_gnupg_get_ownertrust(gr->g, fpr)),
-		       (unsigned long long)ksp_trust_gnupg_get_dropped(gr->g, KSP_DROPPED_MD5),
-		       (unsigned long long)ksp_trust_gnupg_get_dropped(gr->g, KSP_DROPPED_SHA1));
-		if (uid)
-			cli_json_str(stdout, uid, ulen);
-		else
-			printf("null");
-		printf(",\"introducers\":[");
-		for (size_t i = 0; i < n; i++) {
+	if (list) {
+		json_t *o = json_object(), *dropped = json_object(), *intro = json_array();
+		char letter[2] = { ksp_trust_gnupg_validity_letter(v), '\0' };
+
+		for (size_t i = 0; intro && i < n; i++) {
 			const char *signer;
 			int ot, d;
+			json_t *e = json_object();
+
 			ksp_trust_gnupg_get_introducer(gr->g, fpr, i, &signer, &ot, &d, NULL, NULL);
-			printf("%s{\"signer\":\"%s\",\"ownertrust\":\"%s\",\"depth\":%d}", i ? "," : "", signer,
-			       ot_name(ot), d);
+			if (e) {
+				cj_set(e, "signer", cj_strz(signer));
+				cj_set(e, "ownertrust", cj_strz(ot_name(ot)));
+				cj_set(e, "depth", cj_int(d));
+			}
+			cj_push(intro, e);
 		}
-		printf("]}");
+		if (dropped) {
+			cj_set(dropped, "md5", cj_int(ksp_trust_gnupg_get_dropped(gr->g, KSP_DROPPED_MD5)));
+			cj_set(dropped, "sha1", cj_int(ksp_trust_gnupg_get_dropped(gr->g, KSP_DROPPED_SHA1)));
+		}
+		if (o) {
+			cj_set(o, "format_version", cj_int(1));
+			cj_set(o, "model", cj_strz("gnupg"));
+			cj_set(o, "fingerprint", cj_strz(fpr));
+			cj_set(o, "in_store", json_true());
+			cj_set(o, "validity", cj_strz(ksp_trust_gnupg_validity_name(v)));
+			cj_set(o, "letter", cj_strz(letter));
+			cj_set(o, "trusted", cj_bool(v == KSP_GNUPG_FULL || v == KSP_GNUPG_ULTIMATE));
+			cj_set(o, "message", cj_strz(why));
+			cj_set(o, "depth", depth >= 0 ? cj_int(depth) : json_null());
+			cj_set(o, "completes", cj_int(full));
+			cj_set(o, "marginals", cj_int(marg));
+			cj_set(o, "completes_needed", cj_int(gr->completes));
+			cj_set(o, "marginals_needed", cj_int(gr->marginals));
+			cj_set(o, "max_cert_depth", cj_int(gr->max_depth));
+			cj_set(o, "ownertrust", cj_strz(ot_name(ksp_trust_gnupg_get_ownertrust(gr->g, fpr))));
+			cj_set(o, "dropped", dropped);
+			cj_set(o, "uid", uid ? cj_str(uid, ulen) : json_null());
+			cj_set(o, "introducers", intro);
+		} else {
+			json_decref(dropped);
+			json_decref(intro);
+		}
+		cj_push(list, o);
 		return v;
 	}
 	printf("%s: %s (%c): %s\n", fpr, ksp_trust_gnupg_validity_name(v), ksp_trust_gnupg_validity_letter(v), why);
@@ -486,9 +533,9 @@ static int gnupg_setup(struct front *f)
 	return 0;
 }
 
-static int gnupg_one(struct front *f, const char *fpr, bool brief, bool first)
+static int gnupg_one(struct front *f, const char *fpr, bool brief, json_t *list)
 {
-	int r = print_gnupg(f->cli, &f->gr, fpr, brief, first);
+	int r = print_gnupg(&f->gr, fpr, brief, list);
 
 	if (r < 0 && r != -ENOENT) {
 		cli_fail(f->cli, r, "%s: cannot read the validity", f->cli->db_path);
@@ -502,7 +549,8 @@ static int gnupg_one(struct front *f, const char *fpr, bool brief, bool first)
 static const struct trust_front {
 	int model;
 	int (*setup)(struct front *f);                                          /* 0 or an exit status */
-	int (*one)(struct front *f, const char *fpr, bool brief, bool first); /* 1, 0, -errno (printed) */
+	int (*one)(struct front *f, const char *fpr, bool brief, json_t *list); /* 1, 0, -errno (printed); with
+										   --json its object appended to @list */
 	const char *verb;  /* "N of M keys VERB" */
 	bool ot_lines;     /* --batch lines may be gpg --export-ownertrust lines */
 } fronts[] = {
@@ -520,14 +568,19 @@ static const struct trust_front *front_of(int model)
 	return &any;
 }
 
-/* '{"format_version":1,' and, but for the paths model, '"model":NAME,' */
-static void json_head(const struct cli_trust_opts *to)
+/* The report of a lookup or a batch: {"format_version":1, and, but for
+ * the paths model, "model":NAME; NULL when out of memory */
+static json_t *json_head(const struct cli_trust_opts *to)
 {
 	int model = ksp_trust_policy_get_model(to->policy);
+	json_t *o = json_object();
 
-	printf("{\"format_version\":1,");
+	if (o == NULL)
+		return NULL;
+	cj_set(o, "format_version", cj_int(1));
 	if (model != KSP_TRUST_MODEL_PATHS)
-		printf("\"model\":\"%s\",", ksp_trust_model_name(model));
+		cj_set(o, "model", cj_strz(ksp_trust_model_name(model)));
+	return o;
 }
 
 /* --email / --uid without a fingerprint: every key that claims it, each
@@ -537,6 +590,7 @@ static int run_lookup(struct front *f, const struct trust_front *tf, bool brief)
 	struct ksp_cli *cli = f->cli;
 	const struct cli_trust_opts *to = f->to;
 	char (*fprs)[65] = NULL;
+	json_t *report = NULL, *results = NULL;
 	size_t n = 0;
 	unsigned yes = 0;
 	int r, status = KSP_EXIT_OK;
@@ -545,13 +599,19 @@ static int run_lookup(struct front *f, const struct trust_front *tf, bool brief)
 	if (r < 0)
 		return cli_fail(cli, r, "%s: cannot look the %s up", cli->db_path, to->email ? "address" : "user ID");
 	if (cli->json) {
-		json_head(to);
-		printf("\"%s\":", to->email ? "email" : "uid");
-		cli_json_str(stdout, to->email ? to->email : to->uid, strlen(to->email ? to->email : to->uid));
-		printf(",\"results\":[\n");
+		report = json_head(to);
+		results = json_array();
+		if (report == NULL || results == NULL) {
+			json_decref(report);
+			json_decref(results);
+			free(fprs);
+			return cli_fail(cli, -ENOMEM, "cannot make the JSON report");
+		}
+		cj_set(report, to->email ? "email" : "uid", cj_strz(to->email ? to->email : to->uid));
+		cj_set(report, "results", json_incref(results));
 	}
 	for (size_t i = 0; i < n; i++) {
-		r = tf->one(f, fprs[i], brief, i == 0);
+		r = tf->one(f, fprs[i], brief, results);
 		if (r < 0) {
 			status = KSP_EXIT_ERROR;
 			break;
@@ -559,7 +619,10 @@ static int run_lookup(struct front *f, const struct trust_front *tf, bool brief)
 		yes += r;
 	}
 	free(fprs);
-	return lookup_end(cli, to, n, yes, status, tf->verb);
+	status = lookup_end(cli, to, report, n, yes, status, tf->verb);
+	json_decref(results);
+	json_decref(report);
+	return status;
 }
 
 /* --batch FILE: one fingerprint a line, one verdict line each */
@@ -569,6 +632,7 @@ static int run_batch(struct front *f, const struct trust_front *tf, const char *
 	uint8_t *data = NULL;
 	size_t len;
 	unsigned lineno = 0, n = 0, yes = 0;
+	json_t *report = NULL, *results = NULL;
 	char *save = NULL;
 	int r, status = KSP_EXIT_OK;
 
@@ -578,8 +642,15 @@ static int run_batch(struct front *f, const struct trust_front *tf, const char *
 		return KSP_EXIT_ERROR;
 	}
 	if (cli->json) {
-		json_head(f->to);
-		printf("\"results\":[\n");
+		report = json_head(f->to);
+		results = json_array();
+		if (report == NULL || results == NULL) {
+			json_decref(report);
+			json_decref(results);
+			free(data);
+			return cli_fail(cli, -ENOMEM, "cannot make the JSON report");
+		}
+		cj_set(report, "results", json_incref(results));
 	}
 	for (char *l = strtok_r((char *)data, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		char fpr[65], *p = l;
@@ -597,7 +668,7 @@ static int run_batch(struct front *f, const struct trust_front *tf, const char *
 			status = KSP_EXIT_ERROR;
 			break;
 		}
-		r = tf->one(f, fpr, true, n == 0);
+		r = tf->one(f, fpr, true, results);
 		if (r < 0) {
 			status = KSP_EXIT_ERROR;
 			break;
@@ -606,9 +677,13 @@ static int run_batch(struct front *f, const struct trust_front *tf, const char *
 		yes += r;
 	}
 	free(data);
-	if (cli->json)
-		printf("\n],\"keys\":%u,\"trusted\":%u}\n", n, yes);
-	else if (status == KSP_EXIT_OK && !cli->quiet)
+	if (report) {
+		cj_set(report, "keys", cj_int(n));
+		cj_set(report, "trusted", cj_int(yes));
+		if (cj_print(report) < 0)
+			status = cli_fail(cli, -ENOMEM, "cannot write the JSON report");
+		json_decref(results);
+	} else if (status == KSP_EXIT_OK && !cli->quiet)
 		printf("%u of %u keys %s\n", yes, n, tf->verb);
 	if (status == KSP_EXIT_OK && yes != n)
 		status = KSP_EXIT_NEGATIVE;
@@ -684,6 +759,7 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 	if ((to.email || to.uid) && optind >= argc) {
 		status = run_lookup(&f, tf, brief);
 	} else if (batch == NULL) {
+		json_t *results = NULL;
 		char fpr[65];
 
 		if (fpr_normalize(argv[optind], fpr) < 0) {
@@ -692,9 +768,18 @@ static int run_trust(struct ksp_cli *cli, int argc, char *argv[])
 			status = KSP_EXIT_ERROR;
 			goto out;
 		}
-		r = tf->one(&f, fpr, brief, true);
-		if (cli->json && r >= 0)
-			printf("\n");
+		if (cli->json)
+			results = json_array();
+		if (cli->json && results == NULL) {
+			status = cli_fail(cli, -ENOMEM, "cannot make the JSON report");
+			goto out;
+		}
+		r = tf->one(&f, fpr, brief, results);
+		if (results && r >= 0 && cj_print(json_incref(json_array_get(results, 0))) < 0) {
+			cli_fail(cli, -ENOMEM, "cannot write the JSON report");
+			r = -ENOMEM;
+		}
+		json_decref(results);
 		status = r < 0 ? KSP_EXIT_ERROR : r ? KSP_EXIT_OK : KSP_EXIT_NEGATIVE;
 	} else {
 		status = run_batch(&f, tf, batch);

@@ -17,6 +17,7 @@
 
 #include "cli/git-run.h"
 #include "cli/ksp.h"
+#include "cli/json-out.h"
 #include "cli/trust-opts.h"
 #include "shared/util.h"
 
@@ -120,6 +121,9 @@ int cli_run_git(const char *repo, const char *const *args, struct input *out, ch
 	return r;
 }
 
+static json_t *json_verdict(const char *label, const char *mode, const char *status, bool good, bool trusted,
+			    const char *msg);
+
 /* The raw tag or commit object of @rev: 0, KSP_EXIT_NEGATIVE for a tag
  * name that names no tag object (a lightweight tag: nothing signed), or
  * KSP_EXIT_ERROR after printing why. */
@@ -151,13 +155,21 @@ static int git_object(struct ksp_cli *cli, const char *repo, bool tag, const cha
 				 e ? e : "?");
 			free(e);
 			if (cli->json) {
-				printf("{\"format_version\":1,\"source\":");
-				cli_json_str(stdout, label, strlen(label));
-				printf(",\"mode\":\"git-tag\",\"status\":\"unsigned\",\"good_signature\":false,"
-				       "\"trusted\":false,\"message\":");
-				cli_json_str(stdout, msg, strlen(msg));
-				printf(",\"issuer\":null,\"signer\":null,\"signing_key\":null,\"subkey\":false,"
-				       "\"created\":0,\"uid\":null,\"trust\":null}\n");
+				json_t *o = json_verdict(label, "git-tag", "unsigned", false, false, msg);
+
+				if (o) {
+					cj_set(o, "issuer", json_null());
+					cj_set(o, "signer", json_null());
+					cj_set(o, "signing_key", json_null());
+					cj_set(o, "subkey", json_false());
+					cj_set(o, "created", cj_int(0));
+					cj_set(o, "uid", json_null());
+					cj_set(o, "trust", json_null());
+				}
+				if (cj_print(o) < 0) {
+					cli_input_release(&type);
+					return cli_fail(cli, -ENOMEM, "cannot write the JSON report");
+				}
 			} else {
 				printf("%s: %s\n", label, msg);
 			}
@@ -235,48 +247,53 @@ static const char *status_name(int s)
 	return s >= 0 && s < (int)ARRAY_SIZE(names) ? names[s] : "error";
 }
 
-static void json_str_or_null(const char *s)
+/* The report's members up to "message" (the shape every verdict shares) */
+static json_t *json_verdict(const char *label, const char *mode, const char *status, bool good, bool trusted,
+			    const char *msg)
 {
-	if (s)
-		cli_json_str(stdout, s, strlen(s));
-	else
-		printf("null");
+	json_t *o = json_object();
+
+	if (o == NULL)
+		return NULL;
+	cj_set(o, "format_version", cj_int(1));
+	cj_set(o, "source", cj_strz(label));
+	cj_set(o, "mode", cj_strz(mode));
+	cj_set(o, "status", cj_strz(status));
+	cj_set(o, "good_signature", cj_bool(good));
+	cj_set(o, "trusted", cj_bool(trusted));
+	cj_set(o, "message", cj_strz(msg));
+	return o;
 }
 
-static void print_json(const char *label, const char *mode, const struct ksp_verify_result *vr,
-		       const struct ksp_trust_result *tr, const struct ksp_trust_policy *pol)
+/* Prints the report; 0 or -ENOMEM */
+static int print_json(const char *label, const char *mode, const struct ksp_verify_result *vr,
+		      const struct ksp_trust_result *tr, const struct ksp_trust_policy *pol)
 {
 	const char *uid;
 	size_t ulen = 0;
+	json_t *o = json_verdict(label, mode, status_name(ksp_verify_result_get_status(vr)),
+				 ksp_verify_result_is_good(vr), tr && ksp_trust_result_is_trusted(tr),
+				 ksp_verify_result_get_message(vr));
 
-	printf("{\"format_version\":1,\"source\":");
-	cli_json_str(stdout, label, strlen(label));
-	printf(",\"mode\":\"%s\",\"status\":\"%s\",\"good_signature\":%s,\"trusted\":%s,\"message\":", mode,
-	       status_name(ksp_verify_result_get_status(vr)), ksp_verify_result_is_good(vr) ? "true" : "false",
-	       tr && ksp_trust_result_is_trusted(tr) ? "true" : "false");
-	json_str_or_null(ksp_verify_result_get_message(vr));
-	printf(",\"issuer\":");
-	json_str_or_null(ksp_verify_result_get_issuer(vr));
-	printf(",\"signer\":");
-	json_str_or_null(ksp_verify_result_get_signer(vr));
-	printf(",\"signing_key\":");
-	json_str_or_null(ksp_verify_result_get_signing_key(vr));
-	printf(",\"subkey\":%s,\"created\":%lld,\"uid\":", ksp_verify_result_is_subkey(vr) ? "true" : "false",
-	       (long long)ksp_verify_result_get_created(vr));
+	if (o == NULL)
+		return -ENOMEM;
+	cj_set(o, "issuer", cj_strz(ksp_verify_result_get_issuer(vr)));
+	cj_set(o, "signer", cj_strz(ksp_verify_result_get_signer(vr)));
+	cj_set(o, "signing_key", cj_strz(ksp_verify_result_get_signing_key(vr)));
+	cj_set(o, "subkey", cj_bool(ksp_verify_result_is_subkey(vr)));
+	cj_set(o, "created", cj_int(ksp_verify_result_get_created(vr)));
 	uid = ksp_verify_result_get_uid(vr, &ulen);
-	if (uid)
-		cli_json_str(stdout, uid, ulen);
-	else
-		printf("null");
-	printf(",\"trust\":");
+	cj_set(o, "uid", uid ? cj_str(uid, ulen) : json_null());
 	if (tr) {
-		printf("{");
-		cli_trust_print_json(stdout, tr, pol);
-		printf("}");
+		json_t *t = json_object();
+
+		if (t)
+			cli_trust_json(t, tr, pol);
+		cj_set(o, "trust", t);
 	} else {
-		printf("null");
+		cj_set(o, "trust", json_null());
 	}
-	printf("}\n");
+	return cj_print(o);
 }
 
 static void print_text(const char *label, const struct ksp_verify_result *vr, const struct ksp_trust_result *tr,
@@ -486,9 +503,11 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 			goto out;
 		}
 	}
-	if (cli->json)
-		print_json(label, mode, vr, tr, to.policy);
-	else
+	if (cli->json && print_json(label, mode, vr, tr, to.policy) < 0) {
+		status = cli_fail(cli, -ENOMEM, "cannot write the JSON report");
+		goto out;
+	}
+	if (!cli->json)
 		print_text(label, vr, tr, brief);
 	status = tr && ksp_trust_result_is_trusted(tr) ? KSP_EXIT_OK : KSP_EXIT_NEGATIVE;
 out:

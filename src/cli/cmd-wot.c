@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli/ksp.h"
+#include "cli/json-out.h"
 #include "shared/util.h"
 
 static int run_load(struct ksp_cli *cli, int argc, char *argv[]);
@@ -102,6 +103,7 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 	struct ksp_store *store = NULL;
 	unsigned int flags = 0;
 	uint64_t keys = 0, certs = 0, bad = 0;
+	json_t *report = NULL, *files = NULL;
 	int c, r, status = KSP_EXIT_OK;
 
 	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
@@ -126,8 +128,17 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 		status = cli_fail(cli, r, "%s: cannot start a transaction", cli->db_path);
 		goto out;
 	}
-	if (cli->json)
-		printf("{\"format_version\":1,\"files\":[");
+	if (cli->json) {
+		report = json_object();
+		files = json_array();
+		if (report == NULL || files == NULL) {
+			json_decref(files);
+			status = cli_fail(cli, -ENOMEM, "cannot make the JSON report");
+			goto out;
+		}
+		cj_set(report, "format_version", cj_int(1));
+		cj_set(report, "files", json_incref(files));
+	}
 	for (int i = optind; i < argc; i++) {
 		uint64_t k = 0, ce = 0, b = 0;
 		struct stat st;
@@ -156,11 +167,16 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 			status = cli_fail(cli, r, "%s: cannot load", argv[i]);
 			break;
 		}
-		if (cli->json) {
-			printf("%s{\"file\":", i > optind ? "," : "");
-			cli_json_str(stdout, argv[i], strlen(argv[i]));
-			printf(",\"keys\":%llu,\"new_certifications\":%llu,\"bad_keys\":%llu}",
-			       (unsigned long long)k, (unsigned long long)ce, (unsigned long long)b);
+		if (files) {
+			json_t *f = json_object();
+
+			if (f) {
+				cj_set(f, "file", cj_strz(argv[i]));
+				cj_set(f, "keys", cj_int(k));
+				cj_set(f, "new_certifications", cj_int(ce));
+				cj_set(f, "bad_keys", cj_int(b));
+			}
+			cj_push(files, f);
 		} else {
 			char *e = cli_escape(argv[i], strlen(argv[i]), KSP_ESCAPE_TERMINAL);
 			printf("%s: %llu keys, %llu new certifications, %llu malformed keys skipped\n", e ? e : "?",
@@ -171,8 +187,11 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 		certs += ce;
 		bad += b;
 	}
-	if (cli->json)
-		printf("]}\n");
+	if (report && cj_print(json_incref(report)) < 0 && status == KSP_EXIT_OK) {
+		ksp_store_rollback(store);
+		status = cli_output_fail(cli, "%s", "nothing was loaded, run the command again");
+		goto out;
+	}
 	if (status == KSP_EXIT_OK && cli_output_failed()) {
 		/* the report is short of a file: store nothing rather than that */
 		ksp_store_rollback(store);
@@ -190,6 +209,8 @@ static int run_load(struct ksp_cli *cli, int argc, char *argv[])
 		printf("total: %llu keys, %llu new certifications, %llu malformed keys skipped\n",
 		       (unsigned long long)keys, (unsigned long long)certs, (unsigned long long)bad);
 out:
+	json_decref(files);
+	json_decref(report);
 	ksp_store_unref(store);
 	return status;
 }
@@ -381,7 +402,7 @@ static int open_stats(struct ksp_cli *cli, struct graph_opts *o, struct graph_sr
 	return 0;
 }
 
-static void print_bucketed_degrees(const struct ksp_wot_stats *s, bool in, bool json)
+static void print_bucketed_degrees(const struct ksp_wot_stats *s, bool in, json_t *json)
 {
 	uint64_t b[34] = { 0 };
 	uint64_t n = ksp_wot_stats_get_vertices(s);
@@ -398,13 +419,89 @@ static void print_bucketed_degrees(const struct ksp_wot_stats *s, bool in, bool 
 	}
 	for (int k = 0; k <= top; k++) {
 		unsigned lo = k == 0 ? 0 : 1u << (k - 1), hi = k == 0 ? 0 : (1u << k) - 1;
-		if (json)
-			printf("%s{\"min\":%u,\"max\":%u,\"keys\":%llu}", k ? "," : "", lo, hi, (unsigned long long)b[k]);
-		else if (lo == hi)
+		if (json) {
+			json_t *e = json_object();
+
+			if (e) {
+				cj_set(e, "min", cj_int(lo));
+				cj_set(e, "max", cj_int(hi));
+				cj_set(e, "keys", cj_int(b[k]));
+			}
+			cj_push(json, e);
+		} else if (lo == hi)
 			printf("    %5u        %8llu\n", lo, (unsigned long long)b[k]);
 		else
 			printf("    %5u-%-6u  %8llu\n", lo, hi, (unsigned long long)b[k]);
 	}
+}
+
+/* wot stats --json, all but "top" */
+static json_t *stats_json(const struct graph_opts *o, const struct ksp_wot_stats *s, int maxd)
+{
+	static const struct {
+		const char *name;
+		int which;
+	} certs[] = {
+		{ "total", KSP_WOT_CERTS_TOTAL },
+		{ "good", KSP_WOT_CERTS_GOOD },
+		{ "bad", KSP_WOT_CERTS_BAD },
+		{ "unsupported", KSP_WOT_CERTS_UNSUPPORTED },
+		{ "dangling", KSP_WOT_CERTS_DANGLING },
+		{ "unchecked", KSP_WOT_CERTS_UNCHECKED },
+		{ "revocations", KSP_WOT_CERTS_REVOCATIONS },
+		{ "dropped_md5", KSP_WOT_CERTS_DROPPED_MD5 },
+		{ "dropped_sha1", KSP_WOT_CERTS_DROPPED_SHA1 },
+	};
+	json_t *j = json_object(), *c = json_object(), *a;
+
+	if (j == NULL || c == NULL) {
+		json_decref(j);
+		json_decref(c);
+		return NULL;
+	}
+	cj_set(j, "format_version", cj_int(1));
+	cj_set(j, "graph", cj_strz(graph_name(o->flags)));
+	cj_set(j, "at", cj_int(o->at));
+	cj_set(j, "keys", cj_int(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_TOTAL)));
+	cj_set(j, "keys_revoked", cj_int(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_REVOKED)));
+	cj_set(j, "keys_expired", cj_int(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_EXPIRED)));
+	cj_set(j, "keys_not_yet_valid", cj_int(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_NOT_YET_VALID)));
+	for (size_t i = 0; i < ARRAY_SIZE(certs); i++)
+		cj_set(c, certs[i].name, cj_int(ksp_wot_stats_get_certs(s, certs[i].which)));
+	cj_set(j, "certifications", c);
+	cj_set(j, "vertices", cj_int(ksp_wot_stats_get_vertices(s)));
+	cj_set(j, "edges", cj_int(ksp_wot_stats_get_edges(s)));
+	cj_set(j, "scc_count", cj_int(ksp_wot_stats_get_scc_count(s)));
+	a = json_array();
+	for (size_t i = 0; a && i < 10 && ksp_wot_stats_get_scc_size(s, i); i++)
+		cj_push(a, cj_int(ksp_wot_stats_get_scc_size(s, i)));
+	cj_set(j, "scc_sizes_top", a);
+	cj_set(j, "strong_set_size", cj_int(ksp_wot_stats_get_strong_set_size(s)));
+	cj_set(j, "strong_set_edges", cj_int(ksp_wot_stats_get_strong_set_edges(s)));
+	cj_set(j, "strong_set_distance_sum", cj_int(ksp_wot_stats_get_distance_sum(s)));
+	cj_set(j, "strong_set_msd", cj_fixed(ksp_wot_stats_get_msd(s), 6));
+	cj_set(j, "reachable_from_strong_set", cj_int(ksp_wot_stats_get_reachable(s, false)));
+	cj_set(j, "reaching_strong_set", cj_int(ksp_wot_stats_get_reachable(s, true)));
+	a = json_array();
+	for (int d = 1; a && d <= maxd; d++) {
+		json_t *e = json_object();
+
+		if (e) {
+			cj_set(e, "distance", cj_int(d));
+			cj_set(e, "pairs", cj_int(ksp_wot_stats_get_distance_count(s, (unsigned)d)));
+		}
+		cj_push(a, e);
+	}
+	cj_set(j, "distance_histogram", a);
+	a = json_array();
+	if (a)
+		print_bucketed_degrees(s, true, a);
+	cj_set(j, "in_degree", a);
+	a = json_array();
+	if (a)
+		print_bucketed_degrees(s, false, a);
+	cj_set(j, "out_degree", a);
+	return j;
 }
 
 static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
@@ -412,6 +509,7 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 	struct graph_opts o;
 	struct graph_src g = { 0 };
 	struct ksp_wot_stats *s = NULL;
+	json_t *report = NULL, *top = NULL;
 	char when[32];
 	int r, maxd = 0;
 
@@ -431,39 +529,15 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 			maxd = d;
 #define U(x) ((unsigned long long)(x))
 	if (cli->json) {
-		printf("{\"format_version\":1,\"graph\":\"%s\",\"at\":%lld,\"keys\":%llu,\"keys_revoked\":%llu,"
-		       "\"keys_expired\":%llu,\"keys_not_yet_valid\":%llu,\"certifications\":{\"total\":%llu,\"good\":%llu,"
-		       "\"bad\":%llu,\"unsupported\":%llu,\"dangling\":%llu,\"unchecked\":%llu,\"revocations\":%llu,"
-		       "\"dropped_md5\":%llu,\"dropped_sha1\":%llu},"
-		       "\"vertices\":%llu,\"edges\":%llu,\"scc_count\":%llu,\"scc_sizes_top\":[",
-		       graph_name(o.flags), (long long)o.at, U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_TOTAL)),
-		       U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_REVOKED)), U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_EXPIRED)),
-		       U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_NOT_YET_VALID)),
-		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_TOTAL)), U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_GOOD)),
-		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_BAD)),
-		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_UNSUPPORTED)),
-		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DANGLING)),
-		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_UNCHECKED)),
-		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_REVOCATIONS)),
-		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DROPPED_MD5)),
-		       U(ksp_wot_stats_get_certs(s, KSP_WOT_CERTS_DROPPED_SHA1)), U(ksp_wot_stats_get_vertices(s)),
-		       U(ksp_wot_stats_get_edges(s)), U(ksp_wot_stats_get_scc_count(s)));
-		for (size_t i = 0; i < 10 && ksp_wot_stats_get_scc_size(s, i); i++)
-			printf("%s%llu", i ? "," : "", U(ksp_wot_stats_get_scc_size(s, i)));
-		printf("],\"strong_set_size\":%llu,\"strong_set_edges\":%llu,\"strong_set_distance_sum\":%llu,"
-		       "\"strong_set_msd\":%.6f,\"reachable_from_strong_set\":%llu,\"reaching_strong_set\":%llu,"
-		       "\"distance_histogram\":[",
-		       U(ksp_wot_stats_get_strong_set_size(s)), U(ksp_wot_stats_get_strong_set_edges(s)),
-		       U(ksp_wot_stats_get_distance_sum(s)), ksp_wot_stats_get_msd(s),
-		       U(ksp_wot_stats_get_reachable(s, false)), U(ksp_wot_stats_get_reachable(s, true)));
-		for (int d = 1; d <= maxd; d++)
-			printf("%s{\"distance\":%d,\"pairs\":%llu}", d > 1 ? "," : "", d,
-			       U(ksp_wot_stats_get_distance_count(s, (unsigned)d)));
-		printf("],\"in_degree\":[");
-		print_bucketed_degrees(s, true, true);
-		printf("],\"out_degree\":[");
-		print_bucketed_degrees(s, false, true);
-		printf("],\"top\":[");
+		report = stats_json(&o, s, maxd);
+		top = json_array();
+		if (report == NULL || top == NULL) {
+			json_decref(report);
+			json_decref(top);
+			graph_src_done(&g, s);
+			return cli_fail(cli, -ENOMEM, "cannot make the JSON report");
+		}
+		cj_set(report, "top", json_incref(top));
 	} else {
 		printf("Graph:            %s, at %s\n", graph_name(o.flags), when);
 		printf("Keys:             %llu", U(ksp_wot_stats_get_keys(s, KSP_WOT_KEYS_TOTAL)));
@@ -507,9 +581,9 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 		}
 		if (cli->verbose) {
 			printf("\nIn-degree (signers per key):\n");
-			print_bucketed_degrees(s, true, false);
+			print_bucketed_degrees(s, true, NULL);
 			printf("Out-degree (keys signed per key):\n");
-			print_bucketed_degrees(s, false, false);
+			print_bucketed_degrees(s, false, NULL);
 		}
 		if (o.top > 0 && ksp_wot_stats_get_strong_set_size(s) > 1)
 			printf("\nLowest MSD:\n  rank  MSD       fingerprint\n");
@@ -520,16 +594,19 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 		const char *fpr = ksp_wot_stats_get_ranked(s, (size_t)i, &sum, &msd);
 		if (fpr == NULL)
 			break;
-		if (cli->json) {
+		if (top) {
 			char *uid = NULL;
 			size_t ulen = 0;
-			printf("%s{\"rank\":%ld,\"fingerprint\":\"%s\",\"distance_sum\":%llu,\"msd\":%.6f,\"uid\":", i ? "," : "",
-			       i + 1, fpr, U(sum), msd);
-			if (key_uid(&g, fpr, &uid, &ulen) == 0)
-				cli_json_str(stdout, uid, ulen);
-			else
-				printf("null");
-			printf("}");
+			json_t *e = json_object();
+
+			if (e) {
+				cj_set(e, "rank", cj_int(i + 1));
+				cj_set(e, "fingerprint", cj_strz(fpr));
+				cj_set(e, "distance_sum", cj_int(sum));
+				cj_set(e, "msd", cj_fixed(msd, 6));
+				cj_set(e, "uid", key_uid(&g, fpr, &uid, &ulen) == 0 ? cj_str(uid, ulen) : json_null());
+			}
+			cj_push(top, e);
 			free(uid);
 		}
 		else {
@@ -542,9 +619,10 @@ static int run_stats(struct ksp_cli *cli, int argc, char *argv[])
 			free(uid);
 		}
 	}
-	if (cli->json)
-		printf("]}\n");
+	json_decref(top);
 	graph_src_done(&g, s);
+	if (report && cj_print(report) < 0)
+		return cli_fail(cli, -ENOMEM, "cannot write the JSON report");
 	return KSP_EXIT_OK;
 }
 
@@ -606,22 +684,25 @@ static int run_key(struct ksp_cli *cli, int argc, char *argv[])
 	dfrom = ksp_wot_stats_get_key_ss_distance(s, (uint32_t)v, false);
 	dto = ksp_wot_stats_get_key_ss_distance(s, (uint32_t)v, true);
 	if (cli->json) {
-		printf("{\"format_version\":1,\"graph\":\"%s\",\"fingerprint\":\"%s\",\"in_degree\":%u,\"out_degree\":%u,"
-		       "\"in_strong_set\":%s,",
-		       graph_name(o.flags), fpr, ksp_wot_stats_get_key_degree(s, (uint32_t)v, true),
-		       ksp_wot_stats_get_key_degree(s, (uint32_t)v, false), rank >= 0 ? "true" : "false");
-		if (rank >= 0)
-			printf("\"msd_rank\":%lld,\"distance_sum\":%llu,\"msd\":%.6f,", (long long)rank + 1, U(sum), msd);
-		else
-			printf("\"msd_rank\":null,\"distance_sum\":null,\"msd\":null,");
-		if (dfrom >= 0)
-			printf("\"distance_from_strong_set\":%d,", dfrom);
-		else
-			printf("\"distance_from_strong_set\":null,");
-		if (dto >= 0)
-			printf("\"distance_to_strong_set\":%d}\n", dto);
-		else
-			printf("\"distance_to_strong_set\":null}\n");
+		json_t *k = json_object();
+
+		if (k) {
+			cj_set(k, "format_version", cj_int(1));
+			cj_set(k, "graph", cj_strz(graph_name(o.flags)));
+			cj_set(k, "fingerprint", cj_strz(fpr));
+			cj_set(k, "in_degree", cj_int(ksp_wot_stats_get_key_degree(s, (uint32_t)v, true)));
+			cj_set(k, "out_degree", cj_int(ksp_wot_stats_get_key_degree(s, (uint32_t)v, false)));
+			cj_set(k, "in_strong_set", cj_bool(rank >= 0));
+			cj_set(k, "msd_rank", rank >= 0 ? cj_int(rank + 1) : json_null());
+			cj_set(k, "distance_sum", rank >= 0 ? cj_int(sum) : json_null());
+			cj_set(k, "msd", rank >= 0 ? cj_fixed(msd, 6) : json_null());
+			cj_set(k, "distance_from_strong_set", dfrom >= 0 ? cj_int(dfrom) : json_null());
+			cj_set(k, "distance_to_strong_set", dto >= 0 ? cj_int(dto) : json_null());
+		}
+		if (cj_print(k) < 0) {
+			graph_src_done(&g, s);
+			return cli_fail(cli, -ENOMEM, "cannot write the JSON report");
+		}
 	} else {
 		char *uid = NULL, *e = NULL;
 		size_t ulen = 0;
@@ -657,6 +738,7 @@ static int run_path(struct ksp_cli *cli, int argc, char *argv[])
 	struct graph_src g = { 0 };
 	struct ksp_wot_stats *s = NULL;
 	struct ksp_wot_paths *p = NULL;
+	json_t *report = NULL, *paths = NULL;
 	char from[65], to[65];
 	int r, status = KSP_EXIT_OK, len;
 
@@ -679,27 +761,42 @@ static int run_path(struct ksp_cli *cli, int argc, char *argv[])
 		goto out;
 	}
 	len = ksp_wot_paths_get_length(p);
-	if (cli->json)
-		printf("{\"format_version\":1,\"graph\":\"%s\",\"from\":\"%s\",\"to\":\"%s\",\"length\":", graph_name(o.flags),
-		       from, to);
+	if (cli->json) {
+		report = json_object();
+		paths = json_array();
+		if (report == NULL || paths == NULL) {
+			status = cli_fail(cli, -ENOMEM, "cannot make the JSON report");
+			goto out;
+		}
+		cj_set(report, "format_version", cj_int(1));
+		cj_set(report, "graph", cj_strz(graph_name(o.flags)));
+		cj_set(report, "from", cj_strz(from));
+		cj_set(report, "to", cj_strz(to));
+		cj_set(report, "length", len < 0 ? json_null() : cj_int(len));
+		if (len >= 0)
+			cj_set(report, "truncated", cj_bool(ksp_wot_paths_is_truncated(p)));
+		cj_set(report, "paths", json_incref(paths));
+	}
 	if (len < 0) {
-		if (cli->json)
-			printf("null,\"paths\":[]}\n");
-		else
+		if (report && cj_print(json_incref(report)) < 0)
+			status = cli_fail(cli, -ENOMEM, "cannot write the JSON report");
+		else if (!report)
 			printf("No certification path from %s to %s in the %s graph.\n", from, to, graph_name(o.flags));
-		status = KSP_EXIT_NEGATIVE;
+		if (status == KSP_EXIT_OK)
+			status = KSP_EXIT_NEGATIVE;
 		goto out;
 	}
-	if (cli->json)
-		printf("%d,\"truncated\":%s,\"paths\":[", len, ksp_wot_paths_is_truncated(p) ? "true" : "false");
-	else
+	if (!cli->json)
 		printf("%zu shortest path%s of %d hop%s from %s to %s%s:\n", ksp_wot_paths_get_count(p),
 		       ksp_wot_paths_get_count(p) == 1 ? "" : "s", len, len == 1 ? "" : "s", from, to,
 		       ksp_wot_paths_is_truncated(p) ? " (more exist; only the first 1024 are shown)" : "");
 	for (size_t i = 0; i < ksp_wot_paths_get_count(p); i++) {
-		if (cli->json)
-			printf("%s[", i ? "," : "");
-		else if (ksp_wot_paths_get_count(p) > 1)
+		json_t *path = NULL;
+
+		if (paths) {
+			path = json_array();
+			cj_push(paths, json_incref(path));
+		} else if (ksp_wot_paths_get_count(p) > 1)
 			printf("\nPath %zu:\n", i + 1);
 		for (int h = 0; h < len; h++) {
 			const char *a, *b;
@@ -709,15 +806,21 @@ static int run_path(struct ksp_cli *cli, int argc, char *argv[])
 
 			r = ksp_wot_paths_get_hop(p, i, (size_t)h, &a, &b, &created, &uid, &ulen);
 			if (r < 0) {
+				json_decref(path);
 				status = cli_fail(cli, r, "%s: cannot read a certification", cli->db_path);
 				goto out;
 			}
 			format_date(created, date, sizeof(date));
-			if (cli->json) {
-				printf("%s{\"signer\":\"%s\",\"signee\":\"%s\",\"created\":%lld,\"uid\":", h ? "," : "", a, b,
-				       (long long)created);
-				cli_json_str(stdout, uid ? uid : "", ulen);
-				printf("}");
+			if (path) {
+				json_t *e = json_object();
+
+				if (e) {
+					cj_set(e, "signer", cj_strz(a));
+					cj_set(e, "signee", cj_strz(b));
+					cj_set(e, "created", cj_int(created));
+					cj_set(e, "uid", cj_str(uid ? uid : "", ulen));
+				}
+				cj_push(path, e);
 			} else {
 				char *e = cli_escape(uid ? uid : "", ulen, KSP_ESCAPE_TERMINAL);
 				printf("  %d. %s\n     certified %s\n     on \"%s\", %s\n", h + 1, a, b, e ? e : "?", date);
@@ -725,12 +828,13 @@ static int run_path(struct ksp_cli *cli, int argc, char *argv[])
 			}
 			free(uid);
 		}
-		if (cli->json)
-			printf("]");
+		json_decref(path);
 	}
-	if (cli->json)
-		printf("]}\n");
+	if (report && cj_print(json_incref(report)) < 0)
+		status = cli_fail(cli, -ENOMEM, "cannot write the JSON report");
 out:
+	json_decref(paths);
+	json_decref(report);
 	ksp_wot_paths_free(p);
 	graph_src_done(&g, s);
 	return status;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/json-out.h"
 #include "cli/party.h"
 #include "shared/util.h"
 
@@ -17,7 +18,8 @@ struct import_out {
 	struct ksp_cli *cli;
 	struct ksp_store *store;
 	int n_new, n_dup, n_flagged, n_bad, n_skipped;
-	int n_events;
+	json_t *events; /* --json: the events so far */
+	bool json_lost;  /* one could not be added (out of memory) */
 };
 
 static const char *kind_name(int k)
@@ -64,27 +66,22 @@ static void print_event(struct import_out *o, const struct ksp_import_event *ev)
 	case KSP_IMPORT_BAD: o->n_bad++; break;
 	default: o->n_skipped++; break;
 	}
-	if (o->cli->json) {
-		printf("%s{\"kind\":\"%s\",\"source\":", o->n_events++ ? "," : "", kind_name(kind));
-		cli_json_str(stdout, src, strlen(src));
-		printf(",\"signer\":");
-		if (signer)
-			printf("\"%s\"", signer);
-		else
-			printf("null");
-		printf(",\"signer_number\":%d,\"target\":", ksp_import_event_get_signer_number(ev));
-		if (target)
-			printf("\"%s\"", target);
-		else
-			printf("null");
-		printf(",\"target_number\":%d,\"uid\":", ksp_import_event_get_target_number(ev));
-		if (uid)
-			cli_json_str(stdout, uid, ulen);
-		else
-			printf("null");
-		printf(",\"sig_type\":%d,\"message\":", ksp_import_event_get_sig_type(ev));
-		cli_json_str(stdout, msg, strlen(msg));
-		printf("}");
+	if (o->events) {
+		json_t *e = json_object();
+
+		if (e) {
+			cj_set(e, "kind", cj_strz(kind_name(kind)));
+			cj_set(e, "source", cj_strz(src));
+			cj_set(e, "signer", cj_strz(signer));
+			cj_set(e, "signer_number", cj_int(ksp_import_event_get_signer_number(ev)));
+			cj_set(e, "target", cj_strz(target));
+			cj_set(e, "target_number", cj_int(ksp_import_event_get_target_number(ev)));
+			cj_set(e, "uid", uid ? cj_str(uid, ulen) : json_null());
+			cj_set(e, "sig_type", cj_int(ksp_import_event_get_sig_type(ev)));
+			cj_set(e, "message", cj_strz(msg));
+		}
+		if (cj_push(o->events, e) < 0)
+			o->json_lost = true;
 		return;
 	}
 	if (kind == KSP_IMPORT_DUPLICATE && o->cli->verbose == 0)
@@ -279,6 +276,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	struct ksp_store *store = NULL;
 	struct ksp_party *party = NULL;
 	struct import_out o = { .cli = cli };
+	json_t *report = NULL;
 	int c, r, status = KSP_EXIT_OK;
 
 	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
@@ -295,8 +293,19 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	if (r)
 		return r;
 	o.store = store;
-	if (cli->json)
-		printf("{\"format_version\":1,\"events\":[");
+	if (cli->json) {
+		report = json_object();
+		o.events = json_array();
+		if (report == NULL || o.events == NULL) {
+			json_decref(report);
+			json_decref(o.events);
+			ksp_party_unref(party);
+			ksp_store_unref(store);
+			return cli_fail(cli, -ENOMEM, "cannot make the JSON report; nothing was imported");
+		}
+		cj_set(report, "format_version", cj_int(1));
+		cj_set(report, "events", json_incref(o.events));
+	}
 	fflush(stdout);
 	for (int i = optind; i < argc; i++) {
 		struct stat st;
@@ -307,12 +316,19 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			s = import_file(cli, party, argv[i], &o);
 		if (s > status)
 			status = s;
-		if (cli_output_failed())
+		if (cli_output_failed() || o.json_lost)
 			break; /* reported; the rest would fail alike */
 	}
-	if (cli->json) {
-		printf("],\"new\":%d,\"duplicates\":%d,\"flagged\":%d,\"bad\":%d,\"skipped\":%d}\n", o.n_new, o.n_dup,
-		       o.n_flagged, o.n_bad, o.n_skipped);
+	if (report) {
+		cj_set(report, "new", cj_int(o.n_new));
+		cj_set(report, "duplicates", cj_int(o.n_dup));
+		cj_set(report, "flagged", cj_int(o.n_flagged));
+		cj_set(report, "bad", cj_int(o.n_bad));
+		cj_set(report, "skipped", cj_int(o.n_skipped));
+		json_decref(o.events);
+		if (cj_print(report) < 0)
+			status = cli_fail(cli, -ENOMEM, "cannot write the JSON report; what was read is stored "
+							"(see ksp party status)");
 	} else {
 		printf("%d new certification(s), %d duplicate(s), %d kept but not counted, %d bad, %d skipped.\n",
 		       o.n_new, o.n_dup, o.n_flagged, o.n_bad, o.n_skipped);

@@ -16,6 +16,7 @@
 #include <gpgme.h>
 
 #include "cli/ksp.h"
+#include "cli/json-out.h"
 #include "shared/strbuf.h"
 
 static const char *progname = "ksp";
@@ -327,13 +328,6 @@ int cli_output_fail(struct ksp_cli *cli, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return KSP_EXIT_ERROR;
-}
-
-void cli_json_str(FILE *out, const void *s, size_t len)
-{
-	char *e = cli_escape(s, len, KSP_ESCAPE_JSON);
-	fprintf(out, "\"%s\"", e ? e : "");
-	free(e);
 }
 
 static void log_cli(void *data, int priority, const char *file, int line, const char *fn,
@@ -666,12 +660,13 @@ static void cli_json_begin(void)
 	stdout = m;
 }
 
-/* The error object's members: "error":"...","file":...,"exit":2 */
-static void json_error_members(FILE *out, const struct ksp_cli *cli, int argc, char *argv[])
+/* The error object {"error":"...","file":...,"exit":2}; NULL when out of memory */
+static json_t *json_error_object(const struct ksp_cli *cli, int argc, char *argv[])
 {
 	const char *msg = *last_error ? last_error : "failed (no message)";
 	const char *colon = strstr(msg, ": ");
 	char file[512] = "";
+	json_t *o = json_object();
 
 	/* "FILE: ..." where FILE is one the command was given (not the name
 	 * of the command: "verify: give the core") */
@@ -691,22 +686,20 @@ static void json_error_members(FILE *out, const struct ksp_cli *cli, int argc, c
 		if (!given)
 			file[0] = '\0';
 	}
-	fputs("\"error\":", out);
-	cli_json_str(out, msg, strlen(msg));
-	fputs(",\"file\":", out);
-	if (*file)
-		cli_json_str(out, file, strlen(file));
-	else
-		fputs("null", out);
-	fputs(",\"exit\":2", out);
+	if (o == NULL)
+		return NULL;
+	cj_set(o, "error", cj_strz(msg));
+	cj_set(o, "file", *file ? cj_strz(file) : json_null());
+	cj_set(o, "exit", json_integer(KSP_EXIT_ERROR));
+	return o;
 }
 
 /* Writes the collected output, with the error merged in when @failed.
  * Returns 0, or -errno of standard output. */
 static int json_finish(const struct ksp_cli *cli, bool failed, int argc, char *argv[])
 {
-	size_t end;
-	bool object;
+	json_t *report = NULL, *err = NULL;
+	char *err_text = NULL;
 
 	if (real_stdout) {
 		if (fclose(stdout) != 0)
@@ -714,26 +707,35 @@ static int json_finish(const struct ksp_cli *cli, bool failed, int argc, char *a
 		stdout = real_stdout;
 		real_stdout = NULL;
 	}
-	end = json_len;
-	while (end > 0 && (json_buf[end - 1] == '\n' || json_buf[end - 1] == ' '))
-		end--;
-	/* one object, as every reporting command writes: the error goes inside */
-	object = end > 1 && json_buf[0] == '{' && json_buf[end - 1] == '}' &&
-		 !memchr(json_buf, '\n', end);
-	if (failed && object) {
+	if (failed) {
+		err = json_error_object(cli, argc, argv);
+		err_text = cj_dumps(err);
+		json_decref(err);
+		/* one object, as every reporting command writes: the error
+		 * goes inside (read back with jansson; the report's own text
+		 * is kept as it was written) */
+		if (json_len)
+			report = json_loadb(json_buf, json_len, JSON_ALLOW_NUL, NULL);
+	}
+	if (failed && json_is_object(report) && err_text) {
+		size_t end = json_len;
+
+		while (end > 0 && json_buf[end - 1] != '}')
+			end--;
 		fwrite(json_buf, 1, end - 1, stdout);
-		fputc(',', stdout);
-		json_error_members(stdout, cli, argc, argv);
-		fputs("}\n", stdout);
+		if (json_object_size(report))
+			fputc(',', stdout);
+		fputs(err_text + 1, stdout); /* without its '{' */
+		fputc('\n', stdout);
 	} else {
 		if (json_len)
 			fwrite(json_buf, 1, json_len, stdout);
-		if (failed) {
-			fputc('{', stdout);
-			json_error_members(stdout, cli, argc, argv);
-			fputs("}\n", stdout);
-		}
+		/* without memory for it the error stays on stderr alone */
+		if (failed && err_text)
+			puts(err_text);
 	}
+	json_decref(report);
+	free(err_text);
 	free(json_buf);
 	json_buf = NULL;
 	if (fflush(stdout) != 0 || ferror(stdout))

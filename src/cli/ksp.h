@@ -102,10 +102,8 @@ void cli_close_input(int fd);
 /* Is @path a directory holding keys/ or .keyring/ (a key tree)? */
 bool cli_is_keytree(const char *path);
 
-/* Escaped user IDs for the terminal and JSON; caller frees. */
+/* Escaped user IDs for the terminal (JSON: cli/json-out.h); caller frees. */
 char *cli_escape(const void *s, size_t len, unsigned int format);
-/* Print a JSON string value (escaped). */
-void cli_json_str(FILE *out, const void *s, size_t len);
 /* Did a cli_escape() fail (its negative errno, else 0)?  The output then
  * holds "?" or "" in its place: a command that writes the store checks
  * this before committing; main() fails a command that did not. */

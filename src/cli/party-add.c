@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "cli/json-out.h"
 #include "cli/party.h"
 #include "shared/util.h"
 
@@ -48,14 +49,23 @@ struct add_out {
 	struct ksp_cli *cli;
 	int refused;
 	int accepted;
-	bool first;
 	bool dry_run;
 	int next;     /* --dry-run: the number the next accepted key would get */
 	int in_file;  /* keys reported for the current file */
 	int missing;  /* --csv: rows without a key */
-	bool row_first;
-	bool rows_open; /* --json --csv: the "rows" array is open */
+	json_t *report;      /* --json: {"format_version":1,"rows":[...],"keys":[...]} */
+	json_t *rows, *keys; /* its arrays (rows with --csv; keys from the first key on) */
 };
+
+/* the "keys" array of --json's report, made when the first key comes */
+static json_t *keys_of(struct add_out *o)
+{
+	if (o->report && o->keys == NULL) {
+		o->keys = json_array();
+		cj_set(o->report, "keys", json_incref(o->keys));
+	}
+	return o->keys;
+}
 
 /* --csv: the rows that did not give a key, with whom to ask */
 static void report_row(void *data, const struct ksp_csv_row *row)
@@ -67,28 +77,12 @@ static void report_row(void *data, const struct ksp_csv_row *row)
 
 	if (st == KSP_CSV_MISSING || st == KSP_CSV_BAD)
 		o->missing++;
-	if (o->cli->json) {
-		printf("%s{\"line\":%zu,\"status\":\"%s\",\"fingerprint\":", o->row_first ? "" : ",",
-		       ksp_csv_row_get_line(row), st >= 0 && st < 5 ? names[st] : "?");
-		if (ksp_csv_row_get_fingerprint(row))
-			printf("\"%s\"", ksp_csv_row_get_fingerprint(row));
-		else
-			printf("null");
-		printf(",\"name\":");
-		const char *nm = ksp_csv_row_get_name(row), *em = ksp_csv_row_get_email(row);
-		if (nm)
-			cli_json_str(stdout, nm, strlen(nm));
-		else
-			printf("null");
-		printf(",\"email\":");
-		if (em)
-			cli_json_str(stdout, em, strlen(em));
-		else
-			printf("null");
-		printf(",\"message\":");
-		cli_json_str(stdout, msg, strlen(msg));
-		printf("}");
-		o->row_first = false;
+	if (o->rows) {
+		cj_push(o->rows, json_pack("{s:I,s:s,s:o,s:o,s:o,s:o}", "line", (json_int_t)ksp_csv_row_get_line(row),
+					   "status", st >= 0 && st < 5 ? names[st] : "?", "fingerprint",
+					   cj_strz(ksp_csv_row_get_fingerprint(row)), "name",
+					   cj_strz(ksp_csv_row_get_name(row)), "email", cj_strz(ksp_csv_row_get_email(row)),
+					   "message", cj_strz(msg)));
 		return;
 	}
 	if (st == KSP_CSV_FOUND)
@@ -114,25 +108,16 @@ static void report(void *data, const struct ksp_key_check *chk)
 	} else {
 		o->refused++;
 	}
-	if (o->cli->json && o->rows_open) {
-		printf("],\"keys\":[");
-		o->rows_open = false;
-	}
-	if (o->cli->json) {
-		printf("%s{\"fingerprint\":\"%s\",\"accepted\":%s,\"number\":%d,\"problems\":[",
-		       o->first ? "" : ",", fpr, ksp_key_check_is_accepted(chk) ? "true" : "false", number);
+	if (o->report) {
 		unsigned p = ksp_key_check_get_problems(chk);
-		bool f = true;
-		for (unsigned b = 1; b && b <= p; b <<= 1) {
-			if (p & b) {
-				printf("%s\"%s\"", f ? "" : ",", ksp_check_name(b));
-				f = false;
-			}
-		}
-		printf("],\"message\":");
-		cli_json_str(stdout, msg, strlen(msg));
-		printf("}");
-		o->first = false;
+		json_t *problems = json_array();
+
+		for (unsigned b = 1; problems && b && b <= p; b <<= 1)
+			if (p & b)
+				cj_push(problems, cj_strz(ksp_check_name(b)));
+		cj_push(keys_of(o), json_pack("{s:s,s:b,s:i,s:o,s:o}", "fingerprint", fpr, "accepted",
+					      ksp_key_check_is_accepted(chk), "number", number, "problems", problems,
+					      "message", cj_strz(msg)));
 	} else if (ksp_key_check_is_accepted(chk)) {
 		if (o->cli->quiet && ksp_key_check_get_problems(chk) == 0)
 			return;
@@ -157,7 +142,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		{},
 	};
 	const char *csv = NULL, *keyserver = NULL, **fprs = NULL;
-	struct add_out o = { .cli = cli, .first = true };
+	struct add_out o = { .cli = cli };
 	struct ksp_store *store = NULL;
 	struct ksp_party *party = NULL;
 	unsigned int flags = 0;
@@ -194,7 +179,6 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		goto out;
 	}
 	o.dry_run = flags & KSP_ADD_DRY_RUN;
-	o.row_first = true;
 	if (o.dry_run) {
 		/* the numbers the keys would get: after the highest on the list */
 		struct ksp_participant_iter *it = NULL;
@@ -212,11 +196,19 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		status = cli_fail(cli, r, "%s: cannot start a transaction", cli->db_path);
 		goto out;
 	}
-	if (cli->json && csv) {
-		printf("{\"format_version\":1,\"rows\":[");
-		o.rows_open = true;
-	} else if (cli->json) {
-		printf("{\"format_version\":1,\"keys\":[");
+	if (cli->json) {
+		o.report = json_pack("{s:i}", "format_version", 1);
+		if (o.report && csv) {
+			o.rows = json_array();
+			cj_set(o.report, "rows", json_incref(o.rows));
+		} else {
+			keys_of(&o);
+		}
+		if (cj_check(o.report) < 0) {
+			ksp_store_rollback(store);
+			status = cli_fail(cli, -ENOMEM, "cannot make the JSON report; nothing was added");
+			goto out;
+		}
 	}
 	if (csv) {
 		size_t nk = (size_t)(argc - optind);
@@ -234,9 +226,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		if (r >= 0) {
 			r = ksp_party_add_csv(party, cdata, clen, csv, (const void *const *)kd, kl,
 					      (const char *const *)argv + optind, nk, flags, report, report_row, &o);
-			if (cli->json && o.rows_open)
-				printf("],\"keys\":[");
-			o.rows_open = false;
+			keys_of(&o);
 		} else {
 			fprintf(stderr, "ksp: %s: cannot read: %s; nothing was added\n", bad ? bad : csv,
 				r == -EFBIG ? "too large" : strerror(-r));
@@ -247,8 +237,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		free(kd);
 		free(kl);
 		if (bad) {
-			if (cli->json)
-				printf("]}\n");
+			if (o.report)
+				cj_print(json_incref(o.report));
 			ksp_store_rollback(store);
 			status = KSP_EXIT_ERROR;
 			goto out;
@@ -287,8 +277,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 				r = ksp_keytree_read(cli->ctx, argv[i], &tree, &len);
 				if (r < 0) {
 					fprintf(stderr, "ksp: %s\n", ksp_get_error(cli->ctx) ? ksp_get_error(cli->ctx) : strerror(-r));
-					if (cli->json)
-						printf("]}\n");
+					if (o.report)
+						cj_print(json_incref(o.report));
 					ksp_store_rollback(store);
 					status = KSP_EXIT_ERROR;
 					goto out;
@@ -300,8 +290,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			if (r < 0) {
 				const char *what = r == -EFBIG ? "larger than 64 MiB, not a key file" : strerror(-r);
 				fprintf(stderr, "ksp: %s: cannot read: %s; nothing was added\n", argv[i], what);
-				if (cli->json)
-					printf("]}\n");
+				if (o.report)
+					cj_print(json_incref(o.report));
 				ksp_store_rollback(store);
 				status = KSP_EXIT_ERROR;
 				goto out;
@@ -314,8 +304,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 					 argv[i], o.in_file);
 		}
 	}
-	if (cli->json)
-		printf("]}\n");
+	if (o.report && (r < 0 || cj_check(o.report) == 0))
+		cj_print(json_incref(o.report));
 	fflush(stdout);
 	if (r < 0) {
 		ksp_store_rollback(store);
@@ -324,7 +314,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		status = KSP_EXIT_ERROR;
 		goto out;
 	}
-	if (cli_output_failed()) {
+	if (cli_output_failed() || (o.report && cj_check(o.report) < 0)) {
 		/* the report is short of a key: store nothing rather than that */
 		ksp_store_rollback(store);
 		status = cli_output_fail(cli, "%s", "nothing was added, run the command again");
@@ -350,6 +340,9 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		cli_warn(cli, "%s: %d row(s) without a key: ask the people listed above", csv, o.missing);
 	status = o.refused || o.missing ? KSP_EXIT_NEGATIVE : KSP_EXIT_OK;
 out:
+	json_decref(o.rows);
+	json_decref(o.keys);
+	json_decref(o.report);
 	free(fprs);
 	ksp_party_unref(party);
 	ksp_store_unref(store);

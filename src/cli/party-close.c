@@ -5,8 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cli/json-out.h"
 #include "cli/party.h"
 #include "shared/util.h"
+
+/* {"format_version":1,"list_version":V,"sha256":...,"ripemd160":...}; 0 or -ENOMEM */
+static int print_digests_json(int v, const char *sha, const char *rmd)
+{
+	return cj_print(json_pack("{s:i,s:i,s:s,s:s}", "format_version", 1, "list_version", v, "sha256", sha,
+				  "ripemd160", rmd));
+}
 
 int cli_print_digests(struct ksp_cli *cli, struct ksp_party *party, int version)
 {
@@ -17,14 +25,14 @@ int cli_print_digests(struct ksp_cli *cli, struct ksp_party *party, int version)
 	if (r < 0)
 		return cli_fail(cli, r, "%s: cannot read the list digests", cli->db_path);
 	if (cli->json) {
-		printf("{\"format_version\":1,\"list_version\":%d,\"sha256\":\"%s\",\"ripemd160\":\"%s\"}\n",
-		       v, sha, rmd);
+		if (print_digests_json(v, sha, rmd) < 0)
+			r = cli_fail(cli, -ENOMEM, "cannot write the JSON report");
 	} else {
 		printf("List version %d\nSHA256:    %s\nRIPEMD160: %s\n", v, sha, rmd);
 	}
 	free(sha);
 	free(rmd);
-	return KSP_EXIT_OK;
+	return r < 0 ? KSP_EXIT_ERROR : KSP_EXIT_OK;
 }
 
 static int write_out(struct ksp_cli *cli, struct ksp_party *party, int version, const char *path)
@@ -172,12 +180,11 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	staged_file_done(&po.sf);
 	if (!cli->json && !cli->quiet)
 		fprintf(stderr, "List frozen as version %d. Announce these digests:\n", version);
-	if (cli->json)
-		printf("{\"format_version\":1,\"list_version\":%d,\"sha256\":\"%s\",\"ripemd160\":\"%s\"}\n",
-		       v, sha, rmd);
-	else
-		printf("List version %d\nSHA256:    %s\nRIPEMD160: %s\n", v, sha, rmd);
 	status = KSP_EXIT_OK;
+	if (cli->json && print_digests_json(v, sha, rmd) < 0)
+		status = cli_fail(cli, -ENOMEM, "list frozen as version %d, but cannot write the JSON report (see ksp party digest)", version);
+	else if (!cli->json)
+		printf("List version %d\nSHA256:    %s\nRIPEMD160: %s\n", v, sha, rmd);
 	if (po.to_stdout) {
 		fflush(stdout);
 		if (po.direct) {
@@ -289,10 +296,9 @@ static int run_reopen(struct ksp_cli *cli, int argc, char *argv[])
 	if (r < 0) {
 		status = cli_fail(cli, r, "%s: cannot reopen", cli->db_path);
 	} else if (cli->json) {
-		printf("{\"format_version\":1,\"reopened\":true,\"kept_version\":%d,\"reason\":",
-		       ksp_party_get_list_version(party));
-		cli_json_str(stdout, reason, strlen(reason));
-		printf("}\n");
+		if (cj_print(json_pack("{s:i,s:b,s:i,s:o}", "format_version", 1, "reopened", 1, "kept_version",
+				       ksp_party_get_list_version(party), "reason", cj_strz(reason))) < 0)
+			status = cli_fail(cli, -ENOMEM, "%s: reopened, but cannot write the JSON report", cli->db_path);
 	} else if (!cli->quiet) {
 		fprintf(stderr, "List reopened; version %d stays on record. Close again for a new version.\n",
 			ksp_party_get_list_version(party));
@@ -340,15 +346,15 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 		status = cli_fail(cli, r, "%s: cannot verify", argv[1]);
 	} else if (r == 1) {
 		if (cli->json)
-			printf("{\"format_version\":1,\"match\":true,\"list_version\":%d,\"newest\":%s}\n", v,
-			       v == ksp_party_get_list_version(party) ? "true" : "false");
+			cj_print(json_pack("{s:i,s:b,s:i,s:b}", "format_version", 1, "match", 1, "list_version", v,
+					   "newest", v == ksp_party_get_list_version(party)));
 		else
 			printf("%s: matches frozen list version %d%s\n", argv[1], v,
 			       v == ksp_party_get_list_version(party) ? "" : " (not the newest)");
 		status = KSP_EXIT_OK;
 	} else {
 		if (cli->json)
-			printf("{\"format_version\":1,\"match\":false}\n");
+			cj_print(json_pack("{s:i,s:b}", "format_version", 1, "match", 0));
 		else
 			printf("%s: does NOT match any frozen list version\n", argv[1]);
 		status = KSP_EXIT_NEGATIVE;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/json-out.h"
 #include "cli/party.h"
 #include "shared/util.h"
 
@@ -129,11 +130,14 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			fprintf(stderr, "Attendance (%d absent) written to %s: publish it beside the keyring.\n", n_absent, att_file);
 	}
 	if (cli->json) {
-		printf("{\"format_version\":1,\"file\":");
-		cli_json_str(stdout, out, strlen(out));
-		printf(",\"keys\":%d,\"bytes\":%zu,\"binary\":%s,\"signed_only\":%s,\"absent\":%d}\n", n, len,
-		       flags & KSP_EXPORT_BINARY ? "true" : "false", flags & KSP_EXPORT_SIGNED_ONLY ? "true" : "false",
-		       n_absent);
+		json_t *o = json_pack("{s:i,s:o,s:i,s:I,s:b,s:b,s:i}", "format_version", 1, "file", cj_strz(out), "keys", n,
+				      "bytes", (json_int_t)len, "binary", (flags & KSP_EXPORT_BINARY) != 0, "signed_only",
+				      (flags & KSP_EXPORT_SIGNED_ONLY) != 0, "absent", n_absent);
+
+		if (cj_print(o) < 0) {
+			cli_err(cli, "%s: written, but cannot write the JSON report: out of memory", out);
+			status = KSP_EXIT_ERROR;
+		}
 	} else if (!cli->quiet && strcmp(out, "-") != 0) {
 		fprintf(stderr, "%d key(s) written to %s.\n", n, out);
 	}

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli/json-out.h"
 #include "cli/party.h"
 
 static int run(struct ksp_cli *cli, int argc, char *argv[]);
@@ -49,38 +50,39 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	if (name == NULL || date == NULL)
 		return cli_usage_error(cli, &ksp_cmd_party_init, "party init", "--name and --date are required");
 	/* what is printed, escaped before anything is stored */
-	char *e_path = NULL, *e_name = NULL;
-	if (cli->json) {
-		e_path = cli_escape(cli->db_path, strlen(cli->db_path), KSP_ESCAPE_JSON);
-		e_name = cli_escape(name, strlen(name), KSP_ESCAPE_JSON);
-	} else {
+	char *e_path = NULL;
+	json_t *report = NULL;
+	if (cli->json)
+		report = json_pack("{s:i,s:o,s:o}", "format_version", 1, "store", cj_strz(cli->db_path), "name",
+				   cj_strz(name));
+	else
 		e_path = cli_escape(cli->db_path, strlen(cli->db_path), KSP_ESCAPE_TERMINAL);
-	}
-	if (e_path == NULL || (cli->json && e_name == NULL)) {
+	if (cli->json ? cj_check(report) < 0 : e_path == NULL) {
 		free(e_path);
-		free(e_name);
+		json_decref(report);
 		return cli_output_fail(cli, "%s", "nothing was created, run the command again");
 	}
 	r = cli_open_store(cli, KSP_STORE_READ_WRITE | KSP_STORE_CREATE, &store);
 	if (r) {
 		free(e_path);
-		free(e_name);
+		json_decref(report);
 		return r;
 	}
 	r = ksp_party_create(store, name, date, loc, org, &party);
 	if (r < 0) {
 		r = cli_fail(cli, r, "%s: cannot create the party", cli->db_path);
 	} else {
-		if (cli->json)
-			printf("{\"format_version\":1,\"store\":\"%s\",\"name\":\"%s\",\"date\":\"%s\"}\n", e_path,
-			       e_name, ksp_party_get_date(party));
-		else if (!cli->quiet)
+		r = KSP_EXIT_OK;
+		if (report) {
+			cj_set(report, "date", cj_strz(ksp_party_get_date(party)));
+			if (cj_print(json_incref(report)) < 0)
+				r = cli_fail(cli, -ENOMEM, "%s: created, but cannot write the JSON report", cli->db_path);
+		} else if (!cli->quiet)
 			printf("Created party on %s in %s.\nNext: ksp party add KEYFILE...\n",
 			       ksp_party_get_date(party), e_path);
-		r = KSP_EXIT_OK;
 	}
 	free(e_path);
-	free(e_name);
+	json_decref(report);
 	ksp_party_unref(party);
 	ksp_store_unref(store);
 	return r;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "cli/json-out.h"
 #include "cli/party.h"
 #include "shared/util.h"
 
@@ -101,8 +102,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		return cli_usage_error(cli, &ksp_cmd_party_join, "party join",
 				       "give the list file and the party keyring");
 	const char *list_path = argv[optind], *ring_path = argv[optind + 1];
-	e_list = cli_escape(list_path, strlen(list_path), cli->json ? KSP_ESCAPE_JSON : KSP_ESCAPE_TERMINAL);
-	e_path = cli_escape(cli->db_path, strlen(cli->db_path), cli->json ? KSP_ESCAPE_JSON : KSP_ESCAPE_TERMINAL);
+	e_list = cli_escape(list_path, strlen(list_path), KSP_ESCAPE_TERMINAL);
+	e_path = cli_escape(cli->db_path, strlen(cli->db_path), KSP_ESCAPE_TERMINAL);
 	if (e_list == NULL || e_path == NULL) {
 		status = cli_output_fail(cli, "%s", "nothing was stored, run the command again");
 		goto out;
@@ -160,9 +161,12 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		goto out;
 	}
 	if (cli->json) {
-		printf("{\"format_version\":1,\"store\":\"%s\",\"list\":\"%s\",\"list_version\":%d,"
-		       "\"sha256\":\"%s\",\"new\":%s,\"sha256_checked\":%s,\"absent\":%d}\n",
-		       e_path, e_list, version, sha, r == 0 ? "true" : "false", want ? "true" : "false", n_absent);
+		json_t *o = json_pack("{s:i,s:o,s:o,s:i,s:s,s:b,s:b,s:i}", "format_version", 1, "store",
+				      cj_strz(cli->db_path), "list", cj_strz(list_path), "list_version", version, "sha256",
+				      sha, "new", r == 0, "sha256_checked", want != NULL, "absent", n_absent);
+
+		if (cj_print(o) < 0)
+			status = cli_fail(cli, -ENOMEM, "%s: joined, but cannot write the JSON report", cli->db_path);
 	} else {
 		const char *name = ksp_party_get_name(party);
 		char *e_name = cli_escape(name, strlen(name), KSP_ESCAPE_TERMINAL);

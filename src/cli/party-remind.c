@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/json-out.h"
 #include "cli/party.h"
 #include "shared/util.h"
 
 struct remind_out {
 	struct ksp_cli *cli;
 	int n, written, sent, failed, skipped;
+	json_t *list; /* --json: the reminders so far */
 };
 
 static const char *status_name(int s)
@@ -40,22 +42,11 @@ static void on_reminder(void *data, const struct ksp_reminder *rem)
 	case KSP_REMIND_FAILED: o->failed++; break;
 	default: o->skipped++; break;
 	}
-	if (o->cli->json) {
-		printf("%s{\"number\":%d,\"fingerprint\":\"%s\",\"missing\":%zu,\"status\":\"%s\",\"email\":",
-		       o->n ? "," : "", ksp_reminder_get_number(rem), ksp_reminder_get_fingerprint(rem),
-		       ksp_reminder_get_missing(rem), status_name(st));
-		if (email)
-			cli_json_str(stdout, email, strlen(email));
-		else
-			printf("null");
-		printf(",\"file\":");
-		if (file)
-			cli_json_str(stdout, file, strlen(file));
-		else
-			printf("null");
-		printf(",\"message\":");
-		cli_json_str(stdout, msg, strlen(msg));
-		printf("}");
+	if (o->list) {
+		cj_push(o->list, json_pack("{s:i,s:s,s:I,s:s,s:o,s:o,s:o}", "number", ksp_reminder_get_number(rem),
+					   "fingerprint", ksp_reminder_get_fingerprint(rem), "missing",
+					   (json_int_t)ksp_reminder_get_missing(rem), "status", status_name(st), "email",
+					   cj_strz(email), "file", cj_strz(file), "message", cj_strz(msg)));
 	} else {
 		char *ef = file ? cli_escape(file, strlen(file), KSP_ESCAPE_TERMINAL) : NULL;
 		printf("#%-3d %s  %zu missing: %s%s%s\n", ksp_reminder_get_number(rem), ksp_reminder_get_fingerprint(rem),
@@ -138,13 +129,21 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	r = cli_open_party(cli, false, &store, &party);
 	if (r)
 		return r;
-	if (cli->json)
-		printf("{\"format_version\":1,\"reminders\":[");
+	if (cli->json && (o.list = json_array()) == NULL) {
+		ksp_party_unref(party);
+		ksp_store_unref(store);
+		return cli_fail(cli, -ENOMEM, "cannot make the JSON report; nothing was sent");
+	}
 	fflush(stdout);
 	r = ksp_party_remind(party, as, tmpl, outbox, mailer, on_reminder, &o);
-	if (cli->json)
-		printf("],\"written\":%d,\"sent\":%d,\"failed\":%d,\"not_remindable\":%d}\n", o.written, o.sent, o.failed,
-		       o.skipped);
+	if (o.list) {
+		json_t *rep = json_pack("{s:i,s:o,s:i,s:i,s:i,s:i}", "format_version", 1, "reminders", o.list, "written",
+					o.written, "sent", o.sent, "failed", o.failed, "not_remindable", o.skipped);
+
+		o.list = NULL;
+		if (cj_print(rep) < 0 && r >= 0)
+			r = -ENOMEM;
+	}
 	fflush(stdout);
 	if (r < 0) {
 		status = cli_fail(cli, r, "%s: cannot remind", cli->db_path);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <stdio.h>
 #include <string.h>
+#include "cli/json-out.h"
 #include "cli/party.h"
 
 static int run(struct ksp_cli *cli, int argc, char *argv[])
@@ -29,13 +30,12 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	if (r < 0) {
 		status = cli_fail(cli, r, "%s: cannot remove", cli->db_path);
 	} else if (cli->json) {
-		printf("{\"format_version\":1,\"removed\":[");
-		for (int i = 1; i < argc; i++) {
-			if (i > 1)
-				putchar(',');
-			cli_json_str(stdout, argv[i], strlen(argv[i]));
-		}
-		printf("],\"count\":%d}\n", argc - 1);
+		json_t *removed = json_array();
+
+		for (int i = 1; removed && i < argc; i++)
+			cj_push(removed, cj_strz(argv[i]));
+		if (cj_print(json_pack("{s:i,s:o,s:i}", "format_version", 1, "removed", removed, "count", argc - 1)) < 0)
+			status = cli_fail(cli, -ENOMEM, "%s: removed, but cannot write the JSON report", cli->db_path);
 	} else if (!cli->quiet) {
 		fprintf(stderr, "%d participant(s) removed.\n", argc - 1);
 	}

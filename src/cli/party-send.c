@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/json-out.h"
 #include "cli/party.h"
 #include "shared/util.h"
 
@@ -38,16 +39,13 @@ void cli_send_report_cb(void *data, const struct ksp_delivery *d)
 		sr->sent++;
 	else if (st == KSP_DELIVERY_FAILED)
 		sr->failed++;
-	if (sr->json) {
-		printf("%s{\"number\":%d,\"fingerprint\":\"%s\",\"signer\":\"%s\",\"uid\":", sr->n ? "," : "",
-		       ksp_delivery_get_number(d), ksp_delivery_get_fingerprint(d), ksp_delivery_get_signer(d));
-		cli_json_str(stdout, uid, ulen);
-		printf(",\"file\":");
-		cli_json_str(stdout, file, strlen(file));
-		printf(",\"state\":\"%s\",\"attempts\":%d,\"mailer_status\":%d,\"message\":",
-		       ksp_delivery_state_name(st), ksp_delivery_get_attempts(d), ksp_delivery_get_mailer_status(d));
-		cli_json_str(stdout, ksp_delivery_get_message(d), strlen(ksp_delivery_get_message(d)));
-		printf("}");
+	if (sr->list) {
+		cj_push(sr->list, json_pack("{s:i,s:s,s:s,s:o,s:o,s:s,s:i,s:i,s:o}", "number", ksp_delivery_get_number(d),
+					    "fingerprint", ksp_delivery_get_fingerprint(d), "signer",
+					    ksp_delivery_get_signer(d), "uid", cj_str(uid, ulen), "file", cj_strz(file),
+					    "state", ksp_delivery_state_name(st), "attempts", ksp_delivery_get_attempts(d),
+					    "mailer_status", ksp_delivery_get_mailer_status(d), "message",
+					    cj_strz(ksp_delivery_get_message(d))));
 	} else {
 		const char *rel = cli_relative_path(file);
 		char *ef = cli_escape(rel, strlen(rel), KSP_ESCAPE_TERMINAL);
@@ -72,7 +70,7 @@ static void list_cb(void *data, const struct ksp_delivery *d)
 	const char *uid = ksp_delivery_get_uid(d, &ulen);
 	const char *file = ksp_delivery_get_file(d);
 
-	if (sr->json) {
+	if (sr->list) {
 		cli_send_report_cb(data, d);
 		return;
 	}
@@ -162,7 +160,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	struct ksp_store *store = NULL;
 	struct ksp_party *party = NULL;
 	struct ksp_send_opts *so = NULL;
-	struct cli_send_report sr = { .cli = cli, .json = cli->json };
+	struct cli_send_report sr = { .cli = cli };
 	char *password = NULL;
 	bool list = false, again = false;
 	int c, r, status;
@@ -220,13 +218,23 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		status = r;
 		goto out;
 	}
-	if (cli->json)
-		printf("{\"format_version\":1,\"deliveries\":[");
+	if (cli->json && (sr.list = json_array()) == NULL) {
+		status = cli_fail(cli, -ENOMEM, "cannot make the JSON report; nothing was sent");
+		goto out;
+	}
 	fflush(stdout);
 	r = ksp_party_send_opts(party, as, so, list ? KSP_SEND_DRY_RUN | KSP_SEND_ALL_RESULTS : 0,
 				list ? list_cb : cli_send_report_cb, &sr);
-	if (cli->json)
-		printf("],\"sent\":%d,\"failed\":%d,\"pending\":%d}\n", sr.sent, sr.failed, r < 0 ? 0 : r);
+	if (sr.list) {
+		json_t *o = json_pack("{s:i,s:O,s:i,s:i,s:i}", "format_version", 1, "deliveries", sr.list, "sent", sr.sent,
+				      "failed", sr.failed, "pending", r < 0 ? 0 : r);
+
+		if (cj_print(o) < 0 && r >= 0) {
+			status = cli_fail(cli, -ENOMEM, "%s: sent, but cannot write the JSON report (see ksp party send --list)",
+					  cli->db_path);
+			goto out;
+		}
+	}
 	fflush(stdout);
 	if (r < 0) {
 		status = cli_fail(cli, r, "%s: cannot send", cli->db_path);
@@ -241,6 +249,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	/* --again: the messages named; else anything still unsent */
 	status = sr.failed || (r > 0 && !again) ? KSP_EXIT_NEGATIVE : KSP_EXIT_OK;
 out:
+	json_decref(sr.list);
 	if (password) {
 		explicit_bzero(password, strlen(password));
 		free(password);

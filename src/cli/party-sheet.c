@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "cli/json-out.h"
 #include "cli/party.h"
 #include "cli/party-plan.h"
 
@@ -345,25 +346,19 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		cli_warn(cli, "the list is open: this sheet is a DRAFT, not for verifying");
 	if (cli->json) {
 		static const char *const fmts[] = { "txt", "html", "pdf" };
-		printf("{\"format_version\":1,\"file\":");
-		cli_json_str(stdout, out, strlen(out));
-		printf(",\"kind\":\"%s\",\"format\":\"%s\",\"pages\":", what, fmts[format]);
-		if (format == KSP_FORMAT_PDF)
-			printf("%d", r);
-		else
-			printf("null");
-		printf(",\"draft\":%s,\"missing_glyphs\":[", ksp_party_is_closed(party) ? "false" : "true");
-		for (size_t i = 0; i < gr.n_gaps; i++) {
-			printf("%s{\"number\":%d,\"fingerprint\":", i ? "," : "", gr.gaps[i].number);
-			if (*gr.gaps[i].fpr)
-				printf("\"%s\"", gr.gaps[i].fpr);
-			else
-				printf("null");
-			printf(",\"script\":");
-			cli_json_str(stdout, gr.gaps[i].script, strlen(gr.gaps[i].script));
-			printf(",\"missing\":%u}", gr.gaps[i].missing);
+		json_t *gaps = json_array();
+
+		for (size_t i = 0; gaps && i < gr.n_gaps; i++)
+			cj_push(gaps, json_pack("{s:i,s:o,s:o,s:I}", "number", gr.gaps[i].number, "fingerprint",
+						*gr.gaps[i].fpr ? cj_strz(gr.gaps[i].fpr) : json_null(), "script",
+						cj_strz(gr.gaps[i].script), "missing", (json_int_t)gr.gaps[i].missing));
+		if (cj_print(json_pack("{s:i,s:o,s:s,s:s,s:o,s:b,s:o}", "format_version", 1, "file", cj_strz(out), "kind",
+				       what, "format", fmts[format], "pages",
+				       format == KSP_FORMAT_PDF ? cj_int(r) : json_null(), "draft",
+				       !ksp_party_is_closed(party), "missing_glyphs", gaps)) < 0) {
+			cli_err(cli, "%s: written, but cannot write the JSON report: out of memory", out);
+			status = KSP_EXIT_ERROR;
 		}
-		printf("]}\n");
 	} else if (out && !cli->quiet) {
 		if (format == KSP_FORMAT_PDF)
 			fprintf(stderr, "%s: %d page%s\n", out, r, r == 1 ? "" : "s");

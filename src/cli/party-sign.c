@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "cli/json-out.h"
 #include "cli/party.h"
 #include "shared/util.h"
 
@@ -19,6 +20,7 @@ struct sign_out {
 	char last_fpr[65];
 	int last_number;
 	int n_results;
+	json_t *list; /* --json: the results so far */
 	int n_signed, n_already, n_skipped, n_refused, n_absent;
 	bool relative; /* the outbox was named relative: its files shown so */
 };
@@ -49,34 +51,20 @@ static void print_hex_escaped(const char *s, size_t len)
 	}
 }
 
-/* A JSON string of the raw bytes; as print_hex_escaped() when there is no
- * memory to escape it properly (other bytes then as \u00XX). */
-static void json_bytes(const char *s, size_t len)
+/* --json's report: {"format_version":1,"results":[...],"signed":N, then
+ * "deliveries" when @deliveries, "sent", and "undeliverable" when
+ * @undeliverable >= 0.  Returns 0 or -ENOMEM. */
+static int print_sign_json(json_t *results, int n_signed, json_t *deliveries, int sent, int undeliverable)
 {
-	char *e = NULL;
+	json_t *o = json_pack("{s:i,s:O,s:i}", "format_version", 1, "results", results, "signed", n_signed);
 
-	if (ksp_escape(s, len, KSP_ESCAPE_JSON, &e) == 0) {
-		printf("\"%s\"", e);
-		free(e);
-		return;
-	}
-	putchar('"');
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"')
-			putchar(c);
-		else
-			printf("\\u%04x", c);
-	}
-	putchar('"');
-}
-
-static void json_str_or_null(const char *s)
-{
-	if (s)
-		json_bytes(s, strlen(s));
-	else
-		printf("null");
+	if (o && deliveries)
+		cj_set(o, "deliveries", json_incref(deliveries));
+	if (o)
+		cj_set(o, "sent", cj_int(sent));
+	if (o && undeliverable >= 0)
+		cj_set(o, "undeliverable", cj_int(undeliverable));
+	return cj_print(o);
 }
 
 /* "FPR=N" (--level-for, and each line of --levels). */
@@ -177,29 +165,17 @@ static void on_result(void *data, const struct ksp_sign_result *res)
 	case KSP_SIGN_ABSENT: o->n_absent++; break;
 	default: o->n_skipped++; break;
 	}
-	if (o->cli->json) {
+	if (o->list) {
 		char when[24] = "";
-		printf("%s{\"number\":%d,\"fingerprint\":", o->n_results ? "," : "", ksp_sign_result_get_number(res));
-		json_str_or_null(fpr);
-		printf(",\"uid\":");
-		if (uid)
-			json_bytes(uid, ulen);
-		else
-			printf("null");
-		printf(",\"email\":");
-		json_str_or_null(ksp_sign_result_get_email(res));
-		printf(",\"status\":\"%s\",\"message\":", status_name(st));
-		json_str_or_null(msg);
-		printf(",\"eml\":");
-		json_str_or_null(ksp_sign_result_get_message_file(res));
-		printf(",\"asc\":");
-		json_str_or_null(ksp_sign_result_get_asc_file(res));
+
 		if (ksp_sign_result_get_time(res))
 			format_datetime(ksp_sign_result_get_time(res), when, sizeof(when));
-		printf(",\"time\":");
-		json_str_or_null(when[0] ? when : NULL);
-		printf("}");
-		fflush(stdout);
+		cj_push(o->list, json_pack("{s:i,s:o,s:o,s:o,s:s,s:o,s:o,s:o,s:o}", "number",
+					   ksp_sign_result_get_number(res), "fingerprint", cj_strz(fpr), "uid",
+					   uid ? cj_str(uid, ulen) : json_null(), "email",
+					   cj_strz(ksp_sign_result_get_email(res)), "status", status_name(st), "message",
+					   cj_strz(msg), "eml", cj_strz(ksp_sign_result_get_message_file(res)), "asc",
+					   cj_strz(ksp_sign_result_get_asc_file(res)), "time", cj_strz(when[0] ? when : NULL)));
 		o->n_results++;
 		return;
 	}
@@ -498,16 +474,18 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	o.relative = outbox_abs != NULL;
 	struct stat ost;
 	bool outbox_new = stat(outbox, &ost) < 0 && errno == ENOENT;
-	if (cli->json)
-		printf("{\"format_version\":1,\"results\":[");
+	if (cli->json && (o.list = json_array()) == NULL) {
+		status = cli_fail(cli, -ENOMEM, "cannot make the JSON report; nothing was signed");
+		goto out;
+	}
 	fflush(stdout);
 	if (ticked) {
 		uint8_t *data = NULL;
 		size_t len = 0;
 		r = read_file_all(ticked, 16u << 20, &data, &len);
 		if (r < 0) {
-			if (cli->json)
-				printf("],\"signed\":0,\"sent\":0}\n");
+			if (o.list)
+				print_sign_json(o.list, 0, NULL, 0, -1);
 			fflush(stdout);
 			cli_err(cli, "%s: cannot read: %s; nothing was signed", ticked,
 				r == -EFBIG ? "larger than 16 MiB, not a sheet" : strerror(-r));
@@ -522,30 +500,29 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		r = ksp_party_sign_opts(party, as, (const char *const *)argv + optind, (size_t)(argc - optind), so, outbox,
 					flags, on_result, &o);
 	}
-	if (cli->json)
-		printf("],\"signed\":%d", r < 0 ? 0 : r);
 	if (r < 0) {
-		if (cli->json)
-			printf(",\"sent\":0}\n");
+		if (o.list)
+			print_sign_json(o.list, 0, NULL, 0, -1);
 		fflush(stdout);
 		status = cli_fail(cli, r, "cannot sign");
 		if (outbox_new)
 			rmdir(outbox); /* made by this run and still empty; else kept */
 		goto out;
 	}
-	struct cli_send_report sr = { .cli = cli, .json = cli->json };
+	struct cli_send_report sr = { .cli = cli };
 	if (sendmail) {
 		/* the ledger's path: what this run wrote, and what an earlier
 		 * run's mailer failed on, as 'party send' would */
-		if (cli->json)
-			printf(",\"deliveries\":[");
+		if (cli->json && (sr.list = json_array()) == NULL) {
+			status = cli_fail(cli, -ENOMEM, "signed, but cannot make the JSON report; send with 'ksp party send'");
+			goto out;
+		}
 		fflush(stdout);
 		int pending = ksp_party_send(party, as, sendmail, 0, cli_send_report_cb, &sr);
-		if (cli->json)
-			printf("]");
 		if (pending < 0) {
-			if (cli->json)
-				printf(",\"sent\":%d}\n", sr.sent);
+			if (o.list)
+				print_sign_json(o.list, r, sr.list, sr.sent, -1);
+			json_decref(sr.list);
 			fflush(stdout);
 			status = cli_fail(cli, pending, "%s: cannot send", cli->db_path);
 			goto out;
@@ -553,8 +530,15 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		if (pending > 0)
 			status = KSP_EXIT_NEGATIVE;
 	}
-	if (cli->json) {
-		printf(",\"sent\":%d,\"undeliverable\":%d}\n", sr.sent, o.n_skipped);
+	if (o.list) {
+		int p = print_sign_json(o.list, r, sr.list, sr.sent, o.n_skipped);
+
+		json_decref(sr.list);
+		if (p < 0) {
+			status = cli_fail(cli, -ENOMEM, "signed, but cannot write the JSON report; the messages are in %s",
+					  outbox);
+			goto out;
+		}
 	} else if (!cli->quiet) {
 		fprintf(stderr, "%d user ID(s) signed, %d signed before, %d skipped, %d key(s) refused.\n", o.n_signed,
 			o.n_already, o.n_skipped, o.n_refused);
@@ -571,6 +555,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	if (o.n_refused)
 		status = KSP_EXIT_NEGATIVE;
 out:
+	json_decref(o.list);
 	free(outbox_abs);
 	ksp_ticked_free(sheet);
 	ksp_sign_opts_free(so);

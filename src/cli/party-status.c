@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/json-out.h"
 #include "cli/party.h"
 #include "cli/party-plan.h"
 #include "shared/util.h"
@@ -184,54 +185,64 @@ static size_t print_missing(const struct ksp_party_status *st, size_t only, bool
 	return total;
 }
 
-static void print_json(const struct ksp_party_status *st, size_t only, bool one, bool missing_only)
+/* one participant of --json: number, fingerprint, ..., each user ID's certifiers */
+static json_t *participant_json(const struct ksp_party_status *st, size_t j)
+{
+	static const int kinds[] = { KSP_CERT_DONE, KSP_CERT_SENT, KSP_CERT_MISSING, KSP_CERT_UNSENT };
+	static const char *const keys[] = { "certified_by", "sent_by", "missing", "unsent_by" };
+	size_t n = ksp_party_status_get_count(st);
+	json_t *uids = json_array();
+
+	for (size_t u = 0; uids && u < ksp_party_status_get_uid_count(st, j); u++) {
+		size_t len;
+		const char *uid = ksp_party_status_get_uid(st, j, u, &len);
+		json_t *e = json_pack("{s:o,s:b}", "uid", cj_str(uid, len), "address",
+				      ksp_party_status_uid_has_address(st, j, u));
+
+		for (size_t k = 0; e && k < 4; k++) {
+			json_t *who = json_array();
+
+			for (size_t i = 0; who && i < n; i++)
+				if (ksp_party_status_get_cert(st, i, j, u) == kinds[k])
+					cj_push(who, cj_int(ksp_party_status_get_number(st, i)));
+			cj_set(e, keys[k], who);
+		}
+		cj_push(uids, e);
+	}
+	return json_pack("{s:i,s:s,s:b,s:b,s:o}", "number", ksp_party_status_get_number(st, j), "fingerprint",
+			 ksp_party_status_get_fingerprint(st, j), "deliverable", ksp_party_status_is_deliverable(st, j),
+			 "absent", ksp_party_status_is_absent(st, j), "uids", uids);
+}
+
+/* Prints the report; 0 or -ENOMEM */
+static int print_json(const struct ksp_party_status *st, size_t only, bool one, bool missing_only)
 {
 	size_t n = ksp_party_status_get_count(st);
 	uint64_t done = ksp_party_status_get_done(st), total = ksp_party_status_get_total(st);
-	bool first = true;
+	json_t *o = json_object(), *a;
 
-	printf("{\"format_version\":1,\"done\":%llu,\"total\":%llu,\"percent\":%.1f,\"participants\":[",
-	       (unsigned long long)done, (unsigned long long)total, total ? 100.0 * (double)done / (double)total : 100.0);
-	for (size_t j = 0; j < n; j++) {
-		if (one && j != only)
-			continue;
-		printf("%s{\"number\":%d,\"fingerprint\":\"%s\",\"deliverable\":%s,\"absent\":%s,\"uids\":[", first ? "" : ",",
-		       ksp_party_status_get_number(st, j), ksp_party_status_get_fingerprint(st, j),
-		       ksp_party_status_is_deliverable(st, j) ? "true" : "false",
-		       ksp_party_status_is_absent(st, j) ? "true" : "false");
-		first = false;
-		for (size_t u = 0; u < ksp_party_status_get_uid_count(st, j); u++) {
-			size_t len;
-			const char *uid = ksp_party_status_get_uid(st, j, u, &len);
-			static const int kinds[] = { KSP_CERT_DONE, KSP_CERT_SENT, KSP_CERT_MISSING, KSP_CERT_UNSENT };
-			static const char *const keys[] = { "certified_by", "sent_by", "missing", "unsent_by" };
-			printf("%s{\"uid\":", u ? "," : "");
-			cli_json_str(stdout, uid, len);
-			printf(",\"address\":%s", ksp_party_status_uid_has_address(st, j, u) ? "true" : "false");
-			for (size_t k = 0; k < 4; k++) {
-				bool f2 = true;
-				printf(",\"%s\":[", keys[k]);
-				for (size_t i = 0; i < n; i++)
-					if (ksp_party_status_get_cert(st, i, j, u) == kinds[k]) {
-						printf("%s%d", f2 ? "" : ",", ksp_party_status_get_number(st, i));
-						f2 = false;
-					}
-				printf("]");
-			}
-			printf("}");
-		}
-		printf("]}");
+	if (o == NULL)
+		return -ENOMEM;
+	cj_set(o, "format_version", cj_int(1));
+	cj_set(o, "done", cj_int(done));
+	cj_set(o, "total", cj_int(total));
+	cj_set(o, "percent", cj_fixed(total ? 100.0 * (double)done / (double)total : 100.0, 1));
+	a = json_array();
+	for (size_t j = 0; a && j < n; j++)
+		if (!one || j == only)
+			cj_push(a, participant_json(st, j));
+	cj_set(o, "participants", a);
+	a = json_array();
+	for (size_t i = 0; a && i < n; i++) {
+		json_t *keys = json_array();
+
+		for (size_t j = 0; keys && j < n; j++)
+			cj_push(keys, cj_strz(state_name(ksp_party_status_get_pair(st, i, j))));
+		cj_push(a, json_pack("{s:i,s:o}", "signer", ksp_party_status_get_number(st, i), "keys", keys));
 	}
-	printf("],\"matrix\":[");
-	for (size_t i = 0; i < n; i++) {
-		printf("%s{\"signer\":%d,\"keys\":[", i ? "," : "", ksp_party_status_get_number(st, i));
-		for (size_t j = 0; j < n; j++)
-			printf("%s\"%s\"", j ? "," : "", state_name(ksp_party_status_get_pair(st, i, j)));
-		printf("]}");
-	}
-	printf("],\"missing\":[");
-	first = true;
-	for (size_t i = 0; i < n; i++) {
+	cj_set(o, "matrix", a);
+	a = json_array();
+	for (size_t i = 0; a && i < n; i++) {
 		if (one && i != only && missing_only)
 			continue;
 		for (size_t j = 0; j < n; j++)
@@ -244,15 +255,14 @@ static void print_json(const struct ksp_party_status *st, size_t only, bool one,
 				if (one && !missing_only && i != only && j != only)
 					continue;
 				uid = ksp_party_status_get_uid(st, j, u, &len);
-				printf("%s{\"signer\":%d,\"key\":%d,\"uid\":", first ? "" : ",",
-				       ksp_party_status_get_number(st, i), ksp_party_status_get_number(st, j));
-				cli_json_str(stdout, uid, len);
-				printf(",\"sent\":%s,\"signed\":%s}", c == KSP_CERT_SENT ? "true" : "false",
-				       c == KSP_CERT_SENT || c == KSP_CERT_UNSENT ? "true" : "false");
-				first = false;
+				cj_push(a, json_pack("{s:i,s:i,s:o,s:b,s:b}", "signer", ksp_party_status_get_number(st, i),
+						     "key", ksp_party_status_get_number(st, j), "uid", cj_str(uid, len),
+						     "sent", c == KSP_CERT_SENT,
+						     "signed", c == KSP_CERT_SENT || c == KSP_CERT_UNSENT));
 			}
 	}
-	printf("]}\n");
+	cj_set(o, "missing", a);
+	return cj_print(o);
 }
 
 static int run(struct ksp_cli *cli, int argc, char *argv[]);
@@ -348,7 +358,8 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		}
 	}
 	if (cli->json) {
-		print_json(st, only, one, missing);
+		if (print_json(st, only, one, missing) < 0)
+			status = cli_fail(cli, -ENOMEM, "cannot write the JSON report");
 		goto out;
 	}
 	uint64_t done = ksp_party_status_get_done(st), total = ksp_party_status_get_total(st);

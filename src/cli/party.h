@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
+#include "cli/json-out.h"
 #include "cli/ksp.h"
 
 extern const struct ksp_cmd ksp_cmd_party_init;
@@ -31,10 +32,11 @@ int cli_open_party(struct ksp_cli *cli, bool rw, struct ksp_store **store, struc
 int cli_print_digests(struct ksp_cli *cli, struct ksp_party *party, int version);
 
 /* What 'party send' and 'party sign --sendmail' print per message handed
- * to the mailer (human lines, or JSON objects when @json). */
+ * to the mailer (human lines, or with --json an object each appended to
+ * @list). */
 struct cli_send_report {
 	struct ksp_cli *cli;
-	bool json;
+	json_t *list;
 	int sent, failed, n;
 };
 void cli_send_report_cb(void *data, const struct ksp_delivery *d);

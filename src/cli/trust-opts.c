@@ -306,61 +306,79 @@ void cli_trust_print_paths(const struct ksp_trust_result *res, int indent)
 	}
 }
 
-void cli_trust_print_json(FILE *out, const struct ksp_trust_result *res, const struct ksp_trust_policy *pol)
+const char *cli_trust_reason_name(const struct ksp_trust_result *res)
 {
 	static const char *const reasons[] = { "trusted", "no_path", "too_few_paths", "target_unknown",
 					       "target_revoked", "target_expired", "target_invalid", "no_core",
 					       "undecided" };
 	int reason = ksp_trust_result_get_reason(res);
-	const char *msg = ksp_trust_result_get_message(res), *uid;
-	size_t np = ksp_trust_result_get_path_count(res), ulen = 0;
 
-	fprintf(out, "\"trusted\":%s,\"reason\":\"%s\",\"message\":", ksp_trust_result_is_trusted(res) ? "true" : "false",
-		reason >= 0 && reason < (int)ARRAY_SIZE(reasons) ? reasons[reason] : "error");
-	cli_json_str(out, msg ? msg : "", msg ? strlen(msg) : 0);
-	fprintf(out, ",\"min_paths\":%d,\"max_depth\":%d,\"paths_found\":%d,\"uid\":", ksp_trust_policy_get_min_paths(pol),
-		ksp_trust_policy_get_max_depth(pol), ksp_trust_result_get_paths_found(res));
-	uid = ksp_trust_result_get_uid(res, &ulen);
-	if (uid)
-		cli_json_str(out, uid, ulen);
-	else
-		fprintf(out, "null");
-	fprintf(out, ",\"paths\":[");
-	for (size_t i = 0; i < np; i++) {
-		fprintf(out, "%s[", i ? "," : "");
-		for (size_t h = 0; h < ksp_trust_result_get_path_length(res, i); h++) {
+	return reason >= 0 && reason < (int)ARRAY_SIZE(reasons) ? reasons[reason] : "error";
+}
+
+json_t *cli_trust_json_paths(const struct ksp_trust_result *res)
+{
+	size_t np = ksp_trust_result_get_path_count(res);
+	json_t *paths = json_array();
+
+	for (size_t i = 0; paths && i < np; i++) {
+		json_t *path = json_array();
+
+		for (size_t h = 0; path && h < ksp_trust_result_get_path_length(res, i); h++) {
 			const char *a = "", *b = "", *u = NULL;
 			int64_t created = 0;
 			size_t len = 0;
+			json_t *hop = json_object();
 
 			ksp_trust_result_get_hop(res, i, h, &a, &b, &created, &u, &len);
-			fprintf(out, "%s{\"signer\":\"%s\",\"signee\":\"%s\",\"created\":%lld,\"uid\":", h ? "," : "", a, b,
-				(long long)created);
-			cli_json_str(out, u ? u : "", u ? len : 0);
-			fprintf(out, "}");
+			if (hop) {
+				cj_set(hop, "signer", cj_strz(a));
+				cj_set(hop, "signee", cj_strz(b));
+				cj_set(hop, "created", cj_int(created));
+				cj_set(hop, "uid", cj_str(u ? u : "", u ? len : 0));
+			}
+			cj_push(path, hop);
 		}
-		fprintf(out, "]");
+		cj_push(paths, path);
 	}
-	fprintf(out, "]");
-	cli_trust_print_fields(out, res);
+	return paths;
 }
 
-void cli_trust_print_fields(FILE *out, const struct ksp_trust_result *res)
+void cli_trust_json(json_t *o, const struct ksp_trust_result *res, const struct ksp_trust_policy *pol)
+{
+	const char *msg = ksp_trust_result_get_message(res), *uid;
+	size_t ulen = 0;
+
+	cj_set(o, "trusted", cj_bool(ksp_trust_result_is_trusted(res)));
+	cj_set(o, "reason", cj_strz(cli_trust_reason_name(res)));
+	cj_set(o, "message", cj_strz(msg ? msg : ""));
+	cj_set(o, "min_paths", cj_int(ksp_trust_policy_get_min_paths(pol)));
+	cj_set(o, "max_depth", cj_int(ksp_trust_policy_get_max_depth(pol)));
+	cj_set(o, "paths_found", cj_int(ksp_trust_result_get_paths_found(res)));
+	uid = ksp_trust_result_get_uid(res, &ulen);
+	cj_set(o, "uid", uid ? cj_str(uid, ulen) : json_null());
+	cj_set(o, "paths", cli_trust_json_paths(res));
+	cli_trust_json_fields(o, res);
+}
+
+void cli_trust_json_fields(json_t *o, const struct ksp_trust_result *res)
 {
 	const char *name, *str;
 	int64_t num;
 	int t;
 
-	fprintf(out, ",\"model\":\"%s\"", ksp_trust_model_name(ksp_trust_result_get_model(res)));
+	cj_set(o, "model", cj_strz(ksp_trust_model_name(ksp_trust_result_get_model(res))));
 	for (size_t i = 0; (t = ksp_trust_result_get_field(res, i, &name, &num, &str)) >= 0; i++) {
-		fprintf(out, ",\"%s\":", name);
+		json_t *v;
+
 		if (t == KSP_TRUST_FIELD_STRING)
-			cli_json_str(out, str, strlen(str));
+			v = cj_strz(str);
 		else if (t == KSP_TRUST_FIELD_BOOL)
-			fprintf(out, "%s", num ? "true" : "false");
+			v = cj_bool(num);
 		else if (t == KSP_TRUST_FIELD_NULL)
-			fprintf(out, "null");
+			v = json_null();
 		else
-			fprintf(out, "%lld", (long long)num);
+			v = cj_int(num);
+		cj_set(o, name, v);
 	}
 }

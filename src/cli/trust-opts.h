@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "cli/ksp.h"
+#include "cli/json-out.h"
 
 /* getopt values, out of the range of short options */
 enum {
@@ -170,12 +171,16 @@ int cli_trust_find(struct ksp_store *store, const struct cli_trust_opts *to, cha
 /* The paths of @res on stdout, indented by @indent spaces: "path N (H
  * hops):" then each hop (signer, "certified SIGNEE on DATE", user ID). */
 void cli_trust_print_paths(const struct ksp_trust_result *res, int indent);
-/* The result as the JSON members "trusted", "reason", "message",
+/* The result's JSON members on @o: "trusted", "reason", "message",
  * "min_paths", "max_depth", "paths_found", "uid", "paths", "model" and the
- * model's own fields (ksp_trust_result_get_field(); no braces). */
-void cli_trust_print_json(FILE *out, const struct ksp_trust_result *res, const struct ksp_trust_policy *pol);
-/* ,"model":NAME and the model's own fields (ksp_trust_result_get_field()) */
-void cli_trust_print_fields(FILE *out, const struct ksp_trust_result *res);
+ * model's own fields (ksp_trust_result_get_field()). */
+void cli_trust_json(json_t *o, const struct ksp_trust_result *res, const struct ksp_trust_policy *pol);
+/* "model":NAME and the model's own fields (ksp_trust_result_get_field()) */
+void cli_trust_json_fields(json_t *o, const struct ksp_trust_result *res);
+/* "paths": an array of paths, each an array of hops {signer, signee, created, uid} */
+json_t *cli_trust_json_paths(const struct ksp_trust_result *res);
+/* the result's reason as JSON names it ("trusted", "no_path", ...) */
+const char *cli_trust_reason_name(const struct ksp_trust_result *res);
 
 /* --sha1 RULE: KSP_SHA1_YES, _BEFORE_2019, _NO, or -EINVAL */
 int cli_parse_sha1_rule(const char *v);

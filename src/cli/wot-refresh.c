@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli/ksp.h"
+#include "cli/json-out.h"
 #include "cli/trust-opts.h"
 #include "cli/wot-refresh.h"
 #include "shared/util.h"
@@ -349,12 +350,21 @@ static int run_refresh(struct ksp_cli *cli, int argc, char *argv[])
 		goto out;
 	}
 	if (cli->json) {
-		printf("{\"format_version\":1,\"repo\":");
-		cli_json_str(stdout, repo, strlen(repo));
-		printf(",\"head\":\"%s\",\"since\":%s%s%s,\"commits_checked\":%zu,\"loaded\":%s,\"keys\":%llu,"
-		       "\"new_certifications\":%llu,\"bad_keys\":%llu}\n",
-		       head, last ? "\"" : "", last ? last : "null", last ? "\"" : "", n_checked, loaded ? "true" : "false",
-		       (unsigned long long)keys, (unsigned long long)certs, (unsigned long long)bad);
+		json_t *o = json_object();
+
+		if (o) {
+			cj_set(o, "format_version", cj_int(1));
+			cj_set(o, "repo", cj_strz(repo));
+			cj_set(o, "head", cj_strz(head));
+			cj_set(o, "since", cj_strz(last));
+			cj_set(o, "commits_checked", cj_int(n_checked));
+			cj_set(o, "loaded", cj_bool(loaded));
+			cj_set(o, "keys", cj_int(keys));
+			cj_set(o, "new_certifications", cj_int(certs));
+			cj_set(o, "bad_keys", cj_int(bad));
+		}
+		if (cj_print(o) < 0)
+			status = cli_fail(cli, -ENOMEM, "%s: refreshed, but cannot write the JSON report", cli->db_path);
 	} else if (loaded) {
 		printf("%s: %zu commit%s checked, signed by keys the core trusts; loaded %s: %llu keys, %llu new "
 		       "certifications, %llu malformed keys skipped\n",
