@@ -68,7 +68,7 @@
 #include <sqlite3.h>
 
 #include "lib/trust/gnupg-uidexp.h"
-#include "lib/trust/hash-rules.h"
+#include "lib/openpgp/hash-rules.h"
 #include "lib/trust/tsig-regex.h"
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"

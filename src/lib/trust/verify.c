@@ -33,7 +33,7 @@
 #include "lib/party/mime.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/trust/git-split.h"
-#include "lib/trust/hash-rules.h"
+#include "lib/openpgp/hash-rules.h"
 #include "lib/trust/verify-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
