@@ -45,7 +45,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
-#include "lib/openpgp/ed25519-private.h"
+#include "lib/openpgp/ed25519.h"
 #include "lib/input-private.h"
 #include "lib/openpgp/pgp-verify.h"
 #include "lib/wot/wot-snap.h"
