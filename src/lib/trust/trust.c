@@ -47,7 +47,7 @@
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
-#include "lib/trust/trust-private.h"
+#include "lib/trust/policy.h"
 #include "lib/trust/result.h"
 #include "lib/trust/model.h"
 #include "shared/strbuf.h"
@@ -1572,7 +1572,7 @@ static int core_from_party(struct explore *e, struct ksp_trust_policy *extra)
 	return r;
 }
 
-/* trust-private.h: the policy's core keys and, with core_party, the
+/* policy.h: the policy's core keys and, with core_party, the
  * store's participants, added to @out */
 int ksp_trust_policy_resolve_core(struct ksp_store *store, const struct ksp_trust_policy *pol,
 				  struct ksp_trust_policy *out)
@@ -1587,7 +1587,7 @@ int ksp_trust_policy_resolve_core(struct ksp_store *store, const struct ksp_trus
 	return r;
 }
 
-/* trust-private.h: the Sequoia model's settings */
+/* policy.h: the Sequoia model's settings */
 void ksp_trust_policy_sequoia(const struct ksp_trust_policy *p, int *amount, bool *network)
 {
 	*amount = p->sq_amount;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
-/* trust.c, for the library's other folders (publish/): a policy's core
+/* policy.h: the trust policy inside libksp (trust.c), for trust/'s files
+ * and the folders above it (no "-private": publish/ reads it too)
+ * (tests/check-arrows.py); for the library's other folders (publish/): a policy's core
  * read and emptied (copies: whatif.h) (the publisher asks the same engine for paths
  * from a key's certifiees); and for trust-sequoia.c, the policy's roots and
  * settings. */
