@@ -19,7 +19,6 @@
 #undef MIN
 #undef MAX
 
-#include "lib/party/party-private.h"
 #include "lib/render/render-private.h"
 
 #define MARGIN 40.0
