@@ -527,3 +527,10 @@ KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *pat
 	free(data);
 	return r;
 }
+
+/* policy.h: the Sequoia model's settings */
+void ksp_trust_policy_sequoia(const struct ksp_trust_policy *p, int *amount, bool *network)
+{
+	*amount = p->sq_amount;
+	*network = p->sq_network;
+}

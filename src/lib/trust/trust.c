@@ -2,10 +2,13 @@
 /*
  * trust.c: is a key trusted by a core?  (DESIGN.md, "Trust")
  *
- * The policy object and its parser are in policy.c (fields: trust-private.h).
- * Why one file (over 1,000 lines): the exploration, the max-flow and the
- * exhaustive search share the per-query scratch over the snapshot and
- * decide together (the flow bounds from above, the search proves).
+ * Its parts: the policy object and its parser in policy.c (fields and the
+ * engine's shared types: trust-private.h), the disjoint paths (max-flow,
+ * search) in trust-paths.c, the what-if reachability in reach.c, the
+ * user-ID bindings in binding.c.
+ * Why one file (over 1,000 lines): the exploration and the query share the
+ * per-query scratch over the snapshot and decide together with
+ * trust-paths.c (the flow bounds from above, the search proves).
  *
  * A target t is trusted under a policy (max depth L, min paths K) when there
  * are K certification paths from core keys to t, each of at most L edges,
@@ -55,42 +58,9 @@
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
-#define SEARCH_BUDGET 2000000u
-#define MAX_EXPLORE 2000000u /* vertices; beyond it the query gives up */
 
 /* ---- the local graph ----------------------------------------------------- */
 
-struct tedge {
-	uint32_t u, v;
-	int64_t uid_id;
-	int64_t created;
-};
-
-struct tnode {
-	int64_t key_id;   /* the snapshot's vertex */
-	uint32_t df, db;  /* exploration depths, UINT32_MAX unknown */
-	uint8_t state;    /* 0 unchecked, 1 valid, 2 not a vertex */
-	uint8_t why;      /* for the target: KSP_TRUST_TARGET_* */
-	bool fexp, bexp;  /* expanded forward / backward */
-};
-
-struct explore {
-	struct ksp_ctx *ctx;
-	sqlite3 *db;
-	const struct ksp_trust_policy *pol;
-	int64_t at;
-	struct ksp_wsnap *g;
-	struct tnode *nodes;
-	uint32_t n, cap;
-	struct tedge *edges;
-	size_t m, cap_e;
-	/* a binding question: the paths' last certifications on one of these
-	 * user IDs (uids.id) of the target */
-	const int64_t *only_uids;
-	size_t n_only;
-	/* the what-if's reachability, when it holds for this query */
-	const struct ksp_trust_reach *reach;
-};
 
 /* The node of snapshot vertex @vx, created if new; UINT32_MAX on error.
  * The snapshot's scratch maps vertices to nodes for this query (stamped
@@ -119,20 +89,11 @@ static uint32_t node_of(struct explore *e, uint32_t vx, bool create)
 	return e->n++;
 }
 
-enum {
-	KEY_OK = 0,
-	KEY_UNKNOWN = 1,
-	KEY_REVOKED = 2,
-	KEY_EXPIRED = 3,
-	KEY_FUTURE = 4,
-	KEY_WEAK = 5,
-	KEY_SOFT_REVOKED = 6, /* retired or superseded before the reference time */
-};
 
 /* Is node @i a vertex at the reference time?  Sets state; returns 1/0. */
 /* What snapshot vertex @vx is at @at under @pol (its what-if's lost and
  * extended keys): KEY_*.  check_node() and ksp_trust_reach() share it. */
-static uint8_t vertex_why(const struct ksp_wsnap *g, const struct ksp_trust_policy *pol, int64_t at, uint64_t vx)
+uint8_t ksp_trust_vertex_why(const struct ksp_wsnap *g, const struct ksp_trust_policy *pol, int64_t at, uint64_t vx)
 {
 	if (vx >= g->n)
 		return KEY_UNKNOWN;
@@ -164,7 +125,7 @@ static int check_node(struct explore *e, uint32_t i)
 	if (e->reach && (uint64_t)nd->key_id < e->reach->n)
 		nd->why = e->reach->why[nd->key_id];
 	else
-		nd->why = vertex_why(e->g, e->pol, e->at, (uint64_t)nd->key_id);
+		nd->why = ksp_trust_vertex_why(e->g, e->pol, e->at, (uint64_t)nd->key_id);
 	nd->state = nd->why == KEY_OK || nd->why == KEY_SOFT_REVOKED ? 1 : 2;
 	return nd->state == 1;
 }
@@ -304,266 +265,6 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 	if (e->pol->whatif && e->pol->whatif->n_added)
 		return expand_added(e, x, forward, d, next, n_next, cap_next);
 	return 0;
-}
-
-/* ---- disjoint paths on the relevant subgraph ------------------------------ */
-
-struct sub {
-	uint32_t n;           /* local vertices; t = the target */
-	uint32_t t;
-	uint32_t *off, *adj;  /* out-adjacency (CSR) */
-	uint32_t *eid;        /* edge index per adjacency entry (into explore edges) */
-	bool *is_core;
-	uint32_t *core;       /* core vertices, ascending */
-	uint32_t n_core;
-	uint32_t L, K;
-};
-
-/* Max-flow with unit vertex capacities from the core set to t, at most K
- * units; flow paths returned in paths[k] (vertex lists, t last). */
-struct flow {
-	/* split graph: v_in = 2v, v_out = 2v + 1, S = 2n, arcs in pairs */
-	uint32_t nv;
-	uint32_t *head, *next, *to;
-	int8_t *cap;
-	uint32_t n_arcs;
-};
-
-static int flow_arc(struct flow *f, uint32_t a, uint32_t b, int8_t c)
-{
-	uint32_t i = f->n_arcs;
-	f->to[i] = b;
-	f->cap[i] = c;
-	f->next[i] = f->head[a];
-	f->head[a] = i;
-	f->to[i + 1] = a;
-	f->cap[i + 1] = 0;
-	f->next[i + 1] = f->head[b];
-	f->head[b] = i + 1;
-	f->n_arcs += 2;
-	return 0;
-}
-
-static int max_flow(const struct sub *s, uint32_t *ret_flow, uint32_t ***ret_paths, uint32_t **ret_lens)
-{
-	struct flow f = { .nv = 2 * s->n + 1 };
-	uint32_t S = 2 * s->n, T = 2 * s->t, m = s->off[s->n];
-	size_t arcs = 2 * ((size_t)m + s->n + s->n_core);
-	uint32_t *prev = NULL, *queue = NULL, value = 0;
-	uint32_t **paths = NULL, *lens = NULL;
-	int r = -ENOMEM;
-
-	f.head = malloc(f.nv * sizeof(*f.head));
-	f.next = malloc(arcs * sizeof(*f.next));
-	f.to = malloc(arcs * sizeof(*f.to));
-	f.cap = malloc(arcs);
-	prev = malloc(f.nv * sizeof(*prev));
-	queue = malloc(f.nv * sizeof(*queue));
-	paths = calloc(s->K, sizeof(*paths));
-	lens = calloc(s->K, sizeof(*lens));
-	if (!f.head || !f.next || !f.to || !f.cap || !prev || !queue || !paths || !lens)
-		goto out;
-	for (uint32_t i = 0; i < f.nv; i++)
-		f.head[i] = UINT32_MAX;
-	for (uint32_t v = 0; v < s->n; v++)
-		if (v != s->t)
-			flow_arc(&f, 2 * v, 2 * v + 1, 1);
-	for (uint32_t i = 0; i < s->n_core; i++)
-		flow_arc(&f, S, 2 * s->core[i], 1);
-	for (uint32_t u = 0; u < s->n; u++)
-		for (uint32_t j = s->off[u]; j < s->off[u + 1]; j++)
-			flow_arc(&f, 2 * u + 1, 2 * s->adj[j], 1);
-	while (value < s->K) {
-		uint32_t h = 0, tl = 0;
-		for (uint32_t i = 0; i < f.nv; i++)
-			prev[i] = UINT32_MAX;
-		prev[S] = UINT32_MAX - 1;
-		queue[tl++] = S;
-		while (h < tl && prev[T] == UINT32_MAX) {
-			uint32_t x = queue[h++];
-			for (uint32_t a = f.head[x]; a != UINT32_MAX; a = f.next[a])
-				if (f.cap[a] > 0 && prev[f.to[a]] == UINT32_MAX) {
-					prev[f.to[a]] = a;
-					queue[tl++] = f.to[a];
-				}
-		}
-		if (prev[T] == UINT32_MAX)
-			break;
-		for (uint32_t x = T; x != S;) {
-			uint32_t a = prev[x];
-			f.cap[a]--;
-			f.cap[a ^ 1]++;
-			x = f.to[a ^ 1];
-		}
-		value++;
-	}
-	/* decompose: follow saturated forward arcs from S */
-	for (uint32_t k = 0; k < value; k++) {
-		uint32_t x = S, len = 0, cap = 16;
-		uint32_t *p = malloc(cap * sizeof(*p));
-		if (p == NULL)
-			goto out;
-		paths[k] = p;
-		while (x != T && len <= s->n) {
-			uint32_t a;
-			for (a = f.head[x]; a != UINT32_MAX; a = f.next[a])
-				/* a forward arc (even index) carrying flow: its residual twin has capacity */
-				if (!(a & 1) && f.cap[a ^ 1] > 0)
-					break;
-			if (a == UINT32_MAX)
-				break; /* cannot happen for a valid flow */
-			f.cap[a ^ 1]--; /* consume this unit */
-			x = f.to[a];
-			if (!(x & 1)) { /* entering v_in: record v */
-				if (len == cap) {
-					cap *= 2;
-					uint32_t *np = realloc(p, cap * sizeof(*p));
-					if (np == NULL)
-						goto out;
-					paths[k] = p = np;
-				}
-				p[len++] = x / 2;
-			}
-		}
-		lens[k] = len;
-	}
-	*ret_flow = value;
-	*ret_paths = paths;
-	*ret_lens = lens;
-	paths = NULL;
-	lens = NULL;
-	r = 0;
-out:
-	if (paths)
-		for (uint32_t k = 0; k < s->K; k++)
-			free(paths[k]);
-	free(paths);
-	free(lens);
-	free(f.head);
-	free(f.next);
-	free(f.to);
-	free(f.cap);
-	free(prev);
-	free(queue);
-	return r;
-}
-
-/* Exhaustive search for K disjoint paths of at most L edges. */
-struct search {
-	const struct sub *s;
-	bool *used;
-	uint32_t *dist;   /* scratch: reverse BFS distances to t */
-	uint32_t *queue;
-	uint32_t **paths; /* K paths being built */
-	uint32_t *lens;
-	uint32_t **best;  /* the most paths found so far */
-	uint32_t *best_lens;
-	uint32_t n_best;
-	uint64_t steps;
-	bool exhausted;
-	uint32_t *rin_off, *rin; /* reverse adjacency */
-	uint32_t cap;     /* no more disjoint paths exist (max-flow, at most K) */
-};
-
-static void rev_bfs(struct search *x)
-{
-	const struct sub *s = x->s;
-	uint32_t h = 0, tl = 0;
-
-	for (uint32_t i = 0; i < s->n; i++)
-		x->dist[i] = UINT32_MAX;
-	x->dist[s->t] = 0;
-	x->queue[tl++] = s->t;
-	while (h < tl) {
-		uint32_t v = x->queue[h++];
-		for (uint32_t j = x->rin_off[v]; j < x->rin_off[v + 1]; j++) {
-			uint32_t u = x->rin[j];
-			if (!x->used[u] && x->dist[u] == UINT32_MAX && x->dist[v] + 1 <= s->L) {
-				x->dist[u] = x->dist[v] + 1;
-				x->queue[tl++] = u;
-			}
-		}
-	}
-}
-
-static void save_best(struct search *x, uint32_t k)
-{
-	if (k <= x->n_best)
-		return;
-	for (uint32_t i = 0; i < k; i++) {
-		memcpy(x->best[i], x->paths[i], (x->lens[i]) * sizeof(uint32_t));
-		x->best_lens[i] = x->lens[i];
-	}
-	x->n_best = k;
-}
-
-static bool search_paths(struct search *x, uint32_t k, uint32_t min_core);
-
-/* Extend path k (vertices paths[k][0..depth]) towards t. */
-static bool extend(struct search *x, uint32_t k, uint32_t depth, uint32_t min_core, const uint32_t *dist)
-{
-	const struct sub *s = x->s;
-	uint32_t v = x->paths[k][depth];
-
-	if (++x->steps > SEARCH_BUDGET) {
-		x->exhausted = true;
-		return false;
-	}
-	if (v == s->t) {
-		x->lens[k] = depth + 1;
-		save_best(x, k + 1);
-		/* K paths; or as many as the max-flow allows: no set of more
-		 * exists, and a later set of as many would not replace it */
-		if (k + 1 == s->K || x->n_best >= x->cap)
-			return true;
-		/* t stays free for the next path */
-		return search_paths(x, k + 1, min_core);
-	}
-	for (uint32_t j = s->off[v]; j < s->off[v + 1]; j++) {
-		uint32_t w = s->adj[j];
-		if (x->used[w] && w != s->t)
-			continue;
-		if (dist[w] == UINT32_MAX || depth + 1 + dist[w] > s->L)
-			continue;
-		if (w != s->t)
-			x->used[w] = true;
-		x->paths[k][depth + 1] = w;
-		if (extend(x, k, depth + 1, min_core, dist))
-			return true;
-		if (w != s->t)
-			x->used[w] = false;
-		if (x->exhausted)
-			return false;
-	}
-	return false;
-}
-
-static bool search_paths(struct search *x, uint32_t k, uint32_t min_core)
-{
-	const struct sub *s = x->s;
-	uint32_t *dist;
-	bool ok = false;
-
-	/* distances to t avoiding the vertices used so far */
-	dist = malloc(s->n * sizeof(*dist));
-	if (dist == NULL) {
-		x->exhausted = true;
-		return false;
-	}
-	rev_bfs(x);
-	memcpy(dist, x->dist, s->n * sizeof(*dist));
-	for (uint32_t i = min_core; i < s->n_core && !ok && !x->exhausted; i++) {
-		uint32_t c = s->core[i];
-		if (x->used[c] || dist[c] == UINT32_MAX)
-			continue;
-		x->used[c] = true;
-		x->paths[k][0] = c;
-		ok = extend(x, k, 0, i + 1, dist);
-		if (!ok)
-			x->used[c] = false;
-	}
-	free(dist);
-	return ok;
 }
 
 /* ---- the query ------------------------------------------------------------- */
@@ -802,7 +503,7 @@ static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes,
 		}
 	}
 	qsort(s.core, s.n_core, sizeof(*s.core), cmp_u32);
-	r = max_flow(&s, &fval, &fpaths, &flens);
+	r = ksp_trust_max_flow(&s, &fval, &fpaths, &flens);
 	if (r < 0)
 		goto out;
 	/* the flow's paths all within L: proof found */
@@ -882,7 +583,7 @@ static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes,
 			free(pos);
 		}
 		if (fval > 0)
-			search_paths(&x, 0, 0);
+			ksp_trust_search_paths(&x, 0, 0);
 		res->found = (int)x.n_best;
 		res->search_exhausted = x.exhausted;
 		r = finish_paths(e, res, x.best, x.best_lens, x.n_best, to_node, &s, uid_filter);
@@ -1033,7 +734,7 @@ static const char *key_reason(int why)
 	}
 }
 
-static int core_from_party(struct explore *e, struct ksp_trust_policy *extra)
+int ksp_trust_core_from_party(struct explore *e, struct ksp_trust_policy *extra)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, r = 0;
@@ -1061,267 +762,11 @@ int ksp_trust_policy_resolve_core(struct ksp_store *store, const struct ksp_trus
 	for (size_t i = 0; i < pol->n_core && r == 0; i++)
 		r = ksp_trust_policy_add_core(out, pol->core[i]);
 	if (r == 0 && pol->core_party)
-		r = core_from_party(&e, out);
+		r = ksp_trust_core_from_party(&e, out);
 	return r;
 }
 
-/* policy.h: the Sequoia model's settings */
-void ksp_trust_policy_sequoia(const struct ksp_trust_policy *p, int *amount, bool *network)
-{
-	*amount = p->sq_amount;
-	*network = p->sq_network;
-}
 
-
-/* ---- reachability from the core (whatif.h) ------------------------------------ */
-
-struct ksp_trust_reach *ksp_trust_reach_free(struct ksp_trust_reach *r)
-{
-	if (r) {
-		free(r->dist);
-		free(r->why);
-		free(r->core_vx);
-		if (r->own_in) {
-			free(r->in_off);
-			free(r->in);
-			free(r->out_off);
-			free(r->out_v);
-		}
-		free(r);
-	}
-	return NULL;
-}
-
-/* One breadth-first search from the usable core keys over what a query
- * at @at under @pol would explore: the same vertices (vertex_why()), the
- * same certifications (ksp_wsnap_edge_counts(), the what-if's added ones),
- * the same bounds checks.  dist[v] = the fewest certifications from a core
- * key to v, max_depth + 1 for farther or out of reach. */
-/* The certifications into each vertex that count (whatif.h); -EBADMSG
- * where a query's expand() would fail on any of them. */
-static int reach_in_edges(const struct ksp_wsnap *g, const struct ksp_trust_policy *pol, int64_t at,
-			  struct ksp_trust_reach *res)
-{
-	int64_t min_created = pol->max_age ? at - pol->max_age : INT64_MIN;
-	size_t k = 0;
-
-	res->own_in = true;
-	res->in_off = malloc(((size_t)g->n + 1) * sizeof(*res->in_off));
-	if (res->in_off == NULL)
-		return -ENOMEM;
-	/* first the count, then the copy */
-	for (int pass = 0; pass < 2; pass++) {
-		k = 0;
-		for (uint32_t v = 0; v < g->n; v++) {
-			if (pass == 1)
-				res->in_off[v] = (uint32_t)k;
-			for (uint32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) {
-				const struct ksp_wsnap_edge *ed;
-				if (g->in_eid[j] >= g->m)
-					return -EBADMSG;
-				ed = &g->edges[g->in_eid[j]];
-				if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
-					return -EBADMSG;
-				if (!ksp_wsnap_edge_counts(g, ed, at, pol->md5, pol->sha1, min_created))
-					continue;
-				if (pass == 1)
-					res->in[k] = (struct ksp_trust_in_edge){ .u = ed->u, .uid_id = g->uids[ed->uidx].uid_id,
-										 .created = ed->created };
-				k++;
-			}
-		}
-		if (pass == 0) {
-			if (k > UINT32_MAX)
-				return -E2BIG;
-			res->in = malloc((k ? k : 1) * sizeof(*res->in));
-			if (res->in == NULL)
-				return -ENOMEM;
-		}
-	}
-	res->in_off[g->n] = (uint32_t)k;
-	/* out: the same certifications from the other end */
-	res->out_off = malloc(((size_t)g->n + 1) * sizeof(*res->out_off));
-	res->out_v = malloc((k ? k : 1) * sizeof(*res->out_v));
-	if (res->out_off == NULL || res->out_v == NULL)
-		return -ENOMEM;
-	k = 0;
-	for (uint32_t u = 0; u < g->n; u++) {
-		res->out_off[u] = (uint32_t)k;
-		for (uint32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
-			const struct ksp_wsnap_edge *ed = &g->edges[j];
-			if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
-				return -EBADMSG;
-			if (!ksp_wsnap_edge_counts(g, ed, at, pol->md5, pol->sha1, min_created))
-				continue;
-			if (k >= res->in_off[g->n])
-				return -EBADMSG; /* more out than in: not one edge set */
-			res->out_v[k++] = ed->v;
-		}
-	}
-	res->out_off[g->n] = (uint32_t)k;
-	return 0;
-}
-
-int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *pol, int64_t at,
-			const struct ksp_trust_reach *like, struct ksp_trust_reach **ret)
-{
-	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	struct explore e = { .ctx = ctx, .db = ksp_store_db(store), .pol = pol, .at = at };
-	struct ksp_trust_policy *core = NULL;
-	struct ksp_trust_reach *res = NULL;
-	const struct ksp_trust_whatif *wi = pol->whatif;
-	uint8_t *state = NULL; /* 1 a vertex, 2 not */
-	uint32_t *queue = NULL, hd = 0, tl = 0;
-	uint16_t far;
-	sqlite3_stmt *st = NULL;
-	int r, rc;
-
-	if (pol->max_depth < 1 || pol->max_depth > 1000)
-		return -EINVAL;
-	far = (uint16_t)(pol->max_depth + 1);
-	r = ksp_wsnap_get(store, &e.g);
-	if (r < 0)
-		return r;
-	/* beyond it a query may give up (-E2BIG) where this would answer */
-	if (e.g->n > MAX_EXPLORE)
-		return -E2BIG;
-	r = ksp_trust_policy_new(ctx, &core);
-	for (size_t i = 0; i < pol->n_core && r == 0; i++)
-		r = ksp_trust_policy_add_core(core, pol->core[i]);
-	if (r == 0 && pol->core_party)
-		r = core_from_party(&e, core);
-	if (r < 0)
-		goto out;
-	if (core->n_core == 0) {
-		r = -EINVAL;
-		goto out;
-	}
-	r = -ENOMEM;
-	res = calloc(1, sizeof(*res));
-	state = calloc(e.g->n ? e.g->n : 1, 1);
-	queue = malloc((e.g->n ? e.g->n : 1) * sizeof(*queue));
-	if (res == NULL || state == NULL || queue == NULL)
-		goto out;
-	res->dist = malloc((e.g->n ? e.g->n : 1) * sizeof(*res->dist));
-	res->why = malloc(e.g->n ? e.g->n : 1);
-	res->core_vx = malloc(core->n_core * sizeof(*res->core_vx));
-	if (res->dist == NULL || res->why == NULL || res->core_vx == NULL)
-		goto out;
-	res->plain = wi == NULL || (wi->lost == NULL && wi->extended == NULL);
-	if (like && like->plain && like->at == at && like->gen == e.g->gen && like->nonce == e.g->nonce &&
-	    like->n == e.g->n && like->min_bits == pol->min_bits) {
-		/* the same states but for the what-if's lost and extended keys */
-		memcpy(res->why, like->why, e.g->n);
-		for (uint32_t v = 0; wi && v < e.g->n; v++)
-			if ((wi->lost && wi->lost[v]) || (wi->extended && wi->extended[v]))
-				res->why[v] = vertex_why(e.g, pol, at, v);
-	} else {
-		for (uint32_t v = 0; v < e.g->n; v++)
-			res->why[v] = vertex_why(e.g, pol, at, v);
-	}
-	for (uint32_t v = 0; v < e.g->n; v++) {
-		res->dist[v] = far;
-		state[v] = res->why[v] == KEY_OK || res->why[v] == KEY_SOFT_REVOKED ? 1 : 2;
-	}
-	res->n_core_vx = core->n_core;
-	res->at = at;
-	res->gen = e.g->gen;
-	res->nonce = e.g->nonce;
-	res->n = e.g->n;
-	res->max_age = pol->max_age;
-	res->max_depth = pol->max_depth;
-	res->sha1 = pol->sha1;
-	res->min_bits = pol->min_bits;
-	res->md5 = pol->md5;
-	if (like && like->in && like->at == at && like->gen == res->gen && like->nonce == res->nonce &&
-	    like->n == res->n && like->max_age == res->max_age && like->sha1 == res->sha1 && like->md5 == res->md5) {
-		res->in_off = like->in_off;
-		res->in = like->in;
-		res->out_off = like->out_off;
-		res->out_v = like->out_v;
-	} else {
-		r = reach_in_edges(e.g, pol, at, res);
-		if (r < 0)
-			goto out;
-	}
-	rc = sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
-		goto out;
-	}
-	for (size_t i = 0; i < core->n_core; i++) {
-		uint32_t vx = UINT32_MAX;
-		sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
-		sqlite3_reset(st);
-		res->core_vx[i] = vx;
-		if (vx == UINT32_MAX || res->dist[vx] == 0)
-			continue;
-		if (state[vx] == 1) {
-			res->dist[vx] = 0;
-			queue[tl++] = vx;
-		}
-	}
-	while (hd < tl) {
-		uint32_t u = queue[hd++];
-		uint16_t du = res->dist[u];
-		if (du + 1 >= far)
-			continue;
-		/* the certifications that count (bounds checked when listed) */
-		for (uint32_t j = res->out_off[u]; j < res->out_off[u + 1]; j++) {
-			uint32_t v = res->out_v[j];
-			if (res->dist[v] != far || state[v] != 1)
-				continue;
-			res->dist[v] = (uint16_t)(du + 1);
-			queue[tl++] = v;
-		}
-		for (size_t j = 0; wi && j < wi->n_added; j++) {
-			const struct ksp_trust_added *a = &wi->added[j];
-			if (a->u != u || a->v >= e.g->n || a->u == a->v || res->dist[a->v] != far)
-				continue;
-			if (state[a->v] != 1)
-				continue;
-			res->dist[a->v] = (uint16_t)(du + 1);
-			queue[tl++] = a->v;
-		}
-	}
-	*ret = res;
-	res = NULL;
-	r = 0;
-out:
-	sqlite3_finalize(st);
-	ksp_trust_policy_free(core);
-	ksp_trust_reach_free(res);
-	free(state);
-	free(queue);
-	return r;
-}
-
-/* Does user ID @uid (@n bytes) carry address @email (lib/addr.c, the
- * parser party add and sign use)?  ASCII letters match in either case;
- * other bytes exactly.  -ENOMEM is "no": a binding is never granted by a
- * failure. */
-static bool uid_has_email(const void *uid, size_t n, const char *email)
-{
-	char *a = NULL;
-	bool yes;
-
-	if (ksp_uid_address((const char *)uid, n, &a) < 0 || a == NULL)
-		return false;
-	yes = strcasecmp(a, email) == 0;
-	free(a);
-	return yes;
-}
-
-/* Does user ID @u (@n bytes) answer the binding question (@uid exactly, or
- * the address @email)? */
-static bool uid_matches(const void *u, size_t n, const void *uid, size_t uid_len, const char *email)
-{
-	if (email)
-		return uid_has_email(u, n, email);
-	return n == uid_len && (n == 0 || memcmp(u, uid, n) == 0);
-}
 
 static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *pol, const char *target_fpr,
 		       const void *want_uid, size_t want_uid_len, const char *want_email, int64_t at,
@@ -1368,7 +813,7 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	for (size_t i = 0; i < pol->n_core && r == 0; i++)
 		r = ksp_trust_policy_add_core(core, pol->core[i]);
 	if (r == 0 && pol->core_party)
-		r = core_from_party(&e, core);
+		r = ksp_trust_core_from_party(&e, core);
 	if (r < 0)
 		goto out;
 	if (core->n_core == 0) {
@@ -1488,7 +933,7 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 			const void *u = sqlite3_column_blob(st, 1);
 			size_t n = (size_t)sqlite3_column_bytes(st, 1);
 			int64_t rev = sqlite3_column_int64(st, 2);
-			if (!uid_matches(u, n, want_uid, want_uid_len, want_email))
+			if (!ksp_trust_uid_matches(u, n, want_uid, want_uid_len, want_email))
 				continue;
 			if (n_match++ == 0 && res->uid == NULL && (res->uid = malloc(n + 1))) {
 				if (n)
@@ -1747,64 +1192,4 @@ KSP_EXPORT int ksp_trust_check_binding(struct ksp_store *store, const struct ksp
 		return -EINVAL;
 	}
 	return trust_check_retry(store, pol, target_fpr, uid, uid_len, email, at, ret);
-}
-
-KSP_EXPORT int ksp_trust_find_binding(struct ksp_store *store, const void *uid, size_t uid_len, const char *email,
-				      char (**ret_fprs)[65], size_t *ret_n)
-{
-	struct ksp_ctx *ctx;
-	sqlite3 *db;
-	sqlite3_stmt *st = NULL;
-	char (*fprs)[65] = NULL;
-	size_t n = 0;
-	int rc, r = 0;
-
-	if (store == NULL || ret_fprs == NULL || ret_n == NULL || (uid == NULL) == (email == NULL))
-		return -EINVAL;
-	ctx = ksp_store_get_ctx(store);
-	db = ksp_store_db(store);
-	if (email && (*email == '\0' || strchr(email, '@') == NULL)) {
-		ksp_set_error(ctx, "'%.80s' is not an e-mail address (NAME@DOMAIN)", email);
-		return -EINVAL;
-	}
-	/* a scan of the user IDs (no index on the address); the address test
-	 * proper is uid_has_email() */
-	rc = sqlite3_prepare_v2(db,
-				email ? "SELECT k.fpr, u.uid FROM uids u JOIN keys k ON k.id = u.key_id WHERE u.is_attr = 0 "
-					"AND instr(lower(CAST(u.uid AS TEXT)), lower(?1)) > 0 ORDER BY k.fpr"
-				      : "SELECT k.fpr, u.uid FROM uids u JOIN keys k ON k.id = u.key_id WHERE u.is_attr = 0 "
-					"AND u.uid = ?1 ORDER BY k.fpr",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(ctx, db, rc, "uids");
-	if (email)
-		sqlite3_bind_text(st, 1, email, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_blob(st, 1, uid_len ? uid : "", (int)uid_len, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *f = (const char *)sqlite3_column_text(st, 0);
-		const void *u = sqlite3_column_blob(st, 1);
-		size_t ul = (size_t)sqlite3_column_bytes(st, 1);
-		if (f == NULL || !uid_matches(u, ul, uid, uid_len, email) || (n && strcmp(fprs[n - 1], f) == 0))
-			continue;
-		if (n % 16 == 0) {
-			void *nn = realloc(fprs, (n + 16) * sizeof(*fprs));
-			if (nn == NULL) {
-				r = -ENOMEM;
-				break;
-			}
-			fprs = nn;
-		}
-		snprintf(fprs[n++], sizeof(fprs[0]), "%s", f);
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = ksp_errno_from_sqlite(ctx, db, rc, "uids");
-	sqlite3_finalize(st);
-	if (r < 0) {
-		free(fprs);
-		return r;
-	}
-	*ret_fprs = fprs;
-	*ret_n = n;
-	return 0;
 }
