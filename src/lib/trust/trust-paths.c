@@ -258,3 +258,153 @@ bool ksp_trust_search_paths(struct search *x, uint32_t k, uint32_t min_core)
 	free(dist);
 	return ok;
 }
+
+/* Exact distances on the explored graph @e: from the core nodes (@df) and
+ * to @target (@db), UINT32_MAX unreached; with @uid_filter, only the
+ * target's certifications on that user ID count.  @queue: scratch of
+ * e->n.  0 or -ENOMEM. */
+int ksp_trust_distances(const struct explore *e, uint32_t target, const uint32_t *core_nodes, uint32_t n_core_nodes,
+			int64_t uid_filter, uint32_t *df, uint32_t *db, uint32_t *queue)
+{
+	/* CSR of edges both ways */
+	uint32_t *ooff = calloc(e->n + 1, sizeof(*ooff)), *ioff = calloc(e->n + 1, sizeof(*ioff));
+	uint32_t *oadj = malloc((e->m ? e->m : 1) * sizeof(*oadj)), *iadj = malloc((e->m ? e->m : 1) * sizeof(*iadj));
+	uint32_t h, tl;
+	if (!ooff || !ioff || !oadj || !iadj) {
+		free(ooff);
+		free(ioff);
+		free(oadj);
+		free(iadj);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < e->m; i++) {
+		if (uid_filter && e->edges[i].v == target && e->edges[i].uid_id != uid_filter)
+			continue;
+		ooff[e->edges[i].u + 1]++;
+		ioff[e->edges[i].v + 1]++;
+	}
+	for (uint32_t i = 0; i < e->n; i++) {
+		ooff[i + 1] += ooff[i];
+		ioff[i + 1] += ioff[i];
+	}
+	{
+		uint32_t *po = malloc((e->n + 1) * sizeof(*po)), *pi = malloc((e->n + 1) * sizeof(*pi));
+		if (!po || !pi) {
+			free(po);
+			free(pi);
+			free(ooff);
+			free(ioff);
+			free(oadj);
+			free(iadj);
+			return -ENOMEM;
+		}
+		memcpy(po, ooff, (e->n + 1) * sizeof(*po));
+		memcpy(pi, ioff, (e->n + 1) * sizeof(*pi));
+		for (size_t i = 0; i < e->m; i++) {
+			if (uid_filter && e->edges[i].v == target && e->edges[i].uid_id != uid_filter)
+				continue;
+			oadj[po[e->edges[i].u]++] = e->edges[i].v;
+			iadj[pi[e->edges[i].v]++] = e->edges[i].u;
+		}
+		free(po);
+		free(pi);
+	}
+	for (uint32_t i = 0; i < e->n; i++)
+		df[i] = db[i] = UINT32_MAX;
+	h = tl = 0;
+	for (uint32_t i = 0; i < n_core_nodes; i++)
+		if (df[core_nodes[i]] == UINT32_MAX) {
+			df[core_nodes[i]] = 0;
+			queue[tl++] = core_nodes[i];
+		}
+	while (h < tl) {
+		uint32_t u = queue[h++];
+		for (uint32_t j = ooff[u]; j < ooff[u + 1]; j++)
+			if (df[oadj[j]] == UINT32_MAX) {
+				df[oadj[j]] = df[u] + 1;
+				queue[tl++] = oadj[j];
+			}
+	}
+	h = tl = 0;
+	db[target] = 0;
+	queue[tl++] = target;
+	while (h < tl) {
+		uint32_t u = queue[h++];
+		for (uint32_t j = ioff[u]; j < ioff[u + 1]; j++)
+			if (db[iadj[j]] == UINT32_MAX) {
+				db[iadj[j]] = db[u] + 1;
+				queue[tl++] = iadj[j];
+			}
+	}
+	free(ooff);
+	free(ioff);
+	free(oadj);
+	free(iadj);
+	return 0;
+}
+
+/* Set @x up for the exhaustive search on @s (@fval: the max-flow's bound)
+ * for K disjoint paths of at most L edges, and run it: the best set found
+ * in x->best (x->n_best).  0 or -ENOMEM; free with ksp_trust_search_done(). */
+int ksp_trust_search_run(struct search *x, const struct sub *s, uint32_t fval, uint32_t K, uint32_t L)
+{
+	uint32_t nl = s->n;
+
+	x->s = s;
+	x->cap = fval < K ? fval : K;
+	x->used = calloc(nl, sizeof(*x->used));
+	x->dist = malloc(nl * sizeof(*x->dist));
+	x->queue = malloc(nl * sizeof(*x->queue));
+	x->paths = calloc(K, sizeof(*x->paths));
+	x->best = calloc(K, sizeof(*x->best));
+	x->lens = calloc(K, sizeof(*x->lens));
+	x->best_lens = calloc(K, sizeof(*x->best_lens));
+	x->rin_off = calloc(nl + 1, sizeof(*x->rin_off));
+	x->rin = malloc((s->off[nl] ? s->off[nl] : 1) * sizeof(*x->rin));
+	if (!x->used || !x->dist || !x->queue || !x->paths || !x->best || !x->lens || !x->best_lens || !x->rin_off ||
+	    !x->rin)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < K; k++) {
+		x->paths[k] = malloc((L + 1) * sizeof(uint32_t));
+		x->best[k] = malloc((L + 1) * sizeof(uint32_t));
+		if (!x->paths[k] || !x->best[k])
+			return -ENOMEM;
+	}
+	for (uint32_t u = 0; u < nl; u++)
+		for (uint32_t j = s->off[u]; j < s->off[u + 1]; j++)
+			x->rin_off[s->adj[j] + 1]++;
+	for (uint32_t i = 0; i < nl; i++)
+		x->rin_off[i + 1] += x->rin_off[i];
+	{
+		uint32_t *pos = malloc((nl + 1) * sizeof(*pos));
+		if (pos == NULL)
+			return -ENOMEM;
+		memcpy(pos, x->rin_off, (nl + 1) * sizeof(*pos));
+		for (uint32_t u = 0; u < nl; u++)
+			for (uint32_t j = s->off[u]; j < s->off[u + 1]; j++)
+				x->rin[pos[s->adj[j]]++] = u;
+		free(pos);
+	}
+	if (fval > 0)
+		ksp_trust_search_paths(x, 0, 0);
+	return 0;
+}
+
+void ksp_trust_search_done(struct search *x, uint32_t K)
+{
+	free(x->used);
+	free(x->dist);
+	free(x->queue);
+	if (x->paths)
+		for (uint32_t k = 0; k < K; k++)
+			free(x->paths[k]);
+	if (x->best)
+		for (uint32_t k = 0; k < K; k++)
+			free(x->best[k]);
+	free(x->paths);
+	free(x->best);
+	free(x->lens);
+	free(x->best_lens);
+	free(x->rin_off);
+	free(x->rin);
+}

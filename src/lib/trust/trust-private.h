@@ -119,3 +119,9 @@ bool ksp_trust_search_paths(struct search *x, uint32_t k, uint32_t min_core);
 /* binding.c: is user ID @u (@n bytes) the one asked, @uid or one holding
  * the address @email? */
 bool ksp_trust_uid_matches(const void *u, size_t n, const void *uid, size_t uid_len, const char *email);
+/* trust-paths.c: exact distances on the explored graph, and the
+ * exhaustive search set up, run and freed */
+int ksp_trust_distances(const struct explore *e, uint32_t target, const uint32_t *core_nodes, uint32_t n_core_nodes,
+			int64_t uid_filter, uint32_t *df, uint32_t *db, uint32_t *queue);
+int ksp_trust_search_run(struct search *x, const struct sub *s, uint32_t fval, uint32_t K, uint32_t L);
+void ksp_trust_search_done(struct search *x, uint32_t K);

@@ -369,82 +369,10 @@ static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes,
 	to_node = malloc(e->n * sizeof(*to_node));
 	if (!df || !db || !queue || !local || !to_node)
 		goto out;
-	/* exact distances on the explored graph: CSR of edges both ways */
-	{
-		uint32_t *ooff = calloc(e->n + 1, sizeof(*ooff)), *ioff = calloc(e->n + 1, sizeof(*ioff));
-		uint32_t *oadj = malloc((e->m ? e->m : 1) * sizeof(*oadj)), *iadj = malloc((e->m ? e->m : 1) * sizeof(*iadj));
-		uint32_t h, tl;
-		if (!ooff || !ioff || !oadj || !iadj) {
-			free(ooff);
-			free(ioff);
-			free(oadj);
-			free(iadj);
-			goto out;
-		}
-		for (size_t i = 0; i < e->m; i++) {
-			if (uid_filter && e->edges[i].v == target && e->edges[i].uid_id != uid_filter)
-				continue;
-			ooff[e->edges[i].u + 1]++;
-			ioff[e->edges[i].v + 1]++;
-		}
-		for (uint32_t i = 0; i < e->n; i++) {
-			ooff[i + 1] += ooff[i];
-			ioff[i + 1] += ioff[i];
-		}
-		{
-			uint32_t *po = malloc((e->n + 1) * sizeof(*po)), *pi = malloc((e->n + 1) * sizeof(*pi));
-			if (!po || !pi) {
-				free(po);
-				free(pi);
-				free(ooff);
-				free(ioff);
-				free(oadj);
-				free(iadj);
-				goto out;
-			}
-			memcpy(po, ooff, (e->n + 1) * sizeof(*po));
-			memcpy(pi, ioff, (e->n + 1) * sizeof(*pi));
-			for (size_t i = 0; i < e->m; i++) {
-				if (uid_filter && e->edges[i].v == target && e->edges[i].uid_id != uid_filter)
-					continue;
-				oadj[po[e->edges[i].u]++] = e->edges[i].v;
-				iadj[pi[e->edges[i].v]++] = e->edges[i].u;
-			}
-			free(po);
-			free(pi);
-		}
-		for (uint32_t i = 0; i < e->n; i++)
-			df[i] = db[i] = UINT32_MAX;
-		h = tl = 0;
-		for (uint32_t i = 0; i < n_core_nodes; i++)
-			if (df[core_nodes[i]] == UINT32_MAX) {
-				df[core_nodes[i]] = 0;
-				queue[tl++] = core_nodes[i];
-			}
-		while (h < tl) {
-			uint32_t u = queue[h++];
-			for (uint32_t j = ooff[u]; j < ooff[u + 1]; j++)
-				if (df[oadj[j]] == UINT32_MAX) {
-					df[oadj[j]] = df[u] + 1;
-					queue[tl++] = oadj[j];
-				}
-		}
-		h = tl = 0;
-		db[target] = 0;
-		queue[tl++] = target;
-		while (h < tl) {
-			uint32_t u = queue[h++];
-			for (uint32_t j = ioff[u]; j < ioff[u + 1]; j++)
-				if (db[iadj[j]] == UINT32_MAX) {
-					db[iadj[j]] = db[u] + 1;
-					queue[tl++] = iadj[j];
-				}
-		}
-		free(ooff);
-		free(ioff);
-		free(oadj);
-		free(iadj);
-	}
+	r = ksp_trust_distances(e, target, core_nodes, n_core_nodes, uid_filter, df, db, queue);
+	if (r < 0)
+		goto out;
+	r = -ENOMEM;
 	/* the relevant vertices: on some core -> t path of at most L edges */
 	for (uint32_t i = 0; i < e->n; i++) {
 		local[i] = UINT32_MAX;
@@ -541,68 +469,13 @@ static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes,
 	}
 	if (!done && final) {
 		/* exhaustive search (also gives the best partial set) */
-		x.s = &s;
-		x.cap = fval < K ? fval : K;
-		x.used = calloc(nl, sizeof(*x.used));
-		x.dist = malloc(nl * sizeof(*x.dist));
-		x.queue = malloc(nl * sizeof(*x.queue));
-		x.paths = calloc(K, sizeof(*x.paths));
-		x.best = calloc(K, sizeof(*x.best));
-		x.lens = calloc(K, sizeof(*x.lens));
-		x.best_lens = calloc(K, sizeof(*x.best_lens));
-		x.rin_off = calloc(nl + 1, sizeof(*x.rin_off));
-		x.rin = malloc((s.off[nl] ? s.off[nl] : 1) * sizeof(*x.rin));
-		if (!x.used || !x.dist || !x.queue || !x.paths || !x.best || !x.lens || !x.best_lens || !x.rin_off ||
-		    !x.rin) {
-			r = -ENOMEM;
-			goto search_out;
+		r = ksp_trust_search_run(&x, &s, fval, K, L);
+		if (r == 0) {
+			res->found = (int)x.n_best;
+			res->search_exhausted = x.exhausted;
+			r = finish_paths(e, res, x.best, x.best_lens, x.n_best, to_node, &s, uid_filter);
 		}
-		for (uint32_t k = 0; k < K; k++) {
-			x.paths[k] = malloc((L + 1) * sizeof(uint32_t));
-			x.best[k] = malloc((L + 1) * sizeof(uint32_t));
-			if (!x.paths[k] || !x.best[k]) {
-				r = -ENOMEM;
-				goto search_out;
-			}
-		}
-		for (uint32_t u = 0; u < nl; u++)
-			for (uint32_t j = s.off[u]; j < s.off[u + 1]; j++)
-				x.rin_off[s.adj[j] + 1]++;
-		for (uint32_t i = 0; i < nl; i++)
-			x.rin_off[i + 1] += x.rin_off[i];
-		{
-			uint32_t *pos = malloc((nl + 1) * sizeof(*pos));
-			if (pos == NULL) {
-				r = -ENOMEM;
-				goto search_out;
-			}
-			memcpy(pos, x.rin_off, (nl + 1) * sizeof(*pos));
-			for (uint32_t u = 0; u < nl; u++)
-				for (uint32_t j = s.off[u]; j < s.off[u + 1]; j++)
-					x.rin[pos[s.adj[j]]++] = u;
-			free(pos);
-		}
-		if (fval > 0)
-			ksp_trust_search_paths(&x, 0, 0);
-		res->found = (int)x.n_best;
-		res->search_exhausted = x.exhausted;
-		r = finish_paths(e, res, x.best, x.best_lens, x.n_best, to_node, &s, uid_filter);
-search_out:
-		free(x.used);
-		free(x.dist);
-		free(x.queue);
-		if (x.paths)
-			for (uint32_t k = 0; k < K; k++)
-				free(x.paths[k]);
-		if (x.best)
-			for (uint32_t k = 0; k < K; k++)
-				free(x.best[k]);
-		free(x.paths);
-		free(x.best);
-		free(x.lens);
-		free(x.best_lens);
-		free(x.rin_off);
-		free(x.rin);
+		ksp_trust_search_done(&x, K);
 	}
 out:
 	if (fpaths)
@@ -768,6 +641,245 @@ int ksp_trust_policy_resolve_core(struct ksp_store *store, const struct ksp_trus
 
 
 
+/* The bidirectional exploration (forward from the core, backward from
+ * the target, the cheaper side first) until the two depths add up to the
+ * policy's L, evaluating on the way when the sides meet (res->trusted: a
+ * shorter horizon sufficed). */
+static int explore_both(struct explore *e, uint32_t target, const uint32_t *cores, uint32_t n_cores,
+			struct ksp_trust_result *res)
+{
+	const struct ksp_trust_policy *pol = e->pol;
+	uint32_t *fr = NULL, *nx = NULL, *bfr = NULL;
+	size_t n_fr = 0, cap_fr = 0, n_nx = 0, cap_nx = 0, n_bfr = 0, cap_bfr = 0;
+	int r = 0;
+	uint32_t hf = 0, hb = 0, L = (uint32_t)pol->max_depth;
+	bool fdone = false, bdone = false;
+
+	for (uint32_t i = 0; i < n_cores; i++) {
+		if (e->nodes[cores[i]].df == UINT32_MAX) {
+			e->nodes[cores[i]].df = 0;
+			r = push_u32(&fr, &n_fr, &cap_fr, cores[i]);
+			if (r < 0)
+				goto out;
+		}
+	}
+	e->nodes[target].db = 0;
+	cap_bfr = 64;
+	bfr = malloc(cap_bfr * sizeof(*bfr));
+	if (bfr == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	bfr[n_bfr++] = target;
+	/* an empty frontier means that side is complete: every edge of
+	 * every path is then known */
+	while (hf + hb < L && !fdone && !bdone) {
+		/* the cheaper side: fewer edges to read */
+		uint64_t cost_f = 0, cost_b = 0;
+		for (size_t i = 0; i < n_fr; i++) {
+			uint32_t vx = (uint32_t)e->nodes[fr[i]].key_id;
+			cost_f += e->g->out_off[vx + 1] - e->g->out_off[vx];
+		}
+		for (size_t i = 0; i < n_bfr; i++) {
+			uint32_t vx = (uint32_t)e->nodes[bfr[i]].key_id;
+			cost_b += e->g->in_off[vx + 1] - e->g->in_off[vx];
+		}
+		bool go_forward = cost_f <= cost_b, met = false;
+		uint32_t **cur = go_forward ? &fr : &bfr;
+		size_t *n_cur = go_forward ? &n_fr : &n_bfr, *cap_cur = go_forward ? &cap_fr : &cap_bfr;
+		uint32_t d = go_forward ? hf : hb;
+
+		n_nx = 0;
+		for (size_t i = 0; i < *n_cur; i++) {
+			r = expand(e, (*cur)[i], go_forward, d, &nx, &n_nx, &cap_nx);
+			if (r < 0)
+				goto out;
+		}
+		/* swap frontier buffers */
+		uint32_t *tmp = *cur;
+		size_t tcap = *cap_cur;
+		*cur = nx;
+		*cap_cur = cap_nx;
+		*n_cur = n_nx;
+		nx = tmp;
+		cap_nx = tcap;
+		if (go_forward) {
+			hf++;
+			if (n_fr == 0)
+				fdone = true;
+		} else {
+			hb++;
+			if (n_bfr == 0)
+				bdone = true;
+		}
+		/* the two sides met: paths of hf + hb edges are all
+		 * known; enough of them already decides (shorter
+		 * horizons than L: only a success counts) */
+		for (size_t i = 0; i < *n_cur && !met; i++) {
+			const struct tnode *nd = &e->nodes[(*cur)[i]];
+			met = nd->df != UINT32_MAX && nd->db != UINT32_MAX;
+		}
+		if (met && hf + hb < L && !fdone && !bdone) {
+			r = evaluate(e, target, cores, n_cores, hf + hb, false, res);
+			if (r < 0)
+				goto out;
+			if (res->trusted)
+				break;
+		}
+	}
+out:
+	free(fr);
+	free(nx);
+	free(bfr);
+	return r;
+}
+
+/* The verdict and its one-line message, from the paths found. */
+static void decide(struct ksp_trust_result *res, const struct ksp_trust_policy *pol, bool binding, uint32_t n_cores)
+{
+	if (res->found >= pol->min_paths) {
+		res->trusted = true;
+		res->reason = KSP_TRUST_TRUSTED;
+		snprintf(res->message, sizeof(res->message), "trusted: %d vertex-disjoint path%s of at most %d hop%s from the core%s",
+			 res->found, res->found == 1 ? "" : "s", pol->max_depth, pol->max_depth == 1 ? "" : "s",
+			 pol->per_uid || binding ? " to one user ID" : "");
+	} else if (res->found == 0) {
+		res->reason = res->search_exhausted ? KSP_TRUST_UNDECIDED : KSP_TRUST_NO_PATH;
+		snprintf(res->message, sizeof(res->message), "not trusted: %s", res->search_exhausted
+			 ? "the search for disjoint paths ran out of steps before finding one"
+			 : "no certification path from the core of at most the maximum depth");
+		if (!res->search_exhausted)
+			snprintf(res->message, sizeof(res->message),
+				 "not trusted: no certification path of at most %d hop%s from the %u usable core key%s%s",
+				 pol->max_depth, pol->max_depth == 1 ? "" : "s", n_cores, n_cores == 1 ? "" : "s",
+				 pol->per_uid || binding ? " to any one user ID" : "");
+	} else {
+		char note[160] = "";
+		res->reason = res->search_exhausted ? KSP_TRUST_UNDECIDED : KSP_TRUST_TOO_FEW_PATHS;
+		if (res->search_exhausted)
+			snprintf(note, sizeof(note), " (the search ran out of steps: more may exist)");
+		else if (res->flow_bound > (uint32_t)res->found)
+			snprintf(note, sizeof(note), " (shown: the max-flow's; at most %u of any length exist)",
+				 res->flow_bound);
+		snprintf(res->message, sizeof(res->message),
+			 "not trusted: only %d vertex-disjoint path%s of at most %d hop%s, %d needed%s%s", res->found,
+			 res->found == 1 ? "" : "s", pol->max_depth, pol->max_depth == 1 ? "" : "s", pol->min_paths,
+			 pol->per_uid || binding ? " on one user ID" : "", note);
+	}
+}
+
+/* The target's key id in the store (*@tid, 0 when it is not there or no
+ * vertex) and the usable core keys' nodes (*@cores, counting the core keys
+ * not in the store and the invalid ones).  0 or -errno. */
+static int find_target_and_cores(struct explore *e, const char *tfpr, const struct ksp_trust_policy *core,
+				 int64_t *tid, uint32_t **cores, uint32_t *n_cores, int *unknown_core,
+				 int *invalid_core)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	rc = sqlite3_prepare_v2(e->db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "keys");
+	sqlite3_bind_text(st, 1, tfpr, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*tid = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (*tid && ksp_wsnap_vertex(e->g, *tid) == UINT32_MAX)
+		*tid = 0;
+	/* the core keys, by fingerprint */
+	*cores = malloc(core->n_core * sizeof(**cores));
+	if (*cores == NULL)
+		return -ENOMEM;
+	st = NULL; /* with the reachability: no look-ups (reset, finalize: no-ops) */
+	rc = e->reach ? SQLITE_OK : sqlite3_prepare_v2(e->db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "keys");
+	for (size_t i = 0; i < core->n_core; i++) {
+		uint32_t vx = UINT32_MAX;
+		if (e->reach) {
+			vx = e->reach->core_vx[i];
+		} else {
+			sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
+			if (sqlite3_step(st) == SQLITE_ROW)
+				vx = ksp_wsnap_vertex(e->g, sqlite3_column_int64(st, 0));
+		}
+		if (vx != UINT32_MAX) {
+			uint32_t c = node_of(e, vx, true);
+			if (c == UINT32_MAX) {
+				sqlite3_finalize(st);
+				return -ENOMEM;
+			}
+			r = check_node(e, c);
+			if (r < 0) {
+				sqlite3_finalize(st);
+				return r;
+			}
+			if (r == 1)
+				(*cores)[(*n_cores)++] = c;
+			else
+				(*invalid_core)++;
+		} else {
+			(*unknown_core)++;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* A binding question: the target's user IDs that answer it (@want_uid, or
+ * one with the address @want_email), present and not revoked at @at, into
+ * *@only; 1 when there is none (@res says why), 0, or -errno. */
+static int binding_uids(struct explore *e, int64_t tid, const char *tfpr, const void *want_uid, size_t want_uid_len,
+			const char *want_email, int64_t at, struct ksp_trust_result *res, int64_t **only, size_t *n_only)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n_match = 0;
+	int rc;
+
+	rc = sqlite3_prepare_v2(e->db, "SELECT id, uid, revoked FROM uids WHERE key_id = ? AND is_attr = 0 ORDER BY idx, id",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "uids");
+	sqlite3_bind_int64(st, 1, tid);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const void *u = sqlite3_column_blob(st, 1);
+		size_t n = (size_t)sqlite3_column_bytes(st, 1);
+		int64_t rev = sqlite3_column_int64(st, 2);
+		if (!ksp_trust_uid_matches(u, n, want_uid, want_uid_len, want_email))
+			continue;
+		if (n_match++ == 0 && res->uid == NULL && (res->uid = malloc(n + 1))) {
+			if (n)
+				memcpy(res->uid, u, n);
+			res->uid[n] = '\0';
+			res->uid_len = n;
+		}
+		if (rev != 0 && rev <= at)
+			continue;
+		void *nn = realloc(*only, (*n_only + 1) * sizeof(**only));
+		if (nn == NULL) {
+			sqlite3_finalize(st);
+			return -ENOMEM;
+		}
+		*only = nn;
+		(*only)[(*n_only)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "uids");
+	if (*n_only == 0) {
+		res->reason = n_match ? KSP_TRUST_TARGET_REVOKED : KSP_TRUST_TARGET_UNKNOWN;
+		snprintf(res->message, sizeof(res->message), "not trusted: key %s has %s", tfpr,
+			 n_match ? (want_email ? "no unrevoked user ID with that address at the reference time"
+					       : "that user ID revoked at the reference time")
+				 : (want_email ? "no user ID with that address" : "no such user ID"));
+		return 1;
+	}
+	return 0;
+}
+
+/* (Long: the query's steps in order, each a few lines around a helper, with one exit that frees the query's state.) */
 static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *pol, const char *target_fpr,
 		       const void *want_uid, size_t want_uid_len, const char *want_email, int64_t at,
 		       struct ksp_trust_result **ret)
@@ -780,13 +892,9 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	struct ksp_trust_result *res = NULL;
 	struct ksp_trust_policy *core = NULL;
 	uint32_t *cores = NULL, n_cores = 0, target;
-	uint32_t *fr = NULL, *nx = NULL;
-	size_t n_fr = 0, cap_fr = 0, n_nx = 0, cap_nx = 0;
-	uint32_t *bfr = NULL;
-	size_t n_bfr = 0, cap_bfr = 0;
 	char tfpr[65];
 	int64_t tid = 0;
-	int r, rc, unknown_core = 0, invalid_core = 0;
+	int r, unknown_core = 0, invalid_core = 0;
 
 	if (store == NULL || pol == NULL || target_fpr == NULL || ret == NULL)
 		return -EINVAL;
@@ -846,64 +954,10 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		if (w != KSP_HASH_KEPT && ksp_wsnap_edge_valid_at(e.g, ed, at))
 			res->dropped[w]++;
 	}
-	/* the target */
-	{
-		sqlite3_stmt *st = NULL;
-		rc = sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
-		if (rc != SQLITE_OK) {
-			r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
-			goto out;
-		}
-		sqlite3_bind_text(st, 1, tfpr, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			tid = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-		if (tid && ksp_wsnap_vertex(e.g, tid) == UINT32_MAX)
-			tid = 0;
-		/* the core keys, by fingerprint */
-		cores = malloc(core->n_core * sizeof(*cores));
-		if (cores == NULL) {
-			r = -ENOMEM;
-			goto out;
-		}
-		st = NULL; /* with the reachability: no look-ups (reset, finalize: no-ops) */
-		rc = e.reach ? SQLITE_OK : sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
-		if (rc != SQLITE_OK) {
-			r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
-			goto out;
-		}
-		for (size_t i = 0; i < core->n_core; i++) {
-			uint32_t vx = UINT32_MAX;
-			if (e.reach) {
-				vx = e.reach->core_vx[i];
-			} else {
-				sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
-				if (sqlite3_step(st) == SQLITE_ROW)
-					vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
-			}
-			if (vx != UINT32_MAX) {
-				uint32_t c = node_of(&e, vx, true);
-				if (c == UINT32_MAX) {
-					sqlite3_finalize(st);
-					r = -ENOMEM;
-					goto out;
-				}
-				r = check_node(&e, c);
-				if (r < 0) {
-					sqlite3_finalize(st);
-					goto out;
-				}
-				if (r == 1)
-					cores[n_cores++] = c;
-				else
-					invalid_core++;
-			} else {
-				unknown_core++;
-			}
-			sqlite3_reset(st);
-		}
-		sqlite3_finalize(st);
-	}
+	/* the target and the core keys */
+	r = find_target_and_cores(&e, tfpr, core, &tid, &cores, &n_cores, &unknown_core, &invalid_core);
+	if (r < 0)
+		goto out;
 	if (tid == 0) {
 		res->reason = KSP_TRUST_TARGET_UNKNOWN;
 		snprintf(res->message, sizeof(res->message), "not trusted: key %s is not in the store", tfpr);
@@ -919,53 +973,14 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	if (r < 0)
 		goto out;
 	if (binding && r == 1 && e.nodes[target].why != KEY_SOFT_REVOKED) {
-		/* the user IDs of the question: present, not revoked */
-		sqlite3_stmt *st = NULL;
-		size_t n_match = 0;
-		rc = sqlite3_prepare_v2(e.db, "SELECT id, uid, revoked FROM uids WHERE key_id = ? AND is_attr = 0 ORDER BY idx, id",
-					-1, &st, NULL);
-		if (rc != SQLITE_OK) {
-			r = ksp_errno_from_sqlite(ctx, e.db, rc, "uids");
+		r = binding_uids(&e, tid, tfpr, want_uid, want_uid_len, want_email, at, res, &only, &n_only);
+		if (r < 0)
 			goto out;
-		}
-		sqlite3_bind_int64(st, 1, tid);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			const void *u = sqlite3_column_blob(st, 1);
-			size_t n = (size_t)sqlite3_column_bytes(st, 1);
-			int64_t rev = sqlite3_column_int64(st, 2);
-			if (!ksp_trust_uid_matches(u, n, want_uid, want_uid_len, want_email))
-				continue;
-			if (n_match++ == 0 && res->uid == NULL && (res->uid = malloc(n + 1))) {
-				if (n)
-					memcpy(res->uid, u, n);
-				res->uid[n] = '\0';
-				res->uid_len = n;
-			}
-			if (rev != 0 && rev <= at)
-				continue;
-			void *nn = realloc(only, (n_only + 1) * sizeof(*only));
-			if (nn == NULL) {
-				sqlite3_finalize(st);
-				r = -ENOMEM;
-				goto out;
-			}
-			only = nn;
-			only[n_only++] = sqlite3_column_int64(st, 0);
-		}
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE) {
-			r = ksp_errno_from_sqlite(ctx, e.db, rc, "uids");
-			goto out;
-		}
-		if (n_only == 0) {
-			res->reason = n_match ? KSP_TRUST_TARGET_REVOKED : KSP_TRUST_TARGET_UNKNOWN;
-			snprintf(res->message, sizeof(res->message), "not trusted: key %s has %s", tfpr,
-				 n_match ? (want_email ? "no unrevoked user ID with that address at the reference time"
-						       : "that user ID revoked at the reference time")
-					 : (want_email ? "no user ID with that address" : "no such user ID"));
+		if (r == 1) {
 			r = 0;
 			goto out;
 		}
+		r = 1; /* the target is a vertex (check_node() above) */
 		e.only_uids = only;
 		e.n_only = n_only;
 	}
@@ -1020,84 +1035,9 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 			}
 		}
 	}
-	/* bidirectional exploration */
-	{
-		uint32_t hf = 0, hb = 0, L = (uint32_t)pol->max_depth;
-		bool fdone = false, bdone = false;
-
-		for (uint32_t i = 0; i < n_cores; i++) {
-			if (e.nodes[cores[i]].df == UINT32_MAX) {
-				e.nodes[cores[i]].df = 0;
-				r = push_u32(&fr, &n_fr, &cap_fr, cores[i]);
-				if (r < 0)
-					goto out;
-			}
-		}
-		e.nodes[target].db = 0;
-		cap_bfr = 64;
-		bfr = malloc(cap_bfr * sizeof(*bfr));
-		if (bfr == NULL) {
-			r = -ENOMEM;
-			goto out;
-		}
-		bfr[n_bfr++] = target;
-		/* an empty frontier means that side is complete: every edge of
-		 * every path is then known */
-		while (hf + hb < L && !fdone && !bdone) {
-			/* the cheaper side: fewer edges to read */
-			uint64_t cost_f = 0, cost_b = 0;
-			for (size_t i = 0; i < n_fr; i++) {
-				uint32_t vx = (uint32_t)e.nodes[fr[i]].key_id;
-				cost_f += e.g->out_off[vx + 1] - e.g->out_off[vx];
-			}
-			for (size_t i = 0; i < n_bfr; i++) {
-				uint32_t vx = (uint32_t)e.nodes[bfr[i]].key_id;
-				cost_b += e.g->in_off[vx + 1] - e.g->in_off[vx];
-			}
-			bool go_forward = cost_f <= cost_b, met = false;
-			uint32_t **cur = go_forward ? &fr : &bfr;
-			size_t *n_cur = go_forward ? &n_fr : &n_bfr, *cap_cur = go_forward ? &cap_fr : &cap_bfr;
-			uint32_t d = go_forward ? hf : hb;
-
-			n_nx = 0;
-			for (size_t i = 0; i < *n_cur; i++) {
-				r = expand(&e, (*cur)[i], go_forward, d, &nx, &n_nx, &cap_nx);
-				if (r < 0)
-					goto out;
-			}
-			/* swap frontier buffers */
-			uint32_t *tmp = *cur;
-			size_t tcap = *cap_cur;
-			*cur = nx;
-			*cap_cur = cap_nx;
-			*n_cur = n_nx;
-			nx = tmp;
-			cap_nx = tcap;
-			if (go_forward) {
-				hf++;
-				if (n_fr == 0)
-					fdone = true;
-			} else {
-				hb++;
-				if (n_bfr == 0)
-					bdone = true;
-			}
-			/* the two sides met: paths of hf + hb edges are all
-			 * known; enough of them already decides (shorter
-			 * horizons than L: only a success counts) */
-			for (size_t i = 0; i < *n_cur && !met; i++) {
-				const struct tnode *nd = &e.nodes[(*cur)[i]];
-				met = nd->df != UINT32_MAX && nd->db != UINT32_MAX;
-			}
-			if (met && hf + hb < L && !fdone && !bdone) {
-				r = evaluate(&e, target, cores, n_cores, hf + hb, false, res);
-				if (r < 0)
-					goto out;
-				if (res->trusted)
-					break;
-			}
-		}
-	}
+	r = explore_both(&e, target, cores, n_cores, res);
+	if (r < 0)
+		goto out;
 	res->explored = e.n;
 	r = 0;
 	if (!res->trusted)
@@ -1105,42 +1045,11 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	if (r < 0)
 		goto out;
 decided:
-	if (res->found >= pol->min_paths) {
-		res->trusted = true;
-		res->reason = KSP_TRUST_TRUSTED;
-		snprintf(res->message, sizeof(res->message), "trusted: %d vertex-disjoint path%s of at most %d hop%s from the core%s",
-			 res->found, res->found == 1 ? "" : "s", pol->max_depth, pol->max_depth == 1 ? "" : "s",
-			 pol->per_uid || binding ? " to one user ID" : "");
-	} else if (res->found == 0) {
-		res->reason = res->search_exhausted ? KSP_TRUST_UNDECIDED : KSP_TRUST_NO_PATH;
-		snprintf(res->message, sizeof(res->message), "not trusted: %s", res->search_exhausted
-			 ? "the search for disjoint paths ran out of steps before finding one"
-			 : "no certification path from the core of at most the maximum depth");
-		if (!res->search_exhausted)
-			snprintf(res->message, sizeof(res->message),
-				 "not trusted: no certification path of at most %d hop%s from the %u usable core key%s%s",
-				 pol->max_depth, pol->max_depth == 1 ? "" : "s", n_cores, n_cores == 1 ? "" : "s",
-				 pol->per_uid || binding ? " to any one user ID" : "");
-	} else {
-		char note[160] = "";
-		res->reason = res->search_exhausted ? KSP_TRUST_UNDECIDED : KSP_TRUST_TOO_FEW_PATHS;
-		if (res->search_exhausted)
-			snprintf(note, sizeof(note), " (the search ran out of steps: more may exist)");
-		else if (res->flow_bound > (uint32_t)res->found)
-			snprintf(note, sizeof(note), " (shown: the max-flow's; at most %u of any length exist)",
-				 res->flow_bound);
-		snprintf(res->message, sizeof(res->message),
-			 "not trusted: only %d vertex-disjoint path%s of at most %d hop%s, %d needed%s%s", res->found,
-			 res->found == 1 ? "" : "s", pol->max_depth, pol->max_depth == 1 ? "" : "s", pol->min_paths,
-			 pol->per_uid || binding ? " on one user ID" : "", note);
-	}
+	decide(res, pol, binding, n_cores);
 	r = 0;
 out:
 	free(only);
 	free(cores);
-	free(fr);
-	free(nx);
-	free(bfr);
 	ksp_trust_policy_free(core);
 	explore_done(&e);
 	if (r < 0) {
