@@ -586,6 +586,7 @@ static int footer(struct pdf *p, int page)
 	return 0;
 }
 
+/* (Long: the sheet drawn top to bottom, one block per part of the page.) */
 static int sheet(struct pdf *p)
 {
 	const struct rd_doc *doc = p->doc;
