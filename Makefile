@@ -10,7 +10,7 @@ MANDIR   ?= $(PREFIX)/share/man
 DATADIR  ?= $(PREFIX)/share/ksp
 
 PKG_CONFIG ?= pkg-config
-DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph pangocairo cairo libqrencode
+DEPS       := gpgme libgcrypt sqlite3 libgvc libcgraph pangocairo cairo libqrencode libcurl
 # Debian packages that provide everything the build, the tests and the demo need.
 DEB_PKGS   := build-essential pkg-config libgpgme-dev libgcrypt20-dev libsqlite3-dev \
               libgraphviz-dev graphviz gnupg sqlite3 openssl xxd python3 bc \
@@ -100,9 +100,10 @@ print-deb-pkgs:
 SQL_TO_C = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/'
 src/lib/store/schema.c: src/lib/store/schema.sql src/lib/store/schema-2.sql src/lib/store/schema-3.sql \
 		       src/lib/store/schema-4.sql src/lib/store/schema-5.sql src/lib/store/schema-6.sql \
-		       src/lib/store/schema-7.sql src/lib/store/schema-8.sql
+		       src/lib/store/schema-7.sql src/lib/store/schema-8.sql \
+		       src/lib/store/schema-9.sql
 	$(call say,GEN,$@)
-	$(Q){ echo '/* generated from schema.sql, schema-2.sql ... schema-8.sql */'; echo '#include "lib/libksp-private.h"'; \
+	$(Q){ echo '/* generated from schema.sql, schema-2.sql ... schema-9.sql */'; echo '#include "lib/libksp-private.h"'; \
 	  echo 'const char ksp_schema_sql[] ='; $(SQL_TO_C) src/lib/store/schema.sql; echo ';'; \
 	  echo 'const char ksp_schema2_sql[] ='; $(SQL_TO_C) src/lib/store/schema-2.sql; echo ';'; \
 	  echo 'const char ksp_schema3_sql[] ='; $(SQL_TO_C) src/lib/store/schema-3.sql; echo ';'; \
@@ -110,7 +111,8 @@ src/lib/store/schema.c: src/lib/store/schema.sql src/lib/store/schema-2.sql src/
 	  echo 'const char ksp_schema5_sql[] ='; $(SQL_TO_C) src/lib/store/schema-5.sql; echo ';'; \
 	  echo 'const char ksp_schema6_sql[] ='; $(SQL_TO_C) src/lib/store/schema-6.sql; echo ';'; \
 	  echo 'const char ksp_schema7_sql[] ='; $(SQL_TO_C) src/lib/store/schema-7.sql; echo ';'; \
-	  echo 'const char ksp_schema8_sql[] ='; $(SQL_TO_C) src/lib/store/schema-8.sql; echo ';'; } > $@
+	  echo 'const char ksp_schema8_sql[] ='; $(SQL_TO_C) src/lib/store/schema-8.sql; echo ';'; \
+	  echo 'const char ksp_schema9_sql[] ='; $(SQL_TO_C) src/lib/store/schema-9.sql; echo ';'; } > $@
 
 # ... and the rows SQLite makes of it (schema-rows.h): a store with exactly
 # these is ksp's without building the schema in memory at every open.  The
@@ -214,7 +216,7 @@ check-asan: deps
 # command of tests/fault/commands.sh, its reference run and its injected
 # failures), and the brute-force comparisons are hundreds of runs of code
 # T500 covers.  ASAN_SKIP= (or VALGRIND_SKIP=) runs every script.
-ASAN_SKIP ?= T012-options T015-clone T020-install T030-completion T100-party T205-wot-scan T210-verify \
+ASAN_SKIP ?= T011-deps T012-options T015-clone T020-install T030-completion T100-party T205-wot-scan T210-verify \
 	     T250-gen-wot T300-sheet T310-fonts T400-sign T410-join T505-trust-brute T510-sequoia \
 	     T520-gnupg-model T600-graph T700-reliability T710-reliability2 T900-readme T420-party-day T561-publish T415-party-mail T555-resign-weak \
 	     T552-health-brute T553-health-commands \
@@ -225,7 +227,9 @@ ASAN_SKIP ?= T012-options T015-clone T020-install T030-completion T100-party T20
 # run under ASan + UBSan above.
 VALGRIND_SKIP ?= $(ASAN_SKIP) T200-wot T540-gpg-program T540-verify-hashes T550-health T515-sequoia-model \
 		 T500-trust T530-verify T540-revocations T545-trust-binding T562-incremental T563-refresh \
-		 T521-gnupg-live
+		 T521-gnupg-live \
+		 T425-party-attendance T426-party-smtp T427-party-keyserver \
+		 T556-health-party
 check-valgrind: all $(UNIT_TESTS)
 	$(Q)KSP_VALGRIND=1 tests/unit/run.sh $(UNIT_TESTS)
 	$(Q)VALGRIND_OPTS=--read-inline-info=no KSP_VALGRIND=1 KSP_SKIP="$(VALGRIND_SKIP)" LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/run.sh

@@ -178,6 +178,8 @@ enum ksp_check {
 	KSP_CHECK_EXPIRES_SOON = 1 << 10,  /* warning only: within 30 days after the party */
 	KSP_CHECK_INVALID = 1 << 11,       /* unusable for another reason */
 	KSP_CHECK_SAME_ADDRESS = 1 << 12,  /* warning only: an address already on the list with another key */
+	KSP_CHECK_NO_KEY = 1 << 13,        /* only a fingerprint (an RSVP mail), no key; or not on the keyserver */
+	KSP_CHECK_NO_USER_ID = 1 << 14,    /* the keyserver has the key without a user ID */
 };
 
 /**
@@ -200,6 +202,18 @@ int ksp_party_add_gnupg(struct ksp_party *party, const char *const *fprs, size_t
 			unsigned int flags,
 			void (*cb)(void *cb_data, const struct ksp_key_check *check),
 			void *cb_data);
+/* The keyserver (hkp://HOST[:PORT], hkps://HOST) ksp_party_add() fetches
+ * the key of an RSVP mail holding only a fingerprint from, through gpg's
+ * dirmngr in a private GnuPG home; NULL: none (such a mail is reported as a
+ * refused key, KSP_CHECK_NO_KEY).  Since: LIBKSP_3. */
+int ksp_party_set_keyserver(struct ksp_party *party, const char *url);
+/* As ksp_party_add(), the keys of @fprs (full fingerprints) fetched from
+ * the keyserver set: each one not received is reported as refused
+ * (KSP_CHECK_NO_KEY; KSP_CHECK_NO_USER_ID when it has no user ID there).
+ * -EINVAL: no keyserver set, or not a full fingerprint.  Since: LIBKSP_3. */
+int ksp_party_add_fingerprints(struct ksp_party *party, const char *const *fprs, size_t n_fprs,
+			       unsigned int flags,
+			       void (*cb)(void *cb_data, const struct ksp_key_check *check), void *cb_data);
 const char *ksp_key_check_get_fingerprint(const struct ksp_key_check *check);
 bool ksp_key_check_is_accepted(const struct ksp_key_check *check);
 unsigned int ksp_key_check_get_problems(const struct ksp_key_check *check);
@@ -245,6 +259,10 @@ int ksp_party_get_digests(struct ksp_party *party, int version, int *ret_version
  * (newest first) in *ret_version, 0 if it matches none, <0 on error. */
 int ksp_party_verify_list(struct ksp_party *party, const void *data, size_t len,
 			  int *ret_version);
+/* ksp_party_export() of the keys of frozen list @version (0: the current
+ * participants): the keyring a participant who holds that list version
+ * joins with.  -ENOENT: no such version.  Since: LIBKSP_3. */
+int ksp_party_export_version(struct ksp_party *party, int version, unsigned int flags, void **ret, size_t *ret_len);
 /**
  * ksp_party_join:
  * A participant's own copy of the party in @store, from the announced list
@@ -253,8 +271,9 @@ int ksp_party_verify_list(struct ksp_party *party, const void *data, size_t len,
  * party (name, date, place, organizer) and its version; its keys, taken
  * from @keyring in list order with their list numbers, must give exactly
  * the same canonical text again (fingerprints, algorithms, dates, user
- * IDs): a key missing from the keyring, an extra key, or any other
- * difference refuses the join.  @sha256 (may be NULL) is the announced
+ * IDs): a key missing from the keyring or any other difference refuses
+ * the join; keys of the keyring not on the list (a newer list's) are left
+ * out (since LIBKSP_3; refused before).  @sha256 (may be NULL) is the announced
  * digest of the file (hex, any case, spaces or colons allowed).  A newer
  * version of the same party's list (latecomers) replaces the current list
  * and keeps the older versions on record.  One transaction: on any error
@@ -690,6 +709,25 @@ enum ksp_send_flags {
  */
 int ksp_party_send(struct ksp_party *party, const char *signer_fpr, const char *mailer, unsigned int flags,
 		   void (*cb)(void *cb_data, const struct ksp_delivery *d), void *cb_data);
+/* How ksp_party_send_opts() sends (since LIBKSP_3): a mailer command
+ * (ksp_party_send()'s @mailer), or an SMTP server through libcurl:
+ * @url smtp://[USER@]HOST[:PORT] (STARTTLS, required unless HOST is this
+ * machine) or smtps://, @password for AUTH (NULL: none; never in the URL).
+ * ksp_send_opts_add_again(): send this message again whatever the ledger
+ * says (a list number, a full fingerprint, or a message file), and only
+ * the messages so named. */
+struct ksp_send_opts;
+int ksp_send_opts_new(struct ksp_ctx *ctx, struct ksp_send_opts **ret);
+void ksp_send_opts_free(struct ksp_send_opts *opts);
+int ksp_send_opts_set_mailer(struct ksp_send_opts *opts, const char *mailer);
+int ksp_send_opts_set_smtp(struct ksp_send_opts *opts, const char *url, const char *password);
+int ksp_send_opts_add_again(struct ksp_send_opts *opts, const char *what);
+/* ksp_party_send() with @opts: the SMTP server's refusal of a recipient
+ * makes that message failed, with the server's reply as its message;
+ * accepted, the message says "accepted by HOST".  -ENOENT: an --again
+ * that names no message (nothing sent). */
+int ksp_party_send_opts(struct ksp_party *party, const char *signer_fpr, const struct ksp_send_opts *opts,
+			unsigned int flags, void (*cb)(void *cb_data, const struct ksp_delivery *d), void *cb_data);
 int ksp_delivery_get_state(const struct ksp_delivery *d);
 /* "written", "sent", "failed", "unknown"; NULL for another value. */
 const char *ksp_delivery_state_name(int state);
@@ -699,7 +737,8 @@ const char *ksp_delivery_get_fingerprint(const struct ksp_delivery *d);
 int ksp_delivery_get_number(const struct ksp_delivery *d);
 /* Raw user ID bytes (hostile; escape before output). */
 const char *ksp_delivery_get_uid(const struct ksp_delivery *d, size_t *len);
-/* The .eml file as 'party sign' named it (relative to where it ran). */
+/* The .eml file as 'party sign' named it (absolute since LIBKSP_3;
+ * relative to where it ran, or to the store's folder, before). */
 const char *ksp_delivery_get_file(const struct ksp_delivery *d);
 int ksp_delivery_get_attempts(const struct ksp_delivery *d);
 /* The mailer's exit status at the last attempt (128+N: signal N; -1: not run). */
@@ -805,6 +844,29 @@ int ksp_party_is_absent(struct ksp_party *party, const char *fpr);
 /* true when participant @i was absent: the certifications from and to it
  * that are not done are KSP_CERT_ABSENT, out of the totals and reminders. */
 bool ksp_party_status_is_absent(const struct ksp_party_status *st, size_t i);
+/* true when user ID @u of participant @i has an e-mail address.  The user
+ * IDs with one come first; those without are certified and sent in the
+ * messages to the key's addresses (a key with none: undeliverable).
+ * Since: LIBKSP_3 (before, user IDs without an address were left out). */
+bool ksp_party_status_uid_has_address(const struct ksp_party_status *st, size_t i, size_t u);
+/* 1 when attendance was taken (someone recorded absent or present, 'party
+ * absent --none', or an attendance statement read), 0 if not: then
+ * KSP_SIGN_ALL would sign no-shows too.  Since: LIBKSP_3. */
+int ksp_party_attendance_taken(struct ksp_party *party);
+/* Nobody on the frozen list was absent (@why: a word for the party's
+ * event log, NULL "nobody absent"): clears the absent records and marks
+ * attendance taken.  Returns how many were absent before, or <0. */
+int ksp_party_set_none_absent(struct ksp_party *party, const char *why);
+/* The attendance statement of the newest list, to publish beside the
+ * keyring: its version, SHA-256 and who was absent ("Absent: N FPR"
+ * lines, or "Absent: none"); malloc'ed into *@ret.  Returns the number
+ * absent; -ENODATA when no attendance was taken or the list never frozen. */
+int ksp_party_attendance_text(struct ksp_party *party, char **ret, size_t *ret_len);
+/* Reads an attendance statement (ksp_party_attendance_text()) into this
+ * store: it must name a list version this store holds, by its SHA-256;
+ * those it names are absent, the others present.  All or nothing.
+ * Returns the number absent, -EBADMSG (not a statement, another list). */
+int ksp_party_read_attendance(struct ksp_party *party, const void *data, size_t len, const char *source);
 
 /* -- collecting keys at scale: a registration CSV -- */
 struct ksp_csv_row;
@@ -813,6 +875,7 @@ enum ksp_csv_status {
 	KSP_CSV_MISSING = 1,   /* no key with the row's fingerprint in the files (or no fingerprint) */
 	KSP_CSV_BAD = 2,       /* the row cannot be read (not a full fingerprint, bad quoting) */
 	KSP_CSV_DUPLICATE = 3, /* the same fingerprint as an earlier row: counted once */
+	KSP_CSV_MISMATCH = 4,  /* the key found, but none of its user IDs has the row's address or name: a warning */
 };
 /**
  * ksp_party_add_csv:
@@ -841,6 +904,12 @@ const char *ksp_csv_row_get_fingerprint(const struct ksp_csv_row *row);
 /* One line naming the CSV, the line, and whom to ask (may hold the
  * row's name and address: escape before output). */
 const char *ksp_csv_row_get_message(const struct ksp_csv_row *row);
+/* The party's repair plan: the "# certify: SIGNER certifies TARGET" lines
+ * of the CSVs 'ksp health --plan-csv' writes, kept by ksp_party_add_csv()
+ * (not with KSP_ADD_DRY_RUN); the sheet marks beside each signer the keys
+ * they must certify.  Returns how many certifications it holds, or -errno.
+ * Since: LIBKSP_3. */
+int ksp_party_get_repair_count(struct ksp_party *party);
 
 /* -- the paper round trip: a checklist to tick, read back -- */
 /* The checklist of frozen list version @version (0 = newest), made from

@@ -20,6 +20,7 @@ static int run_attendance(struct ksp_cli *cli, int argc, char *argv[], bool abse
 {
 	static const struct option opts[] = {
 		{ "attended", required_argument, NULL, 'a' },
+		{ "none", no_argument, NULL, 'n' },
 		{},
 	};
 	const struct ksp_cmd *cmd = absent ? &ksp_cmd_party_absent : &ksp_cmd_party_present;
@@ -28,13 +29,32 @@ static int run_attendance(struct ksp_cli *cli, int argc, char *argv[], bool abse
 	struct ksp_party *party = NULL;
 	struct ksp_ticked *t = NULL;
 	int c, r, status = KSP_EXIT_OK, changed = 0, n_absent = 0, n_present = 0;
-	bool first = true;
+	bool first = true, none = false;
 
-	while ((c = cli_getopt(cli, argc, argv, "", absent ? opts : opts + 1)) != -1) {
+	while ((c = cli_getopt(cli, argc, argv, "", absent ? opts : opts + 2)) != -1) {
 		if (c == 'a')
 			sheet = optarg;
+		else if (c == 'n')
+			none = true;
 		else
 			return cli_usage_error(cli, cmd, full, "bad option");
+	}
+	if (none && (sheet || optind < argc))
+		return cli_usage_error(cli, cmd, full, "--none: nobody was absent; give it alone");
+	if (none) {
+		r = cli_open_party(cli, true, &store, &party);
+		if (r)
+			return r;
+		r = ksp_party_set_none_absent(party, NULL);
+		if (r < 0) {
+			status = cli_fail(cli, r, "%s: cannot record attendance", cli->db_path);
+			goto out;
+		}
+		if (cli->json)
+			printf("{\"format_version\":1,\"participants\":[],\"changed\":%d}\n", r);
+		else if (!cli->quiet)
+			fprintf(stderr, "Attendance taken: everyone on the frozen list was there (%d recorded absent before, present now).\n", r);
+		goto out;
 	}
 	if (sheet && optind < argc)
 		return cli_usage_error(cli, cmd, full, "give --attended FILE or participant numbers, not both");
@@ -136,7 +156,7 @@ static int run_present(struct ksp_cli *cli, int argc, char *argv[])
 const struct ksp_cmd ksp_cmd_party_absent = {
 	.name = "absent",
 	.run = run_absent,
-	.usage = "[--json] N|FPR... | --attended FILE",
+	.usage = "[--json] N|FPR... | --attended FILE | --none",
 	.help = "record who of the frozen list was not at the party",
 	.details = "Attendance is recorded beside the frozen list: the list and its digests stay\n"
 		   "as announced.  Absent participants are shown as absent and drop out of the\n"
@@ -144,7 +164,12 @@ const struct ksp_cmd ksp_cmd_party_absent = {
 		   "Options:\n"
 		   "      --attended FILE   a checklist ('party sheet --format checklist') ticked at\n"
 		   "                        the door: a key with a box ticked was there, the others\n"
-		   "                        are recorded absent (and those ticked present again)\n",
+		   "                        are recorded absent (and those ticked present again)\n"
+		   "      --none            everyone on the list came: attendance taken, nobody\n"
+		   "                        absent ('party sign --all-checked' wants attendance taken)\n\n"
+		   "A participant's store ('party join') knows who was absent only when told:\n"
+		   "record it here, or join with the organizer's statement\n"
+		   "('party join LIST KEYRING --attendance FILE', from 'party export --attendance').\n",
 	.group = KSP_GROUP_ORGANIZER,
 };
 

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "cli/git-run.h"
 #include "cli/ksp.h"
 #include "cli/trust-opts.h"
 #include "shared/util.h"
@@ -104,138 +105,17 @@ static int input_read(const char *path, size_t max, struct input *in)
 
 /* ---- git ---------------------------------------------------------------------- */
 
-/* Runs git with @args (no shell: the arguments reach git as they are);
- * stdout into *out, the first line of stderr into @err.  Returns git's
- * exit status (>= 0) or -errno when it could not run.  Also 'wot refresh'
- * (wot-refresh.c). */
+/* Runs git with @args on the repository at or above @repo (git-run.c:
+ * settings the repository cannot change); stdout into *out, the first line
+ * of stderr into @err.  Returns git's exit status (>= 0) or -errno when it
+ * could not run. */
 int cli_run_git(const char *repo, const char *const *args, struct input *out, char *err, size_t errlen)
 {
-	const char *argv[16];
-	posix_spawn_file_actions_t fa;
-	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, devnull = -1;
-	size_t n = 0, cap = 0, elen = 0;
-	char ebuf[1024];
-	pid_t pid;
-	int r, st;
+	int r = cli_git(NULL, repo, args, NULL, 0, (size_t)256 << 20, out, err, errlen);
 
-	argv[n++] = "git";
-	if (repo) {
-		argv[n++] = "-C";
-		argv[n++] = repo;
-	}
-	for (; *args && n < ARRAY_SIZE(argv) - 1; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	memset(out, 0, sizeof(*out));
-	err[0] = '\0';
-	if (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0 ||
-	    (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		r = -errno;
-		goto out;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, devnull, 0);
-	posix_spawn_file_actions_adddup2(&fa, pout[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, perr[1], 2);
-	r = posix_spawnp(&pid, "git", &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pout[1]);
-	close(perr[1]);
-	pout[1] = perr[1] = -1;
-	if (r != 0) {
-		r = -r;
-		goto out;
-	}
-	{
-		struct pollfd pf[2] = { { .fd = pout[0], .events = POLLIN }, { .fd = perr[0], .events = POLLIN } };
-		bool big = false;
-		int rerr = 0; /* reading git's output failed: errno */
-
-		while (pf[0].fd >= 0 || pf[1].fd >= 0) {
-			if (poll(pf, 2, -1) < 0) {
-				if (errno == EINTR)
-					continue;
-				rerr = errno;
-				break;
-			}
-			if (pf[0].fd >= 0 && pf[0].revents) {
-				ssize_t k;
-				if (cap - out->len < 65536) {
-					size_t nc = cap ? 2 * cap : 65536;
-					void *p = nc > (256u << 20) ? NULL : realloc(out->data, nc + 1);
-					if (p == NULL) {
-						big = true;
-						close(pf[0].fd);
-						pf[0].fd = -1;
-						continue;
-					}
-					out->data = p;
-					cap = nc;
-				}
-				k = read(pf[0].fd, out->data + out->len, cap - out->len);
-				if (k > 0) {
-					out->len += (size_t)k;
-				} else if (k == 0 || errno != EINTR) {
-					if (k < 0 && rerr == 0)
-						rerr = errno; /* a short object is no verdict */
-					close(pf[0].fd);
-					pf[0].fd = -1;
-				}
-			}
-			if (pf[1].fd >= 0 && pf[1].revents) {
-				char tmp[1024];
-				ssize_t k = read(pf[1].fd, tmp, sizeof(tmp));
-				if (k > 0) {
-					size_t take = MIN((size_t)k, sizeof(ebuf) - 1 - elen);
-					memcpy(ebuf + elen, tmp, take);
-					elen += take;
-				} else if (k == 0 || errno != EINTR) {
-					close(pf[1].fd);
-					pf[1].fd = -1;
-				}
-			}
-		}
-		/* after a poll() failure: git sees a broken pipe and ends */
-		for (size_t i = 0; i < 2; i++)
-			if (pf[i].fd >= 0)
-				close(pf[i].fd);
-		pout[0] = perr[0] = -1;
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		ebuf[elen] = '\0';
-		elen = strcspn(ebuf, "\n");
-		ebuf[elen] = '\0';
-		if (errlen) {
-			size_t k = MIN(elen, errlen - 1);
-			memcpy(err, ebuf, k);
-			err[k] = '\0';
-		}
-		if (rerr) {
-			r = -rerr;
-		} else if (big) {
-			snprintf(err, errlen, "the object is larger than 256 MiB");
-			r = 125;
-		} else {
-			r = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-		}
-		if (out->data)
-			out->data[out->len] = '\0';
-	}
-out:
-	if (pout[0] >= 0)
-		close(pout[0]);
-	if (pout[1] >= 0)
-		close(pout[1]);
-	if (perr[0] >= 0)
-		close(perr[0]);
-	if (perr[1] >= 0)
-		close(perr[1]);
-	if (devnull >= 0)
-		close(devnull);
-	if (r != 0) {
-		free(out->data);
-		out->data = NULL;
-		out->len = 0;
+	if (r == -EFBIG) {
+		snprintf(err, errlen, "the object is larger than 256 MiB");
+		r = 125;
 	}
 	return r;
 }

@@ -13,7 +13,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[]);
 const struct ksp_cmd ksp_cmd_party_add = {
 	.name = "add",
 	.run = run,
-	.usage = "[options] FILE... | --gnupg FPR... | --csv CSVFILE [KEYRING|FILE...]",
+	.usage = "[options] FILE... | --gnupg FPR... | --keyserver URL FPR|FILE... | --csv CSVFILE [KEYRING|FILE...]",
 	.help = "check participants' keys and add them to the list",
 	.details = "FILE holds one or more public keys, armored or binary; - reads stdin.\n"
 		   "Every key is checked: revoked, expired or expiring before the party, no\n"
@@ -22,6 +22,13 @@ const struct ksp_cmd ksp_cmd_party_add = {
 		   "Options:\n"
 		   "  --gnupg            the arguments are full fingerprints of keys in your own\n"
 		   "                     GnuPG home ($GNUPGHOME), read-only\n"
+		   "  --keyserver URL    fetch keys by full fingerprint from this keyserver\n"
+		   "                     (hkp://HOST[:PORT], hkps://HOST) through gpg's dirmngr in\n"
+		   "                     a private GnuPG home, and check them as any other: the\n"
+		   "                     arguments that are fingerprints, and the RSVP mails that\n"
+		   "                     hold only a fingerprint. Without it such a mail is\n"
+		   "                     reported as a refused key and the other files are added;\n"
+		   "                     with --csv, the rows whose key is in no file given\n"
 		   "  --csv CSVFILE      a registration list: rows of name, e-mail, fingerprint\n"
 		   "                     (or a header row naming them); each row's key is taken\n"
 		   "                     from the keyrings and key files given, and the rows whose\n"
@@ -56,13 +63,13 @@ static void report_row(void *data, const struct ksp_csv_row *row)
 	struct add_out *o = data;
 	int st = ksp_csv_row_get_status(row);
 	const char *msg = ksp_csv_row_get_message(row);
-	static const char *const names[] = { "found", "missing", "bad", "duplicate" };
+	static const char *const names[] = { "found", "missing", "bad", "duplicate", "mismatch" };
 
 	if (st == KSP_CSV_MISSING || st == KSP_CSV_BAD)
 		o->missing++;
 	if (o->cli->json) {
 		printf("%s{\"line\":%zu,\"status\":\"%s\",\"fingerprint\":", o->row_first ? "" : ",",
-		       ksp_csv_row_get_line(row), st >= 0 && st < 4 ? names[st] : "?");
+		       ksp_csv_row_get_line(row), st >= 0 && st < 5 ? names[st] : "?");
 		if (ksp_csv_row_get_fingerprint(row))
 			printf("\"%s\"", ksp_csv_row_get_fingerprint(row));
 		else
@@ -87,7 +94,7 @@ static void report_row(void *data, const struct ksp_csv_row *row)
 	if (st == KSP_CSV_FOUND)
 		return;
 	char *e = cli_escape(msg, strlen(msg), KSP_ESCAPE_TERMINAL);
-	printf("     %-9s %s\n", names[st > 0 && st < 4 ? st : 0], e ? e : "?");
+	printf("     %-9s %s\n", names[st > 0 && st < 5 ? st : 0], e ? e : "?");
 	free(e);
 }
 
@@ -135,6 +142,8 @@ static void report(void *data, const struct ksp_key_check *chk)
 	}
 }
 
+/* Long: the four ways keys come in (a CSV, the GnuPG home, a keyserver,
+ * files and key trees), in one transaction with one report. */
 static int run(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -144,9 +153,10 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		{ "allow-expiring", no_argument, NULL, 'x' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "csv", required_argument, NULL, 'c' },
+		{ "keyserver", required_argument, NULL, 'k' },
 		{},
 	};
-	const char *csv = NULL;
+	const char *csv = NULL, *keyserver = NULL, **fprs = NULL;
 	struct add_out o = { .cli = cli, .first = true };
 	struct ksp_store *store = NULL;
 	struct ksp_party *party = NULL;
@@ -162,20 +172,27 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		case 'x': flags |= KSP_ADD_ALLOW_EXPIRING; break;
 		case 'n': flags |= KSP_ADD_DRY_RUN; break;
 		case 'c': csv = optarg; break;
+		case 'k': keyserver = optarg; break;
 		default:
 			return cli_usage_error(cli, &ksp_cmd_party_add, "party add", "bad option");
 		}
 	}
 	if (csv && gnupg)
 		return cli_usage_error(cli, &ksp_cmd_party_add, "party add", "give --csv or --gnupg, not both");
+	if (keyserver && gnupg)
+		return cli_usage_error(cli, &ksp_cmd_party_add, "party add", "give --keyserver or --gnupg, not both");
 	if (optind >= argc && !csv)
 		return cli_usage_error(cli, &ksp_cmd_party_add, "party add", "no key file given");
-	if (optind >= argc)
+	if (optind >= argc && !keyserver)
 		return cli_usage_error(cli, &ksp_cmd_party_add, "party add",
-				       "--csv: give the keyrings or key files that hold the keys after the CSV file");
+				       "--csv: give the keyrings or key files that hold the keys after the CSV file (or --keyserver URL)");
 	r = cli_open_party(cli, true, &store, &party);
 	if (r)
 		return r;
+	if (keyserver && ksp_party_set_keyserver(party, keyserver) < 0) {
+		status = cli_fail(cli, -ENOMEM, "party add");
+		goto out;
+	}
 	o.dry_run = flags & KSP_ADD_DRY_RUN;
 	o.row_first = true;
 	if (o.dry_run) {
@@ -240,11 +257,28 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		r = ksp_party_add_gnupg(party, (const char *const *)argv + optind, (size_t)(argc - optind),
 					flags, report, &o);
 	} else {
+		/* --keyserver: the arguments that are fingerprints (and no file) */
+		size_t n_fprs = 0;
+		fprs = calloc((size_t)argc, sizeof(*fprs));
+		char norm[65];
+		struct stat st;
+		if (fprs == NULL)
+			r = -ENOMEM;
+		for (int i = optind; keyserver && fprs && i < argc; i++)
+			if (fpr_normalize(argv[i], norm) == 0 && stat(argv[i], &st) < 0)
+				fprs[n_fprs++] = argv[i];
+		if (n_fprs)
+			r = ksp_party_add_fingerprints(party, fprs, n_fprs, flags, report, &o);
 		for (int i = optind; i < argc && r >= 0; i++) {
 			uint8_t *data = NULL;
 			size_t len = 0;
 			/* 64 MiB is far above any real key; refuse larger inputs early */
-			struct stat st;
+			bool fetched = false;
+
+			for (size_t k = 0; k < n_fprs; k++)
+				fetched |= fprs[k] == argv[i];
+			if (fetched)
+				continue;
 
 			if (strcmp(argv[i], "-") != 0 && stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
 				/* a key tree: keys/NAME.asc, .keyring/openpgp/ */
@@ -306,10 +340,17 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		fprintf(stderr, "would add %d, refuse %d; nothing stored.\n", o.accepted, o.refused);
 	else if (!cli->json && !cli->quiet)
 		fprintf(stderr, "%d key(s) added, %d refused.\n", o.accepted, o.refused);
+	if (csv && !cli->json && !cli->quiet && !(flags & KSP_ADD_DRY_RUN)) {
+		int np = ksp_party_get_repair_count(party);
+		if (np > 0)
+			fprintf(stderr, "the repair plan: %d certification(s) to make at the party; "
+				"the sheet marks them beside each signer.\n", np);
+	}
 	if (!cli->json && o.missing)
 		cli_warn(cli, "%s: %d row(s) without a key: ask the people listed above", csv, o.missing);
 	status = o.refused || o.missing ? KSP_EXIT_NEGATIVE : KSP_EXIT_OK;
 out:
+	free(fprs);
 	ksp_party_unref(party);
 	ksp_store_unref(store);
 	return status;

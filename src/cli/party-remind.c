@@ -85,7 +85,7 @@ const struct ksp_cmd ksp_cmd_party_remind = {
 		   "('ksp import'), so that nobody is reminded of what they did.\n\n"
 		   "Options:\n"
 		   "  --as FPR         From: your address (your key on the list)\n"
-		   "  --template T     en, de (built in) or your own FILE (ksp-party(1),\n"
+		   "  --template T     en, de (built in) or your own FILE (ksp-party-sign(1),\n"
 		   "                   MAIL TEMPLATES)\n"
 		   "  --print-template L  print the built-in reminder L (en, de)\n"
 		   "  --outbox DIR     where the messages go (default ./ksp-reminders)\n"

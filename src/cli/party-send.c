@@ -6,11 +6,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/party.h"
 #include "shared/util.h"
 
 #define DEFAULT_MAILER "/usr/sbin/sendmail -oi -t"
+
+const char *cli_relative_path(const char *path)
+{
+	char cwd[4096];
+	size_t n;
+
+	if (path == NULL || path[0] != '/' || getcwd(cwd, sizeof(cwd)) == NULL)
+		return path;
+	n = strlen(cwd);
+	if (n > 1 && strncmp(path, cwd, n) == 0 && path[n] == '/')
+		return path + n + 1;
+	return path;
+}
 
 void cli_send_report_cb(void *data, const struct ksp_delivery *d)
 {
@@ -35,9 +49,10 @@ void cli_send_report_cb(void *data, const struct ksp_delivery *d)
 		cli_json_str(stdout, ksp_delivery_get_message(d), strlen(ksp_delivery_get_message(d)));
 		printf("}");
 	} else {
-		char *ef = cli_escape(file, strlen(file), KSP_ESCAPE_TERMINAL);
+		const char *rel = cli_relative_path(file);
+		char *ef = cli_escape(rel, strlen(rel), KSP_ESCAPE_TERMINAL);
 		if (st == KSP_DELIVERY_SENT) {
-			printf("sent %s\n", ef ? ef : "?");
+			printf("sent %s (%s)\n", ef ? ef : "?", ksp_delivery_get_message(d));
 		} else {
 			printf("NOT SENT %s\n", ef ? ef : "?");
 			cli_err(sr->cli, "%s: %s; not sent, run 'ksp party send' to send it again", ef ? ef : "?",
@@ -61,10 +76,11 @@ static void list_cb(void *data, const struct ksp_delivery *d)
 		cli_send_report_cb(data, d);
 		return;
 	}
-	char *eu = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL), *ef = cli_escape(file, strlen(file), KSP_ESCAPE_TERMINAL);
+	const char *rel = cli_relative_path(file);
+	char *eu = cli_escape(uid, ulen, KSP_ESCAPE_TERMINAL), *ef = cli_escape(rel, strlen(rel), KSP_ESCAPE_TERMINAL);
 	printf("%-8s #%-3d %s\n         %s\n", ksp_delivery_state_name(ksp_delivery_get_state(d)),
 	       ksp_delivery_get_number(d), eu ? eu : "?", ef ? ef : "?");
-	if (ksp_delivery_get_state(d) == KSP_DELIVERY_FAILED)
+	if (ksp_delivery_get_state(d) != KSP_DELIVERY_WRITTEN)
 		printf("         %s (%d attempt(s))\n", ksp_delivery_get_message(d), ksp_delivery_get_attempts(d));
 	free(eu);
 	free(ef);
@@ -76,56 +92,139 @@ static int run(struct ksp_cli *cli, int argc, char *argv[]);
 const struct ksp_cmd ksp_cmd_party_send = {
 	.name = "send",
 	.run = run,
-	.usage = "[--sendmail CMD] [--as FPR] [--list]",
+	.usage = "[--sendmail CMD | --smtp URL [--smtp-password-file FILE]] [--as FPR] [--again N|FPR|FILE]... [--list]",
 	.help = "send the signed messages not sent yet, or whose mailer failed",
 	.details = "Hands each message 'party sign' wrote that the delivery ledger records as\n"
-		   "not sent yet, or whose mailer failed, to the mailer (its standard input),\n"
-		   "and records the outcome with the mailer's exit status. Signs nothing: a\n"
-		   "certification is made once, its message sent until a mailer takes it.\n"
-		   "Run it where 'party sign' ran (the outbox paths are as it named them).\n\n"
+		   "not sent yet, or whose last attempt failed, to the mailer (its standard\n"
+		   "input) or an SMTP server, and records the outcome: \"handed to the mailer\"\n"
+		   "when the mailer exited 0 (a local mailer may still bounce it later), or\n"
+		   "\"accepted by HOST\" when the SMTP server took it; a recipient the server\n"
+		   "refuses leaves the message not sent, with the server's reply. Signs\n"
+		   "nothing. Runs from any directory (the ledger names the messages by\n"
+		   "absolute path). A 'party send' interrupted while a message is handed over\n"
+		   "sends that one message again on its next run.\n\n"
 		   "Options:\n"
 		   "  --sendmail CMD  the mailer (default: " DEFAULT_MAILER ")\n"
+		   "  --smtp URL      an SMTP server instead: smtp://[USER@]HOST[:PORT] (STARTTLS,\n"
+		   "                  required unless HOST is this machine) or smtps://HOST[:PORT];\n"
+		   "                  the envelope is the message's From:, To: and Bcc:\n"
+		   "  --smtp-password-file FILE  the password for USER (its first line); else\n"
+		   "                  the environment's KSP_SMTP_PASSWORD. Never on the command line\n"
+		   "  --again N|FPR|FILE  send this message again, whatever the ledger says (a\n"
+		   "                  number on the list, a fingerprint, a message file; repeatable);\n"
+		   "                  only the messages named are sent\n"
 		   "  --as FPR        only the messages signed with this key\n"
 		   "  --list          send nothing: list every message and its state\n"
-		   "Exit status: 0 everything delivered; 1 something still unsent or failed;\n"
-		   "2 an error.\n",
+		   "Exit status: 0 every message handed over or accepted; 1 something still\n"
+		   "unsent or refused (with --again: a message named); 2 an error.\n",
 	.group = KSP_GROUP_PARTICIPANT,
 };
+
+/* The SMTP password: the first line of @file, or KSP_SMTP_PASSWORD. */
+static int smtp_password(struct ksp_cli *cli, const char *file, char **ret)
+{
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int r;
+
+	*ret = NULL;
+	if (file == NULL) {
+		const char *env = getenv("KSP_SMTP_PASSWORD");
+		if (env && env[0] && (*ret = strdup(env)) == NULL)
+			return -ENOMEM;
+		return 0;
+	}
+	r = read_file_all(file, 4096, &data, &len);
+	if (r < 0) {
+		cli_err(cli, "%s: cannot read the SMTP password: %s; nothing was sent", file,
+			r == -EFBIG ? "larger than 4 KiB, not a password file" : strerror(-r));
+		return r;
+	}
+	size_t n = strcspn((const char *)data, "\r\n");
+	*ret = strndup((const char *)data, n < len ? n : len);
+	explicit_bzero(data, len);
+	free(data);
+	return *ret ? 0 : -ENOMEM;
+}
 
 static int run(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "sendmail", required_argument, NULL, 's' },
+		{ "smtp", required_argument, NULL, 'S' },
+		{ "smtp-password-file", required_argument, NULL, 'P' },
+		{ "again", required_argument, NULL, 'g' },
 		{ "as", required_argument, NULL, 'a' },
 		{ "list", no_argument, NULL, 'l' },
 		{},
 	};
-	const char *mailer = DEFAULT_MAILER, *as = NULL;
+	const char *mailer = NULL, *as = NULL, *smtp = NULL, *pwfile = NULL;
 	struct ksp_store *store = NULL;
 	struct ksp_party *party = NULL;
+	struct ksp_send_opts *so = NULL;
 	struct cli_send_report sr = { .cli = cli, .json = cli->json };
-	bool list = false;
+	char *password = NULL;
+	bool list = false, again = false;
 	int c, r, status;
 
+	r = ksp_send_opts_new(cli->ctx, &so);
+	if (r < 0)
+		return cli_fail(cli, r, "party send");
 	while ((c = cli_getopt(cli, argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 's': mailer = optarg; break;
+		case 'S': smtp = optarg; break;
+		case 'P': pwfile = optarg; break;
 		case 'a': as = optarg; break;
 		case 'l': list = true; break;
+		case 'g':
+			again = true;
+			if (ksp_send_opts_add_again(so, optarg) < 0) {
+				status = cli_usage_error(cli, &ksp_cmd_party_send, "party send", "--again: give a number, a fingerprint or a message file");
+				goto out;
+			}
+			break;
 		default:
-			return cli_usage_error(cli, &ksp_cmd_party_send, "party send", "bad option");
+			status = cli_usage_error(cli, &ksp_cmd_party_send, "party send", "bad option");
+			goto out;
 		}
 	}
-	if (optind < argc)
-		return cli_usage_error(cli, &ksp_cmd_party_send, "party send", "unexpected argument '%s'", argv[optind]);
+	if (optind < argc) {
+		status = cli_usage_error(cli, &ksp_cmd_party_send, "party send", "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (mailer && smtp) {
+		status = cli_usage_error(cli, &ksp_cmd_party_send, "party send", "give --sendmail or --smtp, not both");
+		goto out;
+	}
+	if (pwfile && !smtp) {
+		status = cli_usage_error(cli, &ksp_cmd_party_send, "party send", "--smtp-password-file goes with --smtp URL");
+		goto out;
+	}
+	if (smtp) {
+		r = smtp_password(cli, pwfile, &password);
+		if (r < 0) {
+			status = r == -ENOMEM ? cli_fail(cli, r, "party send") : KSP_EXIT_ERROR;
+			goto out;
+		}
+		r = ksp_send_opts_set_smtp(so, smtp, password);
+	} else {
+		r = ksp_send_opts_set_mailer(so, mailer ? mailer : DEFAULT_MAILER);
+	}
+	if (r < 0) {
+		status = cli_fail(cli, r, "party send");
+		goto out;
+	}
 	r = cli_open_party(cli, !list, &store, &party);
-	if (r)
-		return r;
+	if (r) {
+		status = r;
+		goto out;
+	}
 	if (cli->json)
 		printf("{\"format_version\":1,\"deliveries\":[");
 	fflush(stdout);
-	r = ksp_party_send(party, as, mailer, list ? KSP_SEND_DRY_RUN | KSP_SEND_ALL_RESULTS : 0,
-			   list ? list_cb : cli_send_report_cb, &sr);
+	r = ksp_party_send_opts(party, as, so, list ? KSP_SEND_DRY_RUN | KSP_SEND_ALL_RESULTS : 0,
+				list ? list_cb : cli_send_report_cb, &sr);
 	if (cli->json)
 		printf("],\"sent\":%d,\"failed\":%d,\"pending\":%d}\n", sr.sent, sr.failed, r < 0 ? 0 : r);
 	fflush(stdout);
@@ -135,12 +234,18 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	}
 	if (!cli->json && !cli->quiet) {
 		if (list)
-			fprintf(stderr, "%d message(s) not delivered yet.\n", r);
+			fprintf(stderr, "%d message(s) not sent yet.\n", r);
 		else
-			fprintf(stderr, "%d message(s) sent, %d failed, %d not delivered yet.\n", sr.sent, sr.failed, r);
+			fprintf(stderr, "%d message(s) sent, %d failed, %d not sent yet.\n", sr.sent, sr.failed, r);
 	}
-	status = r > 0 ? KSP_EXIT_NEGATIVE : KSP_EXIT_OK;
+	/* --again: the messages named; else anything still unsent */
+	status = sr.failed || (r > 0 && !again) ? KSP_EXIT_NEGATIVE : KSP_EXIT_OK;
 out:
+	if (password) {
+		explicit_bzero(password, strlen(password));
+		free(password);
+	}
+	ksp_send_opts_free(so);
 	ksp_party_unref(party);
 	ksp_store_unref(store);
 	return status;

@@ -337,6 +337,10 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 	}
 	if (kind == KSP_RENDER_SHEET && format == KSP_FORMAT_TXT && for_spec && ksp_party_is_closed(party))
 		cli_warn(cli, "a personal copy (--for) is not the announced list text; its digest differs");
+	else if (kind == KSP_RENDER_SHEET && format == KSP_FORMAT_TXT && ksp_party_is_closed(party) &&
+		 ksp_party_get_repair_count(party) > 0)
+		cli_warn(cli, "this sheet marks the repair plan, so it is not the announced list text and its digest "
+			 "differs; 'ksp party digest -o FILE' writes the list");
 	if (kind == KSP_RENDER_SHEET && !ksp_party_is_closed(party))
 		cli_warn(cli, "the list is open: this sheet is a DRAFT, not for verifying");
 	if (cli->json) {
@@ -396,7 +400,9 @@ const struct ksp_cmd ksp_cmd_party_sheet = {
 	.details = "The sheet shows the party, the list version and its digests (with room to write\n"
 		   "the announced ones), then every participant with boxes to tick per key and per\n"
 		   "user ID. The text sheet of a frozen list is the canonical list text, byte for\n"
-		   "byte: 'ksp party sheet | sha256sum' gives the announced SHA-256.\n\n"
+		   "byte: 'ksp party sheet | sha256sum' gives the announced SHA-256 (not when the\n"
+		   "party has a repair plan, 'party add --csv' of 'ksp health --plan-csv': then\n"
+		   "every sheet marks beside each signer the keys they must certify).\n\n"
 		   "Options:\n"
 		   "  -f, --format FMT      txt (default), html or pdf; default from -o's extension;\n"
 		   "                        checklist: the list with tick boxes in gpgparticipants'\n"

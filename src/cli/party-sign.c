@@ -20,6 +20,7 @@ struct sign_out {
 	int last_number;
 	int n_results;
 	int n_signed, n_already, n_skipped, n_refused, n_absent;
+	bool relative; /* the outbox was named relative: its files shown so */
 };
 
 static const char *status_name(int s)
@@ -231,7 +232,9 @@ static void on_result(void *data, const struct ksp_sign_result *res)
 	putchar('\n');
 	free(e);
 	if (st == KSP_SIGN_SIGNED || (st == KSP_SIGN_ALREADY && ksp_sign_result_get_message_file(res)))
-		printf("              %s%s\n", st == KSP_SIGN_ALREADY ? "in " : "", ksp_sign_result_get_message_file(res));
+		printf("              %s%s\n", st == KSP_SIGN_ALREADY ? "in " : "",
+		       o->relative ? cli_relative_path(ksp_sign_result_get_message_file(res)) :
+		       ksp_sign_result_get_message_file(res));
 	if (st != KSP_SIGN_SIGNED)
 		printf("              %s\n", msg);
 	fflush(stdout); /* before gpg is forked again */
@@ -269,7 +272,9 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 		   "Options:\n"
 		   "  --as FPR          your key's full fingerprint\n"
 		   "  --all-checked     every key on the frozen list but yours: use it only if\n"
-		   "                    you checked every participant at the party\n"
+		   "                    you checked every participant at the party; refused\n"
+		   "                    until attendance is taken ('party absent N...' or\n"
+		   "                    'party absent --none', or 'party join --attendance')\n"
 		   "  --ticked FILE     the keys ticked \"[x] Fingerprint OK  [x] ID OK\" on a\n"
 		   "                    checklist ('party sheet --format checklist'), and of each\n"
 		   "                    the user IDs ticked (none: all); only if its checksum\n"
@@ -285,7 +290,7 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 		   "  --no-list-notation  leave out the notation ksp-list-sha256@ksp.invalid\n"
 		   "                    (the SHA-256 of the frozen list file; on by default)\n"
 		   "  --template T      the mail: en, de (built in) or your own FILE\n"
-		   "                    (see ksp-party(1), MAIL TEMPLATES)\n"
+		   "                    (see ksp-party-sign(1), MAIL TEMPLATES)\n"
 		   "  --print-template L  print the built-in mail template L (en, de)\n"
 		   "  --bcc-self        a Bcc: to your own address on each message\n"
 		   "  --unencrypted-to FPR  mail the certifications of this key, which has no\n"
@@ -303,6 +308,33 @@ const struct ksp_cmd ksp_cmd_party_sign = {
 		   "IDs that cannot be delivered are reported, not counted in the status.\n",
 	.group = KSP_GROUP_PARTICIPANT,
 };
+
+/* Before signing: --all-checked only once attendance is taken (a joined
+ * store knows nothing of the no-shows by itself), and the outbox named by
+ * its absolute path (the ledger records it: 'party send' then works from
+ * any directory; *@abs is to be freed). */
+static int preflight(struct ksp_cli *cli, struct ksp_party *party, unsigned int flags, bool ticked,
+		     const char **outbox, char **abs)
+{
+	if ((flags & KSP_SIGN_ALL) && !ticked && !(flags & KSP_SIGN_RESIGN_WEAK) && ksp_party_attendance_taken(party) == 0) {
+		cli_err(cli, "%s: no attendance recorded: --all-checked would certify everyone on the list, no-shows too; nothing was signed. "
+			"Record who was not there: 'ksp party absent N...' (or 'ksp party absent --none' if everyone came), "
+			"or read the organizer's statement: 'ksp party join LIST KEYRING --attendance FILE'", cli->db_path);
+		return KSP_EXIT_ERROR;
+	}
+	if ((*outbox)[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+		if (cwd == NULL || asprintf(abs, "%s/%s", cwd, *outbox) < 0) {
+			int e = errno ? errno : ENOMEM;
+			free(cwd);
+			*abs = NULL;
+			return cli_fail(cli, -e, "%s: cannot name the outbox by its absolute path", *outbox);
+		}
+		free(cwd);
+		*outbox = *abs;
+	}
+	return KSP_EXIT_OK;
+}
 
 static int run(struct ksp_cli *cli, int argc, char *argv[])
 {
@@ -337,6 +369,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	int c, r, level = 0, status = KSP_EXIT_OK;
 	char *end;
 	struct ksp_sign_opts *so = NULL;
+	char *outbox_abs = NULL;
 
 	r = ksp_sign_opts_new(cli->ctx, &so);
 	if (r < 0)
@@ -459,6 +492,10 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		status = r;
 		goto out;
 	}
+	status = preflight(cli, party, flags, ticked != NULL, &outbox, &outbox_abs);
+	if (status)
+		goto out;
+	o.relative = outbox_abs != NULL;
 	struct stat ost;
 	bool outbox_new = stat(outbox, &ost) < 0 && errno == ENOENT;
 	if (cli->json)
@@ -523,7 +560,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 			o.n_already, o.n_skipped, o.n_refused);
 		if (o.n_signed && !sendmail)
 			fprintf(stderr, "Nothing was sent: 'ksp party send' hands the messages to your mailer (or mail the .eml files in %s yourself).\n",
-				outbox);
+				o.relative ? cli_relative_path(outbox) : outbox);
 		if (o.n_absent)
 			fprintf(stderr, "%d key(s) of absent participants left out.\n", o.n_absent);
 		if (o.n_skipped)
@@ -534,6 +571,7 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 	if (o.n_refused)
 		status = KSP_EXIT_NEGATIVE;
 out:
+	free(outbox_abs);
 	ksp_ticked_free(sheet);
 	ksp_sign_opts_free(so);
 	ksp_party_unref(party);

@@ -75,7 +75,9 @@ static void print_target(const struct ksp_party_status *st, size_t j, int *buf)
 	fpr_groups(ksp_party_status_get_fingerprint(st, j), groups, sizeof(groups));
 	printf("\n#%-3d %s\n", ksp_party_status_get_number(st, j), groups);
 	if (ksp_party_status_get_uid_count(st, j) == 0)
-		printf("     (no user ID with an e-mail address)\n");
+		printf("     (no user ID)\n");
+	else if (!ksp_party_status_uid_has_address(st, j, 0))
+		printf("     (no user ID with an e-mail address: certifications cannot be sent to it; not counted)\n");
 	if (!ksp_party_status_is_deliverable(st, j))
 		printf("     (no encryption subkey: certifications cannot be sent to it; not counted)\n");
 	if (ksp_party_status_is_absent(st, j))
@@ -86,6 +88,8 @@ static void print_target(const struct ksp_party_status *st, size_t j, int *buf)
 		int *done = buf, *sent = buf + n, *miss = buf + 2 * n, *unsent = buf + 3 * n;
 
 		print_uid("     ", uid, len);
+		if (!ksp_party_status_uid_has_address(st, j, u) && ksp_party_status_uid_has_address(st, j, 0))
+			printf("       (no address: sent in the messages to this key's addresses)\n");
 		for (size_t i = 0; i < n; i++) {
 			int c = ksp_party_status_get_cert(st, i, j, u), num = ksp_party_status_get_number(st, i);
 			if (c == KSP_CERT_DONE)
@@ -203,6 +207,7 @@ static void print_json(const struct ksp_party_status *st, size_t only, bool one,
 			static const char *const keys[] = { "certified_by", "sent_by", "missing", "unsent_by" };
 			printf("%s{\"uid\":", u ? "," : "");
 			cli_json_str(stdout, uid, len);
+			printf(",\"address\":%s", ksp_party_status_uid_has_address(st, j, u) ? "true" : "false");
 			for (size_t k = 0; k < 4; k++) {
 				bool f2 = true;
 				printf(",\"%s\":[", keys[k]);

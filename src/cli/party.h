@@ -38,3 +38,6 @@ struct cli_send_report {
 	int sent, failed, n;
 };
 void cli_send_report_cb(void *data, const struct ksp_delivery *d);
+/* @path (absolute, as the delivery ledger holds it) relative to the working
+ * directory when it is under it, for people; else @path itself. */
+const char *cli_relative_path(const char *path);

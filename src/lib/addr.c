@@ -28,6 +28,7 @@ struct scan {
 	const unsigned char *p;
 	size_t n, i;
 	struct strbuf local, domain;
+	bool oom; /* an attempt ran out of memory: not "no address" */
 };
 
 static bool is_atext(unsigned char c)
@@ -173,6 +174,8 @@ static bool dot_atom(const char *t, size_t n)
 /* An addr-spec at s->i, which it leaves after the CFWS that follows. */
 static bool addr_spec(struct scan *s)
 {
+	/* an attempt before that ran out of memory: remembered */
+	s->oom |= !strbuf_ok(&s->local) || !strbuf_ok(&s->domain);
 	strbuf_release(&s->local);
 	strbuf_release(&s->domain);
 	strbuf_init(&s->local);
@@ -289,6 +292,10 @@ static int parse_uid(const char *uid, size_t len, char **ret, size_t *name_end)
 		*name_end = 0;
 		s.i = 0;
 		found = addr_spec(&s) && s.i == len;
+	}
+	if (!found && (s.oom || !strbuf_ok(&s.local) || !strbuf_ok(&s.domain))) {
+		r = -ENOMEM; /* not "no address": out of memory while reading it */
+		goto out;
 	}
 	if (!found)
 		goto out;

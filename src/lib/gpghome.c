@@ -126,6 +126,11 @@ static void stop_agent(const char *path)
 	strbuf_addf(&sb, "%s/S.gpg-agent", path);
 	agent = strbuf_ok(&sb) && access(sb.buf, F_OK) == 0;
 	strbuf_release(&sb);
+	/* or a dirmngr alone ('party add --keyserver') */
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%s/S.dirmngr", path);
+	agent = agent || (strbuf_ok(&sb) && access(sb.buf, F_OK) == 0);
+	strbuf_release(&sb);
 	/* where /run/user/UID exists, gpg puts the sockets there */
 	if (!agent) {
 		char run[64];

@@ -78,6 +78,7 @@ extern const char ksp_schema5_sql[];
 extern const char ksp_schema6_sql[];
 extern const char ksp_schema7_sql[];
 extern const char ksp_schema8_sql[];
+extern const char ksp_schema9_sql[];
 /* A cache kept with the store and freed with it (the graph snapshot,
  * wot/wot-snap.c): the store knows nothing of what it holds.  Setting it
  * frees the one before (with the free function given with it). */

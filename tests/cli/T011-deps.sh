@@ -50,7 +50,14 @@ PY
 # every "command -v NAME" under tests/ (a literal name; the pattern is built
 # here so that this file's own text is not taken for one)
 cv="command"" -v"
-tools=$(cd "$TOP" && git ls-files -co --exclude-standard tests 2>/dev/null | grep -v '^tests/cli/tmp/' |
+# (the files git knows; outside a checkout, as in check-asan's copy, all)
+files() {
+	local l
+	l=$(cd "$TOP" && git ls-files -co --exclude-standard tests 2>/dev/null)
+	[ -n "$l" ] || l=$(cd "$TOP" && find tests -type f)
+	echo "$l" | grep -v '^tests/cli/tmp/'
+}
+tools=$(cd "$TOP" && files |
 	xargs grep -hoE "$cv [a-z][a-z0-9_.+-]*" 2>/dev/null | awk '{print $3}' | sort -u)
 [ -n "$tools" ] && _test_pass "tools looked for: $(echo "$tools" | tr '\n' ' ')" || _test_fail "no '$cv' found under tests/"
 for c in $tools; do

@@ -41,7 +41,14 @@ uids=(
 	"Ελένη Παπαδοπούλου INSECURE <el@example.org>"
 	"สมชาย ใจดี INSECURE <th@example.org>"
 	"አበበ በቀለ INSECURE <am@example.org>"
+	"李（小龙） INSECURE <zh2@example.org>"
+	"王·秀英 INSECURE <zh3@example.org>"
+	"山田たろう INSECURE <ja@example.org>"
+	"鄭 다은 INSECURE <ko@example.org>"
 )
+# CJK names whose characters one font alone should draw (issue 36: a
+# character of them, its punctuation or its kana came from another font)
+cjk=("王秀英" "李（小龙）" "王·秀英" "山田たろう" "鄭 다은")
 gpg --batch --quiet --passphrase '' --quick-gen-key "${uids[0]}" ed25519 sign,cert never 2>/dev/null
 fpr=$(gpg --with-colons --list-keys 2>/dev/null | awk -F: '$1=="fpr"{print $10; exit}')
 for u in "${uids[@]:1}"; do gpg --batch --quiet --passphrase '' --quick-add-uid "$fpr" "$u" 2>/dev/null; done
@@ -69,6 +76,18 @@ for kind in sheet slips; do
 	pdffonts "$w/$kind.pdf" 2>/dev/null | grep -qi 'cjk\|ipa' && ok || bad "$kind: no CJK font embedded: $(pdffonts "$w/$kind.pdf")"
 	pdffonts "$w/$kind.pdf" 2>/dev/null | grep -qi 'ethiopic' && ok || bad "$kind: no Ethiopic font embedded"
 	pdffonts "$w/$kind.pdf" 2>/dev/null | grep -qi 'devanagari' && ok || bad "$kind: no Devanagari font embedded"
+	# each CJK name from one font: pdftohtml (poppler-utils, as pdffonts)
+	# gives a text element per run of one font, so the whole name is in one
+	command -v pdftohtml >/dev/null || bad "pdftohtml is missing (Debian package poppler-utils)"
+	pdftohtml -xml -i -stdout -q "$w/$kind.pdf" >"$w/$kind.xml" 2>/dev/null
+	for n in "${cjk[@]}"; do
+		el=$(grep -F -- "$n" "$w/$kind.xml" | head -1)
+		[ -n "$el" ] && ok || bad "$kind: '$n' is drawn from more than one font: $(grep -F -- "${n:0:1}" "$w/$kind.xml" | head -3)"
+		# and that font is a CJK one
+		fid=$(printf '%s' "$el" | sed -n 's/.* font="\([0-9]*\)".*/\1/p')
+		grep -E "<fontspec id=\"$fid\" .*family=\"[A-Z]+\+(NotoSansCJK|SourceHanSans|IPA|DroidSansFallback)" "$w/$kind.xml" >/dev/null &&
+			ok || bad "$kind: '$n' not drawn from a CJK font: $(grep "<fontspec id=\"$fid\" " "$w/$kind.xml")"
+	done
 done
 
 # a script without a font: a warning naming the participant and the script

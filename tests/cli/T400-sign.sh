@@ -80,6 +80,7 @@ expect_match "$ERR" "never frozen"
 # ---- each participant signs the other three -------------------------------
 for i in 1 2 3 4; do
 	eval "me=\$F$i"
+	expect_code 0 $KSP -q -d "$W/s$i.db" party absent --none # everyone came
 	expect_code 0 env GNUPGHOME="$W/h$i" $KSP -d "$W/s$i.db" party sign --as "$me" --all-checked --outbox "$W/out$i"
 	cp "$OUT" "$W/sign$i.out"
 	expect_tmp_clean "party sign by p$i"
@@ -256,6 +257,7 @@ expect_code 0 $KSP -d "$K" party add "$fx/party/p1-public.asc" "$fx/party/p2-pub
 expect_code 0 $KSP -d "$K" party add --allow-no-email "$fx/heidi-noemail.asc"
 expect_code 0 $KSP -d "$K" party close
 cp "$K" "$W/skip2.db"
+expect_code 0 $KSP -q -d "$K" party absent --none
 expect_code 0 env GNUPGHOME="$W/h1" $KSP -d "$K" party sign --as "$F1" --all-checked --outbox "$W/outs"
 cp "$OUT" "$W/skip.out"
 expect_match "$W/skip.out" '^     skipped  Ivan NoEnc INSECURE <ivan@example.org>$'
@@ -282,6 +284,12 @@ expect_code 0 $KSP -d "$K" party status
 if grep -q $'\x1b' "$OUT"; then _test_fail "raw escape in status"; else _test_pass "UIDs escaped in status"; fi
 # ivan's key has no encryption subkey: its own mark, out of the totals and reminders
 expect_match "$OUT" '^   #1    -   w   w   x   w '
+# heidi's key has no user ID with an address: nobody certified it, and the
+# matrix says so ('x', not '+' for "all of none certified")
+expect_match "$OUT" '^   #1    -   w   w   x   w   x$'
+expect_match "$OUT" '^   #2    \.   -   \.   x   \.   x$'
+expect_match "$OUT" '^     Heidi No Email INSECURE$'
+expect_match "$OUT" '^     \(no user ID with an e-mail address: certifications cannot be sent to it; not counted\)$'
 expect_match "$OUT" '^     \(no encryption subkey: certifications cannot be sent to it; not counted\)$'
 expect_code 0 $KSP -d "$K" party status --missing --for 2
 if grep -q 'Ivan' "$OUT"; then _test_fail "no reminder for a key nothing can be sent to"; else _test_pass "no reminder for a key nothing can be sent to"; fi

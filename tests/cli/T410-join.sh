@@ -4,8 +4,8 @@
 # home and its own store, made only from the announced list file and the
 # published party keyring ('party join'); a latecomer's list version 2;
 # and what join must refuse (one changed byte, a keyring missing a listed
-# key or holding an extra one, another party's list, another digest):
-# one error line each, nothing stored.
+# key, another party's list, another digest): one error line each, nothing
+# stored; a keyring holding an extra key (a newer list's) gives the listed keys.
 . "$(dirname "$0")/test-lib.sh"
 test_begin T410-join
 
@@ -103,10 +103,19 @@ gpg --homedir "$W/rk" --batch --armor --export "$F1" "$F2" "$F3" "$F5" > "$W/rin
 refused "keyring missing a key" "$W/bad.db" "ring-missing.asc: no key $F4 \\(#4 on the list\\)" \
 	"$W/list1.txt" "$W/ring-missing.asc"
 cat "$W/ring1.asc" "$W/p6.asc" > "$W/ring-extra.asc"
-refused "keyring with an extra key" "$W/bad.db" "ring-extra.asc: key $F6 is not on the list \\(an extra key\\)" \
-	"$W/list1.txt" "$W/ring-extra.asc"
-refused "keyring with an extra key, existing store" "$W/s2.db" "key $F6 is not on the list" \
-	"$W/list1.txt" "$W/ring-extra.asc"
+# a keyring with an extra key (a newer list's, with a latecomer): only the
+# listed keys are taken from it
+expect_code 0 $KSP -d "$W/extra.db" party join "$W/list1.txt" "$W/ring-extra.asc" --sha256 "$SHA1"
+expect_match "$OUT" "^Joined T410 Party .*list version 1"
+expect_eq "$(sqlite3 "$W/extra.db" "SELECT count(*) FROM participants p JOIN keys k ON k.id = p.key_id WHERE k.fpr = '$F6'")" 0 \
+	"the extra key is no participant"
+expect_eq "$(sqlite3 "$W/extra.db" 'SELECT count(*) FROM participants')" 5 "the five listed keys"
+expect_eq "$($KSP -d "$W/extra.db" party sheet --format txt | sha256sum | cut -c1-64)" "$SHA1" \
+	"the list from the keyring with an extra key is the announced list, byte for byte"
+cp "$W/s2.db" "$W/s2-before.db"
+expect_code 0 $KSP -d "$W/s2.db" party join "$W/list1.txt" "$W/ring-extra.asc"
+expect_match "$OUT" "already holds list version 1 .*; nothing changed"
+expect_eq "$(sqlite3 "$W/s2.db" 'SELECT count(*) FROM participants')" 5 "an existing store: the same five"
 # a list of another party
 O2="$W/other.db"
 expect_code 0 $KSP -d "$O2" party init --name "Other Party" --date 2027-03-02
@@ -126,6 +135,17 @@ expect_code 0 $KSP -d "$O" party export -o "$W/ring2.asc"
 SHA2=$(sha256sum "$W/list2.txt" | cut -c1-64)
 refused "version 2 with the old keyring" "$W/s1.db" "ring1.asc: no key $F6 \\(#6 on the list\\)" \
 	"$W/list2.txt" "$W/ring1.asc"
+# a participant who holds only the version-1 list: the newer keyring names
+# where to get the right one, and 'party export --version 1' writes it
+expect_code 0 $KSP -d "$W/late0.db" party join "$W/list1.txt" "$W/ring2.asc" --sha256 "$SHA1"
+expect_match "$OUT" "^Joined T410 Party .*list version 1"
+expect_eq "$(sqlite3 "$W/late0.db" 'SELECT count(*) FROM participants')" 5 "version 1 from the version-2 keyring: its five keys"
+expect_code 0 $KSP -d "$O" party export --version 1 -o "$W/ring2-v1.asc"
+expect_match "$ERR" "^5 key\\(s\\) written to"
+expect_code 0 $KSP -d "$W/late1.db" party join "$W/list1.txt" "$W/ring2-v1.asc" --sha256 "$SHA1"
+expect_match "$OUT" "^Joined T410 Party .*list version 1"
+expect_code 2 $KSP -d "$O" party export --version 3 -o "$W/ring-v3.asc"
+expect_match "$ERR" "there is no list version 3"
 for i in 1 2 3 4 5 6; do
 	expect_code 0 $KSP -d "$W/s$i.db" party join "$W/list2.txt" "$W/ring2.asc" --sha256 "$SHA2"
 	expect_match "$OUT" "list version 2"
@@ -159,6 +179,7 @@ for i in 1 2 3 4 5 6; do
 		mailer="$W/failing-mailer"
 		want=1
 	fi
+	expect_code 0 $KSP -q -d "$W/s$i.db" party absent --none
 	expect_code $want env GNUPGHOME="$W/h$i" $KSP -d "$W/s$i.db" party sign --as "$me" --all-checked \
 		--outbox "$W/out$i" --sendmail "$mailer"
 	expect_eq "$(grep -c '^     signed ' "$OUT")" 5 "p$i signed the other five"

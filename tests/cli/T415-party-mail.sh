@@ -79,6 +79,7 @@ expect_code 0 env GNUPGHOME="$W/ha" $KSP -d "$W/a.db" party sign --as "$Fa" "$Fc
 expect_match "$OUT" 'skipped: no encryption subkey; never sent unencrypted'
 expect_eq "$(ls "$W/out0" | wc -l)" 0 "nothing written for the sign-only key"
 
+expect_code 0 $KSP -q -d "$W/a.db" party absent --none
 expect_code 0 env GNUPGHOME="$W/ha" $KSP -d "$W/a.db" party sign --as "$Fa" --all-checked --outbox "$W/out" \
 	--level 2 --levels "$W/levels" --expire 1y --policy-url https://example.org/ksp-policy \
 	--unencrypted-to "$Fc" --sendmail "$W/mailer"
@@ -124,15 +125,30 @@ expect_eq "$(gpg --homedir "$W/hc" --batch --with-colons --check-sigs "$Fc" 2>/d
 expect_code 0 $KSP -d "$W/b.db" party join "$W/list.txt" "$W/ring.asc"
 expect_code 0 env GNUPGHOME="$W/hb" $KSP -d "$W/b.db" import "$W/mail/bee@example.org"/*.eml "$W/mail/bee_x@example.org"/*.eml
 expect_match "$OUT" '^3 new certification\(s\), [0-9]+ duplicate'
+# the user ID without an address: in the status, its JSON and the marked checklist
+expect_code 0 $KSP -d "$W/b.db" party status --for "$Fb"
+expect_eq "$(grep -A2 '^     Bee Without Mail (no address)$' "$OUT" | tr -s ' ' | tr '\n' '|')" \
+	" Bee Without Mail (no address)| (no address: sent in the messages to this key's addresses)| certified by #1|" \
+	"status: Bee's user ID without an address, certified by Ann"
+expect_code 0 $KSP -d "$W/b.db" --json party status --for "$Fb"
+expect_match "$OUT" '"uid":"Bee Without Mail \(no address\)","address":false,"certified_by":\[1\]'
+expect_match "$OUT" '"uid":"Bee Many <bee@example.org>","address":true,'
+expect_code 0 $KSP -d "$W/b.db" party sheet --format checklist --for "$Fb" --mark -o "$W/bmark.txt"
+expect_eq "$(grep -A1 'Bee Without Mail (no address)$' "$W/bmark.txt" | tail -n 1 | tr -s ' ')" " (S) certified by #1" \
+	"--mark: the user ID without an address, certified by Ann"
+# Ann's own store: signed and handed to the mailer inside the message to Bee's address
+expect_code 0 $KSP -d "$W/a.db" --json party status --for "$Fb"
+expect_match "$OUT" '"uid":"Bee Without Mail \(no address\)","address":false,"certified_by":\[\],"sent_by":\[1\]'
 
 # ---- reminders, from Bee's store: Bee owes Ann; Cee owes both but has no
-# encryption subkey (never written to unencrypted: 3 user IDs); Ann owes nothing that
+# encryption subkey (never written to unencrypted: 3 user IDs and the one
+# without an address); Ann owes nothing that
 # can be delivered ------------------------------------------------------
 expect_code 0 $KSP -d "$W/b.db" party status --missing
 expect_match "$OUT" "^#2 .* has not certified:$"
 expect_code 0 $KSP -d "$W/b.db" party remind --as "$Fb" --template de --outbox "$W/rem" --sendmail "$W/mailer"
 expect_match "$OUT" "^#2   $Fb  1 missing: handed to the mailer$"
-expect_match "$OUT" "^#3   $Fc  3 missing: not reminded: the key has no usable encryption subkey"
+expect_match "$OUT" "^#3   $Fc  4 missing: not reminded: the key has no usable encryption subkey"
 if grep -q "^#1 " "$OUT"; then _test_fail "Ann is reminded of nothing"; else _test_pass "Ann is reminded of nothing"; fi
 expect_eq "$(ls "$W/rem")" "remind-$Fb.eml" "one reminder written"
 expect_eq "$(ls "$W/mail/ann@example.org" 2>/dev/null | wc -l)" 0 "the reminder goes to Bee, not to Ann"

@@ -113,11 +113,11 @@ expect_code 0 $KSP -d "$W/two.db" party add -q "$W/keys/p64.asc"
 expect_eq "$(cat "$OUT" "$ERR")" "" "add -q: nothing to say"
 # an RSVP mail with only a fingerprint; a file with no OpenPGP data
 printf 'From: P61 <p61@example.org>\nSubject: RSVP\n\nI will come. My key: %s\n' "$(echo "${F[61]}" | sed 's/\(....\)/\1 /g')" >"$W/rsvp.eml"
-expect_code 2 $KSP -d "$W/two.db" party add "$W/rsvp.eml"
-expect_match "$ERR" "rsvp.eml: a mail from P61 <p61@example.org> holding only a fingerprint \(${F[61]}\), no key; ask them to send the key"
+expect_code 1 $KSP -d "$W/two.db" party add "$W/rsvp.eml"
+expect_match "$OUT" "^     ${F[61]}  refused: .*rsvp.eml: a mail from P61 <p61@example.org> holding only a fingerprint, no key; fetch it with 'ksp party add --keyserver URL' or ask them to send the key"
 printf 'From: P62 <p62@example.org>\nSubject: RSVP\n\nSee you there\n' >"$W/rsvp2.eml"
-expect_code 2 $KSP -d "$W/two.db" party add "$W/rsvp2.eml"
-expect_match "$ERR" "rsvp2.eml: a mail from P62 <p62@example.org> with no key in it; ask them to send their key"
+expect_code 1 $KSP -d "$W/two.db" party add "$W/rsvp2.eml"
+expect_match "$OUT" "refused: .*rsvp2.eml: a mail from P62 <p62@example.org> with no key in it; ask them to send their key"
 echo hello >"$W/x.asc"
 expect_code 2 $KSP -d "$W/two.db" party add "$W/x.asc"
 expect_match "$ERR" "x.asc: holds no OpenPGP data \(neither an armored key block nor OpenPGP packets\)"
@@ -344,6 +344,12 @@ if command -v pdftotext >/dev/null 2>&1; then
 	expect_code 0 $KSP -d "$O" party slips --for "$n5" --compact --qr -o "$W/compact-qr.pdf"
 	[ "$(pdftotext -f 1 -l 1 "$W/compact-qr.pdf" - | grep -c 'P5 work')" -ge 18 ] && _test_pass "compact slips with QR: 18 or more" ||
 		_test_fail "compact slips with QR: fewer than 18"
+	# the fingerprint broken as gpg groups it, 5 + 5 groups (with the QR code
+	# beside it the line is too short for 10, and was broken 5 + 3 + 2)
+	for pdf in compact compact-qr; do
+		expect_eq "$(pdftotext -f 1 -l 1 "$W/$pdf.pdf" - | grep -E '^[0-9A-F]{4}( +[0-9A-F]{4})*$' | awk '{print NF}' | sort -u | tr '\n' ' ')" "5 " \
+			"$pdf slips: each fingerprint line holds 5 groups"
+	done
 	expect_code 2 $KSP -d "$O" party sheet --compact
 	expect_match "$ERR" "'--compact'"
 else

@@ -16,6 +16,8 @@
 # defined on the paths model, refusing a policy that names another.
 . "$(dirname "$0")/test-lib.sh"
 test_begin model-policy
+# graphviz and fontconfig keep memory for the process (graph --trust -o FILE.svg)
+export LSAN_OPTIONS="suppressions=$TOP/tests/keyrings/sheet/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 KG="$TOP/ksp-gpg"
 for tool in gpg sq-wot; do
 	command -v $tool >/dev/null || { _test_fail "$tool is missing (Debian package: $([ $tool = gpg ] && echo gnupg || echo sq-wot))"; test_done; }

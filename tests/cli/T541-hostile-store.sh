@@ -136,6 +136,27 @@ KSP_DB="$c/ksp.db" "$KSP" verify --policy "$KSP_POLICY" --git-commit HEAD >"$w/o
 expect_eq "$?" 0 "KSP_DB naming the repository's store: the user's choice, taken"
 expect_eq "$(git status --porcelain --ignored | grep -v ' ksp.db-wot$' | wc -l)" 0 "ksp verify: nothing else written"
 
+# ---- replace objects: the repository swaps an unsigned commit for a signed one ---------------
+# (git cat-file would show the signed commit's content under the unsigned
+# commit's ID; ksp runs git with no replace objects, git-run.c)
+r="$w/replace"
+git init -q -b main "$r"
+(
+	cd "$r" || exit 1
+	export GNUPGHOME="$w/g"
+	git config user.name Core && git config user.email core@example.org
+	echo signed >f && git add f && git commit -q -S"$CORE" -m signed || exit 1
+	echo tampered >f && git commit -q -am tampered || exit 1
+	git replace HEAD HEAD~1 || exit 1
+) || bad "making the replace-object repository"
+(cd "$r" && "$KSP" -d "$w/user.db" verify --policy "$KSP_POLICY" --git-commit HEAD~1 >"$w/out" 2>"$w/err")
+expect_eq "$?" 0 "the signed commit itself: trusted (the core signed it)"
+(cd "$r" && [ "$(git cat-file commit HEAD | grep -c '^gpgsig')" = 1 ]) && ok || bad "git itself shows the signed commit under the replaced ID"
+(cd "$r" && "$KSP" -d "$w/user.db" verify --policy "$KSP_POLICY" --git-commit "$(git rev-parse HEAD)" >"$w/rep.out" 2>"$w/rep.err")
+rc=$?
+[ "$rc" != 0 ] && ok || bad "a replaced commit verified as the signed one it is replaced by: $(head -1 "$w/rep.out")"
+expect_grep "$w/rep.out" "not signed" "the replaced commit is read as itself: not signed"
+
 # ---- a store whose -wal holds changes not yet in it: refused, never read stale -----------
 cp "$w/user.db" "$w/wal.db"
 /usr/bin/python3 - "$w/wal.db" <<'EOF' || bad "a store with a pending -wal"

@@ -58,7 +58,7 @@ static int test_create_party(void)
 
 	TS_ASSERT(ctx != NULL);
 	TS_ASSERT_INT_EQ(ksp_store_open(ctx, path("a.db"), KSP_STORE_CREATE | KSP_STORE_READ_WRITE, &st), 0);
-	TS_ASSERT_INT_EQ(ksp_store_get_schema_version(st), 8);
+	TS_ASSERT_INT_EQ(ksp_store_get_schema_version(st), 9);
 	TS_ASSERT_INT_EQ(ksp_party_open(st, &p), -ENOENT);
 	TS_ASSERT_INT_EQ(ksp_party_create(st, "P", "2027-02-30", NULL, NULL, &p), -EINVAL);
 	TS_ASSERT_INT_EQ(ksp_party_create(st, "P", "2027-01-15", "L", "0x1234", &p), -EINVAL);
@@ -109,7 +109,7 @@ static int test_bad_files(void)
 	TS_ASSERT_INT_EQ(ksp_store_open(ctx, path("new.db"), KSP_STORE_CREATE | KSP_STORE_READ_WRITE, &st), 0);
 	st = ksp_store_unref(st);
 	TS_ASSERT(sqlite3_open(path("new.db"), &db) == SQLITE_OK);
-	TS_ASSERT(sqlite3_exec(db, "PRAGMA user_version = 9", NULL, NULL, NULL) == SQLITE_OK);
+	TS_ASSERT(sqlite3_exec(db, "PRAGMA user_version = 10", NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(db);
 	TS_ASSERT_INT_EQ(ksp_store_open(ctx, path("new.db"), KSP_STORE_READ_WRITE, &st), -EPROTO);
 	TS_ASSERT(strstr(ksp_get_error(ctx), "newer ksp") != NULL);

@@ -401,6 +401,7 @@ struct member {
 	char fpr[65];
 	uint32_t v; /* vertex, NONE when not valid at the time */
 	uint32_t signers;
+	bool absent; /* not at the party ('party absent'): nothing owed to or by it */
 };
 
 static int load_members(struct builder *b, struct member **ret, size_t *ret_n, char **ret_name, char *date,
@@ -441,8 +442,8 @@ static int load_members(struct builder *b, struct member **ret, size_t *ret_n, c
 	if (*ret_name == NULL)
 		return -ENOMEM;
 	rc = sqlite3_prepare_v2(db,
-				"SELECT p.ord, k.id, k.fpr FROM participants p JOIN keys k ON k.id = p.key_id "
-				"ORDER BY p.ord",
+				"SELECT p.ord, k.id, k.fpr, EXISTS (SELECT 1 FROM attendance a WHERE a.fpr = k.fpr AND a.absent) "
+				"FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
 				-1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return ksp_errno_from_sqlite(b->ctx, db, rc, "participants");
@@ -463,6 +464,7 @@ static int load_members(struct builder *b, struct member **ret, size_t *ret_n, c
 		memset(&m[n], 0, sizeof(m[n]));
 		m[n].ord = sqlite3_column_int(st, 0);
 		m[n].key_id = sqlite3_column_int64(st, 1);
+		m[n].absent = sqlite3_column_int(st, 3) != 0;
 		snprintf(m[n].fpr, sizeof(m[n].fpr), "%s", fpr ? fpr : "");
 		v = ksp_wot_view_find(b->view, m[n].fpr);
 		m[n].v = v < 0 ? KSP_WGRAPH_NONE : (uint32_t)v;
@@ -518,14 +520,21 @@ KSP_EXPORT int ksp_graph_new_party(struct ksp_store *store, int64_t at, unsigned
 			if (i != j && m[i].v != KSP_WGRAPH_NONE && m[j].v != KSP_WGRAPH_NONE &&
 			    has_arc(b.view->g, m[i].v, m[j].v))
 				m[j].signers++;
+	/* as 'party status' counts: the absent owe nothing and are owed nothing */
+	size_t present = 0;
+	for (size_t i = 0; i < n; i++)
+		present += !m[i].absent;
 	for (size_t i = 0; i < n; i++) {
 		char prefix[24], extra[80];
 		bool valid = m[i].v != KSP_WGRAPH_NONE;
+		size_t owed = m[i].absent || present == 0 ? 0 : present - 1;
 		int64_t k;
 
 		snprintf(prefix, sizeof(prefix), "#%d ", m[i].ord);
-		if (valid)
-			snprintf(extra, sizeof(extra), "certified by %u of %zu", m[i].signers, n - 1);
+		if (valid && m[i].absent)
+			snprintf(extra, sizeof(extra), "absent; certified by %u", m[i].signers);
+		else if (valid)
+			snprintf(extra, sizeof(extra), "certified by %u of %zu", m[i].signers, owed);
 		else
 			snprintf(extra, sizeof(extra), "not valid at that time");
 		k = add_node(&b, m[i].key_id, m[i].fpr, prefix, extra, valid ? GNODE_PLAIN : GNODE_INVALID);
@@ -535,7 +544,7 @@ KSP_EXPORT int ksp_graph_new_party(struct ksp_store *store, int64_t at, unsigned
 		}
 		if (valid)
 			completeness_color(b.g->nodes[k].fill, sizeof(b.g->nodes[k].fill),
-					   n > 1 ? (double)m[i].signers / (double)(n - 1) : 1.0);
+					   owed > 0 ? (double)(m[i].signers < owed ? m[i].signers : owed) / (double)owed : 1.0);
 		else
 			snprintf(b.g->nodes[k].fill, sizeof(b.g->nodes[k].fill), "0 0 0.85");
 	}
@@ -552,7 +561,7 @@ KSP_EXPORT int ksp_graph_new_party(struct ksp_store *store, int64_t at, unsigned
 				r = add_edge(b.g, x, y, 0, NULL);
 			else if (c)
 				r = add_edge(b.g, y, x, 0, NULL);
-			if (r == 0 && (flags & KSP_GRAPH_MISSING) && vi && vj) {
+			if (r == 0 && (flags & KSP_GRAPH_MISSING) && vi && vj && !m[i].absent && !m[j].absent) {
 				if (!a && !c)
 					r = add_edge(b.g, x, y, GEDGE_MISSING | GEDGE_BOTH, NULL);
 				else if (!a)
@@ -564,7 +573,16 @@ KSP_EXPORT int ksp_graph_new_party(struct ksp_store *store, int64_t at, unsigned
 				goto out;
 		}
 	}
-	r = set_title(b.g, "%s, %s: %zu of %zu certifications", pname, date, b.g->arcs, n * (n - 1));
+	size_t done = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++)
+			done += i != j && !m[i].absent && !m[j].absent && m[i].v != KSP_WGRAPH_NONE &&
+				m[j].v != KSP_WGRAPH_NONE && has_arc(b.view->g, m[i].v, m[j].v);
+	if (present < n)
+		r = set_title(b.g, "%s, %s: %zu of %zu certifications (%zu absent, not counted)", pname, date, done,
+			      present * (present ? present - 1 : 0), n - present);
+	else
+		r = set_title(b.g, "%s, %s: %zu of %zu certifications", pname, date, b.g->arcs, n * (n - 1));
 out:
 	free(m);
 	free(pname);

@@ -184,7 +184,7 @@ static void add_marks(struct strbuf *sb, const struct ksp_party_status *st, size
 			break;
 	}
 	if (u == ksp_party_status_get_uid_count(st, j))
-		return; /* no address, or revoked since: not in the status */
+		return; /* revoked since: not in the status */
 	if (j == me) {
 		bool first = true;
 		for (size_t i = 0; i < n; i++) {

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <gpgme.h>
+
 #include "lib/libksp-private.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/party/party-private.h"
@@ -147,6 +149,17 @@ struct found {
 
 static void report_row(struct ksp_csv_row *row, int status, void (*row_cb)(void *, const struct ksp_csv_row *),
 		       void *cb_data, const char *fmt, ...) _printf_format_(5, 6);
+
+/* @needle in @h, ASCII letters in any case (a user ID's bytes as they are) */
+static bool contains_ci(const uint8_t *h, size_t hl, const char *needle)
+{
+	size_t nl = strlen(needle);
+
+	for (size_t i = 0; nl && i + nl <= hl; i++)
+		if (strncasecmp((const char *)h + i, needle, nl) == 0)
+			return true;
+	return false;
+}
 static void report_row(struct ksp_csv_row *row, int status, void (*row_cb)(void *, const struct ksp_csv_row *),
 		       void *cb_data, const char *fmt, ...)
 {
@@ -172,6 +185,10 @@ KSP_EXPORT int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_
 	struct strbuf sel;
 	char (*seen)[65] = NULL;
 	size_t *seen_line = NULL, n_seen = 0;
+	char (*fetch)[65] = NULL;
+	size_t n_fetch = 0;
+	struct ksp_repair_pair *plan = NULL; /* the "# certify:" lines */
+	size_t n_plan = 0;
 	const char *p = csv, *end;
 	size_t line = 0;
 	int col_name = 0, col_email = 1, col_fpr = 2, r = 0, n = 0, missing = 0;
@@ -231,7 +248,29 @@ KSP_EXPORT int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_
 			p += 3;
 			l -= 3;
 		}
-		if (l == 0 || p[0] == '#' || strspn(p, " \t,") >= l) {
+		if (l > 0 && p[0] == '#') {
+			/* the repair plan of 'ksp health --plan-csv' */
+			struct ksp_repair_pair pair;
+			int pr = ksp_party_repair_parse(p, l, &pair);
+			p = nl ? nl + 1 : end;
+			if (pr < 0) {
+				struct ksp_csv_row brow = { .line = line };
+				report_row(&brow, KSP_CSV_BAD, row_cb, cb_data,
+					   "%s:%zu: a '# certify:' line that is not 'SIGNER-FINGERPRINT certifies TARGET-FINGERPRINT'; fix it or write the list again with 'ksp health --plan-csv'",
+					   csv_source, line);
+				missing++;
+			} else if (pr > 0) {
+				struct ksp_repair_pair *np = realloc(plan, (n_plan + 1) * sizeof(*np));
+				if (np == NULL) {
+					r = -ENOMEM;
+					goto out;
+				}
+				plan = np;
+				plan[n_plan++] = pair;
+			}
+			continue;
+		}
+		if (l == 0 || strspn(p, " \t,") >= l) {
 			p = nl ? nl + 1 : end;
 			continue;
 		}
@@ -315,7 +354,24 @@ KSP_EXPORT int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_
 				for (size_t i = 0; i < n_keys && !hit; i++)
 					if (strcmp(keys[i].fpr, row.fpr) == 0)
 						hit = &keys[i];
-				if (hit == NULL) {
+				if (hit == NULL && party->keyserver) {
+					/* fetched from the keyserver after the rows */
+					void *nf2 = realloc(fetch, (n_fetch + 1) * sizeof(*fetch));
+					if (nf2 == NULL) {
+						r = -ENOMEM;
+						for (c = 0; c < nf && c < 16; c++)
+							free(f[c]);
+						goto out;
+					}
+					fetch = nf2;
+					memcpy(fetch[n_fetch++], row.fpr, 65);
+					row.status = KSP_CSV_FOUND;
+					if (row_cb) {
+						snprintf(row.message, sizeof(row.message), "%s:%zu: key to be fetched from %s",
+							 csv_source, line, party->keyserver);
+						row_cb(cb_data, &row);
+					}
+				} else if (hit == NULL) {
 					report_row(&row, KSP_CSV_MISSING, row_cb, cb_data,
 						   "%s:%zu: no key %s in the key files given; ask %s <%s> to send it",
 						   csv_source, line, row.fpr, name, email);
@@ -323,10 +379,23 @@ KSP_EXPORT int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_
 				} else {
 					size_t dlen;
 					const uint8_t *d = ksp_pgp_reader_data(rd[hit->file], &dlen);
-					if (hit->end <= dlen && hit->off < hit->end)
+					bool ok = hit->end <= dlen && hit->off < hit->end;
+					if (ok)
 						strbuf_add(&sel, d + hit->off, hit->end - hit->off);
-					row.status = KSP_CSV_FOUND;
-					if (row_cb) {
+					/* the row's address and name against the key's user IDs: a
+					 * row "Mallory, mallory@evil.example, <Jun's fingerprint>"
+					 * adds Jun's key, and says so */
+					bool addr_ok = !ok || row.email == NULL || row.email[0] == '\0' ||
+						       contains_ci(d + hit->off, hit->end - hit->off, row.email);
+					bool name_ok = !ok || row.name == NULL || row.name[0] == '\0' ||
+						       contains_ci(d + hit->off, hit->end - hit->off, row.name);
+					if (!addr_ok || !name_ok)
+						report_row(&row, KSP_CSV_MISMATCH, row_cb, cb_data,
+							   "%s:%zu: key %s found, but no user ID of it has the row's %s%s%s (%s <%s>): is it the key of the person who registered? (added, if it passes the checks)",
+							   csv_source, line, row.fpr, !addr_ok ? "address" : "",
+							   !addr_ok && !name_ok ? " or " : "", !name_ok ? "name" : "", name, email);
+					else if (row_cb) {
+						row.status = KSP_CSV_FOUND;
 						snprintf(row.message, sizeof(row.message), "%s:%zu: key found", csv_source, line);
 						row_cb(cb_data, &row);
 					}
@@ -336,8 +405,23 @@ KSP_EXPORT int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_
 		for (c = 0; c < nf && c < 16; c++)
 			free(f[c]);
 	}
+	if (n_fetch) {
+		struct ksp_party_fetch ft = { .party = party, .url = party->keyserver, .cb = cb, .cb_data = cb_data };
+		char *kd = NULL;
+		size_t kl = 0;
+		r = ksp_party_keyserver_fetch(&ft, (const char (*)[65])fetch, n_fetch, &kd, &kl);
+		if (r < 0)
+			goto out;
+		if (kd)
+			strbuf_add(&sel, kd, kl);
+		gpgme_free(kd);
+	}
 	if (!strbuf_ok(&sel)) {
 		r = -ENOMEM;
+		goto out;
+	}
+	if (sel.len == 0 && n_fetch) {
+		r = 0; /* each key asked for was reported as not received */
 		goto out;
 	}
 	if (sel.len == 0) {
@@ -360,6 +444,11 @@ KSP_EXPORT int ksp_party_add_csv(struct ksp_party *party, const void *csv, size_
 		if (r < 0)
 			goto out;
 	}
+	if (!(flags & KSP_ADD_DRY_RUN)) {
+		r = ksp_party_repair_store(party, plan, n_plan);
+		if (r < 0)
+			goto out;
+	}
 	in_txn = false;
 	r = ksp_store_commit(party->store);
 	if (r == 0)
@@ -373,6 +462,8 @@ out:
 	free(keys);
 	free(seen);
 	free(seen_line);
+	free(fetch);
+	free(plan);
 	strbuf_release(&sel);
 	return r;
 }

@@ -2,10 +2,14 @@
 /*
  * The delivery ledger (store/schema-4.sql): each message 'party sign' wrote, and
  * whether a mailer took it.  ksp_party_send() hands what is written or
- * failed to the mailer, one message at a time, and records each outcome
- * in its own transaction as soon as the mailer has exited, so that an
- * interruption loses at most the outcome of the message being sent.  It
- * never signs anything: what was certified stays certified once.
+ * failed to the mailer (or an SMTP server, smtp.c), one message at a time,
+ * and records each outcome in its own transaction as soon as the mailer
+ * has exited or the server answered, so that an interruption loses at
+ * most the outcome of the message being sent: that one message is sent
+ * again by the next run (its recipient may get it twice; the ksp-party-sign(1)
+ * page says so).  It never signs anything: what was certified stays
+ * certified once.  "sent" means handed to the mailer, or accepted by the
+ * SMTP server: never "delivered".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +25,7 @@
 
 #include "lib/libksp-private.h"
 #include "lib/party/party-private.h"
+#include "lib/party/smtp.h"
 #include "shared/util.h"
 
 struct ksp_delivery {
@@ -35,6 +40,7 @@ struct ksp_delivery {
 	int attempts;
 	int mailer_status;
 	char message[256];
+	char detail[256]; /* the ledger's word on the last attempt */
 };
 
 static int state_of(const char *s)
@@ -141,29 +147,180 @@ static void delivery_clear(struct ksp_delivery *d)
 	free(d->file);
 }
 
-KSP_EXPORT int ksp_party_send(struct ksp_party *party, const char *signer_fpr, const char *mailer,
-			      unsigned int flags,
-			      void (*cb)(void *cb_data, const struct ksp_delivery *d), void *cb_data)
-{
-	struct ksp_delivery *v = NULL;
-	sqlite3 *db;
-	sqlite3_stmt *st = NULL;
-	char signer[65] = "";
-	size_t n = 0;
-	int r = 0, rc, pending = 0;
+struct ksp_send_opts {
+	struct ksp_ctx *ctx;
+	char *mailer;
+	char *smtp_url;
+	char *password;
+	char **again;
+	size_t n_again;
+};
 
-	if (party == NULL || (mailer == NULL && !(flags & KSP_SEND_DRY_RUN)))
+KSP_EXPORT int ksp_send_opts_new(struct ksp_ctx *ctx, struct ksp_send_opts **ret)
+{
+	struct ksp_send_opts *o;
+
+	if (ctx == NULL || ret == NULL)
 		return -EINVAL;
-	ksp_clear_error(party->ctx);
-	if (signer_fpr && fpr_normalize(signer_fpr, signer) < 0) {
-		ksp_set_error(party->ctx, "'%s' is not a full fingerprint (40 or 64 hex digits)", signer_fpr);
-		return -EINVAL;
+	o = calloc(1, sizeof(*o));
+	if (o == NULL)
+		return -ENOMEM;
+	o->ctx = ctx;
+	*ret = o;
+	return 0;
+}
+
+KSP_EXPORT void ksp_send_opts_free(struct ksp_send_opts *o)
+{
+	if (o == NULL)
+		return;
+	for (size_t i = 0; i < o->n_again; i++)
+		free(o->again[i]);
+	free(o->again);
+	free(o->mailer);
+	free(o->smtp_url);
+	if (o->password) {
+		explicit_bzero(o->password, strlen(o->password));
+		free(o->password);
 	}
-	db = ksp_store_db(party->store);
-	/* read the ledger first: no statement open while the mailer runs */
+	free(o);
+}
+
+static int set_str(char **dst, const char *v)
+{
+	char *c = v ? strdup(v) : NULL;
+	if (v && c == NULL)
+		return -ENOMEM;
+	free(*dst);
+	*dst = c;
+	return 0;
+}
+
+KSP_EXPORT int ksp_send_opts_set_mailer(struct ksp_send_opts *o, const char *mailer)
+{
+	return o ? set_str(&o->mailer, mailer) : -EINVAL;
+}
+
+KSP_EXPORT int ksp_send_opts_set_smtp(struct ksp_send_opts *o, const char *url, const char *password)
+{
+	int r;
+
+	if (o == NULL)
+		return -EINVAL;
+	r = set_str(&o->smtp_url, url);
+	if (r == 0) {
+		if (o->password)
+			explicit_bzero(o->password, strlen(o->password));
+		r = set_str(&o->password, password);
+	}
+	return r;
+}
+
+KSP_EXPORT int ksp_send_opts_add_again(struct ksp_send_opts *o, const char *what)
+{
+	char **nv;
+
+	if (o == NULL || what == NULL || what[0] == '\0')
+		return -EINVAL;
+	nv = realloc(o->again, (o->n_again + 1) * sizeof(*nv));
+	if (nv == NULL)
+		return -ENOMEM;
+	o->again = nv;
+	o->again[o->n_again] = strdup(what);
+	if (o->again[o->n_again] == NULL)
+		return -ENOMEM;
+	o->n_again++;
+	return 0;
+}
+
+/* @d's message file: as recorded when absolute (or when it is there from
+ * here); a relative name of an older ledger also tried beside the store. */
+static char *message_path(struct ksp_party *party, const char *file)
+{
+	const char *db = ksp_store_get_path(party->store), *slash;
+	char *p = NULL;
+
+	if (file[0] == '/' || access(file, F_OK) == 0 || db == NULL || (slash = strrchr(db, '/')) == NULL)
+		return strdup(file);
+	if (asprintf(&p, "%.*s/%s", (int)(slash - db), db, file) < 0)
+		return NULL;
+	if (access(p, F_OK) == 0)
+		return p;
+	free(p);
+	return strdup(file);
+}
+
+/* Does --again @what (a list number, a fingerprint, or a message file)
+ * name @d? */
+static bool again_matches(const struct ksp_delivery *d, const char *what)
+{
+	char fpr[65], *end;
+	const char *w = what[0] == '#' ? what + 1 : what, *b;
+	long n = strtol(w, &end, 10);
+
+	if (*w && *end == '\0')
+		return n > 0 && n == d->number;
+	if (fpr_normalize(what, fpr) == 0)
+		return strcmp(fpr, d->fpr) == 0;
+	if (strcmp(what, d->file) == 0)
+		return true;
+	b = strrchr(d->file, '/');
+	if (strchr(what, '/') == NULL && b && strcmp(b + 1, what) == 0)
+		return true;
+	char *rw = realpath(what, NULL), *rd = realpath(d->file, NULL);
+	bool same = rw && rd && strcmp(rw, rd) == 0;
+	free(rw);
+	free(rd);
+	return same;
+}
+
+/* Hands @d to the mailer or the SMTP server; its outcome into @d. */
+static int hand_over(struct ksp_party *party, const struct ksp_send_opts *o, struct ksp_smtp *smtp,
+		     struct ksp_delivery *d)
+{
+	char *path = message_path(party, d->file);
+	int s;
+
+	if (path == NULL)
+		return -ENOMEM;
+	if (smtp) {
+		uint8_t *data = NULL;
+		size_t len = 0;
+		s = read_file_all(path, 64u << 20, &data, &len);
+		if (s < 0) {
+			snprintf(d->message, sizeof(d->message), "cannot read the message: %s", strerror(-s));
+		} else {
+			s = ksp_smtp_send(smtp, data, len, d->message, sizeof(d->message));
+			free(data);
+			if (s == -ENOMEM) {
+				free(path);
+				return s;
+			}
+		}
+		d->mailer_status = s < 0 ? -1 : s;
+	} else {
+		s = ksp_party_run_mailer(o->mailer, path, d->message, sizeof(d->message));
+		d->mailer_status = s < 0 ? -1 : s;
+		if (s == 0)
+			snprintf(d->message, sizeof(d->message), "handed to the mailer");
+	}
+	free(path);
+	d->state = s == 0 ? KSP_DELIVERY_SENT : KSP_DELIVERY_FAILED;
+	return 0;
+}
+
+/* read the ledger first: no statement open while the mailer runs */
+static int read_ledger(struct ksp_party *party, const char *signer, struct ksp_delivery **ret, size_t *ret_n)
+{
+	sqlite3 *db = ksp_store_db(party->store);
+	sqlite3_stmt *st = NULL;
+	struct ksp_delivery *v = NULL;
+	size_t n = 0;
+	int r = 0, rc;
+
 	rc = sqlite3_prepare_v2(db,
 		"SELECT d.id, s.signer_fpr, k.fpr, coalesce(p.ord, 0), s.uid, d.message_file, d.state, d.attempts, "
-		"coalesce(d.mailer_status, 0) FROM deliveries d JOIN signed s ON s.id = d.signed_id "
+		"coalesce(d.mailer_status, 0), coalesce(d.detail, '') FROM deliveries d JOIN signed s ON s.id = d.signed_id "
 		"JOIN keys k ON k.id = s.key_id LEFT JOIN participants p ON p.key_id = k.id "
 		"WHERE (?1 IS NULL OR s.signer_fpr = ?1) ORDER BY d.id", -1, &st, NULL);
 	if (rc != SQLITE_OK)
@@ -196,23 +353,89 @@ KSP_EXPORT int ksp_party_send(struct ksp_party *party, const char *signer_fpr, c
 		d->state = state_of((const char *)sqlite3_column_text(st, 6));
 		d->attempts = sqlite3_column_int(st, 7);
 		d->mailer_status = sqlite3_column_int(st, 8);
+		snprintf(d->detail, sizeof(d->detail), "%s", (const char *)sqlite3_column_text(st, 9));
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = ksp_errno_from_sqlite(party->ctx, db, rc, "deliveries");
 	sqlite3_finalize(st);
+	*ret = v;
+	*ret_n = n;
+	return r;
+}
+
+static void describe_undue(struct ksp_delivery *d)
+{
+	if (d->message[0])
+		return;
+	if (d->state == KSP_DELIVERY_SENT)
+		snprintf(d->message, sizeof(d->message), "sent before (%.200s)", d->detail[0] ? d->detail : "handed to the mailer");
+	else if (d->state == KSP_DELIVERY_UNKNOWN)
+		snprintf(d->message, sizeof(d->message), "signed before the delivery ledger: not known whether it was mailed; "
+			 "not sent again ('party send --again' sends it)");
+	else if (d->state == KSP_DELIVERY_FAILED)
+		snprintf(d->message, sizeof(d->message), "not sent yet: %.200s", d->detail[0] ? d->detail : "the mailer failed");
+	else
+		snprintf(d->message, sizeof(d->message), "not sent yet");
+}
+
+/* This function's length is its one loop over the ledger with the three
+ * ways out of it (an --again that names nothing, a store that cannot
+ * record, the end). */
+KSP_EXPORT int ksp_party_send_opts(struct ksp_party *party, const char *signer_fpr, const struct ksp_send_opts *o,
+				   unsigned int flags,
+				   void (*cb)(void *cb_data, const struct ksp_delivery *d), void *cb_data)
+{
+	struct ksp_delivery *v = NULL;
+	struct ksp_smtp *smtp = NULL;
+	char signer[65] = "";
+	bool *hit = NULL;
+	size_t n = 0;
+	int r = 0, pending = 0;
+
+	if (party == NULL || o == NULL || (o->mailer == NULL && o->smtp_url == NULL && !(flags & KSP_SEND_DRY_RUN)))
+		return -EINVAL;
+	ksp_clear_error(party->ctx);
+	if (signer_fpr && fpr_normalize(signer_fpr, signer) < 0) {
+		ksp_set_error(party->ctx, "'%s' is not a full fingerprint (40 or 64 hex digits)", signer_fpr);
+		return -EINVAL;
+	}
+	if (o->smtp_url && !(flags & KSP_SEND_DRY_RUN)) {
+		r = ksp_smtp_new(party->ctx, o->smtp_url, o->password, &smtp);
+		if (r < 0)
+			return r;
+	}
+	r = read_ledger(party, signer, &v, &n);
 	if (r < 0)
 		goto out;
+	hit = calloc(o->n_again + 1, sizeof(*hit));
+	if (hit == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t a = 0; a < o->n_again; a++)
+		for (size_t i = 0; i < n; i++)
+			hit[a] |= again_matches(&v[i], o->again[a]);
+	for (size_t a = 0; a < o->n_again; a++) {
+		if (!hit[a]) {
+			ksp_set_error(party->ctx, "%s: no message in the delivery ledger is for '%s' (give a number on the list, a fingerprint, or a message file; 'ksp party send --list' lists them); nothing was sent",
+				      ksp_store_get_path(party->store), o->again[a]);
+			r = -ENOENT;
+			goto out;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct ksp_delivery *d = &v[i];
 		bool due = d->state == KSP_DELIVERY_WRITTEN || d->state == KSP_DELIVERY_FAILED;
 
+		if (o->n_again) {
+			due = false;
+			for (size_t a = 0; a < o->n_again && !due; a++)
+				due = again_matches(d, o->again[a]);
+		}
 		if (due && !(flags & KSP_SEND_DRY_RUN)) {
-			int s = ksp_party_run_mailer(mailer, d->file, d->message, sizeof(d->message));
-			d->mailer_status = s < 0 ? -1 : s;
-			d->state = s == 0 ? KSP_DELIVERY_SENT : KSP_DELIVERY_FAILED;
-			if (s == 0)
-				snprintf(d->message, sizeof(d->message), "handed to the mailer");
-			r = record(party, d, mailer, s == 0 ? NULL : d->message);
+			r = hand_over(party, o, smtp, d);
+			if (r == 0)
+				r = record(party, d, smtp ? o->smtp_url : o->mailer, d->message);
 			if (r < 0) {
 				if (!ksp_get_error(party->ctx))
 					ksp_set_error(party->ctx, "%s: cannot record the delivery of %s: %s; "
@@ -221,12 +444,8 @@ KSP_EXPORT int ksp_party_send(struct ksp_party *party, const char *signer_fpr, c
 				goto out;
 			}
 			d->attempts++;
-		} else if (d->message[0] == '\0') {
-			snprintf(d->message, sizeof(d->message), "%s",
-				 d->state == KSP_DELIVERY_SENT ? "sent before" :
-				 d->state == KSP_DELIVERY_UNKNOWN ? "signed before the delivery ledger: not known "
-				 "whether it was mailed; not sent again" :
-				 d->state == KSP_DELIVERY_FAILED ? "the mailer failed; not sent yet" : "not sent yet");
+		} else {
+			describe_undue(d);
 		}
 		if (d->state == KSP_DELIVERY_WRITTEN || d->state == KSP_DELIVERY_FAILED)
 			pending++;
@@ -235,10 +454,23 @@ KSP_EXPORT int ksp_party_send(struct ksp_party *party, const char *signer_fpr, c
 	}
 	r = pending;
 out:
+	ksp_smtp_free(smtp);
+	free(hit);
 	for (size_t i = 0; i < n; i++)
 		delivery_clear(&v[i]);
 	free(v);
 	return r;
+}
+
+KSP_EXPORT int ksp_party_send(struct ksp_party *party, const char *signer_fpr, const char *mailer,
+			      unsigned int flags,
+			      void (*cb)(void *cb_data, const struct ksp_delivery *d), void *cb_data)
+{
+	struct ksp_send_opts o = { .ctx = party ? party->ctx : NULL, .mailer = (char *)mailer };
+
+	if (party == NULL || (mailer == NULL && !(flags & KSP_SEND_DRY_RUN)))
+		return -EINVAL;
+	return ksp_party_send_opts(party, signer_fpr, &o, flags, cb, cb_data);
 }
 
 KSP_EXPORT int ksp_delivery_get_state(const struct ksp_delivery *d)

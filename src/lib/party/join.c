@@ -331,32 +331,41 @@ static int exec_bind(struct ksp_ctx *ctx, sqlite3 *db, const char *sql, const ch
 }
 
 /* Keys now on the store's list that the list file does not name. */
-static int check_extra(struct ksp_party *party, const struct parsed_list *pl, const char *keyring_src)
+/* The keys of the keyring that are not on this list (a newer list's
+ * keyring, with latecomers, given with an older list): only the listed
+ * keys are taken from it. */
+static int drop_extra(struct ksp_party *party, const struct parsed_list *pl)
 {
 	sqlite3 *db = ksp_store_db(party->store);
-	sqlite3_stmt *st;
+	sqlite3_stmt *st, *del = NULL;
 	int rc, r = 0;
 
-	rc = sqlite3_prepare_v2(db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
+	rc = sqlite3_prepare_v2(db, "SELECT k.fpr, k.id FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
 				-1, &st, NULL);
-	if (rc != SQLITE_OK)
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "DELETE FROM participants WHERE key_id = ?", -1, &del, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_finalize(st);
 		return ksp_errno_from_sqlite(party->ctx, db, rc, "join");
+	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *fpr = (const char *)sqlite3_column_text(st, 0);
 		bool listed = false;
 		for (size_t i = 0; i < pl->n && !listed; i++)
 			listed = fpr && strcmp(fpr, pl->v[i].fpr) == 0;
-		if (!listed) {
-			ksp_set_error(party->ctx, "%s: key %s is not on the list (an extra key); "
-				      "give the keyring published with list version %d: nothing was stored",
-				      keyring_src, fpr ? fpr : "?", pl->version);
-			r = -EBADMSG;
+		if (listed)
+			continue;
+		sqlite3_reset(del);
+		sqlite3_bind_int64(del, 1, sqlite3_column_int64(st, 1));
+		if (sqlite3_step(del) != SQLITE_DONE) {
+			r = ksp_errno_from_sqlite(party->ctx, db, sqlite3_errcode(db), "join");
 			break;
 		}
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = ksp_errno_from_sqlite(party->ctx, db, rc, "join");
 	sqlite3_finalize(st);
+	sqlite3_finalize(del);
 	return r;
 }
 
@@ -496,7 +505,7 @@ KSP_EXPORT int ksp_party_join(struct ksp_store *store, const void *list, size_t 
 			       KSP_ADD_ALLOW_WEAK | KSP_ADD_ALLOW_NO_EMAIL | KSP_ADD_ALLOW_EXPIRING, on_key, &jk);
 	if (r < 0)
 		goto fail;
-	r = check_extra(party, &pl, keyring_source);
+	r = drop_extra(party, &pl);
 	if (r < 0)
 		goto fail;
 	/* every listed key there, numbered as on the list */

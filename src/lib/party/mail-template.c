@@ -21,11 +21,11 @@
 
 static int fail(struct ksp_ctx *ctx, const char *source, unsigned int line, const char *what)
 {
-	ksp_set_error(ctx, "%s: line %u: %s; the syntax is in ksp-party(1), MAIL TEMPLATES", source, line, what);
+	ksp_set_error(ctx, "%s: line %u: %s; the syntax is in ksp-party-sign(1), MAIL TEMPLATES", source, line, what);
 	return -EINVAL;
 }
 
-/* The engine's syntax errors in the words of ksp-party(1). */
+/* The engine's syntax errors in the words of ksp-party-sign(1). */
 static void syntax_error(void *data, struct ksp_ctx *ctx, const struct ksp_tpl_error *e)
 {
 	static const char *const what[] = {

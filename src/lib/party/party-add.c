@@ -20,18 +20,10 @@
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
-struct ksp_key_check {
-	char fpr[65];
-	bool accepted;
-	unsigned int problems;
-	int number;
-	char message[512];
-};
-
 static const char *const check_names[] = {
 	"revoked", "expired", "expires-before-party", "no-valid-self-signature",
 	"weak-key", "weak-self-signature-hash", "no-email", "duplicate", "secret-key",
-	"no-encryption-subkey", "expires-soon", "invalid", "same-address",
+	"no-encryption-subkey", "expires-soon", "invalid", "same-address", "no-key", "no-user-id",
 };
 
 KSP_EXPORT const char *ksp_check_name(unsigned int check)
@@ -441,9 +433,13 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 			unwritable = addr, addr = NULL;
 		free(addr);
 	}
-	for (gpgme_subkey_t s = key->subkeys; s; s = s->next)
+	long enc_expired = 0; /* the latest expiry of an encryption subkey that merely expired */
+	for (gpgme_subkey_t s = key->subkeys; s; s = s->next) {
 		if (s->can_encrypt && !s->revoked && !s->expired && !s->disabled && !s->invalid)
 			has_enc = true;
+		else if (s != key->subkeys && s->can_encrypt && s->expired && !s->revoked && s->expires > enc_expired)
+			enc_expired = s->expires;
+	}
 
 	if (key->revoked || sk->revoked)
 		problem(&v, KSP_CHECK_REVOKED, false, "the key is revoked");
@@ -483,9 +479,15 @@ static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *
 			a->flags & KSP_ADD_ALLOW_NO_EMAIL ? "no user ID with an e-mail address"
 			: "no user ID with an e-mail address (signatures are sent by e-mail)");
 	}
-	if (!has_enc && !dead)
+	if (!has_enc && !dead && enc_expired) {
+		format_date(enc_expired, d, sizeof(d));
+		problem(&v, KSP_CHECK_NO_ENCRYPTION, true,
+			"no usable encryption subkey: the subkey expired on %s (the owner can extend it: gpg --quick-set-expire FPR 1y '*', and send the key again); until then signatures cannot be sent to it",
+			d);
+	} else if (!has_enc && !dead) {
 		problem(&v, KSP_CHECK_NO_ENCRYPTION, true,
 			"no usable encryption subkey: signatures cannot be sent to it");
+	}
 	existing = participant_number(ksp_store_db(a->party->store), fpr);
 	if (existing > 0)
 		problem(&v, KSP_CHECK_DUPLICATE, false, "already on the list as #%d", existing);
@@ -590,7 +592,7 @@ static int frame_fn(void *data, int tag, const uint8_t *hdr, const uint8_t *b, s
 	}
 }
 
-static int precheck(struct ksp_ctx *ctx, const uint8_t *p, size_t len, const char *source)
+static int precheck(struct ksp_ctx *ctx, const uint8_t *p, size_t len, const char *source, char mail_fpr[65])
 {
 	struct frame_check f = { .first_tag = -1, .base = p };
 	int r;
@@ -601,9 +603,9 @@ static int precheck(struct ksp_ctx *ctx, const uint8_t *p, size_t len, const cha
 	r = walk_packets(p, len, frame_fn, &f);
 	if (r == 0 && (f.first_tag == 6 || f.first_tag == 5))
 		return 0;
-	if (f.packets == 0 && ksp_party_mail_without_key(ctx, p, len, source))
-		; /* an RSVP mail with a fingerprint, or nothing, and no key: said who sent it */
-	else if (f.bad_tag)
+	if (f.packets == 0 && ksp_party_mail_without_key(ctx, p, len, source, mail_fpr))
+		return -ENOKEY; /* an RSVP mail with a fingerprint, or nothing, and no key: said who sent it */
+	if (f.bad_tag)
 		ksp_set_error(ctx, "%s: not an OpenPGP key file (packet type %d at offset %zu); give a file from 'gpg --export FPR'",
 			      source, f.bad_tag, f.bad_tag_off);
 	else if (r == 0)
@@ -731,6 +733,49 @@ static int export_mem(struct ksp_ctx *ctx, gpgme_ctx_t g, const char **patterns,
 	return *ret ? 0 : -ENOMEM;
 }
 
+/* The keys of @fprs from the party's keyserver, checked as any other;
+ * each one not received reported as refused.  The number accepted. */
+static int add_fetched(struct ksp_party *party, const char (*fprs)[65], size_t n, unsigned int flags,
+		       void (*cb)(void *, const struct ksp_key_check *), void *cb_data)
+{
+	struct ksp_party_fetch f = { .party = party, .url = party->keyserver, .cb = cb, .cb_data = cb_data };
+	char *data = NULL, *src = NULL;
+	size_t len = 0;
+	int r;
+
+	r = ksp_party_keyserver_fetch(&f, fprs, n, &data, &len);
+	if (r > 0) {
+		if (asprintf(&src, "keyserver %s", party->keyserver) < 0)
+			src = NULL;
+		r = src ? ksp_party_add_data(party, data, len, src, flags, cb, cb_data) : -ENOMEM;
+	}
+	free(src);
+	gpgme_free(data);
+	return r;
+}
+
+/* An RSVP mail that holds only a fingerprint (or nothing): its key from
+ * the keyserver when there is one, else reported like a refused key (the
+ * error already names the sender), and the other files still added. */
+static int fingerprint_only(struct ksp_party *party, const char *fpr, const char *source, unsigned int flags,
+			    void (*cb)(void *, const struct ksp_key_check *), void *cb_data)
+{
+	struct ksp_key_check chk = { .problems = KSP_CHECK_NO_KEY };
+
+	if (fpr[0] && party->keyserver) {
+		char one[1][65];
+		snprintf(one[0], sizeof(one[0]), "%s", fpr);
+		ksp_clear_error(party->ctx);
+		return add_fetched(party, (const char (*)[65])one, 1, flags, cb, cb_data);
+	}
+	snprintf(chk.fpr, sizeof(chk.fpr), "%s", fpr);
+	snprintf(chk.message, sizeof(chk.message), "refused: %s", ksp_get_error(party->ctx) ? ksp_get_error(party->ctx) : source);
+	ksp_clear_error(party->ctx);
+	if (cb)
+		cb(cb_data, &chk);
+	return 0;
+}
+
 int ksp_party_add_data(struct ksp_party *party, const void *data, size_t len, const char *source,
 		    unsigned int flags, void (*cb)(void *, const struct ksp_key_check *), void *cb_data)
 {
@@ -753,7 +798,10 @@ int ksp_party_add_data(struct ksp_party *party, const void *data, size_t len, co
 		ksp_set_error(party->ctx, "%s: empty file; give a file holding OpenPGP public keys", source);
 		return -EBADMSG;
 	}
-	r = precheck(party->ctx, data, len, source);
+	char mail_fpr[65] = "";
+	r = precheck(party->ctx, data, len, source, mail_fpr);
+	if (r == -ENOKEY)
+		return fingerprint_only(party, mail_fpr, source, flags, cb, cb_data);
 	if (r == 0)
 		r = check_limits(party->ctx, data, len, source);
 	if (r < 0)
@@ -983,4 +1031,61 @@ out:
 	free(pattern);
 	free(norm);
 	return r;
+}
+
+KSP_EXPORT int ksp_party_set_keyserver(struct ksp_party *party, const char *url)
+{
+	char *c = url ? strdup(url) : NULL;
+
+	if (party == NULL || (url && c == NULL)) {
+		free(c);
+		return party ? -ENOMEM : -EINVAL;
+	}
+	free(party->keyserver);
+	party->keyserver = c;
+	return 0;
+}
+
+KSP_EXPORT int ksp_party_add_fingerprints(struct ksp_party *party, const char *const *fprs, size_t n_fprs,
+					  unsigned int flags,
+					  void (*cb)(void *cb_data, const struct ksp_key_check *check), void *cb_data)
+{
+	char (*norm)[65] = NULL;
+	int r, n;
+
+	if (party == NULL || fprs == NULL || n_fprs == 0)
+		return -EINVAL;
+	ksp_clear_error(party->ctx);
+	if (party->keyserver == NULL) {
+		ksp_set_error(party->ctx, "no keyserver to fetch the keys from: give --keyserver URL (hkp://HOST or hkps://HOST)");
+		return -EINVAL;
+	}
+	norm = calloc(n_fprs, sizeof(*norm));
+	if (norm == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_fprs; i++) {
+		/* full fingerprints only: a key ID could fetch another's key */
+		if (fpr_normalize(fprs[i], norm[i]) < 0) {
+			ksp_set_error(party->ctx, "'%s' is not a full fingerprint (40 or 64 hex digits); key IDs are not accepted", fprs[i]);
+			free(norm);
+			return -EINVAL;
+		}
+	}
+	r = ksp_party_require_open(party);
+	if (r == 0)
+		r = ksp_store_begin(party->store);
+	if (r < 0) {
+		free(norm);
+		return r;
+	}
+	n = add_fetched(party, (const char (*)[65])norm, n_fprs, flags, cb, cb_data);
+	free(norm);
+	if (n > 0 && !(flags & KSP_ADD_DRY_RUN))
+		r = ksp_party_event(party, "add", party->keyserver);
+	if (n < 0 || r < 0) {
+		ksp_store_rollback(party->store);
+		return n < 0 ? n : r;
+	}
+	r = ksp_store_commit(party->store);
+	return r < 0 ? r : n;
 }

@@ -118,19 +118,39 @@ static void export_key(struct strbuf *sb, const struct ksp_pgp_key *k, const str
 
 KSP_EXPORT int ksp_party_export(struct ksp_party *party, unsigned int flags, void **ret, size_t *ret_len)
 {
+	return ksp_party_export_version(party, 0, flags, ret, ret_len);
+}
+
+KSP_EXPORT int ksp_party_export_version(struct ksp_party *party, int version, unsigned int flags, void **ret,
+					size_t *ret_len)
+{
 	sqlite3 *db;
 	sqlite3_stmt *ps = NULL, *cs = NULL;
 	struct strbuf bin, out;
 	int rc, r = 0, n = 0;
 
-	if (party == NULL || ret == NULL || ret_len == NULL)
+	if (party == NULL || ret == NULL || ret_len == NULL || version < 0)
 		return -EINVAL;
 	ksp_clear_error(party->ctx);
+	if (version > 0) {
+		/* an older list version's keys: those its members had */
+		r = ksp_party_get_digests(party, version, NULL, NULL, NULL);
+		if (r < 0) {
+			ksp_set_error(party->ctx, "%s: there is no list version %d; 'ksp party digest --version N' prints each",
+				      ksp_store_get_path(party->store), version);
+			return r;
+		}
+	}
 	db = ksp_store_db(party->store);
 	strbuf_init(&bin);
 	strbuf_init(&out);
-	rc = sqlite3_prepare_v2(db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
-				-1, &ps, NULL);
+	if (version > 0)
+		rc = sqlite3_prepare_v2(db, "SELECT fpr FROM list_members WHERE version = ? ORDER BY ord", -1, &ps, NULL);
+	else
+		rc = sqlite3_prepare_v2(db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
+					-1, &ps, NULL);
+	if (rc == SQLITE_OK && version > 0)
+		sqlite3_bind_int(ps, 1, version);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(db,
 			"SELECT u.uid, c.sigdata, c.digest, c.issuer_fpr, "

@@ -13,7 +13,29 @@ struct ksp_party {
 	int64_t date_t;
 	bool closed;
 	int list_version;
+	char *keyserver; /* ksp_party_set_keyserver(), or NULL */
 };
+
+/* one key's verdict of 'party add' (party-add.c) */
+struct ksp_key_check {
+	char fpr[65];
+	bool accepted;
+	unsigned int problems;
+	int number;
+	char message[512];
+};
+
+/* keyserver.c: keys fetched by fingerprint from @url through dirmngr in a
+ * private GnuPG home; each one not received is reported to @cb (refused:
+ * KSP_CHECK_NO_KEY, or KSP_CHECK_NO_USER_ID).  The keys received, as one
+ * key file, into *@ret (gpgme_free() it); returns how many were received. */
+struct ksp_party_fetch {
+	struct ksp_party *party;
+	const char *url;
+	void (*cb)(void *cb_data, const struct ksp_key_check *check);
+	void *cb_data;
+};
+int ksp_party_keyserver_fetch(struct ksp_party_fetch *f, const char (*fprs)[65], size_t n, char **ret, size_t *ret_len);
 
 int ksp_party_reload(struct ksp_party *party);
 int ksp_party_event(struct ksp_party *party, const char *what, const char *detail);
@@ -44,10 +66,23 @@ int ksp_party_sign_uids(struct ksp_party *party, const char *signer_fpr, const c
 			const char *outbox, unsigned int flags,
 			void (*cb)(void *cb_data, const struct ksp_sign_result *result), void *cb_data);
 /* rsvp.c: when @data is a mail (a From: header) with no key block, sets
- * the error naming the sender (and the fingerprint it holds) and returns 1;
- * else 0. */
-int ksp_party_mail_without_key(struct ksp_ctx *ctx, const void *data, size_t len, const char *source);
+ * the error naming the sender (and the fingerprint it holds, into @fpr,
+ * "" when none) and returns 1; else 0. */
+int ksp_party_mail_without_key(struct ksp_ctx *ctx, const void *data, size_t len, const char *source, char fpr[65]);
 /* Run @mailer (sh -c) with @file on its standard input (deliver.c; also
  * used by remind.c).  Its exit status (128+N for signal N), or -errno
  * when it could not run; a failure is described in @why. */
 int ksp_party_run_mailer(const char *mailer, const char *file, char *why, size_t whylen);
+/* repair-plan.c: the party's repair plan (ksp health --plan-csv).  A
+ * "# certify: SIGNER certifies TARGET [(renewal...)]" line of a CSV into
+ * @pair: 1, 0 (another line), -EBADMSG (a certify line that cannot be
+ * read).  _store: into the store, inside the caller's transaction;
+ * _load: every pair, signer then target order (free() *@ret). */
+struct ksp_repair_pair {
+	char signer[65];
+	char target[65];
+	bool renewal;
+};
+int ksp_party_repair_parse(const char *line, size_t len, struct ksp_repair_pair *pair);
+int ksp_party_repair_store(struct ksp_party *party, const struct ksp_repair_pair *pairs, size_t n);
+int ksp_party_repair_load(struct ksp_party *party, struct ksp_repair_pair **ret, size_t *ret_n);

@@ -14,6 +14,7 @@ struct st_uid {
 	int64_t id;
 	char *data;
 	size_t len;
+	bool address; /* has an e-mail address (else certified in the messages to the others) */
 };
 
 struct st_part {
@@ -25,6 +26,7 @@ struct st_part {
 	size_t base; /* index of the first user ID among all */
 	bool noenc;  /* no usable encryption subkey when added: nothing can be sent to it */
 	bool absent; /* not at the party (attendance.c) */
+	bool no_address; /* no user ID with an address: nothing can be sent to it */
 };
 
 struct cell {
@@ -96,8 +98,8 @@ static int load_participants(struct ksp_party *party, struct ksp_party_status *s
 				-1, &ps, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(db,
-			"SELECT id, uid FROM uids WHERE key_id = ? AND is_attr = 0 AND revoked = 0 AND email IS NOT NULL "
-			"ORDER BY idx, id", -1, &us, NULL);
+			"SELECT id, uid, email IS NOT NULL FROM uids WHERE key_id = ? AND is_attr = 0 AND revoked = 0 "
+			"ORDER BY email IS NULL, idx, id", -1, &us, NULL);
 	if (rc != SQLITE_OK) {
 		r = ksp_errno_from_sqlite(party->ctx, db, rc, "status");
 		goto out;
@@ -130,6 +132,7 @@ static int load_participants(struct ksp_party *party, struct ksp_party_status *s
 			nu = &p->uids[p->n_uids];
 			nu->id = sqlite3_column_int64(us, 0);
 			nu->len = n;
+			nu->address = sqlite3_column_int(us, 2) != 0;
 			nu->data = malloc(n + 1);
 			if (nu->data == NULL) {
 				r = -ENOMEM;
@@ -145,6 +148,8 @@ static int load_participants(struct ksp_party *party, struct ksp_party_status *s
 			r = ksp_errno_from_sqlite(party->ctx, db, rc, "status");
 			goto out;
 		}
+		/* the addressed user IDs first: none, none has an address */
+		p->no_address = p->n_uids == 0 || !p->uids[0].address;
 	}
 	if (rc != SQLITE_DONE)
 		r = ksp_errno_from_sqlite(party->ctx, db, rc, "status");
@@ -276,8 +281,10 @@ KSP_EXPORT int ksp_party_status_new(struct ksp_party *party, int64_t at, struct 
 				continue;
 			for (size_t u = 0; u < st->p[j].n_uids; u++) {
 				struct cell *c = cell_at(st, signer, j, u);
-				if (st->p[j].uids[u].len == n && (n == 0 || memcmp(st->p[j].uids[u].data, b, n) == 0) &&
-				    c->state == KSP_CERT_MISSING)
+				/* a user ID without an address goes in the message to the key's
+				 * address: it fares as that message does */
+				bool same = st->p[j].uids[u].len == n && (n == 0 || memcmp(st->p[j].uids[u].data, b, n) == 0);
+				if ((same || !st->p[j].uids[u].address) && c->state == KSP_CERT_MISSING)
 					c->state = sqlite3_column_int(cs, 3) ? KSP_CERT_UNSENT : KSP_CERT_SENT;
 			}
 		}
@@ -293,7 +300,7 @@ KSP_EXPORT int ksp_party_status_new(struct ksp_party *party, int64_t at, struct 
 				continue;
 			for (size_t u = 0; u < st->p[j].n_uids; u++) {
 				struct cell *c = cell_at(st, i, j, u);
-				if (st->p[j].noenc && c->state == KSP_CERT_MISSING)
+				if ((st->p[j].noenc || st->p[j].no_address) && c->state == KSP_CERT_MISSING)
 					c->state = KSP_CERT_UNDELIVERABLE;
 				/* not at the party: nothing was checked, nothing is owed */
 				if ((st->p[i].absent || st->p[j].absent) &&
@@ -365,6 +372,8 @@ KSP_EXPORT int ksp_party_status_get_pair(const struct ksp_party_status *st, size
 	if (signer == target)
 		return KSP_CERT_SELF;
 	n = st->p[target].n_uids;
+	if (n == 0) /* no user ID: nothing to certify, nothing certified */
+		return KSP_CERT_UNDELIVERABLE;
 	for (size_t u = 0; u < n; u++) {
 		int c = cell_at(st, signer, target, u)->state;
 		d += c == KSP_CERT_DONE;
@@ -379,7 +388,7 @@ KSP_EXPORT int ksp_party_status_get_pair(const struct ksp_party_status *st, size
 		return KSP_CERT_UNSENT;
 	if ((st->p[target].absent || st->p[signer].absent) && d + s + w == 0)
 		return KSP_CERT_ABSENT;
-	if (st->p[target].noenc && d + s + w == 0)
+	if ((st->p[target].noenc || st->p[target].no_address) && d + s + w == 0)
 		return KSP_CERT_UNDELIVERABLE;
 	if (d > 0)
 		return KSP_CERT_PARTIAL;
@@ -404,4 +413,9 @@ KSP_EXPORT bool ksp_party_status_is_deliverable(const struct ksp_party_status *s
 KSP_EXPORT bool ksp_party_status_is_absent(const struct ksp_party_status *st, size_t i)
 {
 	return st && i < st->n && st->p[i].absent;
+}
+
+KSP_EXPORT bool ksp_party_status_uid_has_address(const struct ksp_party_status *st, size_t i, size_t u)
+{
+	return st && i < st->n && u < st->p[i].n_uids && st->p[i].uids[u].address;
 }

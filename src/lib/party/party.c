@@ -218,6 +218,7 @@ KSP_EXPORT struct ksp_party *ksp_party_unref(struct ksp_party *party)
 	free(party->date);
 	free(party->location);
 	free(party->organizer);
+	free(party->keyserver);
 	ksp_store_unref(party->store);
 	free(party);
 	return NULL;

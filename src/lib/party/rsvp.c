@@ -67,22 +67,24 @@ static bool find_fingerprint(const char *p, size_t len, char fpr[65])
 	return false;
 }
 
-int ksp_party_mail_without_key(struct ksp_ctx *ctx, const void *data, size_t len, const char *source)
+int ksp_party_mail_without_key(struct ksp_ctx *ctx, const void *data, size_t len, const char *source, char fpr[65])
 {
 	const char *p = data;
-	char from[128] = "", fpr[65];
+	char from[128] = "";
 
+	fpr[0] = '\0';
 	if (len == 0 || len > (1u << 20))
 		return 0;
 	/* a mail: a header block with From: (and no key block, or 'party add' would have read it) */
 	if (!mail_header(p, len, "From", from, sizeof(from)) || memmem(p, len, "-----BEGIN PGP PUBLIC KEY BLOCK-----", 36))
 		return 0;
 	if (!find_fingerprint(p, len, fpr)) {
+		fpr[0] = '\0';
 		ksp_set_error(ctx, "%s: a mail from %s with no key in it; ask them to send their key (gpg --export --armor FINGERPRINT)",
 			      source, from);
 		return 1;
 	}
-	ksp_set_error(ctx, "%s: a mail from %s holding only a fingerprint (%s), no key; ask them to send the key (gpg --export --armor %s), or give a keyring with it: 'ksp party add --csv FILE KEYRING'",
-		      source, from, fpr, fpr);
+	ksp_set_error(ctx, "%s: a mail from %s holding only a fingerprint, no key; fetch it with 'ksp party add --keyserver URL' or ask them to send the key (gpg --export --armor %s)",
+		      source, from, fpr);
 	return 1;
 }

@@ -51,6 +51,10 @@ enum name_id {
 	N_UID_NUMBER,
 	N_PRIMARY,
 	N_SLIP_NUMBER,
+	N_SAME_ADDRESS,
+	N_REPAIR,
+	N_REPAIR_PLAN,
+	N_REPAIR_COUNT,
 	N_COUNT_
 };
 
@@ -98,6 +102,10 @@ static const struct name_def {
 	[N_UID_NUMBER] = { "uid.number", F_UID, T_TEXT, 0, K_ALL },
 	[N_PRIMARY] = { "primary", F_UID, T_BOOL, 0, K_ALL },
 	[N_SLIP_NUMBER] = { "slip.number", F_SLIP, T_TEXT, 0, K_SLIPS },
+	[N_SAME_ADDRESS] = { "same_address", F_PART, T_TEXT, 0, K_ALL },
+	[N_REPAIR] = { "repair", F_PART, T_TEXT, 0, K_SHEET },
+	[N_REPAIR_PLAN] = { "repair_plan", F_TOP, T_BOOL, 0, K_SHEET },
+	[N_REPAIR_COUNT] = { "repair.count", F_TOP, T_TEXT, 0, K_SHEET },
 };
 
 static const char *const frame_names[] = {
@@ -284,6 +292,10 @@ static int get_value(void *data, const struct ksp_tpl_ref *ref, const struct ksp
 	case N_ALGO: set_text(v, ksp_participant_get_algo(part->p)); break;
 	case N_CREATED: set_text(v, part->created); break;
 	case N_EXPIRES: set_text(v, part->expires); break;
+	case N_SAME_ADDRESS: set_text(v, part->same_as); break;
+	case N_REPAIR: set_text(v, doc->repair_n ? part->repair : ""); break;
+	case N_REPAIR_PLAN: v->type = T_BOOL; v->b = doc->repair_n > 0; break;
+	case N_REPAIR_COUNT: set_text(v, doc->repair_s); break;
 	case N_IS_YOU: v->type = T_BOOL; v->b = part->is_you; break;
 	case N_UIDS_COUNT:
 		snprintf(v->buf, sizeof(v->buf), "%zu", ksp_participant_get_uid_count(part->p));

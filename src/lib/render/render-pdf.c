@@ -86,6 +86,85 @@ static char *cap_marks(const char *text)
 	return out;
 }
 
+/* Is @s a script written with the CJK fonts (Han, kana, Hangul, Bopomofo)? */
+static bool cjk_script(GUnicodeScript s)
+{
+	return s == G_UNICODE_SCRIPT_HAN || s == G_UNICODE_SCRIPT_HIRAGANA || s == G_UNICODE_SCRIPT_KATAKANA ||
+	       s == G_UNICODE_SCRIPT_HANGUL || s == G_UNICODE_SCRIPT_BOPOMOFO;
+}
+
+/* A character drawn with the CJK fonts: of a CJK script, or CJK
+ * punctuation and full-width forms ("（", "、", "・"; script Common). */
+static bool cjk_char(gunichar u)
+{
+	GUnicodeScript sc = g_unichar_get_script(u);
+
+	return cjk_script(sc) || (sc == G_UNICODE_SCRIPT_COMMON && u >= 0x2E80);
+}
+
+/* A CJK font family for a run: Japanese when it holds kana, Korean with
+ * Hangul, traditional Chinese with Bopomofo, else simplified Chinese (Noto
+ * Sans CJK, fonts-noto-cjk: each has every CJK character), then the other
+ * CJK fonts Debian packages. */
+static const char *cjk_family(bool kana, bool hangul, bool bopomofo)
+{
+#define CJK_MORE ",Source Han Sans,IPAGothic,IPAPGothic,Droid Sans Fallback"
+	if (kana)
+		return "Noto Sans CJK JP" CJK_MORE;
+	if (hangul)
+		return "Noto Sans CJK KR" CJK_MORE;
+	if (bopomofo)
+		return "Noto Sans CJK TC" CJK_MORE;
+	return "Noto Sans CJK SC" CJK_MORE;
+#undef CJK_MORE
+}
+
+/* One font per CJK name: pango picks a font per character (the first of
+ * the description's families that has it), so a Chinese name could take
+ * a character or its middle dot from another font than the rest, and a
+ * Japanese name its kanji and its kana from two.  Each stretch of CJK
+ * characters (with the spaces and punctuation between them) gets one CJK
+ * family first, chosen for the whole stretch.  NULL: no CJK in @text. */
+static PangoAttrList *cjk_runs(const char *text)
+{
+	PangoAttrList *attrs = NULL;
+	const char *c = text;
+
+	while (*c) {
+		const char *start, *end, *q;
+		bool kana = false, hangul = false, bopomofo = false;
+
+		if (!cjk_char(g_utf8_get_char(c))) {
+			c = g_utf8_next_char(c);
+			continue;
+		}
+		start = end = c;
+		for (q = c; *q;) {
+			gunichar u = g_utf8_get_char(q);
+			GUnicodeScript sc = g_unichar_get_script(u);
+			if (cjk_char(u)) {
+				kana |= sc == G_UNICODE_SCRIPT_HIRAGANA || sc == G_UNICODE_SCRIPT_KATAKANA;
+				hangul |= sc == G_UNICODE_SCRIPT_HANGUL;
+				bopomofo |= sc == G_UNICODE_SCRIPT_BOPOMOFO;
+				q = g_utf8_next_char(q);
+				end = q;
+			} else if (sc == G_UNICODE_SCRIPT_COMMON || sc == G_UNICODE_SCRIPT_INHERITED) {
+				q = g_utf8_next_char(q); /* inside the stretch if CJK follows */
+			} else {
+				break;
+			}
+		}
+		if (attrs == NULL)
+			attrs = pango_attr_list_new();
+		PangoAttribute *a = pango_attr_family_new(cjk_family(kana, hangul, bopomofo));
+		a->start_index = (guint)(start - text);
+		a->end_index = (guint)(end - text);
+		pango_attr_list_insert(attrs, a);
+		c = end;
+	}
+	return attrs;
+}
+
 static PangoLayout *mk(struct pdf *p, const PangoFontDescription *fd, const char *text, double width)
 {
 	PangoLayout *l = pango_layout_new(p->pc);
@@ -101,6 +180,13 @@ static PangoLayout *mk(struct pdf *p, const PangoFontDescription *fd, const char
 		pango_layout_set_wrap(l, PANGO_WRAP_WORD_CHAR);
 	}
 	pango_layout_set_text(l, capped ? capped : "?", -1);
+	if (capped && g_utf8_validate(capped, -1, NULL)) {
+		PangoAttrList *attrs = cjk_runs(capped);
+		if (attrs) {
+			pango_layout_set_attributes(l, attrs);
+			pango_attr_list_unref(attrs);
+		}
+	}
 	free(capped);
 	return l;
 }
@@ -602,7 +688,7 @@ static int sheet(struct pdf *p)
 	/* pass 1: rows and their heights */
 	for (size_t i = 0; i < doc->n_parts; i++) {
 		const struct rd_part *rp = &doc->parts[i];
-		size_t nu = ksp_participant_get_uid_count(rp->p), need = n + 3 + nu;
+		size_t nu = ksp_participant_get_uid_count(rp->p), need = n + 5 + nu;
 		char buf[160];
 
 		if (need > cap) {
@@ -641,6 +727,31 @@ static int sheet(struct pdf *p)
 		rows[n].a = mk(p, p->f_small, buf, 0);
 		rows[n].h = lh(rows[n].a) + 2;
 		n++;
+		if (rp->same_as[0]) {
+			memset(&rows[n], 0, sizeof(*rows));
+			rows[n].kind = R_META;
+			rows[n].you = rp->is_you;
+			snprintf(buf, sizeof(buf), "\xe2\x9a\xa0 an address of this key is also on %s: two keys of one person?",
+				 rp->same_as);
+			rows[n].a = mk(p, p->f_small, buf, 0);
+			rows[n].h = lh(rows[n].a) + 2;
+			n++;
+		}
+		if (rp->repair && doc->repair_n) {
+			/* numbers and fingerprints only: no user ID in it */
+			char *line = NULL;
+			if (asprintf(&line, "\xe2\x86\x92 certify for the repair: %s", rp->repair) < 0) {
+				r = -ENOMEM;
+				goto out;
+			}
+			memset(&rows[n], 0, sizeof(*rows));
+			rows[n].kind = R_META;
+			rows[n].you = rp->is_you;
+			rows[n].a = mk(p, p->f_bold, line, p->x1 - xi);
+			free(line);
+			rows[n].h = lh(rows[n].a) + 2;
+			n++;
+		}
 		for (size_t u = 0; u < nu; u++) {
 			size_t len;
 			const char *s = ksp_participant_get_uid(rp->p, u, &len);
@@ -857,6 +968,14 @@ static int slip_make(struct pdf *p, const struct rd_part *rp, struct slip *s)
 		 *rp->expires ? ", expires " : "", rp->expires);
 	s->pub = mk(p, compact ? p->f_tiny : p->f_small, buf, w);
 	s->fpr = mk(p, compact ? p->f_mono_small : fpr_font(p, rp->fpr_hex), rp->fpr_groups, w);
+	const char *mid = strstr(rp->fpr_groups, "  ");
+	if (s->fpr && pango_layout_get_line_count(s->fpr) > 1 && mid && strlen(rp->fpr_groups) < sizeof(buf)) {
+		/* too wide for one line: broken in the middle, as gpg groups it
+		 * (5 + 5 groups), not where the width ends (8 + 2) */
+		snprintf(buf, sizeof(buf), "%.*s\n%s", (int)(mid - rp->fpr_groups), rp->fpr_groups, mid + 2);
+		unref(s->fpr);
+		s->fpr = mk(p, compact ? p->f_mono_small : fpr_font(p, rp->fpr_hex), buf, w);
+	}
 	h = lh(s->pub) + 2 + lh(s->fpr) + 3;
 	s->n_uid = ksp_participant_get_uid_count(rp->p);
 	s->uid = calloc(s->n_uid ? s->n_uid : 1, sizeof(*s->uid));

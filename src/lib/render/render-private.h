@@ -19,6 +19,8 @@ struct rd_part {
 	char created[16];
 	char expires[16]; /* "" when it never expires */
 	bool is_you;
+	char same_as[16]; /* "#N": another key on the list has an address of this one; "" none */
+	char *repair;     /* the keys this one must certify for the repair plan ("#3, #5 (renewal)"), or NULL */
 };
 
 struct rd_doc {
@@ -44,6 +46,8 @@ struct rd_doc {
 	size_t *sel; /* slips: indexes into parts of the keys to render */
 	size_t n_selected;
 	struct rd_part *you; /* --for, or NULL */
+	size_t repair_n;     /* the repair plan's certifications marked (0: none, or hidden) */
+	char repair_s[24];
 	/* PDF: told of characters no font draws (ksp_render_opts_set_glyph_fn) */
 	void (*glyph_fn)(void *data, int number, const char *fpr, const char *script, unsigned int missing);
 	void *glyph_data;

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "lib/addr.h"
 #include "lib/party/party-private.h"
 #include "lib/render/render-private.h"
 #include "lib/template.h"
@@ -177,6 +179,8 @@ static void doc_release(struct rd_doc *doc)
 	free(doc->rmd160);
 	free(doc->name_esc);
 	free(doc->location_esc);
+	for (size_t i = 0; i < doc->n_parts; i++)
+		free(doc->parts[i].repair);
 	free(doc->parts);
 	free(doc->sel);
 	ksp_participant_iter_free(doc->it);
@@ -193,6 +197,94 @@ static void hex_groups(const char *hex, char *buf, size_t size)
 		buf[o++] = hex[i];
 	}
 	buf[o] = '\0';
+}
+
+/* Keys on the list that share an address (a second key of the same person,
+ * or an old one sent by mistake): each marked with the first other one. */
+static int mark_same_address(struct rd_doc *doc)
+{
+	size_t n = doc->n_parts, total = 0, k = 0;
+	struct addr_of {
+		char *addr;
+		size_t part;
+	} *v;
+
+	for (size_t i = 0; i < n; i++)
+		total += ksp_participant_get_uid_count(doc->parts[i].p);
+	v = calloc(total + 1, sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		for (size_t u = 0; u < ksp_participant_get_uid_count(doc->parts[i].p); u++) {
+			size_t len;
+			const char *uid = ksp_participant_get_uid(doc->parts[i].p, u, &len);
+			char *a = NULL;
+			if (ksp_uid_writable_address(uid, len, &a) == 0 && a) {
+				v[k].addr = a;
+				v[k++].part = i;
+			} else {
+				free(a);
+			}
+		}
+	for (size_t x = 0; x < k; x++)
+		for (size_t y = 0; y < k; y++) {
+			struct rd_part *rp = &doc->parts[v[x].part];
+			if (v[x].part == v[y].part || rp->same_as[0] || strcasecmp(v[x].addr, v[y].addr) != 0)
+				continue;
+			snprintf(rp->same_as, sizeof(rp->same_as), "#%d", doc->parts[v[y].part].number);
+		}
+	for (size_t x = 0; x < k; x++)
+		free(v[x].addr);
+	free(v);
+	return 0;
+}
+
+/* The party's repair plan (ksp health --plan-csv): beside each signer on
+ * the list, the keys they must certify, by list number (a key not on the
+ * list by its fingerprint); a signer not on the list has no line to mark. */
+static int mark_repair(struct rd_doc *doc)
+{
+	struct ksp_repair_pair *v = NULL;
+	size_t n = 0;
+	int r;
+
+	r = ksp_party_repair_load(doc->party, &v, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < doc->n_parts; i++) {
+		struct rd_part *rp = &doc->parts[i];
+		struct strbuf sb;
+		strbuf_init(&sb);
+		for (size_t k = 0; k < n; k++) {
+			const struct rd_part *t = NULL;
+			if (strcmp(v[k].signer, rp->fpr_hex) != 0)
+				continue;
+			for (size_t j = 0; j < doc->n_parts && t == NULL; j++)
+				if (strcmp(doc->parts[j].fpr_hex, v[k].target) == 0)
+					t = &doc->parts[j];
+			if (sb.len)
+				strbuf_addstr(&sb, ", ");
+			if (t)
+				strbuf_addf(&sb, "#%d", t->number);
+			else
+				strbuf_addf(&sb, "%s (not on the list)", v[k].target);
+			if (v[k].renewal)
+				strbuf_addstr(&sb, " (renewal)");
+			doc->repair_n++;
+		}
+		if (sb.len) {
+			rp->repair = strbuf_steal(&sb);
+			if (rp->repair == NULL) {
+				r = -ENOMEM;
+				break;
+			}
+		} else {
+			strbuf_release(&sb);
+		}
+	}
+	free(v);
+	snprintf(doc->repair_s, sizeof(doc->repair_s), "%zu", doc->repair_n);
+	return r;
 }
 
 static int doc_init(struct rd_doc *doc, struct ksp_party *party, unsigned int kind, unsigned int format,
@@ -273,6 +365,11 @@ static int doc_init(struct rd_doc *doc, struct ksp_party *party, unsigned int ki
 	}
 	if (r < 0)
 		return r;
+	r = mark_same_address(doc);
+	if (r == 0 && kind == KSP_RENDER_SHEET)
+		r = mark_repair(doc);
+	if (r < 0)
+		return r;
 	snprintf(doc->count_s, sizeof(doc->count_s), "%zu", doc->n_parts);
 	for (size_t i = 0; i < doc->n_parts; i++)
 		if (doc->parts[i].is_you)
@@ -351,10 +448,13 @@ static int check_frozen(struct rd_doc *doc)
 			      KSP_RENDER_SHEET, &t);
 	strbuf_init(&sb);
 	if (r == 0) {
+		size_t repair_n = doc->repair_n; /* the plan is not on the frozen list */
 		for (size_t i = 0; i < doc->n_parts; i++)
 			doc->parts[i].is_you = false;
 		doc->you = NULL;
+		doc->repair_n = 0;
 		r = rd_template_render(t, doc, KSP_FORMAT_TXT, &sb);
+		doc->repair_n = repair_n;
 		doc->you = you;
 		if (you)
 			you->is_you = true;
@@ -397,8 +497,10 @@ static int render_mem(struct ksp_party *party, unsigned int kind, unsigned int f
 	r = doc_init(&doc, party, kind, format, opts);
 	if (r < 0)
 		goto out;
-	/* The text sheet of a frozen list is the announced list, byte for byte. */
-	if (kind == KSP_RENDER_SHEET && format == KSP_FORMAT_TXT && !doc.draft && !custom && doc.you == NULL) {
+	/* The text sheet of a frozen list is the announced list, byte for byte
+	 * (unless it marks a repair plan, which the list does not hold). */
+	if (kind == KSP_RENDER_SHEET && format == KSP_FORMAT_TXT && !doc.draft && !custom && doc.you == NULL &&
+	    doc.repair_n == 0) {
 		char *text = NULL;
 		size_t len = 0;
 		r = ksp_party_get_list_text(party, doc.list_version, &text, &len);

@@ -48,7 +48,8 @@ int ksp_schema_rows_ksp(struct strbuf *sb)
 			    sqlite3_exec(mem, ksp_schema5_sql, NULL, NULL, NULL) == SQLITE_OK &&
 			    sqlite3_exec(mem, ksp_schema6_sql, NULL, NULL, NULL) == SQLITE_OK &&
 			    sqlite3_exec(mem, ksp_schema7_sql, NULL, NULL, NULL) == SQLITE_OK &&
-			    sqlite3_exec(mem, ksp_schema8_sql, NULL, NULL, NULL) == SQLITE_OK
+			    sqlite3_exec(mem, ksp_schema8_sql, NULL, NULL, NULL) == SQLITE_OK &&
+			    sqlite3_exec(mem, ksp_schema9_sql, NULL, NULL, NULL) == SQLITE_OK
 		    ? 0
 		    : -ENOMEM;
 	if (r == 0)

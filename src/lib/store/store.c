@@ -15,7 +15,7 @@
 #include "shared/strbuf.h"
 
 #define KSP_APPLICATION_ID 0x4b535031 /* "KSP1" */
-#define KSP_SCHEMA_VERSION 8
+#define KSP_SCHEMA_VERSION 9
 
 struct ksp_store {
 	int refcount;
@@ -191,7 +191,8 @@ out:
  * sign', version 5 attendance ('party absent'), version 6 a graph state
  * that also follows self-signatures, revocation reasons and user ID texts,
  * version 7 the key blocks of incremental loading and the refresh state,
- * version 8 the oldest self-signature of a user ID by hash class.
+ * version 8 the oldest self-signature of a user ID by hash class,
+ * version 9 the party's repair plan (ksp health --plan-csv).
  * Two processes may
  * create one store at once: the second finds the work done once it holds
  * the write lock. */
@@ -253,6 +254,11 @@ static int migrate(struct ksp_store *store, int from)
 	}
 	if (from < 8) {
 		r = ksp_store_exec(store, ksp_schema8_sql);
+		if (r < 0)
+			goto fail;
+	}
+	if (from < 9) {
+		r = ksp_store_exec(store, ksp_schema9_sql);
 		if (r < 0)
 			goto fail;
 	}
