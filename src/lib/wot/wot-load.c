@@ -48,6 +48,7 @@
 #include "lib/openpgp/ed25519.h"
 #include "lib/input-private.h"
 #include "lib/openpgp/pgp-verify.h"
+#include "lib/wot/wot-cert.h"
 #include "lib/wot/wot-snap.h"
 #include "shared/util.h"
 
@@ -1043,29 +1044,7 @@ static int store_certs(struct loader *l, const struct ksp_pgp_key *k, const stru
 		}
 		gcry_md_hash_buffer(GCRY_MD_SHA1, md, s->body, s->body_len);
 		hex_encode(md, 20, dig);
-		sqlite3_bind_int64(l->cert, 1, uid_id);
-		if (have_fpr)
-			sqlite3_bind_text(l->cert, 2, ifpr, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(l->cert, 2);
-		sqlite3_bind_text(l->cert, 3, ikid, -1, SQLITE_STATIC);
-		sqlite3_bind_int(l->cert, 4, s->type);
-		sqlite3_bind_int(l->cert, 5, s->pk_algo);
-		sqlite3_bind_int(l->cert, 6, s->hash_algo);
-		sqlite3_bind_int64(l->cert, 7, s->created);
-		sqlite3_bind_int64(l->cert, 8, s->expires ? (int64_t)s->created + s->expires : 0);
-		sqlite3_bind_int(l->cert, 9, s->exportable);
-		sqlite3_bind_int(l->cert, 10, s->trust_depth);
-		sqlite3_bind_int(l->cert, 11, s->trust_amount);
-		sqlite3_bind_int(l->cert, 12, res[q]);
-		sqlite3_bind_blob(l->cert, 13, s->body, (int)s->body_len, SQLITE_STATIC);
-		sqlite3_bind_text(l->cert, 14, dig, -1, SQLITE_STATIC);
-		/* the trust signature's first regular expression, as given */
-		if (s->n_regexes && s->regexes[0].len < 4096)
-			sqlite3_bind_text(l->cert, 15, (const char *)s->regexes[0].data, (int)s->regexes[0].len,
-					  SQLITE_STATIC);
-		else
-			sqlite3_bind_null(l->cert, 15);
+		ksp_wot_cert_bind(l->cert, uid_id, s, have_fpr ? ifpr : NULL, ikid, res[q], dig);
 		r = step_done(l, l->cert, "store certification");
 		if (r < 0)
 			return r;
@@ -1942,10 +1921,7 @@ static int prep_writers(struct loader *l)
 		      "INSERT INTO key_selfsigs(key_id, hist) VALUES (?1, ?2) ON CONFLICT(key_id) DO UPDATE SET "
 		      "hist = ?2 WHERE hist != ?2")) < 0 ||
 	    (r = prep(l, &l->ksigs_get, "SELECT hist FROM key_selfsigs WHERE key_id = ?")) < 0 ||
-	    (r = prep(l, &l->cert,
-		      "INSERT OR IGNORE INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "
-		      "expires, exportable, trust_depth, trust_amount, verified, sigdata, digest, regex) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")) < 0 ||
+	    (r = prep(l, &l->cert, KSP_WOT_CERT_INSERT)) < 0 ||
 	    (r = prep(l, &l->cert_upd,
 		      "UPDATE certs SET verified = ?3, issuer_fpr = coalesce(issuer_fpr, ?4) "
 		      "WHERE uid_id = ?1 AND digest = ?2 AND verified IN (0, 4) AND ?3 NOT IN (0, 4)")) < 0)
