@@ -1071,6 +1071,7 @@ static int store_certs(struct loader *l, const struct ksp_pgp_key *k, const stru
 #define SS_KEEP_OLDEST(col, arg) \
 	col " = CASE WHEN " col " = 0 OR (" arg " > 0 AND " arg " < " col ") THEN " arg " ELSE " col " END"
 
+/* (Long: the key's verdicts, its row, then each user ID with its self-signatures, in the store's order.) */
 static int store_one(struct loader *l, const struct batch *b, const struct ksp_pgp_key *k, const uint8_t *raw,
 		     size_t raw_len, const char *source, size_t *cursor)
 {
