@@ -488,7 +488,7 @@ static int ksp_main(struct ksp_cli *cli_, int argc, char *argv[])
 	int c, r;
 
 	setlocale(LC_CTYPE, "");
-	cli_safe_stderr(); /* no file name reaches the terminal raw */
+	cli_safe_stderr(cli_stderr_seen); /* no file name reaches the terminal raw */
 	/* gpgme forks gpg: a child that exits through stdio (as under
 	 * valgrind) must not print our buffered output a second time */
 	pthread_atfork(NULL, NULL, purge_stdout);

@@ -118,8 +118,9 @@ int cli_output_fail(struct ksp_cli *cli, const char *fmt, ...) _printf_format_(2
 void cli_fputs_safe(const char *s, FILE *f);
 /* Put an escaping stream in place of stderr (at the start of main): all
  * messages, the CLI's and the library's log, go out as cli_fputs_safe()
- * writes them (line ends, carriage returns and tabs pass). */
-void cli_safe_stderr(void);
+ * writes them (line ends, carriage returns and tabs pass); @seen (may be
+ * NULL) is shown every byte that goes out. */
+void cli_safe_stderr(void (*seen)(const char *buf, size_t size));
 /* SIGINT, SIGTERM, SIGHUP: ksp_cleanup_after_signal(ctx), then the signal
  * re-raised (signals.c). */
 void cli_signals_install(struct ksp_ctx *ctx);

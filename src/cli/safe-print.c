@@ -50,13 +50,15 @@ void cli_fputs_safe(const char *s, FILE *f)
 struct safe_err {
 	unsigned char pend[4];
 	size_t npend;
+	void (*seen)(const char *buf, size_t size);
 };
 
 /* Straight to descriptor 2, as stdio's own stderr did (a raw system call:
  * this is the C library's output path, not one of ksp's file writes). */
-static int put_fd(const char *p, size_t n)
+static int put_fd(const struct safe_err *st, const char *p, size_t n)
 {
-	cli_stderr_seen(p, n); /* for --json's error object (ksp.c) */
+	if (st->seen)
+		st->seen(p, n); /* for --json's error object (ksp.c) */
 	while (n > 0) {
 		ssize_t k = syscall(SYS_write, STDERR_FILENO, p, n);
 		if (k < 0 && errno == EINTR)
@@ -136,7 +138,7 @@ static ssize_t safe_write(void *cookie, const char *buf, size_t size)
 		}
 		/* a message that cannot be written is dropped: an error here
 		 * would have stdio write its stale buffer again later */
-		if (put_fd(out, o) < 0)
+		if (put_fd(st, out, o) < 0)
 			break;
 	}
 	return (ssize_t)size;
@@ -150,13 +152,13 @@ static int safe_close(void *cookie)
 	for (size_t i = 0; i < st->npend; i++) {
 		char b[8];
 		int k = snprintf(b, sizeof(b), "\\x%02X", st->pend[i]);
-		put_fd(b, (size_t)k);
+		put_fd(st, b, (size_t)k);
 	}
 	st->npend = 0;
 	return 0;
 }
 
-void cli_safe_stderr(void)
+void cli_safe_stderr(void (*seen)(const char *buf, size_t size))
 {
 	static struct safe_err st;
 	static const cookie_io_functions_t io = { .write = safe_write, .close = safe_close };
@@ -164,6 +166,7 @@ void cli_safe_stderr(void)
 
 	if (f == NULL)
 		return; /* out of memory at start: the messages go out as they are */
+	st.seen = seen;
 	setvbuf(f, NULL, _IONBF, 0);
 	stderr = f;
 }

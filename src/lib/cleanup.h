@@ -4,7 +4,7 @@
 #include <stdatomic.h>
 
 /*
- * What a signal must not leave behind (cleanup.c): the private GnuPG homes
+ * What a signal must not leave behind (ctx.c): the private GnuPG homes
  * (with the gpg-agent started in them) and the temporary files of
  * operations in progress, kept in the context so that
  * ksp_cleanup_after_signal() can remove them from a signal handler.  A
@@ -32,8 +32,7 @@ struct ksp_ctx;
 struct ksp_cleanup *ksp_ctx_cleanup(struct ksp_ctx *ctx);
 int ksp_cleanup_add(struct ksp_ctx *ctx, int kind, const char *path);
 void ksp_cleanup_del(struct ksp_ctx *ctx, int slot);
-/* at ksp_unref() of the last reference (inline: ctx.c frees the registry
- * without calling into cleanup.c, which calls ctx.c) */
+/* at ksp_unref() of the last reference */
 static inline void ksp_cleanup_free(struct ksp_cleanup *c)
 {
 	for (int i = 0; i < KSP_CLEANUP_SLOTS; i++) {

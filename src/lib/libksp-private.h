@@ -102,7 +102,7 @@ int ksp_store_exec(struct ksp_store *store, const char *sql);
 /* The id of the key row with this fingerprint, 0 if none, <0 error. */
 int64_t ksp_store_key_id(struct ksp_store *store, const char *fpr);
 
-/* gpg.c: private temporary GnuPG homes */
+/* gpghome.c: private temporary GnuPG homes */
 struct ksp_gpghome;
 int ksp_gpghome_new(struct ksp_ctx *ctx, struct ksp_gpghome **ret);
 const char *ksp_gpghome_path(const struct ksp_gpghome *home);

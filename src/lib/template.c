@@ -146,6 +146,7 @@ static void set_open(struct parser *p, const struct ksp_tpl *t, const struct op 
 	p->e.open_line = open->line;
 }
 
+/* (Long: one loop over the tags with the open-section stack; each tag kind a few lines.) */
 int ksp_tpl_parse(struct ksp_ctx *ctx, const struct ksp_tpl_syntax *syn, const char *source, const char *text,
 		  size_t len, struct ksp_tpl **ret)
 {

@@ -6,20 +6,5 @@
 #define _printf_format_(a, b) __attribute__((format(printf, a, b)))
 #define _unused_ __attribute__((unused))
 #define _must_check_ __attribute__((warn_unused_result))
-#define _cleanup_(f) __attribute__((cleanup(f)))
-
-static inline void freep(void *p)
-{
-	free(*(void **)p);
-}
-#define _cleanup_free_ _cleanup_(freep)
-
-#define TAKE_PTR(p)                        \
-	({                                 \
-		__typeof__(p) _tp_ = (p);  \
-		(p) = NULL;                \
-		_tp_;                      \
-	})
-
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))

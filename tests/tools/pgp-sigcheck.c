@@ -23,7 +23,7 @@
 
 #include <gcrypt.h>
 
-#include "lib/trust/hash-rules.h"
+#include "lib/openpgp/hash-rules.h"
 #include "lib/libksp-private.h"
 #include "lib/openpgp/pgp-verify.h"
 #include "shared/util.h"

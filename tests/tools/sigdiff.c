@@ -49,7 +49,7 @@
 
 #include "lib/openpgp/ed25519.h"
 #include "lib/openpgp/ed25519-private.h"
-#include "lib/trust/hash-rules.h"
+#include "lib/openpgp/hash-rules.h"
 #include "lib/libksp-private.h"
 #include "lib/openpgp/pgp-rsa.h"
 #include "lib/openpgp/pgp-verify.h"

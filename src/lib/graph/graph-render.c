@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Rendering a web-of-trust picture with graphviz, in-process: the model
- * (graph-private.h) becomes a libcgraph graph, libgvc lays it out and
+ * (graph.h) becomes a libcgraph graph, libgvc lays it out and
  * renders it into memory, and the result is written to a file descriptor
  * or atomically to a file.  Graphviz keeps state in its context (GVC_t),
  * so each call makes its own and frees it; nothing is kept between calls.
@@ -18,7 +18,7 @@
 #undef MIN
 #undef MAX
 
-#include "lib/graph/graph-private.h"
+#include "lib/graph/graph.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Web-of-trust pictures: the drawing model (graph-private.h) of a party,
+/* Web-of-trust pictures: the drawing model (graph.h) of a party,
  * the strong set, a key's neighbourhood, or the shortest certification
  * paths between keys, built from the graph of the store at a time (wot.h).
  * graph-render.c hands the model to graphviz.
@@ -14,7 +14,7 @@
 
 #include <sqlite3.h>
 
-#include "lib/graph/graph-private.h"
+#include "lib/graph/graph.h"
 #include "lib/wot/wot.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * health.c: trust health (ksp health), its parts but the repair plan
+ * health.c: trust health (ksp health), its parts but the weak list
+ * (health-weak.c), the repair plan
  * (health-repair.c) and the report's getters (health-api.c): who loses
  * their paths to the core
  * at which horizon and why, the fewest new certifications that repair it,
@@ -1001,136 +1002,6 @@ out:
 	free(queue);
 	free(jobs);
 	return r;
-}
-
-/* ---- weak certifications of one signer ------------------------------------------- */
-
-static int cmp_weak(const void *a, const void *b)
-{
-	const struct hweak *x = a, *y = b;
-	if (x->carries != y->carries)
-		return x->carries < y->carries ? 1 : -1;
-	return x->v < y->v ? -1 : x->v > y->v;
-}
-
-KSP_EXPORT int ksp_health_list_weak(struct ksp_health *h, const char *signer)
-{
-	const struct ksp_wsnap *g;
-	char norm[65];
-	uint32_t s;
-	sqlite3 *db;
-	sqlite3_stmt *st = NULL, *uq = NULL;
-	int rc;
-
-	if (h == NULL || signer == NULL)
-		return -EINVAL;
-	g = h->g;
-	if (fpr_normalize(signer, norm) < 0 || (s = health_vertex_of_fpr(h, norm)) == UINT32_MAX) {
-		ksp_set_error(h->ctx, "signer '%.80s' is not a key of the store (give its full fingerprint)", signer);
-		return -ENOENT;
-	}
-	for (size_t i = 0; i < h->n_weak; i++)
-		free(h->weak[i].uid);
-	free(h->weak);
-	h->weak = NULL;
-	h->n_weak = 0;
-	db = ksp_store_db(h->store);
-	rc = sqlite3_prepare_v2(db,
-				"SELECT c.hash_algo FROM certs c WHERE c.uid_id = ? AND c.issuer_fpr = ? AND c.created = ? "
-				"ORDER BY c.hash_algo LIMIT 1",
-				-1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db, "SELECT uid FROM uids WHERE id = ?", -1, &uq, NULL);
-	if (rc != SQLITE_OK) {
-		sqlite3_finalize(st);
-		return ksp_errno_from_sqlite(h->ctx, db, rc, "certs");
-	}
-	for (uint32_t j = g->out_off[s]; j < g->out_off[s + 1]; j++) {
-		const struct ksp_wsnap_edge *e = &g->edges[j];
-		unsigned carries = 0;
-		bool strong = false;
-		if (!(e->flags & KSP_WSNAP_WEAK) ||
-		    !ksp_wsnap_edge_counts(g, e, h->at[0], true, KSP_SHA1_YES, health_min_created(h, h->at[0])))
-			continue;
-		/* a modern certification on the same key already carries it */
-		for (uint32_t k = g->out_off[s]; k < g->out_off[s + 1]; k++)
-			strong |= g->edges[k].v == e->v && !(g->edges[k].flags & KSP_WSNAP_WEAK) &&
-				  ksp_wsnap_edge_counts(g, &g->edges[k], h->at[0], true, KSP_SHA1_YES,
-							health_min_created(h, h->at[0]));
-		if (strong)
-			continue; /* nothing to re-make */
-		/* the witnesses that use the hop s -> v */
-		for (size_t i = 0; i < h->n_keys; i++) {
-			const uint32_t *w = h->keys[i].wit;
-			size_t o = 1;
-			for (uint32_t p = 0; w && p < w[0]; p++) {
-				uint32_t len = w[o++];
-				for (uint32_t q = 0; q + 1 < len; q++)
-					carries += w[o + q] == s && w[o + q + 1] == e->v;
-				o += len;
-			}
-		}
-		void *nn = realloc(h->weak, (h->n_weak + 1) * sizeof(*h->weak));
-		if (nn == NULL) {
-			sqlite3_finalize(st);
-			sqlite3_finalize(uq);
-			return -ENOMEM;
-		}
-		h->weak = nn;
-		struct hweak *wk = &h->weak[h->n_weak++];
-		*wk = (struct hweak){ .v = e->v, .uid_id = g->uids[e->uidx].uid_id, .created = e->created,
-				      .carries = carries };
-		sqlite3_bind_int64(st, 1, wk->uid_id);
-		sqlite3_bind_text(st, 2, h->fpr[s], -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, e->created);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			wk->hash = sqlite3_column_int(st, 0);
-		sqlite3_reset(st);
-		sqlite3_bind_int64(uq, 1, wk->uid_id);
-		if (sqlite3_step(uq) == SQLITE_ROW) {
-			size_t len = (size_t)sqlite3_column_bytes(uq, 0);
-			wk->uid = malloc(len + 1);
-			if (wk->uid == NULL) {
-				sqlite3_finalize(st);
-				sqlite3_finalize(uq);
-				return -ENOMEM;
-			}
-			if (len)
-				memcpy(wk->uid, sqlite3_column_blob(uq, 0), len);
-			wk->uid[len] = '\0';
-			wk->uid_len = len;
-		}
-		sqlite3_reset(uq);
-	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(uq);
-	qsort(h->weak, h->n_weak, sizeof(*h->weak), cmp_weak);
-	return 0;
-}
-
-KSP_EXPORT size_t ksp_health_get_weak_count(const struct ksp_health *h)
-{
-	return h ? h->n_weak : 0;
-}
-
-KSP_EXPORT int ksp_health_get_weak(const struct ksp_health *h, size_t i, const char **target, const char **uid,
-				   size_t *uid_len, int64_t *created, int *hash_algo, unsigned int *carries)
-{
-	if (h == NULL || i >= h->n_weak)
-		return -EINVAL;
-	if (target)
-		*target = h->fpr[h->weak[i].v];
-	if (uid)
-		*uid = h->weak[i].uid;
-	if (uid_len)
-		*uid_len = h->weak[i].uid_len;
-	if (created)
-		*created = h->weak[i].created;
-	if (hash_algo)
-		*hash_algo = h->weak[i].hash;
-	if (carries)
-		*carries = h->weak[i].carries;
-	return 0;
 }
 
 /* ---- what the party did ----------------------------------------------------------- */

@@ -36,8 +36,6 @@ int ksp_ed25519_decode_x(const uint8_t s[32], uint64_t x[5], const uint64_t u[5]
 /* The canonical encoding of f (limbs below 2^52). */
 void ksp_ed25519_fe_store(uint8_t s[32], const uint64_t f[5]);
 
-/* ed25519-x8.c: true when this CPU runs it (AVX-512 F, DQ and IFMA). */
-bool ksp_ed25519_x8_usable(void);
 
 /* Eight verifications with the compact keys pub[i] (which
  * ksp_ed25519_pub_init() accepted): res[i] is what

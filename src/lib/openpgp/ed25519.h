@@ -31,6 +31,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A public key prepared for verifying many signatures (tables of multiples
@@ -73,3 +74,6 @@ void ksp_ed25519_public(const uint8_t seed[32], uint8_t pub[32]);
  * much again).  @sig receives R || S. */
 void ksp_ed25519_sign(const uint8_t seed[32], const uint8_t pub[32], const uint8_t *msg, size_t len,
 		      uint8_t sig[64]);
+
+/* ed25519-x8.c: true when this CPU runs it (AVX-512 F, DQ and IFMA). */
+bool ksp_ed25519_x8_usable(void);

@@ -935,6 +935,7 @@ static size_t keep_len(const struct ksp_pgp_packet *pkt, const struct ksp_pgp_pu
 }
 
 /* Assemble rd->pkts[0..n) (pkts[0] is the primary key) into a key. */
+/* (Long: one pass over the packets in the order of a transferable key, RFC 4880 11.1.) */
 static int build_key(struct ksp_pgp_reader *rd, struct ksp_pgp_key **ret)
 {
 	struct ksp_pgp_key *key;

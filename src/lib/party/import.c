@@ -19,6 +19,7 @@
 #include "lib/party/import-private.h"
 #include "lib/party/mime.h"
 #include "lib/openpgp/pgp-verify.h"
+#include "lib/wot/wot-cert.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/gpgme-run.h"
 #include "shared/util.h"
@@ -215,23 +216,7 @@ static int store_cert(struct importer *im, int64_t uid_id, const struct ksp_pgp_
 	int rc;
 
 	sqlite3_reset(im->ins_st);
-	sqlite3_bind_int64(im->ins_st, 1, uid_id);
-	if (fpr[0])
-		sqlite3_bind_text(im->ins_st, 2, fpr, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(im->ins_st, 2);
-	sqlite3_bind_text(im->ins_st, 3, kid, -1, SQLITE_STATIC);
-	sqlite3_bind_int(im->ins_st, 4, s->type);
-	sqlite3_bind_int(im->ins_st, 5, s->pk_algo);
-	sqlite3_bind_int(im->ins_st, 6, s->hash_algo);
-	sqlite3_bind_int64(im->ins_st, 7, s->created);
-	sqlite3_bind_int64(im->ins_st, 8, s->expires ? (int64_t)s->created + s->expires : 0);
-	sqlite3_bind_int(im->ins_st, 9, s->exportable);
-	sqlite3_bind_int(im->ins_st, 10, s->trust_depth);
-	sqlite3_bind_int(im->ins_st, 11, s->trust_amount);
-	sqlite3_bind_int(im->ins_st, 12, verified);
-	sqlite3_bind_blob(im->ins_st, 13, s->body, (int)s->body_len, SQLITE_STATIC);
-	sqlite3_bind_text(im->ins_st, 14, digest, -1, SQLITE_STATIC);
+	ksp_wot_cert_bind(im->ins_st, uid_id, s, fpr[0] ? fpr : NULL, kid, verified, digest);
 	rc = sqlite3_step(im->ins_st);
 	sqlite3_reset(im->ins_st);
 	if (rc != SQLITE_DONE)
@@ -689,10 +674,7 @@ KSP_EXPORT int ksp_party_import(struct ksp_party *party, const void *data, size_
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(im.db, "SELECT 1 FROM certs WHERE uid_id = ? AND digest = ?", -1, &im.dup_st, NULL);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(im.db,
-			"INSERT OR IGNORE INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "
-			"expires, exportable, trust_depth, trust_amount, verified, sigdata, digest) "
-			"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)", -1, &im.ins_st, NULL);
+		rc = sqlite3_prepare_v2(im.db, KSP_WOT_CERT_INSERT, -1, &im.ins_st, NULL);
 	if (rc != SQLITE_OK) {
 		r = ksp_errno_from_sqlite(im.ctx, im.db, rc, "import");
 		goto out;

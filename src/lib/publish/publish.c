@@ -55,11 +55,11 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
-#include "lib/graph/graph-private.h"
+#include "lib/graph/graph.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/party/mime.h"
 #include "lib/publish/publish-write.h"
-#include "lib/trust/trust-private.h"
+#include "lib/trust/policy.h"
 #include "lib/trust/whatif.h"
 #include "lib/wot/wot-snap.h"
 #include "shared/strbuf.h"

@@ -19,7 +19,6 @@
 #undef MIN
 #undef MAX
 
-#include "lib/party/party-private.h"
 #include "lib/render/render-private.h"
 
 #define MARGIN 40.0
@@ -673,6 +672,7 @@ static int footer(struct pdf *p, int page)
 	return 0;
 }
 
+/* (Long: the sheet drawn top to bottom, one block per part of the page.) */
 static int sheet(struct pdf *p)
 {
 	const struct rd_doc *doc = p->doc;

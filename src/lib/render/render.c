@@ -292,6 +292,9 @@ static int doc_init(struct rd_doc *doc, struct ksp_party *party, unsigned int ki
 {
 	struct ksp_ctx *ctx = party->ctx;
 	const char *store = ksp_store_get_path(party->store);
+	const char *name = ksp_party_get_name(party);
+	const char *location = ksp_party_get_location(party);
+	const char *organizer = ksp_party_get_organizer(party);
 	struct ksp_participant *p;
 	size_t cap = 0;
 	int r;
@@ -325,14 +328,14 @@ static int doc_init(struct rd_doc *doc, struct ksp_party *party, unsigned int ki
 		hex_groups(doc->sha256, doc->sha256_groups, sizeof(doc->sha256_groups));
 		hex_groups(doc->rmd160, doc->rmd160_groups, sizeof(doc->rmd160_groups));
 	}
-	r = ksp_escape(party->name, strlen(party->name), KSP_ESCAPE_TERMINAL, &doc->name_esc);
+	r = ksp_escape(name, strlen(name), KSP_ESCAPE_TERMINAL, &doc->name_esc);
 	if (r == 0)
-		r = ksp_escape(party->location ? party->location : "", party->location ? strlen(party->location) : 0,
+		r = ksp_escape(location ? location : "", location ? strlen(location) : 0,
 			       KSP_ESCAPE_TERMINAL, &doc->location_esc);
 	if (r < 0)
 		return r;
-	if (party->organizer && *party->organizer)
-		fpr_groups(party->organizer, doc->organizer_groups, sizeof(doc->organizer_groups));
+	if (organizer && *organizer)
+		fpr_groups(organizer, doc->organizer_groups, sizeof(doc->organizer_groups));
 	r = ksp_party_iter_participants(party, &doc->it);
 	if (r < 0)
 		return r;

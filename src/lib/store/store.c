@@ -356,6 +356,7 @@ static int open_immutable(const char *path, sqlite3 **db)
 	return rc;
 }
 
+/* (Long: open, check and migrate in order, each failure naming the file, one exit.) */
 KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned int flags,
 			      struct ksp_store **ret)
 {

@@ -11,7 +11,7 @@
 
 #include "lib/trust/model.h"
 #include "lib/trust/result.h"
-#include "lib/trust/trust-private.h"
+#include "lib/trust/policy.h"
 #include "lib/trust/whatif.h"
 #include "shared/util.h"
 

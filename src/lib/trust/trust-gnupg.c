@@ -68,7 +68,7 @@
 #include <sqlite3.h>
 
 #include "lib/trust/gnupg-uidexp.h"
-#include "lib/trust/hash-rules.h"
+#include "lib/openpgp/hash-rules.h"
 #include "lib/trust/tsig-regex.h"
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"
@@ -589,6 +589,7 @@ static int add_intro(struct guid *u, uint32_t signer, uint8_t ot, int depth, uin
 
 /* validate_one_keyblock(): returns 1 when some user ID is signed by the
  * introducers, 0 when none, <0 on error. */
+/* (Long: validate_one_keyblock() of trustdb.c in its order, for the same reason.) */
 static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kitem *klist, int depth)
 {
 	struct gcert *certs = NULL;
@@ -819,6 +820,7 @@ static int64_t vertex_of(struct ksp_trust_gnupg *g, const char *fpr)
 	return v == UINT32_MAX ? -ENOENT : (int64_t)v;
 }
 
+/* (Long: trustdb.c's validate_keys() loop, step by step in its order, so that the two read side by side.) */
 KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_store *store, int64_t at)
 {
 	struct kitem *klist = NULL, *next = NULL;

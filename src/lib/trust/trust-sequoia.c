@@ -56,7 +56,7 @@
 
 #include "lib/addr.h"
 #include "lib/libksp-private.h"
-#include "lib/trust/trust-private.h"
+#include "lib/trust/policy.h"
 #include "lib/trust/tsig-regex.h"
 #include "lib/trust/model.h"
 #include "lib/wot/wot-snap.h"

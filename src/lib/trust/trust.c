@@ -2,9 +2,13 @@
 /*
  * trust.c: is a key trusted by a core?  (DESIGN.md, "Trust")
  *
- * Why one file (over 1,000 lines): the exploration, the max-flow and the
- * exhaustive search share the per-query scratch over the snapshot and
- * decide together (the flow bounds from above, the search proves).
+ * Its parts: the policy object and its parser in policy.c (fields and the
+ * engine's shared types: trust-private.h), the disjoint paths (max-flow,
+ * search) in trust-paths.c, the what-if reachability in reach.c, the
+ * user-ID bindings in binding.c.
+ * Why one file (over 1,000 lines): the exploration and the query share the
+ * per-query scratch over the snapshot and decide together with
+ * trust-paths.c (the flow bounds from above, the search proves).
  *
  * A target t is trusted under a policy (max depth L, min paths K) when there
  * are K certification paths from core keys to t, each of at most L edges,
@@ -47,572 +51,16 @@
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
-#include "lib/trust/trust-private.h"
+#include "lib/trust/policy.h"
 #include "lib/trust/result.h"
 #include "lib/trust/model.h"
+#include "lib/trust/trust-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
 
-#define SEARCH_BUDGET 2000000u
-#define MAX_EXPLORE 2000000u /* vertices; beyond it the query gives up */
-
-/* ---- policy ---------------------------------------------------------------- */
-
-struct ksp_trust_policy {
-	struct ksp_ctx *ctx;
-	char (*core)[65];
-	size_t n_core, cap_core;
-	bool core_party;
-	int max_depth, min_paths;
-	bool per_uid;
-	bool md5;           /* MD5 certifications count (hash-rules.h) */
-	int sha1;           /* enum ksp_sha1_rule */
-	unsigned min_bits;  /* RSA, DSA, ElGamal signer keys below it do not count */
-	int64_t max_age;    /* seconds, 0 = any age */
-	const struct ksp_trust_whatif *whatif; /* health report's questions (whatif.h) */
-	bool at_signature;  /* trust_at = signature: judge a signer when it signed (ksp-gpg) */
-	bool no_dropped;    /* skip the dropped counts (whatif.h: the health report) */
-	int model;          /* enum ksp_trust_model: what 'ksp trust' asks */
-	int sq_amount;      /* the Sequoia model's target amount */
-	bool sq_network;    /* ... its certification-network mode */
-	void *mopts[KSP_TRUST_MODELS]; /* each model's own settings (model.h) */
-};
-
-KSP_EXPORT int ksp_trust_policy_new(struct ksp_ctx *ctx, struct ksp_trust_policy **ret)
-{
-	struct ksp_trust_policy *p;
-
-	if (ctx == NULL || ret == NULL)
-		return -EINVAL;
-	p = calloc(1, sizeof(*p));
-	if (p == NULL)
-		return -ENOMEM;
-	p->ctx = ctx;
-	p->max_depth = 5;
-	p->min_paths = 1;
-	p->sha1 = KSP_SHA1_BEFORE_2019; /* gpg 2.2's */
-	p->sq_amount = 120;
-	*ret = p;
-	return 0;
-}
-
-KSP_EXPORT struct ksp_trust_policy *ksp_trust_policy_free(struct ksp_trust_policy *p)
-{
-	if (p) {
-		free(p->core);
-		ksp_trust_models_free(p->mopts);
-		free(p);
-	}
-	return NULL;
-}
-
-KSP_EXPORT int ksp_trust_policy_add_core(struct ksp_trust_policy *p, const char *fpr)
-{
-	char norm[65];
-
-	if (p == NULL || fpr == NULL)
-		return -EINVAL;
-	if (fpr_normalize(fpr, norm) < 0) {
-		ksp_set_error(p->ctx, "core key '%.80s' is not a full fingerprint (40 or 64 hex digits)", fpr);
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < p->n_core; i++)
-		if (strcmp(p->core[i], norm) == 0)
-			return 0;
-	if (p->n_core == p->cap_core) {
-		size_t nc = p->cap_core ? 2 * p->cap_core : 16;
-		void *n = realloc(p->core, nc * sizeof(*p->core));
-		if (n == NULL)
-			return -ENOMEM;
-		p->core = n;
-		p->cap_core = nc;
-	}
-	memcpy(p->core[p->n_core++], norm, 65);
-	return 0;
-}
-
-const char *ksp_trust_policy_core_at(const struct ksp_trust_policy *p, size_t i)
-{
-	return p && i < p->n_core ? p->core[i] : NULL;
-}
-
-void ksp_trust_policy_clear_core(struct ksp_trust_policy *p)
-{
-	if (p)
-		p->n_core = 0;
-}
-
-KSP_EXPORT size_t ksp_trust_policy_get_core_count(const struct ksp_trust_policy *p)
-{
-	return p ? p->n_core : 0;
-}
-
-KSP_EXPORT void ksp_trust_policy_set_core_party(struct ksp_trust_policy *p, bool on)
-{
-	if (p)
-		p->core_party = on;
-}
-
-KSP_EXPORT int ksp_trust_policy_set_max_depth(struct ksp_trust_policy *p, int depth)
-{
-	if (p == NULL || depth < 1 || depth > 1000)
-		return -EINVAL;
-	p->max_depth = depth;
-	return 0;
-}
-
-KSP_EXPORT int ksp_trust_policy_set_min_paths(struct ksp_trust_policy *p, int paths)
-{
-	if (p == NULL || paths < 1 || paths > 64)
-		return -EINVAL;
-	p->min_paths = paths;
-	return 0;
-}
-
-KSP_EXPORT void ksp_trust_policy_set_per_uid(struct ksp_trust_policy *p, bool on)
-{
-	if (p)
-		p->per_uid = on;
-}
-
-KSP_EXPORT void ksp_trust_policy_set_sha1(struct ksp_trust_policy *p, bool counts)
-{
-	if (p) {
-		p->sha1 = counts ? KSP_SHA1_YES : KSP_SHA1_NO;
-		if (!counts)
-			p->md5 = false;
-	}
-}
-
-KSP_EXPORT int ksp_trust_policy_set_sha1_rule(struct ksp_trust_policy *p, int rule)
-{
-	if (p == NULL || rule < KSP_SHA1_YES || rule > KSP_SHA1_NO)
-		return -EINVAL;
-	p->sha1 = rule;
-	return 0;
-}
-
-KSP_EXPORT int ksp_trust_policy_get_sha1_rule(const struct ksp_trust_policy *p)
-{
-	return p ? p->sha1 : KSP_SHA1_YES;
-}
-
-KSP_EXPORT void ksp_trust_policy_set_md5(struct ksp_trust_policy *p, bool counts)
-{
-	if (p)
-		p->md5 = counts;
-}
-
-KSP_EXPORT void ksp_trust_policy_set_min_bits(struct ksp_trust_policy *p, unsigned int bits)
-{
-	if (p)
-		p->min_bits = bits;
-}
-
-KSP_EXPORT void ksp_trust_policy_set_max_age(struct ksp_trust_policy *p, int64_t seconds)
-{
-	if (p)
-		p->max_age = seconds > 0 ? seconds : 0;
-}
-
-KSP_EXPORT int ksp_trust_policy_get_max_depth(const struct ksp_trust_policy *p)
-{
-	return p ? p->max_depth : -EINVAL;
-}
-
-KSP_EXPORT int ksp_trust_policy_get_min_paths(const struct ksp_trust_policy *p)
-{
-	return p ? p->min_paths : -EINVAL;
-}
-
-/* model.h: each model's own settings */
-const void *ksp_trust_policy_model_opts(const struct ksp_trust_policy *p, int model)
-{
-	return model >= 0 && model < KSP_TRUST_MODELS ? p->mopts[model] : NULL;
-}
-
-void **ksp_trust_policy_model_slots(struct ksp_trust_policy *p)
-{
-	return p->mopts;
-}
-
-struct ksp_ctx *ksp_trust_policy_ctx(const struct ksp_trust_policy *p)
-{
-	return p->ctx;
-}
-
-/* ---- what-if questions (health report, whatif.h) ------------------------- */
-
-void ksp_trust_policy_get_rule(const struct ksp_trust_policy *p, struct ksp_trust_rule *rule)
-{
-	*rule = (struct ksp_trust_rule){
-		.max_depth = p->max_depth,
-		.min_paths = p->min_paths,
-		.per_uid = p->per_uid,
-		.md5 = p->md5,
-		.sha1 = p->sha1,
-		.core_party = p->core_party,
-		.min_bits = p->min_bits,
-		.max_age = p->max_age,
-		.core = (const char(*)[65])p->core,
-		.n_core = p->n_core,
-	};
-}
-
-struct ksp_trust_policy *ksp_trust_policy_copy(const struct ksp_trust_policy *p)
-{
-	struct ksp_trust_policy *c = malloc(sizeof(*c));
-
-	if (c == NULL)
-		return NULL;
-	*c = *p;
-	c->core = NULL;
-	c->cap_core = p->n_core;
-	if (p->n_core) {
-		c->core = malloc(p->n_core * sizeof(*c->core));
-		if (c->core == NULL) {
-			free(c);
-			return NULL;
-		}
-		memcpy(c->core, p->core, p->n_core * sizeof(*c->core));
-	}
-	if (ksp_trust_models_copy(c->mopts, p->mopts) < 0) {
-		free(c->core);
-		free(c);
-		return NULL;
-	}
-	return c;
-}
-
-void ksp_trust_policy_set_whatif(struct ksp_trust_policy *p, const struct ksp_trust_whatif *w)
-{
-	p->whatif = w;
-}
-
-void ksp_trust_policy_set_no_dropped(struct ksp_trust_policy *p, bool no)
-{
-	p->no_dropped = no;
-}
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
-static int parse_bool(const char *v, bool *out)
-{
-	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "on"))
-		*out = true;
-	else if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "off"))
-		*out = false;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-/* sha1 = yes | before-2019 | no (also the booleans of parse_bool) */
-static int parse_sha1(const char *v, int *out)
-{
-	bool b;
-
-	if (!strcasecmp(v, "before-2019")) {
-		*out = KSP_SHA1_BEFORE_2019;
-		return 0;
-	}
-	if (parse_bool(v, &b) < 0)
-		return -EINVAL;
-	*out = b ? KSP_SHA1_YES : KSP_SHA1_NO;
-	return 0;
-}
-
-/* "90d", "2y", "12w", "36h", or seconds. */
-static int parse_age(const char *v, int64_t *out)
-{
-	char *end;
-	long long n;
-	int64_t mul = 1;
-
-	errno = 0;
-	n = strtoll(v, &end, 10);
-	if (errno || end == v || n < 0)
-		return -EINVAL;
-	if (*end) {
-		switch (*end) {
-		case 'h': mul = 3600; break;
-		case 'd': mul = 86400; break;
-		case 'w': mul = 7 * 86400; break;
-		case 'y': mul = 365 * 86400; break;
-		default: return -EINVAL;
-		}
-		if (end[1])
-			return -EINVAL;
-	}
-	if (n > INT64_MAX / mul)
-		return -EINVAL;
-	*out = (int64_t)n * mul;
-	return 0;
-}
-
-static int parse_int(const char *v, int lo, int hi, int *out)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < lo || n > hi)
-		return -EINVAL;
-	*out = (int)n;
-	return 0;
-}
-
-static int load_core_file(struct ksp_trust_policy *p, const char *path, const char *from, unsigned line)
-{
-	uint8_t *data = NULL;
-	size_t len;
-	int r;
-
-	r = read_file_all(path, 16u << 20, &data, &len);
-	if (r < 0) {
-		if (from)
-			ksp_set_error(p->ctx, "%s:%u: core file %s: %s", from, line, path, strerror(-r));
-		else
-			ksp_set_error(p->ctx, "%s: cannot read the core keys: %s", path, strerror(-r));
-		return r;
-	}
-	char *s = (char *)data, *save = NULL;
-	unsigned n = 0;
-	for (char *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char *t = trim(l), *c;
-		n++;
-		if ((c = strchr(t, '#')))
-			*c = '\0';
-		t = trim(t);
-		/* "FPR:6:" lines of gpg --export-ownertrust are fine too */
-		if ((c = strchr(t, ':')))
-			*c = '\0';
-		if (*t == '\0')
-			continue;
-		r = ksp_trust_policy_add_core(p, t);
-		if (r < 0) {
-			ksp_set_error(p->ctx, "%s:%u: '%.80s' is not a full fingerprint; one per line", path, n, t);
-			break;
-		}
-	}
-	free(data);
-	return r < 0 ? r : 0;
-}
-
-KSP_EXPORT int ksp_trust_policy_add_core_file(struct ksp_trust_policy *p, const char *path)
-{
-	if (p == NULL || path == NULL)
-		return -EINVAL;
-	return load_core_file(p, path, NULL, 0);
-}
-
-KSP_EXPORT void ksp_trust_policy_set_at_signature(struct ksp_trust_policy *p, bool on)
-{
-	if (p)
-		p->at_signature = on;
-}
-
-KSP_EXPORT bool ksp_trust_policy_get_at_signature(const struct ksp_trust_policy *p)
-{
-	return p && p->at_signature;
-}
-
-KSP_EXPORT int ksp_trust_policy_set_model(struct ksp_trust_policy *p, int model)
-{
-	if (p == NULL || ksp_trust_model_get(model) == NULL)
-		return -EINVAL;
-	p->model = model;
-	return 0;
-}
-
-KSP_EXPORT int ksp_trust_policy_get_model(const struct ksp_trust_policy *p)
-{
-	return p ? p->model : KSP_TRUST_MODEL_PATHS;
-}
-
-KSP_EXPORT int ksp_trust_policy_set_trust_amount(struct ksp_trust_policy *p, int amount)
-{
-	if (p == NULL || amount < 1 || amount > 7680)
-		return -EINVAL;
-	p->sq_amount = amount;
-	return 0;
-}
-
-KSP_EXPORT int ksp_trust_policy_get_trust_amount(const struct ksp_trust_policy *p)
-{
-	return p ? p->sq_amount : 120;
-}
-
-KSP_EXPORT void ksp_trust_policy_set_certification_network(struct ksp_trust_policy *p, bool on)
-{
-	if (p)
-		p->sq_network = on;
-}
-
-KSP_EXPORT bool ksp_trust_policy_get_certification_network(const struct ksp_trust_policy *p)
-{
-	return p && p->sq_network;
-}
-
-KSP_EXPORT int ksp_trust_policy_load(struct ksp_trust_policy *p, const char *path)
-{
-	uint8_t *data = NULL;
-	size_t len;
-	unsigned lineno = 0;
-	char *save = NULL, *line;
-	int r = 0;
-
-	if (p == NULL || path == NULL)
-		return -EINVAL;
-	r = read_file_all(path, 1u << 20, &data, &len);
-	if (r < 0) {
-		ksp_set_error(p->ctx, "%s: cannot read the policy: %s", path, strerror(-r));
-		return r;
-	}
-	if (memchr(data, '\0', len)) {
-		ksp_set_error(p->ctx, "%s: not a text file; a policy is key = value lines", path);
-		free(data);
-		return -EINVAL;
-	}
-	/* split by hand so that empty lines still count */
-	for (line = (char *)data; line && r == 0; line = save) {
-		char *nl = strchr(line, '\n'), *key, *val, *eq;
-		save = nl ? nl + 1 : NULL;
-		if (nl)
-			*nl = '\0';
-		lineno++;
-		key = trim(line);
-		if (*key == '#' || *key == '\0')
-			continue;
-		eq = strchr(key, '=');
-		if (eq == NULL) {
-			ksp_set_error(p->ctx, "%s:%u: expected 'key = value'", path, lineno);
-			r = -EINVAL;
-			break;
-		}
-		*eq = '\0';
-		val = trim(eq + 1);
-		key = trim(key);
-		if ((eq = strchr(val, '#')) && (eq == val || isspace((unsigned char)eq[-1])))
-			*eq = '\0';
-		val = trim(val);
-		if (!strcmp(key, "core")) {
-			r = ksp_trust_policy_add_core(p, val);
-		} else if (!strcmp(key, "core_file")) {
-			char full[4096];
-			const char *slash = strrchr(path, '/');
-			if (val[0] != '/' && slash)
-				snprintf(full, sizeof(full), "%.*s/%s", (int)(slash - path), path, val);
-			else
-				snprintf(full, sizeof(full), "%s", val);
-			r = load_core_file(p, full, path, lineno);
-			if (r < 0)
-				break;
-		} else if (!strcmp(key, "core_party")) {
-			r = parse_bool(val, &p->core_party);
-		} else if (!strcmp(key, "max_depth")) {
-			r = parse_int(val, 1, 1000, &p->max_depth);
-		} else if (!strcmp(key, "min_paths")) {
-			r = parse_int(val, 1, 64, &p->min_paths);
-		} else if (!strcmp(key, "per_uid")) {
-			r = parse_bool(val, &p->per_uid);
-		} else if (!strcmp(key, "sha1")) {
-			r = parse_sha1(val, &p->sha1);
-		} else if (!strcmp(key, "md5")) {
-			r = parse_bool(val, &p->md5);
-		} else if (!strcmp(key, "min_key_bits")) {
-			int b;
-			r = parse_int(val, 0, 65536, &b);
-			if (r == 0)
-				p->min_bits = (unsigned)b;
-		} else if (!strcmp(key, "max_cert_age")) {
-			r = parse_age(val, &p->max_age);
-		} else if (!strcmp(key, "model")) {
-			if (ksp_trust_model_from_name(val) >= 0)
-				p->model = ksp_trust_model_from_name(val);
-			else {
-				ksp_set_error(p->ctx, "%s:%u: model is paths, gnupg or sequoia, not '%.40s'", path, lineno, val);
-				r = -EINVAL;
-			}
-		} else if (!strcmp(key, "trust_amount")) {
-			r = parse_int(val, 1, 7680, &p->sq_amount);
-		} else if (!strcmp(key, "certification_network")) {
-			r = parse_bool(val, &p->sq_network);
-		} else if (!strcmp(key, "trust_at")) {
-			if (!strcmp(val, "now") || !strcmp(val, "signature"))
-				p->at_signature = !strcmp(val, "signature");
-			else
-				r = -EINVAL;
-		} else if ((r = ksp_trust_models_parse(p->ctx, p->mopts, key, val, path)) != 0) {
-			r = r > 0 ? 0 : r; /* a model's own key (model.h) */
-		} else {
-			char keys[256];
-			ksp_trust_models_keys(keys, sizeof(keys));
-			ksp_set_error(p->ctx, "%s:%u: unknown key '%.40s' (core, core_file, core_party, max_depth, min_paths, "
-					      "per_uid, sha1, md5, min_key_bits, max_cert_age, trust_at, model, trust_amount, "
-					      "certification_network, %s)",
-				      path, lineno, key, keys);
-			r = -EINVAL;
-			break;
-		}
-		if (r < 0 && !ksp_get_error(p->ctx))
-			ksp_set_error(p->ctx, "%s:%u: bad value '%.60s' for %s", path, lineno, val, key);
-		else if (r < 0) {
-			/* keep the more precise message, add the place */
-			char msg[900];
-			snprintf(msg, sizeof(msg), "%s", ksp_get_error(p->ctx));
-			if (strncmp(msg, path, strlen(path)) != 0)
-				ksp_set_error(p->ctx, "%s:%u: %s", path, lineno, msg);
-		}
-	}
-	free(data);
-	return r;
-}
 
 /* ---- the local graph ----------------------------------------------------- */
 
-struct tedge {
-	uint32_t u, v;
-	int64_t uid_id;
-	int64_t created;
-};
-
-struct tnode {
-	int64_t key_id;   /* the snapshot's vertex */
-	uint32_t df, db;  /* exploration depths, UINT32_MAX unknown */
-	uint8_t state;    /* 0 unchecked, 1 valid, 2 not a vertex */
-	uint8_t why;      /* for the target: KSP_TRUST_TARGET_* */
-	bool fexp, bexp;  /* expanded forward / backward */
-};
-
-struct explore {
-	struct ksp_ctx *ctx;
-	sqlite3 *db;
-	const struct ksp_trust_policy *pol;
-	int64_t at;
-	struct ksp_wsnap *g;
-	struct tnode *nodes;
-	uint32_t n, cap;
-	struct tedge *edges;
-	size_t m, cap_e;
-	/* a binding question: the paths' last certifications on one of these
-	 * user IDs (uids.id) of the target */
-	const int64_t *only_uids;
-	size_t n_only;
-	/* the what-if's reachability, when it holds for this query */
-	const struct ksp_trust_reach *reach;
-};
 
 /* The node of snapshot vertex @vx, created if new; UINT32_MAX on error.
  * The snapshot's scratch maps vertices to nodes for this query (stamped
@@ -641,20 +89,11 @@ static uint32_t node_of(struct explore *e, uint32_t vx, bool create)
 	return e->n++;
 }
 
-enum {
-	KEY_OK = 0,
-	KEY_UNKNOWN = 1,
-	KEY_REVOKED = 2,
-	KEY_EXPIRED = 3,
-	KEY_FUTURE = 4,
-	KEY_WEAK = 5,
-	KEY_SOFT_REVOKED = 6, /* retired or superseded before the reference time */
-};
 
 /* Is node @i a vertex at the reference time?  Sets state; returns 1/0. */
 /* What snapshot vertex @vx is at @at under @pol (its what-if's lost and
  * extended keys): KEY_*.  check_node() and ksp_trust_reach() share it. */
-static uint8_t vertex_why(const struct ksp_wsnap *g, const struct ksp_trust_policy *pol, int64_t at, uint64_t vx)
+uint8_t ksp_trust_vertex_why(const struct ksp_wsnap *g, const struct ksp_trust_policy *pol, int64_t at, uint64_t vx)
 {
 	if (vx >= g->n)
 		return KEY_UNKNOWN;
@@ -686,7 +125,7 @@ static int check_node(struct explore *e, uint32_t i)
 	if (e->reach && (uint64_t)nd->key_id < e->reach->n)
 		nd->why = e->reach->why[nd->key_id];
 	else
-		nd->why = vertex_why(e->g, e->pol, e->at, (uint64_t)nd->key_id);
+		nd->why = ksp_trust_vertex_why(e->g, e->pol, e->at, (uint64_t)nd->key_id);
 	nd->state = nd->why == KEY_OK || nd->why == KEY_SOFT_REVOKED ? 1 : 2;
 	return nd->state == 1;
 }
@@ -828,266 +267,6 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 	return 0;
 }
 
-/* ---- disjoint paths on the relevant subgraph ------------------------------ */
-
-struct sub {
-	uint32_t n;           /* local vertices; t = the target */
-	uint32_t t;
-	uint32_t *off, *adj;  /* out-adjacency (CSR) */
-	uint32_t *eid;        /* edge index per adjacency entry (into explore edges) */
-	bool *is_core;
-	uint32_t *core;       /* core vertices, ascending */
-	uint32_t n_core;
-	uint32_t L, K;
-};
-
-/* Max-flow with unit vertex capacities from the core set to t, at most K
- * units; flow paths returned in paths[k] (vertex lists, t last). */
-struct flow {
-	/* split graph: v_in = 2v, v_out = 2v + 1, S = 2n, arcs in pairs */
-	uint32_t nv;
-	uint32_t *head, *next, *to;
-	int8_t *cap;
-	uint32_t n_arcs;
-};
-
-static int flow_arc(struct flow *f, uint32_t a, uint32_t b, int8_t c)
-{
-	uint32_t i = f->n_arcs;
-	f->to[i] = b;
-	f->cap[i] = c;
-	f->next[i] = f->head[a];
-	f->head[a] = i;
-	f->to[i + 1] = a;
-	f->cap[i + 1] = 0;
-	f->next[i + 1] = f->head[b];
-	f->head[b] = i + 1;
-	f->n_arcs += 2;
-	return 0;
-}
-
-static int max_flow(const struct sub *s, uint32_t *ret_flow, uint32_t ***ret_paths, uint32_t **ret_lens)
-{
-	struct flow f = { .nv = 2 * s->n + 1 };
-	uint32_t S = 2 * s->n, T = 2 * s->t, m = s->off[s->n];
-	size_t arcs = 2 * ((size_t)m + s->n + s->n_core);
-	uint32_t *prev = NULL, *queue = NULL, value = 0;
-	uint32_t **paths = NULL, *lens = NULL;
-	int r = -ENOMEM;
-
-	f.head = malloc(f.nv * sizeof(*f.head));
-	f.next = malloc(arcs * sizeof(*f.next));
-	f.to = malloc(arcs * sizeof(*f.to));
-	f.cap = malloc(arcs);
-	prev = malloc(f.nv * sizeof(*prev));
-	queue = malloc(f.nv * sizeof(*queue));
-	paths = calloc(s->K, sizeof(*paths));
-	lens = calloc(s->K, sizeof(*lens));
-	if (!f.head || !f.next || !f.to || !f.cap || !prev || !queue || !paths || !lens)
-		goto out;
-	for (uint32_t i = 0; i < f.nv; i++)
-		f.head[i] = UINT32_MAX;
-	for (uint32_t v = 0; v < s->n; v++)
-		if (v != s->t)
-			flow_arc(&f, 2 * v, 2 * v + 1, 1);
-	for (uint32_t i = 0; i < s->n_core; i++)
-		flow_arc(&f, S, 2 * s->core[i], 1);
-	for (uint32_t u = 0; u < s->n; u++)
-		for (uint32_t j = s->off[u]; j < s->off[u + 1]; j++)
-			flow_arc(&f, 2 * u + 1, 2 * s->adj[j], 1);
-	while (value < s->K) {
-		uint32_t h = 0, tl = 0;
-		for (uint32_t i = 0; i < f.nv; i++)
-			prev[i] = UINT32_MAX;
-		prev[S] = UINT32_MAX - 1;
-		queue[tl++] = S;
-		while (h < tl && prev[T] == UINT32_MAX) {
-			uint32_t x = queue[h++];
-			for (uint32_t a = f.head[x]; a != UINT32_MAX; a = f.next[a])
-				if (f.cap[a] > 0 && prev[f.to[a]] == UINT32_MAX) {
-					prev[f.to[a]] = a;
-					queue[tl++] = f.to[a];
-				}
-		}
-		if (prev[T] == UINT32_MAX)
-			break;
-		for (uint32_t x = T; x != S;) {
-			uint32_t a = prev[x];
-			f.cap[a]--;
-			f.cap[a ^ 1]++;
-			x = f.to[a ^ 1];
-		}
-		value++;
-	}
-	/* decompose: follow saturated forward arcs from S */
-	for (uint32_t k = 0; k < value; k++) {
-		uint32_t x = S, len = 0, cap = 16;
-		uint32_t *p = malloc(cap * sizeof(*p));
-		if (p == NULL)
-			goto out;
-		paths[k] = p;
-		while (x != T && len <= s->n) {
-			uint32_t a;
-			for (a = f.head[x]; a != UINT32_MAX; a = f.next[a])
-				/* a forward arc (even index) carrying flow: its residual twin has capacity */
-				if (!(a & 1) && f.cap[a ^ 1] > 0)
-					break;
-			if (a == UINT32_MAX)
-				break; /* cannot happen for a valid flow */
-			f.cap[a ^ 1]--; /* consume this unit */
-			x = f.to[a];
-			if (!(x & 1)) { /* entering v_in: record v */
-				if (len == cap) {
-					cap *= 2;
-					uint32_t *np = realloc(p, cap * sizeof(*p));
-					if (np == NULL)
-						goto out;
-					paths[k] = p = np;
-				}
-				p[len++] = x / 2;
-			}
-		}
-		lens[k] = len;
-	}
-	*ret_flow = value;
-	*ret_paths = paths;
-	*ret_lens = lens;
-	paths = NULL;
-	lens = NULL;
-	r = 0;
-out:
-	if (paths)
-		for (uint32_t k = 0; k < s->K; k++)
-			free(paths[k]);
-	free(paths);
-	free(lens);
-	free(f.head);
-	free(f.next);
-	free(f.to);
-	free(f.cap);
-	free(prev);
-	free(queue);
-	return r;
-}
-
-/* Exhaustive search for K disjoint paths of at most L edges. */
-struct search {
-	const struct sub *s;
-	bool *used;
-	uint32_t *dist;   /* scratch: reverse BFS distances to t */
-	uint32_t *queue;
-	uint32_t **paths; /* K paths being built */
-	uint32_t *lens;
-	uint32_t **best;  /* the most paths found so far */
-	uint32_t *best_lens;
-	uint32_t n_best;
-	uint64_t steps;
-	bool exhausted;
-	uint32_t *rin_off, *rin; /* reverse adjacency */
-	uint32_t cap;     /* no more disjoint paths exist (max-flow, at most K) */
-};
-
-static void rev_bfs(struct search *x)
-{
-	const struct sub *s = x->s;
-	uint32_t h = 0, tl = 0;
-
-	for (uint32_t i = 0; i < s->n; i++)
-		x->dist[i] = UINT32_MAX;
-	x->dist[s->t] = 0;
-	x->queue[tl++] = s->t;
-	while (h < tl) {
-		uint32_t v = x->queue[h++];
-		for (uint32_t j = x->rin_off[v]; j < x->rin_off[v + 1]; j++) {
-			uint32_t u = x->rin[j];
-			if (!x->used[u] && x->dist[u] == UINT32_MAX && x->dist[v] + 1 <= s->L) {
-				x->dist[u] = x->dist[v] + 1;
-				x->queue[tl++] = u;
-			}
-		}
-	}
-}
-
-static void save_best(struct search *x, uint32_t k)
-{
-	if (k <= x->n_best)
-		return;
-	for (uint32_t i = 0; i < k; i++) {
-		memcpy(x->best[i], x->paths[i], (x->lens[i]) * sizeof(uint32_t));
-		x->best_lens[i] = x->lens[i];
-	}
-	x->n_best = k;
-}
-
-static bool search_paths(struct search *x, uint32_t k, uint32_t min_core);
-
-/* Extend path k (vertices paths[k][0..depth]) towards t. */
-static bool extend(struct search *x, uint32_t k, uint32_t depth, uint32_t min_core, const uint32_t *dist)
-{
-	const struct sub *s = x->s;
-	uint32_t v = x->paths[k][depth];
-
-	if (++x->steps > SEARCH_BUDGET) {
-		x->exhausted = true;
-		return false;
-	}
-	if (v == s->t) {
-		x->lens[k] = depth + 1;
-		save_best(x, k + 1);
-		/* K paths; or as many as the max-flow allows: no set of more
-		 * exists, and a later set of as many would not replace it */
-		if (k + 1 == s->K || x->n_best >= x->cap)
-			return true;
-		/* t stays free for the next path */
-		return search_paths(x, k + 1, min_core);
-	}
-	for (uint32_t j = s->off[v]; j < s->off[v + 1]; j++) {
-		uint32_t w = s->adj[j];
-		if (x->used[w] && w != s->t)
-			continue;
-		if (dist[w] == UINT32_MAX || depth + 1 + dist[w] > s->L)
-			continue;
-		if (w != s->t)
-			x->used[w] = true;
-		x->paths[k][depth + 1] = w;
-		if (extend(x, k, depth + 1, min_core, dist))
-			return true;
-		if (w != s->t)
-			x->used[w] = false;
-		if (x->exhausted)
-			return false;
-	}
-	return false;
-}
-
-static bool search_paths(struct search *x, uint32_t k, uint32_t min_core)
-{
-	const struct sub *s = x->s;
-	uint32_t *dist;
-	bool ok = false;
-
-	/* distances to t avoiding the vertices used so far */
-	dist = malloc(s->n * sizeof(*dist));
-	if (dist == NULL) {
-		x->exhausted = true;
-		return false;
-	}
-	rev_bfs(x);
-	memcpy(dist, x->dist, s->n * sizeof(*dist));
-	for (uint32_t i = min_core; i < s->n_core && !ok && !x->exhausted; i++) {
-		uint32_t c = s->core[i];
-		if (x->used[c] || dist[c] == UINT32_MAX)
-			continue;
-		x->used[c] = true;
-		x->paths[k][0] = c;
-		ok = extend(x, k, 0, i + 1, dist);
-		if (!ok)
-			x->used[c] = false;
-	}
-	free(dist);
-	return ok;
-}
-
 /* ---- the query ------------------------------------------------------------- */
 
 static int finish_paths(struct explore *e, struct ksp_trust_result *res, uint32_t **paths, const uint32_t *lens,
@@ -1190,82 +369,10 @@ static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes,
 	to_node = malloc(e->n * sizeof(*to_node));
 	if (!df || !db || !queue || !local || !to_node)
 		goto out;
-	/* exact distances on the explored graph: CSR of edges both ways */
-	{
-		uint32_t *ooff = calloc(e->n + 1, sizeof(*ooff)), *ioff = calloc(e->n + 1, sizeof(*ioff));
-		uint32_t *oadj = malloc((e->m ? e->m : 1) * sizeof(*oadj)), *iadj = malloc((e->m ? e->m : 1) * sizeof(*iadj));
-		uint32_t h, tl;
-		if (!ooff || !ioff || !oadj || !iadj) {
-			free(ooff);
-			free(ioff);
-			free(oadj);
-			free(iadj);
-			goto out;
-		}
-		for (size_t i = 0; i < e->m; i++) {
-			if (uid_filter && e->edges[i].v == target && e->edges[i].uid_id != uid_filter)
-				continue;
-			ooff[e->edges[i].u + 1]++;
-			ioff[e->edges[i].v + 1]++;
-		}
-		for (uint32_t i = 0; i < e->n; i++) {
-			ooff[i + 1] += ooff[i];
-			ioff[i + 1] += ioff[i];
-		}
-		{
-			uint32_t *po = malloc((e->n + 1) * sizeof(*po)), *pi = malloc((e->n + 1) * sizeof(*pi));
-			if (!po || !pi) {
-				free(po);
-				free(pi);
-				free(ooff);
-				free(ioff);
-				free(oadj);
-				free(iadj);
-				goto out;
-			}
-			memcpy(po, ooff, (e->n + 1) * sizeof(*po));
-			memcpy(pi, ioff, (e->n + 1) * sizeof(*pi));
-			for (size_t i = 0; i < e->m; i++) {
-				if (uid_filter && e->edges[i].v == target && e->edges[i].uid_id != uid_filter)
-					continue;
-				oadj[po[e->edges[i].u]++] = e->edges[i].v;
-				iadj[pi[e->edges[i].v]++] = e->edges[i].u;
-			}
-			free(po);
-			free(pi);
-		}
-		for (uint32_t i = 0; i < e->n; i++)
-			df[i] = db[i] = UINT32_MAX;
-		h = tl = 0;
-		for (uint32_t i = 0; i < n_core_nodes; i++)
-			if (df[core_nodes[i]] == UINT32_MAX) {
-				df[core_nodes[i]] = 0;
-				queue[tl++] = core_nodes[i];
-			}
-		while (h < tl) {
-			uint32_t u = queue[h++];
-			for (uint32_t j = ooff[u]; j < ooff[u + 1]; j++)
-				if (df[oadj[j]] == UINT32_MAX) {
-					df[oadj[j]] = df[u] + 1;
-					queue[tl++] = oadj[j];
-				}
-		}
-		h = tl = 0;
-		db[target] = 0;
-		queue[tl++] = target;
-		while (h < tl) {
-			uint32_t u = queue[h++];
-			for (uint32_t j = ioff[u]; j < ioff[u + 1]; j++)
-				if (db[iadj[j]] == UINT32_MAX) {
-					db[iadj[j]] = db[u] + 1;
-					queue[tl++] = iadj[j];
-				}
-		}
-		free(ooff);
-		free(ioff);
-		free(oadj);
-		free(iadj);
-	}
+	r = ksp_trust_distances(e, target, core_nodes, n_core_nodes, uid_filter, df, db, queue);
+	if (r < 0)
+		goto out;
+	r = -ENOMEM;
 	/* the relevant vertices: on some core -> t path of at most L edges */
 	for (uint32_t i = 0; i < e->n; i++) {
 		local[i] = UINT32_MAX;
@@ -1324,7 +431,7 @@ static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes,
 		}
 	}
 	qsort(s.core, s.n_core, sizeof(*s.core), cmp_u32);
-	r = max_flow(&s, &fval, &fpaths, &flens);
+	r = ksp_trust_max_flow(&s, &fval, &fpaths, &flens);
 	if (r < 0)
 		goto out;
 	/* the flow's paths all within L: proof found */
@@ -1362,68 +469,13 @@ static int solve(struct explore *e, uint32_t target, const uint32_t *core_nodes,
 	}
 	if (!done && final) {
 		/* exhaustive search (also gives the best partial set) */
-		x.s = &s;
-		x.cap = fval < K ? fval : K;
-		x.used = calloc(nl, sizeof(*x.used));
-		x.dist = malloc(nl * sizeof(*x.dist));
-		x.queue = malloc(nl * sizeof(*x.queue));
-		x.paths = calloc(K, sizeof(*x.paths));
-		x.best = calloc(K, sizeof(*x.best));
-		x.lens = calloc(K, sizeof(*x.lens));
-		x.best_lens = calloc(K, sizeof(*x.best_lens));
-		x.rin_off = calloc(nl + 1, sizeof(*x.rin_off));
-		x.rin = malloc((s.off[nl] ? s.off[nl] : 1) * sizeof(*x.rin));
-		if (!x.used || !x.dist || !x.queue || !x.paths || !x.best || !x.lens || !x.best_lens || !x.rin_off ||
-		    !x.rin) {
-			r = -ENOMEM;
-			goto search_out;
+		r = ksp_trust_search_run(&x, &s, fval, K, L);
+		if (r == 0) {
+			res->found = (int)x.n_best;
+			res->search_exhausted = x.exhausted;
+			r = finish_paths(e, res, x.best, x.best_lens, x.n_best, to_node, &s, uid_filter);
 		}
-		for (uint32_t k = 0; k < K; k++) {
-			x.paths[k] = malloc((L + 1) * sizeof(uint32_t));
-			x.best[k] = malloc((L + 1) * sizeof(uint32_t));
-			if (!x.paths[k] || !x.best[k]) {
-				r = -ENOMEM;
-				goto search_out;
-			}
-		}
-		for (uint32_t u = 0; u < nl; u++)
-			for (uint32_t j = s.off[u]; j < s.off[u + 1]; j++)
-				x.rin_off[s.adj[j] + 1]++;
-		for (uint32_t i = 0; i < nl; i++)
-			x.rin_off[i + 1] += x.rin_off[i];
-		{
-			uint32_t *pos = malloc((nl + 1) * sizeof(*pos));
-			if (pos == NULL) {
-				r = -ENOMEM;
-				goto search_out;
-			}
-			memcpy(pos, x.rin_off, (nl + 1) * sizeof(*pos));
-			for (uint32_t u = 0; u < nl; u++)
-				for (uint32_t j = s.off[u]; j < s.off[u + 1]; j++)
-					x.rin[pos[s.adj[j]]++] = u;
-			free(pos);
-		}
-		if (fval > 0)
-			search_paths(&x, 0, 0);
-		res->found = (int)x.n_best;
-		res->search_exhausted = x.exhausted;
-		r = finish_paths(e, res, x.best, x.best_lens, x.n_best, to_node, &s, uid_filter);
-search_out:
-		free(x.used);
-		free(x.dist);
-		free(x.queue);
-		if (x.paths)
-			for (uint32_t k = 0; k < K; k++)
-				free(x.paths[k]);
-		if (x.best)
-			for (uint32_t k = 0; k < K; k++)
-				free(x.best[k]);
-		free(x.paths);
-		free(x.best);
-		free(x.lens);
-		free(x.best_lens);
-		free(x.rin_off);
-		free(x.rin);
+		ksp_trust_search_done(&x, K);
 	}
 out:
 	if (fpaths)
@@ -1555,7 +607,7 @@ static const char *key_reason(int why)
 	}
 }
 
-static int core_from_party(struct explore *e, struct ksp_trust_policy *extra)
+int ksp_trust_core_from_party(struct explore *e, struct ksp_trust_policy *extra)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, r = 0;
@@ -1572,7 +624,7 @@ static int core_from_party(struct explore *e, struct ksp_trust_policy *extra)
 	return r;
 }
 
-/* trust-private.h: the policy's core keys and, with core_party, the
+/* policy.h: the policy's core keys and, with core_party, the
  * store's participants, added to @out */
 int ksp_trust_policy_resolve_core(struct ksp_store *store, const struct ksp_trust_policy *pol,
 				  struct ksp_trust_policy *out)
@@ -1583,268 +635,251 @@ int ksp_trust_policy_resolve_core(struct ksp_store *store, const struct ksp_trus
 	for (size_t i = 0; i < pol->n_core && r == 0; i++)
 		r = ksp_trust_policy_add_core(out, pol->core[i]);
 	if (r == 0 && pol->core_party)
-		r = core_from_party(&e, out);
+		r = ksp_trust_core_from_party(&e, out);
 	return r;
 }
 
-/* trust-private.h: the Sequoia model's settings */
-void ksp_trust_policy_sequoia(const struct ksp_trust_policy *p, int *amount, bool *network)
+
+
+/* The bidirectional exploration (forward from the core, backward from
+ * the target, the cheaper side first) until the two depths add up to the
+ * policy's L, evaluating on the way when the sides meet (res->trusted: a
+ * shorter horizon sufficed). */
+static int explore_both(struct explore *e, uint32_t target, const uint32_t *cores, uint32_t n_cores,
+			struct ksp_trust_result *res)
 {
-	*amount = p->sq_amount;
-	*network = p->sq_network;
-}
+	const struct ksp_trust_policy *pol = e->pol;
+	uint32_t *fr = NULL, *nx = NULL, *bfr = NULL;
+	size_t n_fr = 0, cap_fr = 0, n_nx = 0, cap_nx = 0, n_bfr = 0, cap_bfr = 0;
+	int r = 0;
+	uint32_t hf = 0, hb = 0, L = (uint32_t)pol->max_depth;
+	bool fdone = false, bdone = false;
 
-
-/* ---- reachability from the core (whatif.h) ------------------------------------ */
-
-struct ksp_trust_reach *ksp_trust_reach_free(struct ksp_trust_reach *r)
-{
-	if (r) {
-		free(r->dist);
-		free(r->why);
-		free(r->core_vx);
-		if (r->own_in) {
-			free(r->in_off);
-			free(r->in);
-			free(r->out_off);
-			free(r->out_v);
+	for (uint32_t i = 0; i < n_cores; i++) {
+		if (e->nodes[cores[i]].df == UINT32_MAX) {
+			e->nodes[cores[i]].df = 0;
+			r = push_u32(&fr, &n_fr, &cap_fr, cores[i]);
+			if (r < 0)
+				goto out;
 		}
-		free(r);
 	}
-	return NULL;
+	e->nodes[target].db = 0;
+	cap_bfr = 64;
+	bfr = malloc(cap_bfr * sizeof(*bfr));
+	if (bfr == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	bfr[n_bfr++] = target;
+	/* an empty frontier means that side is complete: every edge of
+	 * every path is then known */
+	while (hf + hb < L && !fdone && !bdone) {
+		/* the cheaper side: fewer edges to read */
+		uint64_t cost_f = 0, cost_b = 0;
+		for (size_t i = 0; i < n_fr; i++) {
+			uint32_t vx = (uint32_t)e->nodes[fr[i]].key_id;
+			cost_f += e->g->out_off[vx + 1] - e->g->out_off[vx];
+		}
+		for (size_t i = 0; i < n_bfr; i++) {
+			uint32_t vx = (uint32_t)e->nodes[bfr[i]].key_id;
+			cost_b += e->g->in_off[vx + 1] - e->g->in_off[vx];
+		}
+		bool go_forward = cost_f <= cost_b, met = false;
+		uint32_t **cur = go_forward ? &fr : &bfr;
+		size_t *n_cur = go_forward ? &n_fr : &n_bfr, *cap_cur = go_forward ? &cap_fr : &cap_bfr;
+		uint32_t d = go_forward ? hf : hb;
+
+		n_nx = 0;
+		for (size_t i = 0; i < *n_cur; i++) {
+			r = expand(e, (*cur)[i], go_forward, d, &nx, &n_nx, &cap_nx);
+			if (r < 0)
+				goto out;
+		}
+		/* swap frontier buffers */
+		uint32_t *tmp = *cur;
+		size_t tcap = *cap_cur;
+		*cur = nx;
+		*cap_cur = cap_nx;
+		*n_cur = n_nx;
+		nx = tmp;
+		cap_nx = tcap;
+		if (go_forward) {
+			hf++;
+			if (n_fr == 0)
+				fdone = true;
+		} else {
+			hb++;
+			if (n_bfr == 0)
+				bdone = true;
+		}
+		/* the two sides met: paths of hf + hb edges are all
+		 * known; enough of them already decides (shorter
+		 * horizons than L: only a success counts) */
+		for (size_t i = 0; i < *n_cur && !met; i++) {
+			const struct tnode *nd = &e->nodes[(*cur)[i]];
+			met = nd->df != UINT32_MAX && nd->db != UINT32_MAX;
+		}
+		if (met && hf + hb < L && !fdone && !bdone) {
+			r = evaluate(e, target, cores, n_cores, hf + hb, false, res);
+			if (r < 0)
+				goto out;
+			if (res->trusted)
+				break;
+		}
+	}
+out:
+	free(fr);
+	free(nx);
+	free(bfr);
+	return r;
 }
 
-/* One breadth-first search from the usable core keys over what a query
- * at @at under @pol would explore: the same vertices (vertex_why()), the
- * same certifications (ksp_wsnap_edge_counts(), the what-if's added ones),
- * the same bounds checks.  dist[v] = the fewest certifications from a core
- * key to v, max_depth + 1 for farther or out of reach. */
-/* The certifications into each vertex that count (whatif.h); -EBADMSG
- * where a query's expand() would fail on any of them. */
-static int reach_in_edges(const struct ksp_wsnap *g, const struct ksp_trust_policy *pol, int64_t at,
-			  struct ksp_trust_reach *res)
+/* The verdict and its one-line message, from the paths found. */
+static void decide(struct ksp_trust_result *res, const struct ksp_trust_policy *pol, bool binding, uint32_t n_cores)
 {
-	int64_t min_created = pol->max_age ? at - pol->max_age : INT64_MIN;
-	size_t k = 0;
+	if (res->found >= pol->min_paths) {
+		res->trusted = true;
+		res->reason = KSP_TRUST_TRUSTED;
+		snprintf(res->message, sizeof(res->message), "trusted: %d vertex-disjoint path%s of at most %d hop%s from the core%s",
+			 res->found, res->found == 1 ? "" : "s", pol->max_depth, pol->max_depth == 1 ? "" : "s",
+			 pol->per_uid || binding ? " to one user ID" : "");
+	} else if (res->found == 0) {
+		res->reason = res->search_exhausted ? KSP_TRUST_UNDECIDED : KSP_TRUST_NO_PATH;
+		snprintf(res->message, sizeof(res->message), "not trusted: %s", res->search_exhausted
+			 ? "the search for disjoint paths ran out of steps before finding one"
+			 : "no certification path from the core of at most the maximum depth");
+		if (!res->search_exhausted)
+			snprintf(res->message, sizeof(res->message),
+				 "not trusted: no certification path of at most %d hop%s from the %u usable core key%s%s",
+				 pol->max_depth, pol->max_depth == 1 ? "" : "s", n_cores, n_cores == 1 ? "" : "s",
+				 pol->per_uid || binding ? " to any one user ID" : "");
+	} else {
+		char note[160] = "";
+		res->reason = res->search_exhausted ? KSP_TRUST_UNDECIDED : KSP_TRUST_TOO_FEW_PATHS;
+		if (res->search_exhausted)
+			snprintf(note, sizeof(note), " (the search ran out of steps: more may exist)");
+		else if (res->flow_bound > (uint32_t)res->found)
+			snprintf(note, sizeof(note), " (shown: the max-flow's; at most %u of any length exist)",
+				 res->flow_bound);
+		snprintf(res->message, sizeof(res->message),
+			 "not trusted: only %d vertex-disjoint path%s of at most %d hop%s, %d needed%s%s", res->found,
+			 res->found == 1 ? "" : "s", pol->max_depth, pol->max_depth == 1 ? "" : "s", pol->min_paths,
+			 pol->per_uid || binding ? " on one user ID" : "", note);
+	}
+}
 
-	res->own_in = true;
-	res->in_off = malloc(((size_t)g->n + 1) * sizeof(*res->in_off));
-	if (res->in_off == NULL)
+/* The target's key id in the store (*@tid, 0 when it is not there or no
+ * vertex) and the usable core keys' nodes (*@cores, counting the core keys
+ * not in the store and the invalid ones).  0 or -errno. */
+static int find_target_and_cores(struct explore *e, const char *tfpr, const struct ksp_trust_policy *core,
+				 int64_t *tid, uint32_t **cores, uint32_t *n_cores, int *unknown_core,
+				 int *invalid_core)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	rc = sqlite3_prepare_v2(e->db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "keys");
+	sqlite3_bind_text(st, 1, tfpr, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*tid = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (*tid && ksp_wsnap_vertex(e->g, *tid) == UINT32_MAX)
+		*tid = 0;
+	/* the core keys, by fingerprint */
+	*cores = malloc(core->n_core * sizeof(**cores));
+	if (*cores == NULL)
 		return -ENOMEM;
-	/* first the count, then the copy */
-	for (int pass = 0; pass < 2; pass++) {
-		k = 0;
-		for (uint32_t v = 0; v < g->n; v++) {
-			if (pass == 1)
-				res->in_off[v] = (uint32_t)k;
-			for (uint32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) {
-				const struct ksp_wsnap_edge *ed;
-				if (g->in_eid[j] >= g->m)
-					return -EBADMSG;
-				ed = &g->edges[g->in_eid[j]];
-				if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
-					return -EBADMSG;
-				if (!ksp_wsnap_edge_counts(g, ed, at, pol->md5, pol->sha1, min_created))
-					continue;
-				if (pass == 1)
-					res->in[k] = (struct ksp_trust_in_edge){ .u = ed->u, .uid_id = g->uids[ed->uidx].uid_id,
-										 .created = ed->created };
-				k++;
-			}
+	st = NULL; /* with the reachability: no look-ups (reset, finalize: no-ops) */
+	rc = e->reach ? SQLITE_OK : sqlite3_prepare_v2(e->db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "keys");
+	for (size_t i = 0; i < core->n_core; i++) {
+		uint32_t vx = UINT32_MAX;
+		if (e->reach) {
+			vx = e->reach->core_vx[i];
+		} else {
+			sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
+			if (sqlite3_step(st) == SQLITE_ROW)
+				vx = ksp_wsnap_vertex(e->g, sqlite3_column_int64(st, 0));
 		}
-		if (pass == 0) {
-			if (k > UINT32_MAX)
-				return -E2BIG;
-			res->in = malloc((k ? k : 1) * sizeof(*res->in));
-			if (res->in == NULL)
+		if (vx != UINT32_MAX) {
+			uint32_t c = node_of(e, vx, true);
+			if (c == UINT32_MAX) {
+				sqlite3_finalize(st);
 				return -ENOMEM;
+			}
+			r = check_node(e, c);
+			if (r < 0) {
+				sqlite3_finalize(st);
+				return r;
+			}
+			if (r == 1)
+				(*cores)[(*n_cores)++] = c;
+			else
+				(*invalid_core)++;
+		} else {
+			(*unknown_core)++;
 		}
+		sqlite3_reset(st);
 	}
-	res->in_off[g->n] = (uint32_t)k;
-	/* out: the same certifications from the other end */
-	res->out_off = malloc(((size_t)g->n + 1) * sizeof(*res->out_off));
-	res->out_v = malloc((k ? k : 1) * sizeof(*res->out_v));
-	if (res->out_off == NULL || res->out_v == NULL)
-		return -ENOMEM;
-	k = 0;
-	for (uint32_t u = 0; u < g->n; u++) {
-		res->out_off[u] = (uint32_t)k;
-		for (uint32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
-			const struct ksp_wsnap_edge *ed = &g->edges[j];
-			if (ed->u >= g->n || ed->v >= g->n || ed->uidx >= g->n_uids)
-				return -EBADMSG;
-			if (!ksp_wsnap_edge_counts(g, ed, at, pol->md5, pol->sha1, min_created))
-				continue;
-			if (k >= res->in_off[g->n])
-				return -EBADMSG; /* more out than in: not one edge set */
-			res->out_v[k++] = ed->v;
-		}
-	}
-	res->out_off[g->n] = (uint32_t)k;
+	sqlite3_finalize(st);
 	return 0;
 }
 
-int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *pol, int64_t at,
-			const struct ksp_trust_reach *like, struct ksp_trust_reach **ret)
+/* A binding question: the target's user IDs that answer it (@want_uid, or
+ * one with the address @want_email), present and not revoked at @at, into
+ * *@only; 1 when there is none (@res says why), 0, or -errno. */
+static int binding_uids(struct explore *e, int64_t tid, const char *tfpr, const void *want_uid, size_t want_uid_len,
+			const char *want_email, int64_t at, struct ksp_trust_result *res, int64_t **only, size_t *n_only)
 {
-	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	struct explore e = { .ctx = ctx, .db = ksp_store_db(store), .pol = pol, .at = at };
-	struct ksp_trust_policy *core = NULL;
-	struct ksp_trust_reach *res = NULL;
-	const struct ksp_trust_whatif *wi = pol->whatif;
-	uint8_t *state = NULL; /* 1 a vertex, 2 not */
-	uint32_t *queue = NULL, hd = 0, tl = 0;
-	uint16_t far;
 	sqlite3_stmt *st = NULL;
-	int r, rc;
+	size_t n_match = 0;
+	int rc;
 
-	if (pol->max_depth < 1 || pol->max_depth > 1000)
-		return -EINVAL;
-	far = (uint16_t)(pol->max_depth + 1);
-	r = ksp_wsnap_get(store, &e.g);
-	if (r < 0)
-		return r;
-	/* beyond it a query may give up (-E2BIG) where this would answer */
-	if (e.g->n > MAX_EXPLORE)
-		return -E2BIG;
-	r = ksp_trust_policy_new(ctx, &core);
-	for (size_t i = 0; i < pol->n_core && r == 0; i++)
-		r = ksp_trust_policy_add_core(core, pol->core[i]);
-	if (r == 0 && pol->core_party)
-		r = core_from_party(&e, core);
-	if (r < 0)
-		goto out;
-	if (core->n_core == 0) {
-		r = -EINVAL;
-		goto out;
-	}
-	r = -ENOMEM;
-	res = calloc(1, sizeof(*res));
-	state = calloc(e.g->n ? e.g->n : 1, 1);
-	queue = malloc((e.g->n ? e.g->n : 1) * sizeof(*queue));
-	if (res == NULL || state == NULL || queue == NULL)
-		goto out;
-	res->dist = malloc((e.g->n ? e.g->n : 1) * sizeof(*res->dist));
-	res->why = malloc(e.g->n ? e.g->n : 1);
-	res->core_vx = malloc(core->n_core * sizeof(*res->core_vx));
-	if (res->dist == NULL || res->why == NULL || res->core_vx == NULL)
-		goto out;
-	res->plain = wi == NULL || (wi->lost == NULL && wi->extended == NULL);
-	if (like && like->plain && like->at == at && like->gen == e.g->gen && like->nonce == e.g->nonce &&
-	    like->n == e.g->n && like->min_bits == pol->min_bits) {
-		/* the same states but for the what-if's lost and extended keys */
-		memcpy(res->why, like->why, e.g->n);
-		for (uint32_t v = 0; wi && v < e.g->n; v++)
-			if ((wi->lost && wi->lost[v]) || (wi->extended && wi->extended[v]))
-				res->why[v] = vertex_why(e.g, pol, at, v);
-	} else {
-		for (uint32_t v = 0; v < e.g->n; v++)
-			res->why[v] = vertex_why(e.g, pol, at, v);
-	}
-	for (uint32_t v = 0; v < e.g->n; v++) {
-		res->dist[v] = far;
-		state[v] = res->why[v] == KEY_OK || res->why[v] == KEY_SOFT_REVOKED ? 1 : 2;
-	}
-	res->n_core_vx = core->n_core;
-	res->at = at;
-	res->gen = e.g->gen;
-	res->nonce = e.g->nonce;
-	res->n = e.g->n;
-	res->max_age = pol->max_age;
-	res->max_depth = pol->max_depth;
-	res->sha1 = pol->sha1;
-	res->min_bits = pol->min_bits;
-	res->md5 = pol->md5;
-	if (like && like->in && like->at == at && like->gen == res->gen && like->nonce == res->nonce &&
-	    like->n == res->n && like->max_age == res->max_age && like->sha1 == res->sha1 && like->md5 == res->md5) {
-		res->in_off = like->in_off;
-		res->in = like->in;
-		res->out_off = like->out_off;
-		res->out_v = like->out_v;
-	} else {
-		r = reach_in_edges(e.g, pol, at, res);
-		if (r < 0)
-			goto out;
-	}
-	rc = sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
-		goto out;
-	}
-	for (size_t i = 0; i < core->n_core; i++) {
-		uint32_t vx = UINT32_MAX;
-		sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
-		sqlite3_reset(st);
-		res->core_vx[i] = vx;
-		if (vx == UINT32_MAX || res->dist[vx] == 0)
+	rc = sqlite3_prepare_v2(e->db, "SELECT id, uid, revoked FROM uids WHERE key_id = ? AND is_attr = 0 ORDER BY idx, id",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "uids");
+	sqlite3_bind_int64(st, 1, tid);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const void *u = sqlite3_column_blob(st, 1);
+		size_t n = (size_t)sqlite3_column_bytes(st, 1);
+		int64_t rev = sqlite3_column_int64(st, 2);
+		if (!ksp_trust_uid_matches(u, n, want_uid, want_uid_len, want_email))
 			continue;
-		if (state[vx] == 1) {
-			res->dist[vx] = 0;
-			queue[tl++] = vx;
+		if (n_match++ == 0 && res->uid == NULL && (res->uid = malloc(n + 1))) {
+			if (n)
+				memcpy(res->uid, u, n);
+			res->uid[n] = '\0';
+			res->uid_len = n;
 		}
-	}
-	while (hd < tl) {
-		uint32_t u = queue[hd++];
-		uint16_t du = res->dist[u];
-		if (du + 1 >= far)
+		if (rev != 0 && rev <= at)
 			continue;
-		/* the certifications that count (bounds checked when listed) */
-		for (uint32_t j = res->out_off[u]; j < res->out_off[u + 1]; j++) {
-			uint32_t v = res->out_v[j];
-			if (res->dist[v] != far || state[v] != 1)
-				continue;
-			res->dist[v] = (uint16_t)(du + 1);
-			queue[tl++] = v;
+		void *nn = realloc(*only, (*n_only + 1) * sizeof(**only));
+		if (nn == NULL) {
+			sqlite3_finalize(st);
+			return -ENOMEM;
 		}
-		for (size_t j = 0; wi && j < wi->n_added; j++) {
-			const struct ksp_trust_added *a = &wi->added[j];
-			if (a->u != u || a->v >= e.g->n || a->u == a->v || res->dist[a->v] != far)
-				continue;
-			if (state[a->v] != 1)
-				continue;
-			res->dist[a->v] = (uint16_t)(du + 1);
-			queue[tl++] = a->v;
-		}
+		*only = nn;
+		(*only)[(*n_only)++] = sqlite3_column_int64(st, 0);
 	}
-	*ret = res;
-	res = NULL;
-	r = 0;
-out:
 	sqlite3_finalize(st);
-	ksp_trust_policy_free(core);
-	ksp_trust_reach_free(res);
-	free(state);
-	free(queue);
-	return r;
+	if (rc != SQLITE_DONE)
+		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "uids");
+	if (*n_only == 0) {
+		res->reason = n_match ? KSP_TRUST_TARGET_REVOKED : KSP_TRUST_TARGET_UNKNOWN;
+		snprintf(res->message, sizeof(res->message), "not trusted: key %s has %s", tfpr,
+			 n_match ? (want_email ? "no unrevoked user ID with that address at the reference time"
+					       : "that user ID revoked at the reference time")
+				 : (want_email ? "no user ID with that address" : "no such user ID"));
+		return 1;
+	}
+	return 0;
 }
 
-/* Does user ID @uid (@n bytes) carry address @email (lib/addr.c, the
- * parser party add and sign use)?  ASCII letters match in either case;
- * other bytes exactly.  -ENOMEM is "no": a binding is never granted by a
- * failure. */
-static bool uid_has_email(const void *uid, size_t n, const char *email)
-{
-	char *a = NULL;
-	bool yes;
-
-	if (ksp_uid_address((const char *)uid, n, &a) < 0 || a == NULL)
-		return false;
-	yes = strcasecmp(a, email) == 0;
-	free(a);
-	return yes;
-}
-
-/* Does user ID @u (@n bytes) answer the binding question (@uid exactly, or
- * the address @email)? */
-static bool uid_matches(const void *u, size_t n, const void *uid, size_t uid_len, const char *email)
-{
-	if (email)
-		return uid_has_email(u, n, email);
-	return n == uid_len && (n == 0 || memcmp(u, uid, n) == 0);
-}
-
+/* (Long: the query's steps in order, each a few lines around a helper, with one exit that frees the query's state.) */
 static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *pol, const char *target_fpr,
 		       const void *want_uid, size_t want_uid_len, const char *want_email, int64_t at,
 		       struct ksp_trust_result **ret)
@@ -1857,13 +892,9 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	struct ksp_trust_result *res = NULL;
 	struct ksp_trust_policy *core = NULL;
 	uint32_t *cores = NULL, n_cores = 0, target;
-	uint32_t *fr = NULL, *nx = NULL;
-	size_t n_fr = 0, cap_fr = 0, n_nx = 0, cap_nx = 0;
-	uint32_t *bfr = NULL;
-	size_t n_bfr = 0, cap_bfr = 0;
 	char tfpr[65];
 	int64_t tid = 0;
-	int r, rc, unknown_core = 0, invalid_core = 0;
+	int r, unknown_core = 0, invalid_core = 0;
 
 	if (store == NULL || pol == NULL || target_fpr == NULL || ret == NULL)
 		return -EINVAL;
@@ -1890,7 +921,7 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	for (size_t i = 0; i < pol->n_core && r == 0; i++)
 		r = ksp_trust_policy_add_core(core, pol->core[i]);
 	if (r == 0 && pol->core_party)
-		r = core_from_party(&e, core);
+		r = ksp_trust_core_from_party(&e, core);
 	if (r < 0)
 		goto out;
 	if (core->n_core == 0) {
@@ -1923,64 +954,10 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 		if (w != KSP_HASH_KEPT && ksp_wsnap_edge_valid_at(e.g, ed, at))
 			res->dropped[w]++;
 	}
-	/* the target */
-	{
-		sqlite3_stmt *st = NULL;
-		rc = sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
-		if (rc != SQLITE_OK) {
-			r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
-			goto out;
-		}
-		sqlite3_bind_text(st, 1, tfpr, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			tid = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-		if (tid && ksp_wsnap_vertex(e.g, tid) == UINT32_MAX)
-			tid = 0;
-		/* the core keys, by fingerprint */
-		cores = malloc(core->n_core * sizeof(*cores));
-		if (cores == NULL) {
-			r = -ENOMEM;
-			goto out;
-		}
-		st = NULL; /* with the reachability: no look-ups (reset, finalize: no-ops) */
-		rc = e.reach ? SQLITE_OK : sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
-		if (rc != SQLITE_OK) {
-			r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
-			goto out;
-		}
-		for (size_t i = 0; i < core->n_core; i++) {
-			uint32_t vx = UINT32_MAX;
-			if (e.reach) {
-				vx = e.reach->core_vx[i];
-			} else {
-				sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
-				if (sqlite3_step(st) == SQLITE_ROW)
-					vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
-			}
-			if (vx != UINT32_MAX) {
-				uint32_t c = node_of(&e, vx, true);
-				if (c == UINT32_MAX) {
-					sqlite3_finalize(st);
-					r = -ENOMEM;
-					goto out;
-				}
-				r = check_node(&e, c);
-				if (r < 0) {
-					sqlite3_finalize(st);
-					goto out;
-				}
-				if (r == 1)
-					cores[n_cores++] = c;
-				else
-					invalid_core++;
-			} else {
-				unknown_core++;
-			}
-			sqlite3_reset(st);
-		}
-		sqlite3_finalize(st);
-	}
+	/* the target and the core keys */
+	r = find_target_and_cores(&e, tfpr, core, &tid, &cores, &n_cores, &unknown_core, &invalid_core);
+	if (r < 0)
+		goto out;
 	if (tid == 0) {
 		res->reason = KSP_TRUST_TARGET_UNKNOWN;
 		snprintf(res->message, sizeof(res->message), "not trusted: key %s is not in the store", tfpr);
@@ -1996,53 +973,14 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	if (r < 0)
 		goto out;
 	if (binding && r == 1 && e.nodes[target].why != KEY_SOFT_REVOKED) {
-		/* the user IDs of the question: present, not revoked */
-		sqlite3_stmt *st = NULL;
-		size_t n_match = 0;
-		rc = sqlite3_prepare_v2(e.db, "SELECT id, uid, revoked FROM uids WHERE key_id = ? AND is_attr = 0 ORDER BY idx, id",
-					-1, &st, NULL);
-		if (rc != SQLITE_OK) {
-			r = ksp_errno_from_sqlite(ctx, e.db, rc, "uids");
+		r = binding_uids(&e, tid, tfpr, want_uid, want_uid_len, want_email, at, res, &only, &n_only);
+		if (r < 0)
 			goto out;
-		}
-		sqlite3_bind_int64(st, 1, tid);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			const void *u = sqlite3_column_blob(st, 1);
-			size_t n = (size_t)sqlite3_column_bytes(st, 1);
-			int64_t rev = sqlite3_column_int64(st, 2);
-			if (!uid_matches(u, n, want_uid, want_uid_len, want_email))
-				continue;
-			if (n_match++ == 0 && res->uid == NULL && (res->uid = malloc(n + 1))) {
-				if (n)
-					memcpy(res->uid, u, n);
-				res->uid[n] = '\0';
-				res->uid_len = n;
-			}
-			if (rev != 0 && rev <= at)
-				continue;
-			void *nn = realloc(only, (n_only + 1) * sizeof(*only));
-			if (nn == NULL) {
-				sqlite3_finalize(st);
-				r = -ENOMEM;
-				goto out;
-			}
-			only = nn;
-			only[n_only++] = sqlite3_column_int64(st, 0);
-		}
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE) {
-			r = ksp_errno_from_sqlite(ctx, e.db, rc, "uids");
-			goto out;
-		}
-		if (n_only == 0) {
-			res->reason = n_match ? KSP_TRUST_TARGET_REVOKED : KSP_TRUST_TARGET_UNKNOWN;
-			snprintf(res->message, sizeof(res->message), "not trusted: key %s has %s", tfpr,
-				 n_match ? (want_email ? "no unrevoked user ID with that address at the reference time"
-						       : "that user ID revoked at the reference time")
-					 : (want_email ? "no user ID with that address" : "no such user ID"));
+		if (r == 1) {
 			r = 0;
 			goto out;
 		}
+		r = 1; /* the target is a vertex (check_node() above) */
 		e.only_uids = only;
 		e.n_only = n_only;
 	}
@@ -2097,84 +1035,9 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 			}
 		}
 	}
-	/* bidirectional exploration */
-	{
-		uint32_t hf = 0, hb = 0, L = (uint32_t)pol->max_depth;
-		bool fdone = false, bdone = false;
-
-		for (uint32_t i = 0; i < n_cores; i++) {
-			if (e.nodes[cores[i]].df == UINT32_MAX) {
-				e.nodes[cores[i]].df = 0;
-				r = push_u32(&fr, &n_fr, &cap_fr, cores[i]);
-				if (r < 0)
-					goto out;
-			}
-		}
-		e.nodes[target].db = 0;
-		cap_bfr = 64;
-		bfr = malloc(cap_bfr * sizeof(*bfr));
-		if (bfr == NULL) {
-			r = -ENOMEM;
-			goto out;
-		}
-		bfr[n_bfr++] = target;
-		/* an empty frontier means that side is complete: every edge of
-		 * every path is then known */
-		while (hf + hb < L && !fdone && !bdone) {
-			/* the cheaper side: fewer edges to read */
-			uint64_t cost_f = 0, cost_b = 0;
-			for (size_t i = 0; i < n_fr; i++) {
-				uint32_t vx = (uint32_t)e.nodes[fr[i]].key_id;
-				cost_f += e.g->out_off[vx + 1] - e.g->out_off[vx];
-			}
-			for (size_t i = 0; i < n_bfr; i++) {
-				uint32_t vx = (uint32_t)e.nodes[bfr[i]].key_id;
-				cost_b += e.g->in_off[vx + 1] - e.g->in_off[vx];
-			}
-			bool go_forward = cost_f <= cost_b, met = false;
-			uint32_t **cur = go_forward ? &fr : &bfr;
-			size_t *n_cur = go_forward ? &n_fr : &n_bfr, *cap_cur = go_forward ? &cap_fr : &cap_bfr;
-			uint32_t d = go_forward ? hf : hb;
-
-			n_nx = 0;
-			for (size_t i = 0; i < *n_cur; i++) {
-				r = expand(&e, (*cur)[i], go_forward, d, &nx, &n_nx, &cap_nx);
-				if (r < 0)
-					goto out;
-			}
-			/* swap frontier buffers */
-			uint32_t *tmp = *cur;
-			size_t tcap = *cap_cur;
-			*cur = nx;
-			*cap_cur = cap_nx;
-			*n_cur = n_nx;
-			nx = tmp;
-			cap_nx = tcap;
-			if (go_forward) {
-				hf++;
-				if (n_fr == 0)
-					fdone = true;
-			} else {
-				hb++;
-				if (n_bfr == 0)
-					bdone = true;
-			}
-			/* the two sides met: paths of hf + hb edges are all
-			 * known; enough of them already decides (shorter
-			 * horizons than L: only a success counts) */
-			for (size_t i = 0; i < *n_cur && !met; i++) {
-				const struct tnode *nd = &e.nodes[(*cur)[i]];
-				met = nd->df != UINT32_MAX && nd->db != UINT32_MAX;
-			}
-			if (met && hf + hb < L && !fdone && !bdone) {
-				r = evaluate(&e, target, cores, n_cores, hf + hb, false, res);
-				if (r < 0)
-					goto out;
-				if (res->trusted)
-					break;
-			}
-		}
-	}
+	r = explore_both(&e, target, cores, n_cores, res);
+	if (r < 0)
+		goto out;
 	res->explored = e.n;
 	r = 0;
 	if (!res->trusted)
@@ -2182,42 +1045,11 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	if (r < 0)
 		goto out;
 decided:
-	if (res->found >= pol->min_paths) {
-		res->trusted = true;
-		res->reason = KSP_TRUST_TRUSTED;
-		snprintf(res->message, sizeof(res->message), "trusted: %d vertex-disjoint path%s of at most %d hop%s from the core%s",
-			 res->found, res->found == 1 ? "" : "s", pol->max_depth, pol->max_depth == 1 ? "" : "s",
-			 pol->per_uid || binding ? " to one user ID" : "");
-	} else if (res->found == 0) {
-		res->reason = res->search_exhausted ? KSP_TRUST_UNDECIDED : KSP_TRUST_NO_PATH;
-		snprintf(res->message, sizeof(res->message), "not trusted: %s", res->search_exhausted
-			 ? "the search for disjoint paths ran out of steps before finding one"
-			 : "no certification path from the core of at most the maximum depth");
-		if (!res->search_exhausted)
-			snprintf(res->message, sizeof(res->message),
-				 "not trusted: no certification path of at most %d hop%s from the %u usable core key%s%s",
-				 pol->max_depth, pol->max_depth == 1 ? "" : "s", n_cores, n_cores == 1 ? "" : "s",
-				 pol->per_uid || binding ? " to any one user ID" : "");
-	} else {
-		char note[160] = "";
-		res->reason = res->search_exhausted ? KSP_TRUST_UNDECIDED : KSP_TRUST_TOO_FEW_PATHS;
-		if (res->search_exhausted)
-			snprintf(note, sizeof(note), " (the search ran out of steps: more may exist)");
-		else if (res->flow_bound > (uint32_t)res->found)
-			snprintf(note, sizeof(note), " (shown: the max-flow's; at most %u of any length exist)",
-				 res->flow_bound);
-		snprintf(res->message, sizeof(res->message),
-			 "not trusted: only %d vertex-disjoint path%s of at most %d hop%s, %d needed%s%s", res->found,
-			 res->found == 1 ? "" : "s", pol->max_depth, pol->max_depth == 1 ? "" : "s", pol->min_paths,
-			 pol->per_uid || binding ? " on one user ID" : "", note);
-	}
+	decide(res, pol, binding, n_cores);
 	r = 0;
 out:
 	free(only);
 	free(cores);
-	free(fr);
-	free(nx);
-	free(bfr);
 	ksp_trust_policy_free(core);
 	explore_done(&e);
 	if (r < 0) {
@@ -2269,64 +1101,4 @@ KSP_EXPORT int ksp_trust_check_binding(struct ksp_store *store, const struct ksp
 		return -EINVAL;
 	}
 	return trust_check_retry(store, pol, target_fpr, uid, uid_len, email, at, ret);
-}
-
-KSP_EXPORT int ksp_trust_find_binding(struct ksp_store *store, const void *uid, size_t uid_len, const char *email,
-				      char (**ret_fprs)[65], size_t *ret_n)
-{
-	struct ksp_ctx *ctx;
-	sqlite3 *db;
-	sqlite3_stmt *st = NULL;
-	char (*fprs)[65] = NULL;
-	size_t n = 0;
-	int rc, r = 0;
-
-	if (store == NULL || ret_fprs == NULL || ret_n == NULL || (uid == NULL) == (email == NULL))
-		return -EINVAL;
-	ctx = ksp_store_get_ctx(store);
-	db = ksp_store_db(store);
-	if (email && (*email == '\0' || strchr(email, '@') == NULL)) {
-		ksp_set_error(ctx, "'%.80s' is not an e-mail address (NAME@DOMAIN)", email);
-		return -EINVAL;
-	}
-	/* a scan of the user IDs (no index on the address); the address test
-	 * proper is uid_has_email() */
-	rc = sqlite3_prepare_v2(db,
-				email ? "SELECT k.fpr, u.uid FROM uids u JOIN keys k ON k.id = u.key_id WHERE u.is_attr = 0 "
-					"AND instr(lower(CAST(u.uid AS TEXT)), lower(?1)) > 0 ORDER BY k.fpr"
-				      : "SELECT k.fpr, u.uid FROM uids u JOIN keys k ON k.id = u.key_id WHERE u.is_attr = 0 "
-					"AND u.uid = ?1 ORDER BY k.fpr",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(ctx, db, rc, "uids");
-	if (email)
-		sqlite3_bind_text(st, 1, email, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_blob(st, 1, uid_len ? uid : "", (int)uid_len, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *f = (const char *)sqlite3_column_text(st, 0);
-		const void *u = sqlite3_column_blob(st, 1);
-		size_t ul = (size_t)sqlite3_column_bytes(st, 1);
-		if (f == NULL || !uid_matches(u, ul, uid, uid_len, email) || (n && strcmp(fprs[n - 1], f) == 0))
-			continue;
-		if (n % 16 == 0) {
-			void *nn = realloc(fprs, (n + 16) * sizeof(*fprs));
-			if (nn == NULL) {
-				r = -ENOMEM;
-				break;
-			}
-			fprs = nn;
-		}
-		snprintf(fprs[n++], sizeof(fprs[0]), "%s", f);
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = ksp_errno_from_sqlite(ctx, db, rc, "uids");
-	sqlite3_finalize(st);
-	if (r < 0) {
-		free(fprs);
-		return r;
-	}
-	*ret_fprs = fprs;
-	*ret_n = n;
-	return 0;
 }

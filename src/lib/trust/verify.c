@@ -33,7 +33,7 @@
 #include "lib/party/mime.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/trust/git-split.h"
-#include "lib/trust/hash-rules.h"
+#include "lib/openpgp/hash-rules.h"
 #include "lib/trust/verify-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
@@ -448,6 +448,38 @@ static int keep_plaintext(gpgme_data_t plain, struct ksp_verify_result *res)
 	return 0;
 }
 
+/* The signature in @sig scanned into @sc and its shape checked: one
+ * signature over a document, detached or not as asked.  0 or -errno. */
+static int scan_shape(struct ksp_ctx *ctx, const void *sig, size_t siglen, bool detached, const char *source,
+		      struct sig_scan *sc)
+{
+	int r;
+
+	r = scan_sig(ctx, sig, siglen, source, sc);
+	if (r < 0)
+		return r;
+	if (detached && (sc->literal || sc->cleartext || sc->opaque)) {
+		ksp_set_error(ctx, "%s: a signed message, not a detached signature; verify it without a data file",
+			      source);
+		return -EBADMSG;
+	}
+	if (!detached && !sc->literal && !sc->cleartext && !sc->opaque) {
+		ksp_set_error(ctx, "%s: a detached signature; give the file it signs too", source);
+		return -ENODATA;
+	}
+	if (sc->n_sigs > 1) {
+		ksp_set_error(ctx, "%s: holds %u signatures; ksp verifies files with one signature", source, sc->n_sigs);
+		return -EOPNOTSUPP;
+	}
+	if (sc->n_sigs == 1 && sc->type != 0x00 && sc->type != 0x01) {
+		ksp_set_error(ctx, "%s: a signature of type 0x%02x, not over a document (0x00 or 0x01); give a signature made with gpg --detach-sign or --clearsign",
+			      source, sc->type);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* (Long: the verdict in gpg's order, issuer, key import, verification, key state, with one exit.) */
 static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, const void *data, size_t datalen,
 		     bool detached, const char *source, struct ksp_verify_result **ret)
 {
@@ -468,27 +500,9 @@ static int do_verify(struct ksp_store *store, const void *sig, size_t siglen, co
 	ksp_clear_error(ctx);
 	if (sig == NULL || ret == NULL || (detached && data == NULL && datalen))
 		return -EINVAL;
-	r = scan_sig(ctx, sig, siglen, source, &sc);
+	r = scan_shape(ctx, sig, siglen, detached, source, &sc);
 	if (r < 0)
 		return r;
-	if (detached && (sc.literal || sc.cleartext || sc.opaque)) {
-		ksp_set_error(ctx, "%s: a signed message, not a detached signature; verify it without a data file",
-			      source);
-		return -EBADMSG;
-	}
-	if (!detached && !sc.literal && !sc.cleartext && !sc.opaque) {
-		ksp_set_error(ctx, "%s: a detached signature; give the file it signs too", source);
-		return -ENODATA;
-	}
-	if (sc.n_sigs > 1) {
-		ksp_set_error(ctx, "%s: holds %u signatures; ksp verifies files with one signature", source, sc.n_sigs);
-		return -EOPNOTSUPP;
-	}
-	if (sc.n_sigs == 1 && sc.type != 0x00 && sc.type != 0x01) {
-		ksp_set_error(ctx, "%s: a signature of type 0x%02x, not over a document (0x00 or 0x01); give a signature made with gpg --detach-sign or --clearsign",
-			      source, sc.type);
-		return -EBADMSG;
-	}
 	res = calloc(1, sizeof(*res));
 	if (res == NULL)
 		return -ENOMEM;

@@ -456,6 +456,7 @@ static msd_row *rows_new(uint32_t c)
 	return p;
 }
 
+/* (Long: the bit-parallel breadth-first searches' hot loop, kept in one function with its buffers.) */
 void *ksp_wgraph_msd_worker(void *arg)
 {
 	struct ksp_wgraph_msd_job *job = arg;

@@ -45,9 +45,10 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
-#include "lib/openpgp/ed25519-private.h"
+#include "lib/openpgp/ed25519.h"
 #include "lib/input-private.h"
 #include "lib/openpgp/pgp-verify.h"
+#include "lib/wot/wot-cert.h"
 #include "lib/wot/wot-snap.h"
 #include "shared/util.h"
 
@@ -997,10 +998,80 @@ static int store_selfsigs(struct loader *l, const struct ksp_pgp_key *k, const i
 	return r;
 }
 
+/* The third-party certifications of user ID @uid (stored as @uid_id) of
+ * key @k: each inserted once, with its verdict res[@q...] (and its issuer
+ * by[@q...] when found by key ID); one known before gets its verdict when
+ * it has one now.  0 or -errno. */
+static int store_certs(struct loader *l, const struct ksp_pgp_key *k, const struct ksp_pgp_uid *uid, int64_t uid_id,
+		       const int8_t *res, const int32_t *by, size_t q)
+{
+	int r;
+
+	for (size_t i = 0; i < uid->n_sigs; i++, q++) {
+		const struct ksp_pgp_sig *s = &uid->sigs[i];
+		char ifpr[65], ikid[17], dig[41];
+		uint8_t md[20];
+		bool have_fpr = false;
+
+		if (is_self(k, s) || !is_cert(s->type))
+			continue;
+		if (l->verify) {
+			if (res[q] == KSP_VERIFY_GOOD)
+				l->n_good++;
+			else if (res[q] == KSP_VERIFY_BAD)
+				l->n_bad++;
+			else if (res[q] == KSP_VERIFY_UNSUPPORTED)
+				l->n_unsupported++;
+			else
+				l->n_nokey++;
+		}
+		if (s->issuer_fpr_len) {
+			hex_encode(s->issuer_fpr, s->issuer_fpr_len, ifpr);
+			if (s->issuer_fpr_len == 20)
+				memcpy(ikid, ifpr + 24, 16);
+			else
+				memcpy(ikid, ifpr, 16);
+			ikid[16] = '\0';
+			have_fpr = true;
+		} else if (s->has_issuer) {
+			hex_encode(s->issuer, 8, ikid);
+		} else {
+			continue; /* no issuer at all: nothing to attribute */
+		}
+		if (!have_fpr && by[q] >= 0) {
+			signer_fpr_hex(&l->signers[by[q]], ifpr);
+			have_fpr = true;
+		}
+		gcry_md_hash_buffer(GCRY_MD_SHA1, md, s->body, s->body_len);
+		hex_encode(md, 20, dig);
+		ksp_wot_cert_bind(l->cert, uid_id, s, have_fpr ? ifpr : NULL, ikid, res[q], dig);
+		r = step_done(l, l->cert, "store certification");
+		if (r < 0)
+			return r;
+		if (sqlite3_changes(l->db) > 0) {
+			l->certs++;
+		} else if (res[q] != KSP_VERIFY_UNCHECKED && res[q] != KSP_VERIFY_NO_ISSUER) {
+			/* known before, unchecked or issuer unknown then */
+			sqlite3_bind_int64(l->cert_upd, 1, uid_id);
+			sqlite3_bind_text(l->cert_upd, 2, dig, -1, SQLITE_STATIC);
+			sqlite3_bind_int(l->cert_upd, 3, res[q]);
+			if (have_fpr)
+				sqlite3_bind_text(l->cert_upd, 4, ifpr, -1, SQLITE_STATIC);
+			else
+				sqlite3_bind_null(l->cert_upd, 4);
+			r = step_done(l, l->cert_upd, "update certification");
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 /* the oldest of the stored and the new one (0: none) */
 #define SS_KEEP_OLDEST(col, arg) \
 	col " = CASE WHEN " col " = 0 OR (" arg " > 0 AND " arg " < " col ") THEN " arg " ELSE " col " END"
 
+/* (Long: the key's verdicts, its row, then each user ID with its self-signatures, in the store's order.) */
 static int store_one(struct loader *l, const struct batch *b, const struct ksp_pgp_key *k, const uint8_t *raw,
 		     size_t raw_len, const char *source, size_t *cursor)
 {
@@ -1173,86 +1244,9 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 		uid_id = sqlite3_column_int64(l->uidid, 0);
 		sqlite3_reset(l->uidid);
 
-		q = q0;
-		for (size_t i = 0; i < uid->n_sigs; i++, q++) {
-			const struct ksp_pgp_sig *s = &uid->sigs[i];
-			char ifpr[65], ikid[17], dig[41];
-			uint8_t md[20];
-			bool have_fpr = false;
-
-			if (is_self(k, s) || !is_cert(s->type))
-				continue;
-			if (l->verify) {
-				if (res[q] == KSP_VERIFY_GOOD)
-					l->n_good++;
-				else if (res[q] == KSP_VERIFY_BAD)
-					l->n_bad++;
-				else if (res[q] == KSP_VERIFY_UNSUPPORTED)
-					l->n_unsupported++;
-				else
-					l->n_nokey++;
-			}
-			if (s->issuer_fpr_len) {
-				hex_encode(s->issuer_fpr, s->issuer_fpr_len, ifpr);
-				if (s->issuer_fpr_len == 20)
-					memcpy(ikid, ifpr + 24, 16);
-				else
-					memcpy(ikid, ifpr, 16);
-				ikid[16] = '\0';
-				have_fpr = true;
-			} else if (s->has_issuer) {
-				hex_encode(s->issuer, 8, ikid);
-			} else {
-				continue; /* no issuer at all: nothing to attribute */
-			}
-			if (!have_fpr && by[q] >= 0) {
-				signer_fpr_hex(&l->signers[by[q]], ifpr);
-				have_fpr = true;
-			}
-			gcry_md_hash_buffer(GCRY_MD_SHA1, md, s->body, s->body_len);
-			hex_encode(md, 20, dig);
-			sqlite3_bind_int64(l->cert, 1, uid_id);
-			if (have_fpr)
-				sqlite3_bind_text(l->cert, 2, ifpr, -1, SQLITE_STATIC);
-			else
-				sqlite3_bind_null(l->cert, 2);
-			sqlite3_bind_text(l->cert, 3, ikid, -1, SQLITE_STATIC);
-			sqlite3_bind_int(l->cert, 4, s->type);
-			sqlite3_bind_int(l->cert, 5, s->pk_algo);
-			sqlite3_bind_int(l->cert, 6, s->hash_algo);
-			sqlite3_bind_int64(l->cert, 7, s->created);
-			sqlite3_bind_int64(l->cert, 8, s->expires ? (int64_t)s->created + s->expires : 0);
-			sqlite3_bind_int(l->cert, 9, s->exportable);
-			sqlite3_bind_int(l->cert, 10, s->trust_depth);
-			sqlite3_bind_int(l->cert, 11, s->trust_amount);
-			sqlite3_bind_int(l->cert, 12, res[q]);
-			sqlite3_bind_blob(l->cert, 13, s->body, (int)s->body_len, SQLITE_STATIC);
-			sqlite3_bind_text(l->cert, 14, dig, -1, SQLITE_STATIC);
-			/* the trust signature's first regular expression, as given */
-			if (s->n_regexes && s->regexes[0].len < 4096)
-				sqlite3_bind_text(l->cert, 15, (const char *)s->regexes[0].data, (int)s->regexes[0].len,
-						  SQLITE_STATIC);
-			else
-				sqlite3_bind_null(l->cert, 15);
-			r = step_done(l, l->cert, "store certification");
-			if (r < 0)
-				goto out;
-			if (sqlite3_changes(l->db) > 0) {
-				l->certs++;
-			} else if (res[q] != KSP_VERIFY_UNCHECKED && res[q] != KSP_VERIFY_NO_ISSUER) {
-				/* known before, unchecked or issuer unknown then */
-				sqlite3_bind_int64(l->cert_upd, 1, uid_id);
-				sqlite3_bind_text(l->cert_upd, 2, dig, -1, SQLITE_STATIC);
-				sqlite3_bind_int(l->cert_upd, 3, res[q]);
-				if (have_fpr)
-					sqlite3_bind_text(l->cert_upd, 4, ifpr, -1, SQLITE_STATIC);
-				else
-					sqlite3_bind_null(l->cert_upd, 4);
-				r = step_done(l, l->cert_upd, "update certification");
-				if (r < 0)
-					goto out;
-			}
-		}
+		r = store_certs(l, k, uid, uid_id, res, by, q0);
+		if (r < 0)
+			goto out;
 	}
 	l->keys++;
 	r = 0;
@@ -1896,8 +1890,50 @@ out:
 	return r;
 }
 
+/* The statements that write the keys, user IDs and certifications. */
+static int prep_writers(struct loader *l)
+{
+	int r;
+
+	if ((r = prep(l, &l->key,
+		      "INSERT INTO keys(fpr, keyid, version, algo, bits, curve, created, expires, revoked, source, "
+		      "revoked_reason, selfsig_ok, selfsig_hash, keydata) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT(fpr) DO UPDATE SET "
+		      "expires = ?8, revoked = CASE WHEN " KEEP_NEW_REVOCATION " THEN ?9 ELSE revoked END, "
+		      "revoked_reason = CASE WHEN " KEEP_NEW_REVOCATION " THEN ?11 ELSE revoked_reason END, "
+		      "selfsig_ok = max(selfsig_ok, ?12), selfsig_hash = coalesce(?13, selfsig_hash), "
+		      "keydata = CASE WHEN keydata IS NULL OR length(?14) >= length(keydata) THEN ?14 ELSE keydata END, "
+		      "source = ?10")) < 0 ||
+	    (r = prep(l, &l->keyid, "SELECT id FROM keys WHERE fpr = ?")) < 0 ||
+	    (r = prep(l, &l->uid,
+		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked, primary_uid, ss_strong, ss_sha1, "
+		      "ss_rmd160, ss_md5, ss_exp_created, ss_exp_until, ss_exp_hash) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+		      "ON CONFLICT(key_id, uid, is_attr) DO UPDATE SET "
+		      "revoked = CASE WHEN max(?5, ?6) >= max(selfsig, revoked) THEN ?6 ELSE revoked END, "
+		      "primary_uid = CASE WHEN ?5 >= selfsig THEN ?7 ELSE primary_uid END, "
+		      "selfsig = max(selfsig, ?5), " SS_KEEP_OLDEST("ss_strong", "?8") ", " SS_KEEP_OLDEST("ss_sha1", "?9")
+		      ", " SS_KEEP_OLDEST("ss_rmd160", "?10") ", " SS_KEEP_OLDEST("ss_md5", "?11") ", "
+		      "ss_exp_until = CASE WHEN ?12 > ss_exp_created THEN ?13 ELSE ss_exp_until END, "
+		      "ss_exp_hash = CASE WHEN ?12 > ss_exp_created THEN ?14 ELSE ss_exp_hash END, "
+		      "ss_exp_created = max(ss_exp_created, ?12)")) < 0 ||
+	    (r = prep(l, &l->uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
+	    (r = prep(l, &l->ksigs,
+		      "INSERT INTO key_selfsigs(key_id, hist) VALUES (?1, ?2) ON CONFLICT(key_id) DO UPDATE SET "
+		      "hist = ?2 WHERE hist != ?2")) < 0 ||
+	    (r = prep(l, &l->ksigs_get, "SELECT hist FROM key_selfsigs WHERE key_id = ?")) < 0 ||
+	    (r = prep(l, &l->cert, KSP_WOT_CERT_INSERT)) < 0 ||
+	    (r = prep(l, &l->cert_upd,
+		      "UPDATE certs SET verified = ?3, issuer_fpr = coalesce(issuer_fpr, ?4) "
+		      "WHERE uid_id = ?1 AND digest = ?2 AND verified IN (0, 4) AND ?3 NOT IN (0, 4)")) < 0)
+		return r;
+	return 0;
+}
+
 /* ksp_wot_load() and ksp_wot_load_fd(): @in, when not NULL, is where
- * @data comes from (its pages are given back as the load goes past them). */
+ * @data comes from (its pages are given back as the load goes past them).
+ * (Long: the load's steps in order, incremental plan, batches, checks,
+ * report, with the one exit that rolls back or commits.) */
 static int load(struct ksp_store *store, const void *data, size_t len, struct ksp_input *in, const char *source,
 		unsigned int flags, uint64_t *ret_keys, uint64_t *ret_certs, uint64_t *ret_bad)
 {
@@ -1930,40 +1966,8 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 	r = indexes_drop(&l);
 	if (r < 0)
 		goto out;
-	if ((r = prep(&l, &l.key,
-		      "INSERT INTO keys(fpr, keyid, version, algo, bits, curve, created, expires, revoked, source, "
-		      "revoked_reason, selfsig_ok, selfsig_hash, keydata) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT(fpr) DO UPDATE SET "
-		      "expires = ?8, revoked = CASE WHEN " KEEP_NEW_REVOCATION " THEN ?9 ELSE revoked END, "
-		      "revoked_reason = CASE WHEN " KEEP_NEW_REVOCATION " THEN ?11 ELSE revoked_reason END, "
-		      "selfsig_ok = max(selfsig_ok, ?12), selfsig_hash = coalesce(?13, selfsig_hash), "
-		      "keydata = CASE WHEN keydata IS NULL OR length(?14) >= length(keydata) THEN ?14 ELSE keydata END, "
-		      "source = ?10")) < 0 ||
-	    (r = prep(&l, &l.keyid, "SELECT id FROM keys WHERE fpr = ?")) < 0 ||
-	    (r = prep(&l, &l.uid,
-		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked, primary_uid, ss_strong, ss_sha1, "
-		      "ss_rmd160, ss_md5, ss_exp_created, ss_exp_until, ss_exp_hash) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
-		      "ON CONFLICT(key_id, uid, is_attr) DO UPDATE SET "
-		      "revoked = CASE WHEN max(?5, ?6) >= max(selfsig, revoked) THEN ?6 ELSE revoked END, "
-		      "primary_uid = CASE WHEN ?5 >= selfsig THEN ?7 ELSE primary_uid END, "
-		      "selfsig = max(selfsig, ?5), " SS_KEEP_OLDEST("ss_strong", "?8") ", " SS_KEEP_OLDEST("ss_sha1", "?9")
-		      ", " SS_KEEP_OLDEST("ss_rmd160", "?10") ", " SS_KEEP_OLDEST("ss_md5", "?11") ", "
-		      "ss_exp_until = CASE WHEN ?12 > ss_exp_created THEN ?13 ELSE ss_exp_until END, "
-		      "ss_exp_hash = CASE WHEN ?12 > ss_exp_created THEN ?14 ELSE ss_exp_hash END, "
-		      "ss_exp_created = max(ss_exp_created, ?12)")) < 0 ||
-	    (r = prep(&l, &l.uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
-	    (r = prep(&l, &l.ksigs,
-		      "INSERT INTO key_selfsigs(key_id, hist) VALUES (?1, ?2) ON CONFLICT(key_id) DO UPDATE SET "
-		      "hist = ?2 WHERE hist != ?2")) < 0 ||
-	    (r = prep(&l, &l.ksigs_get, "SELECT hist FROM key_selfsigs WHERE key_id = ?")) < 0 ||
-	    (r = prep(&l, &l.cert,
-		      "INSERT OR IGNORE INTO certs(uid_id, issuer_fpr, issuer_keyid, sig_type, pk_algo, hash_algo, created, "
-		      "expires, exportable, trust_depth, trust_amount, verified, sigdata, digest, regex) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")) < 0 ||
-	    (r = prep(&l, &l.cert_upd,
-		      "UPDATE certs SET verified = ?3, issuer_fpr = coalesce(issuer_fpr, ?4) "
-		      "WHERE uid_id = ?1 AND digest = ?2 AND verified IN (0, 4) AND ?3 NOT IN (0, 4)")) < 0)
+	r = prep_writers(&l);
+	if (r < 0)
 		goto out;
 	r = ksp_pgp_reader_new(l.ctx, data, len, source, &rd);
 	if (r < 0)

@@ -545,46 +545,64 @@ static int cmp_uid_row(const void *key, const void *elem)
 		}                                                                \
 	} while (0)
 
-/* Read the store into a new in-memory snapshot stamped gen/nonce.  The
- * caller holds a transaction, so the reads are consistent. */
-static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp_wsnap **ret)
+/* What build() gathers from the store, phase by phase, before it lays the
+ * snapshot out in one block of memory. */
+struct builder {
+	struct ksp_ctx *ctx;
+	sqlite3 *db;
+	const char *what; /* the table read, for an SQL error */
+	struct ksp_wsnap_node *nodes;
+	size_t n, cap_n;
+	struct fpr_map fm;
+	struct strs strs;
+	struct ksp_wsnap_uid *uids;
+	size_t nu, cap_u;
+	struct uid_row *urows;
+	size_t nr, cap_r;
+	struct bind_row *brows;
+	size_t nb, cap_b;
+	struct ksp_wsnap_edge *tmp; /* the edges, in (signee user ID, signer) order */
+	size_t m, n_weak;
+	struct gcert_row *gc;
+	size_t ngc, cap_gc;
+	struct ksp_wsnap_out *outs;
+	size_t no, cap_o;
+	uint32_t *cert_off;
+};
+
+static void builder_done(struct builder *b)
 {
-	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	sqlite3 *db = ksp_store_db(store);
+	free(b->nodes);
+	free(b->uids);
+	free(b->urows);
+	free(b->tmp);
+	free(b->fm.fpr);
+	free(b->fm.slots);
+	free(b->strs.buf);
+	free(b->brows);
+	free(b->gc);
+	free(b->outs);
+	free(b->cert_off);
+}
+
+/* the keys, in id order, and the map from fingerprint to vertex */
+static int build_keys(struct builder *b)
+{
 	sqlite3_stmt *st = NULL;
-	struct ksp_wsnap_node *nodes = NULL;
-	struct ksp_wsnap_uid *uids = NULL;
-	struct uid_row *urows = NULL;
-	struct raw_cert *certs = NULL;
-	struct ksp_wsnap_edge *tmp = NULL;
-	struct fpr_map fm = { 0 };
-	struct ksp_wsnap *s = NULL;
-	size_t n = 0, cap_n = 0, nu = 0, cap_u = 0, nr = 0, cap_r = 0, nc = 0, cap_c = 0, m = 0, n_weak = 0;
-	struct strs strs = { 0 };
-	struct bind_row *brows = NULL;
-	struct gcert_row *gc = NULL, *gsorted = NULL;
-	struct ksp_wsnap_out *outs = NULL;
-	uint32_t *cert_off = NULL, *stamp = NULL, *first = NULL;
-	size_t nb = 0, cap_b = 0, ngc = 0, cap_gc = 0, no = 0, cap_o = 0;
-	struct layout l;
-	struct sizes z;
-	uint8_t *mem = NULL;
-	const char *what = "keys";
 	int rc, r = -ENOMEM;
 
-	if (strs_add(&strs, "", 0) < 0)
-		goto out;
-	/* keys, in id order */
-	rc = sqlite3_prepare_v2(db, "SELECT id, fpr, created, expires, revoked, algo, bits, " KSP_SQL_HARD_REVOKED("revoked", "revoked_reason")
+	b->what = "keys";
+	rc = sqlite3_prepare_v2(b->db, "SELECT id, fpr, created, expires, revoked, algo, bits, " KSP_SQL_HARD_REVOKED("revoked", "revoked_reason")
 				", selfsig_ok, (SELECT hist FROM key_selfsigs s WHERE s.key_id = keys.id) FROM keys ORDER BY id", -1,
 				&st, NULL);
 	if (rc != SQLITE_OK)
 		goto sql_fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *f = (const char *)sqlite3_column_text(st, 1);
+		size_t n = b->n;
 		int64_t foff;
-		GROW(nodes, n, cap_n, out);
-		nodes[n] = (struct ksp_wsnap_node){
+		GROW(b->nodes, b->n, b->cap_n, out);
+		b->nodes[n] = (struct ksp_wsnap_node){
 			.key_id = sqlite3_column_int64(st, 0),
 			.created = sqlite3_column_int64(st, 2),
 			.expires = never0(sqlite3_column_int64(st, 3)),
@@ -594,24 +612,24 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 			.flags = (sqlite3_column_int(st, 7) ? KSP_WSNAP_HARD_REVOKED : 0) |
 				 (sqlite3_column_int(st, 8) ? KSP_WSNAP_SELFSIG_OK : 0),
 		};
-		foff = strs_add(&strs, f ? f : "", f ? strlen(f) : 0);
+		foff = strs_add(&b->strs, f ? f : "", f ? strlen(f) : 0);
 		if (foff < 0) {
 			r = (int)foff;
 			goto out;
 		}
-		nodes[n].fpr_off = (uint32_t)foff;
-		r = hist_add(&strs, &nodes[n], sqlite3_column_blob(st, 9), (size_t)sqlite3_column_bytes(st, 9));
+		b->nodes[n].fpr_off = (uint32_t)foff;
+		r = hist_add(&b->strs, &b->nodes[n], sqlite3_column_blob(st, 9), (size_t)sqlite3_column_bytes(st, 9));
 		if (r < 0)
 			goto out;
 		r = -ENOMEM;
 		if (n % 1024 == 0) {
-			void *p = realloc(fm.fpr, (n + 1024) * sizeof(*fm.fpr));
+			void *p = realloc(b->fm.fpr, (n + 1024) * sizeof(*b->fm.fpr));
 			if (p == NULL)
 				goto out;
-			fm.fpr = p;
+			b->fm.fpr = p;
 		}
-		snprintf(fm.fpr[n], sizeof(fm.fpr[n]), "%s", f ? f : "");
-		n++;
+		snprintf(b->fm.fpr[n], sizeof(b->fm.fpr[n]), "%s", f ? f : "");
+		b->n = ++n;
 		if (n >= UINT32_MAX) {
 			r = -E2BIG;
 			goto out;
@@ -623,23 +641,36 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	st = NULL;
 	{
 		uint32_t ns = 1024;
-		while (ns < 2 * n)
+		while (ns < 2 * b->n)
 			ns *= 2;
-		fm.slots = malloc(ns * sizeof(*fm.slots));
-		if (fm.slots == NULL)
+		b->fm.slots = malloc(ns * sizeof(*b->fm.slots));
+		if (b->fm.slots == NULL)
 			goto out;
-		memset(fm.slots, 0xff, ns * sizeof(*fm.slots));
-		fm.mask = ns - 1;
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t h = fpr_hash(fm.fpr[i]) & fm.mask;
-			while (fm.slots[h] != UINT32_MAX)
-				h = (h + 1) & fm.mask;
-			fm.slots[h] = i;
+		memset(b->fm.slots, 0xff, ns * sizeof(*b->fm.slots));
+		b->fm.mask = ns - 1;
+		for (uint32_t i = 0; i < b->n; i++) {
+			uint32_t h = fpr_hash(b->fm.fpr[i]) & b->fm.mask;
+			while (b->fm.slots[h] != UINT32_MAX)
+				h = (h + 1) & b->fm.mask;
+			b->fm.slots[h] = i;
 		}
 	}
-	/* user IDs, in id order */
-	what = "uids";
-	rc = sqlite3_prepare_v2(db, "SELECT id, key_id, is_attr, revoked, idx, uid, selfsig, ss_strong, ss_sha1, ss_rmd160, ss_md5, "
+	return 0;
+sql_fail:
+	r = ksp_errno_from_sqlite(b->ctx, b->db, rc, b->what);
+out:
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* the user IDs, in id order: the user IDs of the graph and every bind */
+static int build_uids(struct builder *b)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r = -ENOMEM;
+
+	b->what = "uids";
+	rc = sqlite3_prepare_v2(b->db, "SELECT id, key_id, is_attr, revoked, idx, uid, selfsig, ss_strong, ss_sha1, ss_rmd160, ss_md5, "
 				"ss_exp_created, ss_exp_until, ss_exp_hash "
 				"FROM uids ORDER BY id", -1,
 				&st, NULL);
@@ -647,32 +678,33 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		goto sql_fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t kid = sqlite3_column_int64(st, 1);
-		uint32_t lo = 0, hi = (uint32_t)n;
-		GROW(urows, nr, cap_r, out);
+		uint32_t lo = 0, hi = (uint32_t)b->n;
+		size_t nr = b->nr;
+		GROW(b->urows, b->nr, b->cap_r, out);
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			if (nodes[mid].key_id < kid)
+			if (b->nodes[mid].key_id < kid)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		urows[nr] = (struct uid_row){ .id = sqlite3_column_int64(st, 0), .vertex = UINT32_MAX,
-					      .uidx = UINT32_MAX, .owner = UINT32_MAX, .bind = UINT32_MAX };
-		if (lo < n && nodes[lo].key_id == kid) {
+		b->urows[nr] = (struct uid_row){ .id = sqlite3_column_int64(st, 0), .vertex = UINT32_MAX,
+						 .uidx = UINT32_MAX, .owner = UINT32_MAX, .bind = UINT32_MAX };
+		if (lo < b->n && b->nodes[lo].key_id == kid) {
 			const void *text = sqlite3_column_blob(st, 5);
 			size_t tlen = (size_t)sqlite3_column_bytes(st, 5);
-			int64_t toff = strs_add(&strs, text, text ? tlen : 0);
+			int64_t toff = strs_add(&b->strs, text, text ? tlen : 0);
 			if (toff < 0) {
 				r = (int)toff;
 				goto out;
 			}
-			GROW(brows, nb, cap_b, out);
-			urows[nr].owner = lo;
-			brows[nb++] = (struct bind_row){
+			GROW(b->brows, b->nb, b->cap_b, out);
+			b->urows[nr].owner = lo;
+			b->brows[b->nb++] = (struct bind_row){
 				.vertex = lo,
 				.urow = (uint32_t)nr,
 				.idx = sqlite3_column_int64(st, 4),
-				.b = { .uid_id = urows[nr].id,
+				.b = { .uid_id = b->urows[nr].id,
 				       .revoked = never0(sqlite3_column_int64(st, 3)),
 				       .text_off = (uint32_t)toff,
 				       .text_len = text ? (uint32_t)tlen : 0,
@@ -686,31 +718,47 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 				       .ss_exp_hash = (uint32_t)sqlite3_column_int(st, 13) },
 			};
 		}
-		if (lo < n && nodes[lo].key_id == kid && sqlite3_column_int(st, 2) == 0) {
-			brows[nb - 1].b.uidx = (uint32_t)nu;
-			GROW(uids, nu, cap_u, out);
-			urows[nr].vertex = lo;
-			urows[nr].uidx = (uint32_t)nu;
-			uids[nu++] = (struct ksp_wsnap_uid){ .uid_id = urows[nr].id,
-							     .revoked = never0(sqlite3_column_int64(st, 3)) };
+		if (lo < b->n && b->nodes[lo].key_id == kid && sqlite3_column_int(st, 2) == 0) {
+			b->brows[b->nb - 1].b.uidx = (uint32_t)b->nu;
+			GROW(b->uids, b->nu, b->cap_u, out);
+			b->urows[nr].vertex = lo;
+			b->urows[nr].uidx = (uint32_t)b->nu;
+			b->uids[b->nu++] = (struct ksp_wsnap_uid){ .uid_id = b->urows[nr].id,
+								   .revoked = never0(sqlite3_column_int64(st, 3)) };
 		}
-		nr++;
+		b->nr = nr + 1;
 	}
 	if (rc != SQLITE_DONE)
 		goto sql_fail;
 	sqlite3_finalize(st);
 	st = NULL;
-	if (nb >= UINT32_MAX) {
+	if (b->nb >= UINT32_MAX) {
 		r = -E2BIG;
 		goto out;
 	}
-	if (nb > 1)
-		qsort(brows, nb, sizeof(*brows), cmp_bind_row);
-	for (size_t i = 0; i < nb; i++)
-		urows[brows[i].urow].bind = (uint32_t)i;
-	/* certifications and their revocations */
-	what = "certs";
-	rc = sqlite3_prepare_v2(db,
+	if (b->nb > 1)
+		qsort(b->brows, b->nb, sizeof(*b->brows), cmp_bind_row);
+	for (size_t i = 0; i < b->nb; i++)
+		b->urows[b->brows[i].urow].bind = (uint32_t)i;
+	return 0;
+sql_fail:
+	r = ksp_errno_from_sqlite(b->ctx, b->db, rc, b->what);
+out:
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* the edges: the certifications that count, each with the revocation
+ * that followed it */
+static int build_edges(struct builder *b)
+{
+	sqlite3_stmt *st = NULL;
+	struct raw_cert *certs = NULL;
+	size_t nc = 0, cap_c = 0;
+	int rc, r = -ENOMEM;
+
+	b->what = "certs";
+	rc = sqlite3_prepare_v2(b->db,
 				"SELECT uid_id, issuer_fpr, sig_type, hash_algo, created, expires FROM certs "
 				"WHERE verified = 1 AND exportable = 1 AND issuer_fpr IS NOT NULL "
 				"AND (sig_type BETWEEN 16 AND 19 OR sig_type = 48)",
@@ -720,13 +768,13 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t uid_id = sqlite3_column_int64(st, 0);
 		const char *f = (const char *)sqlite3_column_text(st, 1);
-		const struct uid_row *u = nr ? bsearch(&uid_id, urows, nr, sizeof(*urows), cmp_uid_row) : NULL;
+		const struct uid_row *u = b->nr ? bsearch(&uid_id, b->urows, b->nr, sizeof(*b->urows), cmp_uid_row) : NULL;
 		uint32_t signer;
 		int type = sqlite3_column_int(st, 2), hash = sqlite3_column_int(st, 3);
 
 		if (u == NULL || u->vertex == UINT32_MAX || f == NULL)
 			continue;
-		signer = fpr_find(&fm, f);
+		signer = fpr_find(&b->fm, f);
 		if (signer == UINT32_MAX || signer == u->vertex)
 			continue;
 		GROW(certs, nc, cap_c, out);
@@ -746,8 +794,8 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	st = NULL;
 	if (nc > 1)
 		qsort(certs, nc, sizeof(*certs), cmp_cert);
-	tmp = malloc((nc ? nc : 1) * sizeof(*tmp));
-	if (tmp == NULL)
+	b->tmp = malloc((nc ? nc : 1) * sizeof(*b->tmp));
+	if (b->tmp == NULL)
 		goto out;
 	for (size_t i = 0; i < nc;) {
 		size_t j = i;
@@ -755,7 +803,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		/* one (user ID, signer) group, newest first */
 		for (; j < nc && certs[j].uidx == certs[i].uidx && certs[j].signer == certs[i].signer; j++) {
 			const struct raw_cert *c = &certs[j];
-			const struct ksp_wsnap_node *sk = &nodes[c->signer];
+			const struct ksp_wsnap_node *sk = &b->nodes[c->signer];
 			if (c->is_rev) {
 				rev = c->created;
 				continue;
@@ -766,7 +814,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 			if (c->created < sk->created || c->created >= sk->expires || c->created >= sk->revoked ||
 			    (sk->flags & KSP_WSNAP_HARD_REVOKED))
 				continue;
-			tmp[m++] = (struct ksp_wsnap_edge){
+			b->tmp[b->m++] = (struct ksp_wsnap_edge){
 				.u = c->signer,
 				.v = c->signee,
 				.uidx = c->uidx,
@@ -778,12 +826,25 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		}
 		i = j;
 	}
+	r = 0;
+	goto out;
+sql_fail:
+	r = ksp_errno_from_sqlite(b->ctx, b->db, rc, b->what);
+out:
+	sqlite3_finalize(st);
 	free(certs);
-	certs = NULL;
-	/* the graph as stored: every certification and revocation, by store
-	 * order, and what each signer certified */
-	what = "certs";
-	rc = sqlite3_prepare_v2(db,
+	return r;
+}
+
+/* the graph as stored: every certification and revocation, by store
+ * order, and what each signer certified */
+static int build_stored(struct builder *b)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r = -ENOMEM;
+
+	b->what = "certs";
+	rc = sqlite3_prepare_v2(b->db,
 				"SELECT id, uid_id, issuer_fpr, sig_type, hash_algo, created, expires, exportable, "
 				"trust_depth, trust_amount FROM certs "
 				"WHERE verified = 1 AND issuer_fpr IS NOT NULL "
@@ -794,7 +855,7 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t uid_id = sqlite3_column_int64(st, 1);
 		const char *f = (const char *)sqlite3_column_text(st, 2);
-		const struct uid_row *u = nr ? bsearch(&uid_id, urows, nr, sizeof(*urows), cmp_uid_row) : NULL;
+		const struct uid_row *u = b->nr ? bsearch(&uid_id, b->urows, b->nr, sizeof(*b->urows), cmp_uid_row) : NULL;
 		int type = sqlite3_column_int(st, 3), depth = sqlite3_column_int(st, 8),
 		    amount = sqlite3_column_int(st, 9);
 		int64_t created = sqlite3_column_int64(st, 5);
@@ -802,17 +863,17 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 
 		if (u == NULL || u->owner == UINT32_MAX || f == NULL)
 			continue;
-		signer = fpr_find(&fm, f);
+		signer = fpr_find(&b->fm, f);
 		if (signer == UINT32_MAX)
 			continue;
 		if (type != 48) {
-			GROW(outs, no, cap_o, out);
-			outs[no++] = (struct ksp_wsnap_out){ .v = u->owner, .reserved = signer, .created = created };
+			GROW(b->outs, b->no, b->cap_o, out);
+			b->outs[b->no++] = (struct ksp_wsnap_out){ .v = u->owner, .reserved = signer, .created = created };
 		}
 		if (signer == u->owner)
 			continue;
-		GROW(gc, ngc, cap_gc, out);
-		gc[ngc++] = (struct gcert_row){
+		GROW(b->gc, b->ngc, b->cap_gc, out);
+		b->gc[b->ngc++] = (struct gcert_row){
 			.bind = u->bind,
 			.id = sqlite3_column_int64(st, 0),
 			.parse = depth > 0,
@@ -831,77 +892,208 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 		goto sql_fail;
 	sqlite3_finalize(st);
 	st = NULL;
-	free(urows);
-	urows = NULL;
-	if (ngc >= UINT32_MAX || no >= UINT32_MAX) {
+	free(b->urows);
+	b->urows = NULL;
+	if (b->ngc >= UINT32_MAX || b->no >= UINT32_MAX) {
 		r = -E2BIG;
 		goto out;
 	}
-	/* by bind, in store order within (a stable counting sort) */
-	cert_off = calloc(nb + 1, sizeof(*cert_off));
+	return 0;
+sql_fail:
+	r = ksp_errno_from_sqlite(b->ctx, b->db, rc, b->what);
+out:
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* the stored certifications by bind, in store order within (a stable
+ * counting sort), their packets read where they can matter; the outs by
+ * signer, then certified key, the oldest certification */
+static int build_certs(struct builder *b)
+{
+	struct gcert_row *gsorted = NULL;
+	uint32_t *stamp = NULL, *first = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t nb = b->nb, ngc = b->ngc, n = b->n;
+	int rc, r = -ENOMEM;
+
+	b->cert_off = calloc(nb + 1, sizeof(*b->cert_off));
 	gsorted = malloc((ngc ? ngc : 1) * sizeof(*gsorted));
 	stamp = calloc(n ? n : 1, sizeof(*stamp));
 	first = malloc((n ? n : 1) * sizeof(*first));
-	if (cert_off == NULL || gsorted == NULL || stamp == NULL || first == NULL)
+	if (b->cert_off == NULL || gsorted == NULL || stamp == NULL || first == NULL)
 		goto out;
 	for (size_t i = 0; i < ngc; i++)
-		cert_off[gc[i].bind + 1]++;
+		b->cert_off[b->gc[i].bind + 1]++;
 	for (size_t i = 0; i < nb; i++)
-		cert_off[i + 1] += cert_off[i];
+		b->cert_off[i + 1] += b->cert_off[i];
 	{
 		uint32_t *pos = malloc((nb + 1) * sizeof(*pos));
 		if (pos == NULL)
 			goto out;
-		memcpy(pos, cert_off, (nb + 1) * sizeof(*pos));
+		memcpy(pos, b->cert_off, (nb + 1) * sizeof(*pos));
 		for (size_t i = 0; i < ngc; i++)
-			gsorted[pos[gc[i].bind]++] = gc[i];
+			gsorted[pos[b->gc[i].bind]++] = b->gc[i];
 		free(pos);
 	}
-	free(gc);
-	gc = gsorted;
+	free(b->gc);
+	b->gc = gsorted;
 	gsorted = NULL;
 	/* the packet is read where it can matter: trust signatures (regular
 	 * expressions) and an issuer's several certifications of one bind
 	 * (which one is revocable) */
-	for (uint32_t b = 0; b < nb; b++)
-		for (uint32_t i = cert_off[b]; i < cert_off[b + 1]; i++) {
-			uint32_t is = gc[i].c.issuer;
-			if (stamp[is] == b + 1) {
-				gc[i].parse = gc[first[is]].parse = true;
+	for (uint32_t bi = 0; bi < nb; bi++)
+		for (uint32_t i = b->cert_off[bi]; i < b->cert_off[bi + 1]; i++) {
+			uint32_t is = b->gc[i].c.issuer;
+			if (stamp[is] == bi + 1) {
+				b->gc[i].parse = b->gc[first[is]].parse = true;
 			} else {
-				stamp[is] = b + 1;
+				stamp[is] = bi + 1;
 				first[is] = i;
 			}
 		}
-	rc = sqlite3_prepare_v2(db, "SELECT sigdata FROM certs WHERE id = ?", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(b->db, "SELECT sigdata FROM certs WHERE id = ?", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		goto sql_fail;
 	for (size_t i = 0; i < ngc; i++)
-		if (gc[i].parse && (r = parse_packet(st, &gc[i], &strs)) < 0) {
+		if (b->gc[i].parse && (r = parse_packet(st, &b->gc[i], &b->strs)) < 0) {
 			if (r == -EIO) {
-				rc = sqlite3_errcode(db);
+				rc = sqlite3_errcode(b->db);
 				goto sql_fail;
 			}
 			goto out;
 		}
-	r = -ENOMEM;
 	sqlite3_finalize(st);
 	st = NULL;
 	/* outs: by signer, then certified key, the oldest certification */
-	if (no > 1)
-		qsort(outs, no, sizeof(*outs), cmp_out);
+	if (b->no > 1)
+		qsort(b->outs, b->no, sizeof(*b->outs), cmp_out);
 	{
 		size_t k = 0;
-		for (size_t i = 0; i < no; i++)
-			if (k == 0 || outs[k - 1].reserved != outs[i].reserved || outs[k - 1].v != outs[i].v)
-				outs[k++] = outs[i];
-		no = k;
+		for (size_t i = 0; i < b->no; i++)
+			if (k == 0 || b->outs[k - 1].reserved != b->outs[i].reserved || b->outs[k - 1].v != b->outs[i].v)
+				b->outs[k++] = b->outs[i];
+		b->no = k;
 	}
+	for (size_t i = 0; i < b->m; i++)
+		if (b->tmp[i].flags & KSP_WSNAP_WEAK)
+			b->n_weak++;
+	r = 0;
+	goto out;
+sql_fail:
+	r = ksp_errno_from_sqlite(b->ctx, b->db, rc, b->what);
+out:
+	sqlite3_finalize(st);
+	free(gsorted);
+	free(stamp);
+	free(first);
+	return r;
+}
+
+/* Lay the snapshot out in @mem (l->len bytes, zeroed) as @l says. */
+static int build_image(const struct builder *b, uint8_t *mem, const struct layout *l, const struct sizes *z,
+		       int64_t gen, int64_t nonce)
+{
+	size_t n = b->n, m = b->m;
+	struct snap_header *h = (struct snap_header *)mem;
+	struct ksp_wsnap_edge *edges = (void *)(mem + l->edges);
+	uint32_t *out_off = (void *)(mem + l->out_off), *in_off = (void *)(mem + l->in_off),
+		 *in_eid = (void *)(mem + l->in_eid), *weak = (void *)(mem + l->weak), *pos;
+
+	memcpy(h->magic, SNAP_MAGIC, 8);
+	h->version = SNAP_VERSION;
+	h->endian = SNAP_ENDIAN;
+	h->n = (uint32_t)n;
+	h->n_uids = (uint32_t)b->nu;
+	h->m = m;
+	h->gen = gen;
+	h->nonce = nonce;
+	h->len = l->len;
+	h->n_binds = z->n_binds;
+	h->n_certs = z->n_certs;
+	h->n_outs = z->n_outs;
+	h->strings_len = z->strings_len;
+	h->n_weak = b->n_weak;
+	if (n)
+		memcpy(mem + l->nodes, b->nodes, n * sizeof(*b->nodes));
+	{
+		uint32_t *bind_off = (void *)(mem + l->bind_off), *gout_off = (void *)(mem + l->gout_off);
+		struct ksp_wsnap_bind *binds = (void *)(mem + l->binds);
+		struct ksp_wsnap_cert *cs = (void *)(mem + l->certs);
+		struct ksp_wsnap_out *os = (void *)(mem + l->outs);
+
+		for (size_t i = 0; i < b->nb; i++) {
+			bind_off[b->brows[i].vertex + 1]++;
+			binds[i] = b->brows[i].b;
+		}
+		for (size_t i = 0; i < n; i++)
+			bind_off[i + 1] += bind_off[i];
+		memcpy(mem + l->cert_off, b->cert_off, (b->nb + 1) * sizeof(*b->cert_off));
+		for (size_t i = 0; i < b->ngc; i++)
+			cs[i] = b->gc[i].c;
+		for (size_t i = 0; i < b->no; i++) {
+			gout_off[b->outs[i].reserved + 1]++;
+			os[i] = b->outs[i];
+			os[i].reserved = 0;
+		}
+		for (size_t i = 0; i < n; i++)
+			gout_off[i + 1] += gout_off[i];
+		if (b->strs.len)
+			memcpy(mem + l->strings, b->strs.buf, b->strs.len);
+	}
+	if (b->nu)
+		memcpy(mem + l->uids, b->uids, b->nu * sizeof(*b->uids));
+	pos = malloc((n + 1) * sizeof(*pos));
+	if (pos == NULL)
+		return -ENOMEM;
+	/* out: counting sort by signer, stable (keeps user ID order) */
 	for (size_t i = 0; i < m; i++)
-		if (tmp[i].flags & KSP_WSNAP_WEAK)
-			n_weak++;
-	z = (struct sizes){ .n = (uint32_t)n, .n_uids = (uint32_t)nu, .n_binds = (uint32_t)nb, .m = m,
-			    .n_weak = n_weak, .n_certs = ngc, .n_outs = no, .strings_len = strs.len };
+		out_off[b->tmp[i].u + 1]++;
+	for (size_t i = 0; i < n; i++)
+		out_off[i + 1] += out_off[i];
+	memcpy(pos, out_off, (n + 1) * sizeof(*pos));
+	for (size_t i = 0; i < m; i++)
+		edges[pos[b->tmp[i].u]++] = b->tmp[i];
+	for (size_t i = 0; i < m; i++)
+		in_off[edges[i].v + 1]++;
+	for (size_t i = 0; i < n; i++)
+		in_off[i + 1] += in_off[i];
+	memcpy(pos, in_off, (n + 1) * sizeof(*pos));
+	for (size_t i = 0; i < m; i++)
+		in_eid[pos[edges[i].v]++] = (uint32_t)i;
+	free(pos);
+	for (size_t i = 0, k = 0; i < m; i++)
+		if (edges[i].flags & KSP_WSNAP_WEAK)
+			weak[k++] = (uint32_t)i;
+	return 0;
+}
+
+/* Read the store into a new in-memory snapshot stamped gen/nonce.  The
+ * caller holds a transaction, so the reads are consistent. */
+static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp_wsnap **ret)
+{
+	struct builder b = { .ctx = ksp_store_get_ctx(store), .db = ksp_store_db(store), .what = "keys" };
+	struct ksp_wsnap *s = NULL;
+	struct layout l;
+	struct sizes z;
+	uint8_t *mem = NULL;
+	int r = -ENOMEM;
+
+	if (strs_add(&b.strs, "", 0) < 0)
+		goto out;
+	r = build_keys(&b);
+	if (r == 0)
+		r = build_uids(&b);
+	if (r == 0)
+		r = build_edges(&b);
+	if (r == 0)
+		r = build_stored(&b);
+	if (r == 0)
+		r = build_certs(&b);
+	if (r < 0)
+		goto out;
+	z = (struct sizes){ .n = (uint32_t)b.n, .n_uids = (uint32_t)b.nu, .n_binds = (uint32_t)b.nb, .m = b.m,
+			    .n_weak = b.n_weak, .n_certs = b.ngc, .n_outs = b.no, .strings_len = b.strs.len };
 	r = layout_of(&z, &l);
 	if (r < 0)
 		goto out;
@@ -909,78 +1101,10 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	mem = calloc(1, l.len);
 	if (mem == NULL)
 		goto out;
-	{
-		struct snap_header *h = (struct snap_header *)mem;
-		struct ksp_wsnap_edge *edges = (void *)(mem + l.edges);
-		uint32_t *out_off = (void *)(mem + l.out_off), *in_off = (void *)(mem + l.in_off),
-			 *in_eid = (void *)(mem + l.in_eid), *weak = (void *)(mem + l.weak), *pos;
-
-		memcpy(h->magic, SNAP_MAGIC, 8);
-		h->version = SNAP_VERSION;
-		h->endian = SNAP_ENDIAN;
-		h->n = (uint32_t)n;
-		h->n_uids = (uint32_t)nu;
-		h->m = m;
-		h->gen = gen;
-		h->nonce = nonce;
-		h->len = l.len;
-		h->n_binds = z.n_binds;
-		h->n_certs = z.n_certs;
-		h->n_outs = z.n_outs;
-		h->strings_len = z.strings_len;
-		h->n_weak = n_weak;
-		if (n)
-			memcpy(mem + l.nodes, nodes, n * sizeof(*nodes));
-		{
-			uint32_t *bind_off = (void *)(mem + l.bind_off), *gout_off = (void *)(mem + l.gout_off);
-			struct ksp_wsnap_bind *binds = (void *)(mem + l.binds);
-			struct ksp_wsnap_cert *cs = (void *)(mem + l.certs);
-			struct ksp_wsnap_out *os = (void *)(mem + l.outs);
-
-			for (size_t i = 0; i < nb; i++) {
-				bind_off[brows[i].vertex + 1]++;
-				binds[i] = brows[i].b;
-			}
-			for (size_t i = 0; i < n; i++)
-				bind_off[i + 1] += bind_off[i];
-			memcpy(mem + l.cert_off, cert_off, (nb + 1) * sizeof(*cert_off));
-			for (size_t i = 0; i < ngc; i++)
-				cs[i] = gc[i].c;
-			for (size_t i = 0; i < no; i++) {
-				gout_off[outs[i].reserved + 1]++;
-				os[i] = outs[i];
-				os[i].reserved = 0;
-			}
-			for (size_t i = 0; i < n; i++)
-				gout_off[i + 1] += gout_off[i];
-			if (strs.len)
-				memcpy(mem + l.strings, strs.buf, strs.len);
-		}
-		if (nu)
-			memcpy(mem + l.uids, uids, nu * sizeof(*uids));
-		pos = malloc((n + 1) * sizeof(*pos));
-		if (pos == NULL)
-			goto out;
-		/* out: counting sort by signer, stable (keeps user ID order) */
-		for (size_t i = 0; i < m; i++)
-			out_off[tmp[i].u + 1]++;
-		for (size_t i = 0; i < n; i++)
-			out_off[i + 1] += out_off[i];
-		memcpy(pos, out_off, (n + 1) * sizeof(*pos));
-		for (size_t i = 0; i < m; i++)
-			edges[pos[tmp[i].u]++] = tmp[i];
-		for (size_t i = 0; i < m; i++)
-			in_off[edges[i].v + 1]++;
-		for (size_t i = 0; i < n; i++)
-			in_off[i + 1] += in_off[i];
-		memcpy(pos, in_off, (n + 1) * sizeof(*pos));
-		for (size_t i = 0; i < m; i++)
-			in_eid[pos[edges[i].v]++] = (uint32_t)i;
-		free(pos);
-		for (size_t i = 0, k = 0; i < m; i++)
-			if (edges[i].flags & KSP_WSNAP_WEAK)
-				weak[k++] = (uint32_t)i;
-	}
+	r = build_image(&b, mem, &l, &z, gen, nonce);
+	if (r < 0)
+		goto out;
+	r = -ENOMEM;
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		goto out;
@@ -991,26 +1115,8 @@ static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp
 	*ret = s;
 	s = NULL;
 	r = 0;
-	goto out;
-sql_fail:
-	r = ksp_errno_from_sqlite(ctx, db, rc, what);
 out:
-	sqlite3_finalize(st);
-	free(nodes);
-	free(uids);
-	free(urows);
-	free(certs);
-	free(tmp);
-	free(fm.fpr);
-	free(fm.slots);
-	free(strs.buf);
-	free(brows);
-	free(gc);
-	free(gsorted);
-	free(outs);
-	free(cert_off);
-	free(stamp);
-	free(first);
+	builder_done(&b);
 	free(mem);
 	free(s);
 	return r;

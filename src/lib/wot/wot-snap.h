@@ -42,7 +42,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lib/trust/hash-rules.h"
+#include "lib/openpgp/hash-rules.h"
 
 struct ksp_store;
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * graph-private.h: the drawing model of a web-of-trust picture, built from
+ * graph.h: the drawing model of a web-of-trust picture, built from
  * the store by graph.c and handed to graphviz by graph-render.c.  It holds
  * everything the picture needs (labels already made safe for graphviz), so
- * rendering touches neither the store nor the engine.
+ * rendering touches neither the store nor the engine.  Internal to libksp:
+ * graph/'s interface for the folders above it (publish/).
  *
  * Labels: a user ID is escaped for a terminal (ksp_escape TERMINAL:
  * controls, bidi overrides and invalid UTF-8 become visible \xNN and

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * hash-rules.h: the hash rules of the trust models, in one place
+ * hash-rules.h: the hash rules of the trust models, in one place (in
+ * openpgp/ so that the snapshot, wot/, and the models, trust/, share it)
  * (ksp-trust(1), "HASH RULES").  Internal to libksp.
  *
  * A third-party certification (0x10-0x13, and the 0x30 revocation of one)
