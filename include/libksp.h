@@ -1010,7 +1010,7 @@ int ksp_party_export(struct ksp_party *party, unsigned int flags, void **ret, si
 /* ------------------------------------------------------------------ */
 /* Trust of a key with respect to a core                               */
 
-/* A trust policy: the core keys and the rule (DESIGN.md "Trust").
+/* A trust policy: the core keys and the rule (docs/design.md, "Definitions").
  * Defaults: max depth 5, min paths 1, key-level, SHA-1 counts, any key
  * size, any certification age. */
 struct ksp_trust_policy;

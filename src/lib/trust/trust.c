@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * trust.c: is a key trusted by a core?  (DESIGN.md, "Trust")
+ * trust.c: is a key trusted by a core?  (docs/design.md, "Definitions")
  *
  * Its parts: the policy object and its parser in policy.c (fields and the
  * engine's shared types: trust-private.h), the disjoint paths (max-flow,

@@ -3,7 +3,7 @@
  * wot.h: the web-of-trust graph of the store at a reference time, as used
  * by metrics, paths, trust and rendering.  Internal to libksp.
  *
- * Rules (DESIGN.md, tests/data/README.md):
+ * Rules (docs/design.md, "Definitions"; tests/data/README.md):
  *  - vertex: a key created at or before T, not revoked at T (a verified
  *    self-revocation made at or before T), not expired at T;
  *  - edge u -> v: both vertices, u != v, u made a certification (0x10-0x13)
