@@ -156,14 +156,12 @@ static void stop_agent(const char *path)
 	}
 }
 
-/* The homes in @dir that an earlier ksp of this user left behind when it
- * was killed outright: ours (OWNER_FILE), and the process named there
- * gone.  Their agent is stopped and they are removed; best effort, and
- * silent (a home in use is never touched: its process is alive). */
-static void sweep_stale(struct ksp_ctx *ctx, const char *dir)
+void ksp_sweep_orphans(struct ksp_ctx *ctx, const char *dir, const char *prefix, const char *owner,
+		       void (*gone)(struct ksp_ctx *ctx, const char *path, long pid))
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
+	size_t pl = strlen(prefix);
 
 	if (d == NULL)
 		return;
@@ -174,13 +172,13 @@ static void sweep_stale(struct ksp_ctx *ctx, const char *dir)
 		ssize_t n;
 		int fd, hd;
 
-		if (strncmp(de->d_name, "ksp-gnupg.", 10) != 0)
+		if (strncmp(de->d_name, prefix, pl) != 0)
 			continue;
 		hd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (hd < 0)
 			continue;
 		if (fstat(hd, &st) < 0 || st.st_uid != getuid() ||
-		    (fd = openat(hd, OWNER_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		    (fd = openat(hd, owner, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 			close(hd);
 			continue;
 		}
@@ -196,14 +194,21 @@ static void sweep_stale(struct ksp_ctx *ctx, const char *dir)
 		struct strbuf sb;
 		strbuf_init(&sb);
 		strbuf_addf(&sb, "%s/%s", dir, de->d_name);
-		if (strbuf_ok(&sb)) {
-			stop_agent(sb.buf);
-			if (ksp_rm_rf(sb.buf) == 0)
-				INFO(ctx, "%s: removed a private GnuPG home left by ksp process %ld\n", sb.buf, pid);
-		}
+		if (strbuf_ok(&sb))
+			gone(ctx, sb.buf, pid);
 		strbuf_release(&sb);
 	}
 	closedir(d);
+}
+
+/* A home an earlier ksp of this user left behind when it was killed
+ * outright: its agent stopped, removed; best effort, and silent (a home in
+ * use is never touched: its process is alive). */
+static void home_gone(struct ksp_ctx *ctx, const char *path, long pid)
+{
+	stop_agent(path);
+	if (ksp_rm_rf(path) == 0)
+		INFO(ctx, "%s: removed a private GnuPG home left by ksp process %ld\n", path, pid);
 }
 
 int ksp_gpghome_new(struct ksp_ctx *ctx, struct ksp_gpghome **ret)
@@ -212,7 +217,7 @@ int ksp_gpghome_new(struct ksp_ctx *ctx, struct ksp_gpghome **ret)
 	struct strbuf sb;
 	int fd, r;
 
-	sweep_stale(ctx, ksp_get_tmpdir(ctx));
+	ksp_sweep_orphans(ctx, ksp_get_tmpdir(ctx), "ksp-gnupg.", OWNER_FILE, home_gone);
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
 		return -ENOMEM;

@@ -107,6 +107,12 @@ struct ksp_gpghome;
 int ksp_gpghome_new(struct ksp_ctx *ctx, struct ksp_gpghome **ret);
 const char *ksp_gpghome_path(const struct ksp_gpghome *home);
 struct ksp_gpghome *ksp_gpghome_free(struct ksp_gpghome *home);
+/* For each folder @dir/@prefix* of this user whose @owner file names a
+ * process that is gone (a ksp killed outright, SIGKILL), calls
+ * @gone(ctx, path, pid): the sweep of private GnuPG homes and of party
+ * sign's staging folders. */
+void ksp_sweep_orphans(struct ksp_ctx *ctx, const char *dir, const char *prefix, const char *owner,
+		       void (*gone)(struct ksp_ctx *ctx, const char *path, long pid));
 int ksp_rm_rf(const char *path);
 
 /* Report progress of long work to the ctx's progress function, if any. */

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The staged outbox files of `party sign`, in one private folder per run
  * (sign-stage.h). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -20,50 +19,13 @@
 #define STAGE_PREFIX ".ksp-stage."
 #define STAGE_OWNER "ksp-owner.pid"
 
-/* The folders in @outbox that a run killed outright left: ours (owner
- * file, our uid), the process named there gone.  Best effort; a folder in
- * use is never touched (its process is alive). */
-static void sweep(struct ksp_ctx *ctx, const char *outbox)
+/* A folder in the outbox that a run killed outright left (ours, the
+ * process named in it gone): removed.  Best effort; a folder in use is
+ * never touched (its process is alive). */
+static void stage_gone(struct ksp_ctx *ctx, const char *path, long pid)
 {
-	DIR *d = opendir(outbox);
-	struct dirent *de;
-
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		struct stat st;
-		char buf[32];
-		long pid;
-		ssize_t n;
-		int fd, sd;
-
-		if (strncmp(de->d_name, STAGE_PREFIX, sizeof(STAGE_PREFIX) - 1) != 0)
-			continue;
-		sd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sd < 0)
-			continue;
-		if (fstat(sd, &st) < 0 || st.st_uid != getuid() ||
-		    (fd = openat(sd, STAGE_OWNER, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-			close(sd);
-			continue;
-		}
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		close(sd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		pid = strtol(buf, NULL, 10);
-		if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		struct strbuf sb;
-		strbuf_init(&sb);
-		strbuf_addf(&sb, "%s/%s", outbox, de->d_name);
-		if (strbuf_ok(&sb) && ksp_rm_rf(sb.buf) == 0)
-			INFO(ctx, "%s: removed the staged messages of ksp process %ld, which was killed\n", sb.buf, pid);
-		strbuf_release(&sb);
-	}
-	closedir(d);
+	if (ksp_rm_rf(path) == 0)
+		INFO(ctx, "%s: removed the staged messages of ksp process %ld, which was killed\n", path, pid);
 }
 
 int sign_stage_open(struct sign_stage *st, struct ksp_ctx *ctx, const char *outbox)
@@ -73,7 +35,7 @@ int sign_stage_open(struct sign_stage *st, struct ksp_ctx *ctx, const char *outb
 	int r = 0, fd;
 
 	*st = (struct sign_stage){ .ctx = ctx, .slot = -1 };
-	sweep(ctx, outbox);
+	ksp_sweep_orphans(ctx, outbox, STAGE_PREFIX, STAGE_OWNER, stage_gone);
 	strbuf_init(&sb);
 	strbuf_addf(&sb, "%s/" STAGE_PREFIX "XXXXXX", outbox);
 	st->dir = strbuf_steal(&sb);
