@@ -13,18 +13,24 @@ export LSAN_OPTIONS="suppressions=$TOP/tests/keyrings/graph/lsan.supp${LSAN_OPTI
 W=$TEST_TMP
 export TMPDIR="$W/tmp"
 mkdir -p "$TMPDIR"
+# the GnuPG homes in a short folder of their own: gpg-agent's socket path
+# must fit a Unix socket address (108 bytes), which a home under a deep
+# checkout (check-asan's build-asan/, a CI clone in a temporary folder) does
+# not
+GH=$(mktemp -d /tmp/ksp-gh.XXXXXX) || exit 2
 homes=()
 cleanup() {
 	for h in "${homes[@]}"; do
 		gpgconf --homedir "$h" --kill all >/dev/null 2>&1 || true
 	done
+	rm -rf "$GH"
 	_test_cleanup
 }
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT TERM
 
 gen() {
-	local h="$W/h$1"
+	local h="$GH/h$1"
 	mkdir -m 700 "$h"
 	homes+=("$h")
 	gpg --homedir "$h" --batch --passphrase "" --quick-gen-key "P$1 <p$1@example.org>" ed25519 cert never >/dev/null 2>&1
@@ -46,7 +52,7 @@ expect_code 2 $KSP -d "$O" party export -o "$W/ring.asc" --attendance "$W/att.tx
 expect_match "$ERR" "no attendance recorded yet: run 'ksp party absent N\.\.\.' \\(or 'ksp party absent --none'"
 expect_eq "$(ls "$W/att.txt" 2>/dev/null)" "" "no statement written"
 # the organizer's own store refuses --all-checked too, until attendance is taken
-expect_code 2 env GNUPGHOME="$W/h1" $KSP -d "$O" party sign --as "$F1" --all-checked --outbox "$W/out-o"
+expect_code 2 env GNUPGHOME="$GH/h1" $KSP -d "$O" party sign --as "$F1" --all-checked --outbox "$W/out-o"
 expect_match "$ERR" "no attendance recorded: --all-checked would certify everyone on the list, no-shows too; nothing was signed"
 expect_code 0 $KSP -d "$O" party absent 3
 expect_code 0 $KSP -d "$O" party export -o "$W/ring.asc" --attendance "$W/att.txt"
@@ -64,7 +70,7 @@ expect_eq "$(grep -c 'certified by 0 of 2"' "$W/party.dot")" 3 "each present par
 # ---- a participant joins without the statement: --all-checked signs nothing
 expect_code 0 $KSP -d "$W/s2.db" party join "$W/list.txt" "$W/ring.asc"
 expect_match "$OUT" "No attendance yet: record who was not there \\('ksp party absent N\.\.\.'"
-expect_code 2 env GNUPGHOME="$W/h2" $KSP -d "$W/s2.db" party sign --as "$F2" --all-checked --outbox "$W/out2"
+expect_code 2 env GNUPGHOME="$GH/h2" $KSP -d "$W/s2.db" party sign --as "$F2" --all-checked --outbox "$W/out2"
 expect_eq "$(wc -l < "$ERR")" 1 "one error line"
 expect_match "$ERR" "'ksp party absent N\.\.\.' \\(or 'ksp party absent --none' if everyone came\\)"
 expect_match "$ERR" "'ksp party join LIST KEYRING --attendance FILE'"
@@ -73,7 +79,7 @@ expect_eq "$(ls "$W/out2" 2>/dev/null | wc -l)" 0 "no message written"
 # ... with the organizer's statement read at a second join: the no-show left out
 expect_code 0 $KSP -d "$W/s2.db" party join "$W/list.txt" "$W/ring.asc" --attendance "$W/att.txt"
 expect_match "$OUT" "^Attendance: 1 participant\\(s\\) absent, as the organizer recorded\\.\$"
-expect_code 0 env GNUPGHOME="$W/h2" $KSP -d "$W/s2.db" party sign --as "$F2" --all-checked --outbox "$W/out2"
+expect_code 0 env GNUPGHOME="$GH/h2" $KSP -d "$W/s2.db" party sign --as "$F2" --all-checked --outbox "$W/out2"
 expect_match "$ERR" "^1 key\\(s\\) of absent participants left out\\.\$"
 expect_eq "$(sqlite3 "$W/s2.db" "SELECT group_concat(k.fpr) FROM signed s JOIN keys k ON k.id = s.key_id WHERE k.fpr = '$F3'")" "" \
 	"the no-show is not certified"
@@ -87,7 +93,7 @@ expect_eq "$(sqlite3 "$W/s4.db" 'SELECT fpr FROM attendance WHERE absent')" "$F3
 expect_code 0 $KSP -d "$W/s1.db" party join "$W/list.txt" "$W/ring.asc"
 expect_code 0 $KSP -d "$W/s1.db" party absent --none
 expect_match "$ERR" "^Attendance taken: everyone on the frozen list was there"
-expect_code 0 env GNUPGHOME="$W/h1" $KSP -d "$W/s1.db" party sign --as "$F1" --all-checked --outbox "$W/out1"
+expect_code 0 env GNUPGHOME="$GH/h1" $KSP -d "$W/s1.db" party sign --as "$F1" --all-checked --outbox "$W/out1"
 expect_eq "$(sqlite3 "$W/s1.db" 'SELECT count(DISTINCT key_id) FROM signed')" 3 "--none: the three others certified"
 expect_code 2 $KSP -d "$W/s1.db" party absent --none 3
 expect_match "$ERR" "--none: nobody was absent; give it alone"
@@ -106,10 +112,10 @@ expect_code 2 $KSP -d "$W/zero.db" party join "$W/list.txt" /dev/zero
 expect_match "$ERR" "/dev/zero: cannot read the keyring: it starts with neither an armored key block nor an OpenPGP packet"
 
 # ---- two keys with one address: marked on the sheet ------------------------
-mkdir -m 700 "$W/h1b"
-homes+=("$W/h1b")
-gpg --homedir "$W/h1b" --batch --passphrase "" --quick-gen-key "P1 New <P1@example.org>" ed25519 cert never >/dev/null 2>&1
-gpg --homedir "$W/h1b" --batch --armor --export > "$W/p1b.asc" 2>/dev/null
+mkdir -m 700 "$GH/h1b"
+homes+=("$GH/h1b")
+gpg --homedir "$GH/h1b" --batch --passphrase "" --quick-gen-key "P1 New <P1@example.org>" ed25519 cert never >/dev/null 2>&1
+gpg --homedir "$GH/h1b" --batch --armor --export > "$W/p1b.asc" 2>/dev/null
 expect_code 0 $KSP -d "$W/same.db" party init --name "T425 Same" --date 2027-03-01
 expect_code 0 $KSP -d "$W/same.db" party add --allow-no-email "$W/p1.asc" "$W/p2.asc" "$W/p1b.asc"
 expect_match "$OUT" "^#3 .*P1@example.org is already on the list with the key of #1"

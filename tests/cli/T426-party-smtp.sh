@@ -18,6 +18,11 @@ $PY -c 'import aiosmtpd' 2>/dev/null || {
 W=$TEST_TMP
 export TMPDIR="$W/tmp"
 mkdir -p "$TMPDIR"
+# the GnuPG homes in a short folder of their own: gpg-agent's socket path
+# must fit a Unix socket address (108 bytes), which a home under a deep
+# checkout (check-asan's build-asan/, a CI clone in a temporary folder) does
+# not
+GH=$(mktemp -d /tmp/ksp-gh.XXXXXX) || exit 2
 homes=()
 pids=()
 cleanup() {
@@ -27,6 +32,7 @@ cleanup() {
 	for h in "${homes[@]}"; do
 		gpgconf --homedir "$h" --kill all >/dev/null 2>&1 || true
 	done
+	rm -rf "$GH"
 	_test_cleanup
 }
 trap cleanup EXIT
@@ -48,7 +54,7 @@ start_sink() {
 }
 
 gen() {
-	local h="$W/h$1"
+	local h="$GH/h$1"
 	mkdir -m 700 "$h"
 	homes+=("$h")
 	gpg --homedir "$h" --batch --passphrase "" --quick-gen-key "P$1 <p$1@example.org>" ed25519 cert never >/dev/null 2>&1
@@ -66,7 +72,7 @@ expect_code 0 $KSP -d "$D" party add "$W"/p{1,2,3,4}.asc
 expect_code 0 $KSP -d "$D" party close
 expect_code 0 $KSP -q -d "$D" party absent --none
 mkdir "$W/signdir" "$W/elsewhere"
-(cd "$W/signdir" && env GNUPGHOME="$W/h1" $KSP -d "$D" party sign --as "$F1" --all-checked >/dev/null 2>&1)
+(cd "$W/signdir" && env GNUPGHOME="$GH/h1" $KSP -d "$D" party sign --as "$F1" --all-checked >/dev/null 2>&1)
 expect_eq "$(ls "$W/signdir/ksp-outbox" | grep -c '\.eml$')" 3 "three messages in the outbox"
 
 start_sink smtp p3@example.org

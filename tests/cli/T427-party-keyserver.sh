@@ -18,6 +18,11 @@ command -v sks >/dev/null 2>&1 || {
 W=$TEST_TMP
 export TMPDIR="$W/tmp"
 mkdir -p "$TMPDIR"
+# the GnuPG homes in a short folder of their own: gpg-agent's socket path
+# must fit a Unix socket address (108 bytes), which a home under a deep
+# checkout (check-asan's build-asan/, a CI clone in a temporary folder) does
+# not
+GH=$(mktemp -d /tmp/ksp-gh.XXXXXX) || exit 2
 homes=()
 SKS_PID=
 HKP_PID=
@@ -28,13 +33,14 @@ cleanup() {
 	for h in "${homes[@]}"; do
 		gpgconf --homedir "$h" --kill all >/dev/null 2>&1 || true
 	done
+	rm -rf "$GH"
 	_test_cleanup
 }
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT TERM
 
 gen() {
-	local h="$W/h$1"
+	local h="$GH/h$1"
 	mkdir -m 700 "$h"
 	homes+=("$h")
 	gpg --homedir "$h" --batch --passphrase "" --quick-gen-key "P$1 <p$1@example.org>" ed25519 cert never >/dev/null 2>&1
@@ -120,7 +126,7 @@ expect_eq "$(grep -c mismatch "$OUT")" 1 "the row whose address is on the key (i
 # a key served without user IDs (as keys.openpgp.org serves a key whose owner
 # verified no address): one line.  Served by a minimal HKP responder (any
 # request: the key without its user ID), as a keyserver that keeps such keys
-gpg --homedir "$W/h5" --batch --armor --export-filter keep-uid='uid = nobody@nowhere.invalid' --export "$F5" > "$W/p5-nouid.asc" 2>/dev/null
+gpg --homedir "$GH/h5" --batch --armor --export-filter keep-uid='uid = nobody@nowhere.invalid' --export "$F5" > "$W/p5-nouid.asc" 2>/dev/null
 cat > "$W/hkp.py" <<'PY'
 import http.server, socketserver, sys
 key = open(sys.argv[2], "rb").read()
@@ -146,12 +152,12 @@ expect_eq "$(wc -l < "$OUT")" 1 "one line for it"
 
 # a key whose encryption subkey merely expired: the owner can extend it
 command -v faketime >/dev/null 2>&1 || _test_fail "faketime is not installed (Debian package faketime)"
-mkdir -m 700 "$W/h6"
-homes+=("$W/h6")
-faketime '2020-01-01 12:00:00' gpg --homedir "$W/h6" --batch --passphrase "" --quick-gen-key "P6 <p6@example.org>" ed25519 cert never >/dev/null 2>&1
-F6=$(gpg --homedir "$W/h6" --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '$1=="fpr"{print $10; exit}')
-faketime '2020-01-01 12:00:00' gpg --homedir "$W/h6" --batch --passphrase '' --quick-add-key "$F6" cv25519 encr 2020-06-01 >/dev/null 2>&1
-gpg --homedir "$W/h6" --batch --armor --export "$F6" > "$W/p6.asc" 2>/dev/null
+mkdir -m 700 "$GH/h6"
+homes+=("$GH/h6")
+faketime '2020-01-01 12:00:00' gpg --homedir "$GH/h6" --batch --passphrase "" --quick-gen-key "P6 <p6@example.org>" ed25519 cert never >/dev/null 2>&1
+F6=$(gpg --homedir "$GH/h6" --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '$1=="fpr"{print $10; exit}')
+faketime '2020-01-01 12:00:00' gpg --homedir "$GH/h6" --batch --passphrase '' --quick-add-key "$F6" cv25519 encr 2020-06-01 >/dev/null 2>&1
+gpg --homedir "$GH/h6" --batch --armor --export "$F6" > "$W/p6.asc" 2>/dev/null
 expect_code 0 $KSP -d "$D" party add "$W/p6.asc"
 expect_match "$OUT" "^#5   $F6  .*no usable encryption subkey: the subkey expired on 2020-06-01 \\(the owner can extend it: gpg --quick-set-expire"
 
