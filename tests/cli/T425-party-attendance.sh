@@ -11,13 +11,13 @@ test_begin T425-party-attendance
 export LSAN_OPTIONS="suppressions=$TOP/tests/keyrings/graph/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 W=$TEST_TMP
-export TMPDIR="$W/tmp"
-mkdir -p "$TMPDIR"
-# the GnuPG homes in a short folder of their own: gpg-agent's socket path
-# must fit a Unix socket address (108 bytes), which a home under a deep
-# checkout (check-asan's build-asan/, a CI clone in a temporary folder) does
-# not
+# the GnuPG homes, the test's and ksp's private ones (TMPDIR), in a short
+# folder of their own: gpg-agent's socket path must fit a Unix socket
+# address (108 bytes), which a home under a deep checkout (check-asan's
+# build-asan/ in a CI clone in a temporary folder) does not
 GH=$(mktemp -d /tmp/ksp-gh.XXXXXX) || exit 2
+export TMPDIR="$GH/tmp"
+mkdir -p "$TMPDIR"
 homes=()
 cleanup() {
 	for h in "${homes[@]}"; do

@@ -16,13 +16,13 @@ $PY -c 'import aiosmtpd' 2>/dev/null || {
 	test_done
 }
 W=$TEST_TMP
-export TMPDIR="$W/tmp"
-mkdir -p "$TMPDIR"
-# the GnuPG homes in a short folder of their own: gpg-agent's socket path
-# must fit a Unix socket address (108 bytes), which a home under a deep
-# checkout (check-asan's build-asan/, a CI clone in a temporary folder) does
-# not
+# the GnuPG homes, the test's and ksp's private ones (TMPDIR), in a short
+# folder of their own: gpg-agent's socket path must fit a Unix socket
+# address (108 bytes), which a home under a deep checkout (check-asan's
+# build-asan/ in a CI clone in a temporary folder) does not
 GH=$(mktemp -d /tmp/ksp-gh.XXXXXX) || exit 2
+export TMPDIR="$GH/tmp"
+mkdir -p "$TMPDIR"
 homes=()
 pids=()
 cleanup() {

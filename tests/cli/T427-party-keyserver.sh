@@ -16,13 +16,13 @@ command -v sks >/dev/null 2>&1 || {
 	test_done
 }
 W=$TEST_TMP
-export TMPDIR="$W/tmp"
-mkdir -p "$TMPDIR"
-# the GnuPG homes in a short folder of their own: gpg-agent's socket path
-# must fit a Unix socket address (108 bytes), which a home under a deep
-# checkout (check-asan's build-asan/, a CI clone in a temporary folder) does
-# not
+# the GnuPG homes, the test's and ksp's private ones (TMPDIR), in a short
+# folder of their own: gpg-agent's socket path must fit a Unix socket
+# address (108 bytes), which a home under a deep checkout (check-asan's
+# build-asan/ in a CI clone in a temporary folder) does not
 GH=$(mktemp -d /tmp/ksp-gh.XXXXXX) || exit 2
+export TMPDIR="$GH/tmp"
+mkdir -p "$TMPDIR"
 homes=()
 SKS_PID=
 HKP_PID=
@@ -54,7 +54,8 @@ gen() {
 for i in 1 2 3 4 5; do gen "$i"; done
 
 # ---- the keyserver: p2 and p3 on it (not p1, p4, p5) ------------------------
-B="$W/sks"
+# (under the short folder: sks puts its control socket in its base folder)
+B="$GH/sks"
 mkdir -p "$B/dump" "$B/var/log/sks" "$B/var/run/sks" "$B/var/lib/sks"
 cat "$W/p2.pgp" "$W/p3.pgp" > "$B/dump/keys.pgp"
 (cd "$B" && sks build dump/keys.pgp -n 10 -cache 20 -basedir "$B" >"$B/build.out" 2>&1)
