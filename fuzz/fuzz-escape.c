@@ -149,8 +149,19 @@ static void check_json(const char *o, const uint8_t *in, size_t len)
 		case 't': dec[k++] = '\t'; i += 2; break;
 		case 'u': {
 			unsigned long v = hexn(o + i + 2, 4);
-			if (v >= 0xd800 && v <= 0xdfff)
-				abort(); /* ksp never needs surrogate pairs */
+			if (v >= 0xdc00 && v <= 0xdfff)
+				abort(); /* a low surrogate alone */
+			if (v >= 0xd800 && v <= 0xdbff) {
+				/* beyond the BMP: a high surrogate, then a low one */
+				unsigned long lo;
+				if (o[i + 6] != '\\' || o[i + 7] != 'u')
+					abort();
+				lo = hexn(o + i + 8, 4);
+				if (lo < 0xdc00 || lo > 0xdfff)
+					abort();
+				v = 0x10000 + ((v - 0xd800) << 10) + (lo - 0xdc00);
+				i += 6;
+			}
 			k += put_utf8(dec + k, (uint32_t)v);
 			i += 6;
 			break;

@@ -53,7 +53,13 @@ KSP_EXPORT int ksp_escape(const void *text, size_t len, unsigned int format, cha
 					strbuf_addf(&sb, "\\u{%04X}", (unsigned)c);
 				break;
 			case KSP_ESCAPE_JSON:
-				strbuf_addf(&sb, "\\u%04x", (unsigned)c);
+				/* beyond the BMP (the tag characters) as a
+				 * surrogate pair: \u takes four hex digits */
+				if (c > 0xffff)
+					strbuf_addf(&sb, "\\u%04x\\u%04x", 0xd800 + ((c - 0x10000) >> 10),
+						    0xdc00 + ((c - 0x10000) & 0x3ff));
+				else
+					strbuf_addf(&sb, "\\u%04x", (unsigned)c);
 				break;
 			case KSP_ESCAPE_HTML:
 				/* visible, inert text: an entity would still reorder.
