@@ -62,6 +62,24 @@ static int frozen_member(struct ksp_party *party, const char *what, char fpr[65]
 	return r;
 }
 
+/* Attendance is taken of the frozen list: the party read again, and a list
+ * never frozen refused with one line (@then: what to run, or ""). */
+static int frozen_list(struct ksp_party *party, const char *then)
+{
+	int r;
+
+	ksp_clear_error(party->ctx);
+	r = ksp_party_reload(party);
+	if (r < 0)
+		return r;
+	if (party->list_version <= 0) {
+		ksp_set_error(party->ctx, "%s: the list was never frozen; attendance is taken of the frozen list%s",
+			      ksp_store_get_path(party->store), then);
+		return -ENODATA;
+	}
+	return 0;
+}
+
 KSP_EXPORT int ksp_party_set_absent(struct ksp_party *party, const char *what, bool absent, int *ret_number)
 {
 	sqlite3 *db;
@@ -71,15 +89,9 @@ KSP_EXPORT int ksp_party_set_absent(struct ksp_party *party, const char *what, b
 
 	if (party == NULL || what == NULL)
 		return -EINVAL;
-	ksp_clear_error(party->ctx);
-	r = ksp_party_reload(party);
+	r = frozen_list(party, ": run 'ksp party close' first");
 	if (r < 0)
 		return r;
-	if (party->list_version <= 0) {
-		ksp_set_error(party->ctx, "%s: the list was never frozen; attendance is taken of the frozen list: run 'ksp party close' first",
-			      ksp_store_get_path(party->store));
-		return -ENODATA;
-	}
 	r = frozen_member(party, what, fpr, &number);
 	if (r < 0)
 		return r;
@@ -179,15 +191,9 @@ KSP_EXPORT int ksp_party_set_none_absent(struct ksp_party *party, const char *wh
 
 	if (party == NULL)
 		return -EINVAL;
-	ksp_clear_error(party->ctx);
-	r = ksp_party_reload(party);
+	r = frozen_list(party, ": run 'ksp party close' first");
 	if (r < 0)
 		return r;
-	if (party->list_version <= 0) {
-		ksp_set_error(party->ctx, "%s: the list was never frozen; attendance is taken of the frozen list: run 'ksp party close' first",
-			      ksp_store_get_path(party->store));
-		return -ENODATA;
-	}
 	db = ksp_store_db(party->store);
 	r = ksp_store_begin(party->store);
 	if (r < 0)
@@ -216,15 +222,9 @@ KSP_EXPORT int ksp_party_attendance_text(struct ksp_party *party, char **ret, si
 
 	if (party == NULL || ret == NULL)
 		return -EINVAL;
-	ksp_clear_error(party->ctx);
-	r = ksp_party_reload(party);
+	r = frozen_list(party, "");
 	if (r < 0)
 		return r;
-	if (party->list_version <= 0) {
-		ksp_set_error(party->ctx, "%s: the list was never frozen; attendance is taken of the frozen list",
-			      ksp_store_get_path(party->store));
-		return -ENODATA;
-	}
 	r = ksp_party_attendance_taken(party);
 	if (r <= 0) {
 		if (r == 0)
