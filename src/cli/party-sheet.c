@@ -117,6 +117,46 @@ static bool is_terminal(const char *path)
 	return tty;
 }
 
+/* After the sheet or slips were written (@pages for a PDF): the warnings
+ * about what the sheet is, and the --json report or the one-line summary */
+static int report_written(struct ksp_cli *cli, struct ksp_party *party, unsigned int kind, int format,
+			  const char *for_spec, const char *out, int r, const struct glyph_report *g)
+{
+	const char *what = kind == KSP_RENDER_SHEET ? "sheet" : "slips";
+	int status = KSP_EXIT_OK;
+
+	if (kind == KSP_RENDER_SHEET && format == KSP_FORMAT_TXT && for_spec && ksp_party_is_closed(party))
+		cli_warn(cli, "a personal copy (--for) is not the announced list text; its digest differs");
+	else if (kind == KSP_RENDER_SHEET && format == KSP_FORMAT_TXT && ksp_party_is_closed(party) &&
+		 ksp_party_get_repair_count(party) > 0)
+		cli_warn(cli, "this sheet marks the repair plan, so it is not the announced list text and its digest "
+			 "differs; 'ksp party digest -o FILE' writes the list");
+	if (kind == KSP_RENDER_SHEET && !ksp_party_is_closed(party))
+		cli_warn(cli, "the list is open: this sheet is a DRAFT, not for verifying");
+	if (cli->json) {
+		static const char *const fmts[] = { "txt", "html", "pdf" };
+		json_t *gaps = json_array();
+
+		for (size_t i = 0; gaps && i < g->n_gaps; i++)
+			cj_push(gaps, json_pack("{s:i,s:o,s:o,s:I}", "number", g->gaps[i].number, "fingerprint",
+						*g->gaps[i].fpr ? cj_strz(g->gaps[i].fpr) : json_null(), "script",
+						cj_strz(g->gaps[i].script), "missing", (json_int_t)g->gaps[i].missing));
+		if (cj_print(json_pack("{s:i,s:o,s:s,s:s,s:o,s:b,s:o}", "format_version", 1, "file", cj_strz(out), "kind",
+				       what, "format", fmts[format], "pages",
+				       format == KSP_FORMAT_PDF ? cj_int(r) : json_null(), "draft",
+				       !ksp_party_is_closed(party), "missing_glyphs", gaps)) < 0) {
+			cli_err(cli, "%s: written, but cannot write the JSON report: out of memory", out);
+			status = KSP_EXIT_ERROR;
+		}
+	} else if (out && !cli->quiet) {
+		if (format == KSP_FORMAT_PDF)
+			fprintf(stderr, "%s: %d page%s\n", out, r, r == 1 ? "" : "s");
+		else
+			fprintf(stderr, "%s: written\n", out);
+	}
+	return status;
+}
+
 static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int kind)
 {
 	static const struct option opts[] = {
@@ -336,35 +376,7 @@ static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int 
 		status = cli_fail(cli, r, "%s: cannot make the %s", out ? out : "standard output", what);
 		goto out;
 	}
-	if (kind == KSP_RENDER_SHEET && format == KSP_FORMAT_TXT && for_spec && ksp_party_is_closed(party))
-		cli_warn(cli, "a personal copy (--for) is not the announced list text; its digest differs");
-	else if (kind == KSP_RENDER_SHEET && format == KSP_FORMAT_TXT && ksp_party_is_closed(party) &&
-		 ksp_party_get_repair_count(party) > 0)
-		cli_warn(cli, "this sheet marks the repair plan, so it is not the announced list text and its digest "
-			 "differs; 'ksp party digest -o FILE' writes the list");
-	if (kind == KSP_RENDER_SHEET && !ksp_party_is_closed(party))
-		cli_warn(cli, "the list is open: this sheet is a DRAFT, not for verifying");
-	if (cli->json) {
-		static const char *const fmts[] = { "txt", "html", "pdf" };
-		json_t *gaps = json_array();
-
-		for (size_t i = 0; gaps && i < gr.n_gaps; i++)
-			cj_push(gaps, json_pack("{s:i,s:o,s:o,s:I}", "number", gr.gaps[i].number, "fingerprint",
-						*gr.gaps[i].fpr ? cj_strz(gr.gaps[i].fpr) : json_null(), "script",
-						cj_strz(gr.gaps[i].script), "missing", (json_int_t)gr.gaps[i].missing));
-		if (cj_print(json_pack("{s:i,s:o,s:s,s:s,s:o,s:b,s:o}", "format_version", 1, "file", cj_strz(out), "kind",
-				       what, "format", fmts[format], "pages",
-				       format == KSP_FORMAT_PDF ? cj_int(r) : json_null(), "draft",
-				       !ksp_party_is_closed(party), "missing_glyphs", gaps)) < 0) {
-			cli_err(cli, "%s: written, but cannot write the JSON report: out of memory", out);
-			status = KSP_EXIT_ERROR;
-		}
-	} else if (out && !cli->quiet) {
-		if (format == KSP_FORMAT_PDF)
-			fprintf(stderr, "%s: %d page%s\n", out, r, r == 1 ? "" : "s");
-		else
-			fprintf(stderr, "%s: written\n", out);
-	}
+	status = report_written(cli, party, kind, format, for_spec, out, r, &gr);
 out:
 	free(gr.gaps);
 	ksp_render_opts_free(ro);
