@@ -312,6 +312,29 @@ static int preflight(struct ksp_cli *cli, struct ksp_party *party, unsigned int 
 	return KSP_EXIT_OK;
 }
 
+/* Which keys to sign: --ticked FILE, --all-checked, --resign-weak or the
+ * @n_keys keys given, in the combinations that make sense (@flags gains
+ * KSP_SIGN_ALL where the keys come from elsewhere); a usage error if not */
+static int check_selection(struct ksp_cli *cli, bool ticked, int n_keys, unsigned int *flags)
+{
+	static const char *const full = "party sign";
+	const struct ksp_cmd *cmd = &ksp_cmd_party_sign;
+
+	if (ticked && ((*flags & (KSP_SIGN_ALL | KSP_SIGN_RESIGN_WEAK)) || n_keys > 0))
+		return cli_usage_error(cli, cmd, full, "give --ticked FILE alone, without keys, --all-checked or --resign-weak");
+	if (ticked)
+		*flags |= KSP_SIGN_ALL; /* keys come from the sheet */
+	if ((*flags & KSP_SIGN_RESIGN_WEAK) && (*flags & KSP_SIGN_ALL))
+		return cli_usage_error(cli, cmd, full, "--resign-weak takes the keys to certify again, or none for all of them; not --all-checked");
+	if ((*flags & KSP_SIGN_RESIGN_WEAK) && n_keys <= 0)
+		*flags |= KSP_SIGN_ALL;
+	if ((*flags & KSP_SIGN_ALL) && n_keys > 0)
+		return cli_usage_error(cli, cmd, full, "give --all-checked or keys, not both");
+	if (!(*flags & KSP_SIGN_ALL) && n_keys <= 0)
+		return cli_usage_error(cli, cmd, full, "no key given: participant numbers, fingerprints, or --all-checked");
+	return 0;
+}
+
 static int run(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -443,26 +466,9 @@ static int run(struct ksp_cli *cli, int argc, char *argv[])
 		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--as FPR is needed: the full fingerprint of your key");
 		goto out;
 	}
-	if (ticked && ((flags & (KSP_SIGN_ALL | KSP_SIGN_RESIGN_WEAK)) || optind < argc)) {
-		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give --ticked FILE alone, without keys, --all-checked or --resign-weak");
+	status = check_selection(cli, ticked != NULL, argc - optind, &flags);
+	if (status)
 		goto out;
-	}
-	if (ticked)
-		flags |= KSP_SIGN_ALL; /* keys come from the sheet */
-	if ((flags & KSP_SIGN_RESIGN_WEAK) && (flags & KSP_SIGN_ALL)) {
-		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "--resign-weak takes the keys to certify again, or none for all of them; not --all-checked");
-		goto out;
-	}
-	if ((flags & KSP_SIGN_RESIGN_WEAK) && optind >= argc)
-		flags |= KSP_SIGN_ALL;
-	if ((flags & KSP_SIGN_ALL) && optind < argc) {
-		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "give --all-checked or keys, not both");
-		goto out;
-	}
-	if (!(flags & KSP_SIGN_ALL) && optind >= argc) {
-		status = cli_usage_error(cli, &ksp_cmd_party_sign, "party sign", "no key given: participant numbers, fingerprints, or --all-checked");
-		goto out;
-	}
 	r = cli_open_party(cli, true, &store, &party);
 	if (r) {
 		status = r;
