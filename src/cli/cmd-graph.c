@@ -140,6 +140,7 @@ static bool set_mode(struct opts *o, enum mode m)
 	return true;
 }
 
+/* (Long: one switch over the graph's options, then their combinations checked.) */
 static int parse(struct ksp_cli *cli, int argc, char *argv[], struct opts *o)
 {
 	static const struct option opts[] = {

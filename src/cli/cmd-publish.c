@@ -62,6 +62,7 @@ static const char *kind_name(int k)
 	return k == KSP_PUBLISH_ADDED ? "added" : k == KSP_PUBLISH_CHANGED ? "changed" : "removed";
 }
 
+/* (Long: the options, then publish and its report in text or JSON; one exit.) */
 static int run(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {

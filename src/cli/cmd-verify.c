@@ -347,6 +347,7 @@ static char *data_file_of(const char *sig)
 	return NULL;
 }
 
+/* (Long: the options, the signature and data read, the verdict and its report in text or JSON; one exit.) */
 static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {

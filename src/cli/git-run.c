@@ -69,6 +69,7 @@ static char **git_env(void)
 	return env;
 }
 
+/* (Long: the environment, the pipes, the spawn and the reads of a hardened git run, each failure cleaned up in one exit.) */
 int cli_git(const char *gitdir, const char *repo, const char *const *args, const void *in, size_t in_len,
 	    size_t max_out, struct input *out, char *err, size_t errlen)
 {

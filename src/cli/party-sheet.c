@@ -157,6 +157,7 @@ static int report_written(struct ksp_cli *cli, struct ksp_party *party, unsigned
 	return status;
 }
 
+/* (Long: the options of the sheet and the slips in one switch, their combinations checked, then one render; one exit.) */
 static int run_render(struct ksp_cli *cli, int argc, char *argv[], unsigned int kind)
 {
 	static const struct option opts[] = {

@@ -335,6 +335,7 @@ static int check_selection(struct ksp_cli *cli, bool ticked, int n_keys, unsigne
 	return 0;
 }
 
+/* (Long: the options, then sign from the sheet or the keys given, send, and one report; each step a few lines, one exit.) */
 static int run(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {

@@ -48,6 +48,7 @@ int cli_parse_sha1_rule(const char *v)
 	return -EINVAL;
 }
 
+/* (Long: one switch over every trust option the commands share, each case a few lines.) */
 int cli_trust_opt(struct ksp_cli *cli, struct cli_trust_opts *to, const struct ksp_cmd *cmd,
 		  const char *fullname, int c, const char *arg)
 {

@@ -170,6 +170,7 @@ out:
 	return status;
 }
 
+/* (Long: the options, the repository's checks, then each commit since the last accepted one in one transaction, one exit.) */
 static int run_refresh(struct ksp_cli *cli, int argc, char *argv[])
 {
 	static const struct option opts[] = {

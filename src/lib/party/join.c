@@ -394,6 +394,7 @@ static void report_diff(struct ksp_ctx *ctx, const char *src, const char *keyrin
 	free(e);
 }
 
+/* (Long: parse, add the keyring, drop and renumber, compare the list's bytes, store: one transaction with one rollback.) */
 KSP_EXPORT int ksp_party_join(struct ksp_store *store, const void *list, size_t list_len, const char *list_source,
 			      const void *keyring, size_t keyring_len, const char *keyring_source,
 			      const char *sha256, struct ksp_party **ret, int *ret_version)

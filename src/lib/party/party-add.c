@@ -387,6 +387,7 @@ static void problem(struct verdict *v, unsigned int check, bool allowed, const c
 }
 
 /* Check one imported key and store it if acceptable. */
+/* (Long: each of the party's key checks in turn, with its message, then the store.) */
 static int check_key(struct add_state *a, gpgme_key_t key, const struct chunks *mins,
 		     const struct chunks *fulls)
 {
@@ -776,6 +777,7 @@ static int fingerprint_only(struct ksp_party *party, const char *fpr, const char
 	return 0;
 }
 
+/* (Long: precheck, a private GnuPG home, one import, one listing and two exports, then each key checked; one exit that frees all.) */
 int ksp_party_add_data(struct ksp_party *party, const void *data, size_t len, const char *source,
 		    unsigned int flags, void (*cb)(void *, const struct ksp_key_check *), void *cb_data)
 {

@@ -777,6 +777,7 @@ static int uid_selected(const char *const *only, const char *uid, size_t len)
 	return hit;
 }
 
+/* (Long: one key's user IDs in order, each signed on its own with its riders, encrypted and written; one exit that frees all.) */
 static int sign_key(struct signer *s, int number, const char *fpr, const char *const *only)
 {
 	struct ksp_sign_result res = { .number = number };

@@ -173,6 +173,7 @@ static int find_part(const struct fpr_ix *ix, size_t n, const char *fpr, size_t 
 	return 1;
 }
 
+/* (Long: the participants, their certifications and revocations, what was sent, then the totals; one exit.) */
 KSP_EXPORT int ksp_party_status_new(struct ksp_party *party, int64_t at, struct ksp_party_status **ret)
 {
 	struct ksp_party_status *st;

@@ -169,6 +169,7 @@ static size_t missing_uids(const struct ksp_party_status *st, size_t signer, siz
 }
 
 /* One participant: render, encrypt, write, send. */
+/* (Long: those four steps with their failures recorded per participant, one exit.) */
 static int remind_one(struct reminder_run *rr, size_t i)
 {
 	const struct ksp_party_status *st = rr->st;
