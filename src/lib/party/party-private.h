@@ -73,16 +73,4 @@ int ksp_party_mail_without_key(struct ksp_ctx *ctx, const void *data, size_t len
  * used by remind.c).  Its exit status (128+N for signal N), or -errno
  * when it could not run; a failure is described in @why. */
 int ksp_party_run_mailer(const char *mailer, const char *file, char *why, size_t whylen);
-/* repair-plan.c: the party's repair plan (ksp health --plan-csv).  A
- * "# certify: SIGNER certifies TARGET [(renewal...)]" line of a CSV into
- * @pair: 1, 0 (another line), -EBADMSG (a certify line that cannot be
- * read).  _store: into the store, inside the caller's transaction;
- * _load: every pair, signer then target order (free() *@ret). */
-struct ksp_repair_pair {
-	char signer[65];
-	char target[65];
-	bool renewal;
-};
-int ksp_party_repair_parse(const char *line, size_t len, struct ksp_repair_pair *pair);
-int ksp_party_repair_store(struct ksp_party *party, const struct ksp_repair_pair *pairs, size_t n);
-int ksp_party_repair_load(struct ksp_party *party, struct ksp_repair_pair **ret, size_t *ret_n);
+#include "lib/party/repair-plan.h"

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/party/party.h"
 #include "lib/party/party-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
@@ -222,6 +223,16 @@ KSP_EXPORT struct ksp_party *ksp_party_unref(struct ksp_party *party)
 	ksp_store_unref(party->store);
 	free(party);
 	return NULL;
+}
+
+struct ksp_ctx *ksp_party_ctx(const struct ksp_party *party)
+{
+	return party->ctx;
+}
+
+struct ksp_store *ksp_party_store(const struct ksp_party *party)
+{
+	return party->store;
 }
 
 KSP_EXPORT const char *ksp_party_get_name(const struct ksp_party *party)

@@ -9,7 +9,8 @@
 #include <strings.h>
 
 #include "lib/addr.h"
-#include "lib/party/party-private.h"
+#include "lib/party/party.h"
+#include "lib/party/repair-plan.h"
 #include "lib/render/render-private.h"
 #include "lib/template.h"
 #include "shared/util.h"
@@ -290,8 +291,8 @@ static int mark_repair(struct rd_doc *doc)
 static int doc_init(struct rd_doc *doc, struct ksp_party *party, unsigned int kind, unsigned int format,
 		    const struct ksp_render_opts *opts)
 {
-	struct ksp_ctx *ctx = party->ctx;
-	const char *store = ksp_store_get_path(party->store);
+	struct ksp_ctx *ctx = ksp_party_ctx(party);
+	const char *store = ksp_store_get_path(ksp_party_store(party));
 	const char *name = ksp_party_get_name(party);
 	const char *location = ksp_party_get_location(party);
 	const char *organizer = ksp_party_get_organizer(party);
@@ -463,7 +464,7 @@ static int check_frozen(struct rd_doc *doc)
 		ksp_set_error(doc->ctx, "%s: the keys in the store no longer match frozen list version %d "
 			      "(changed after it was closed); print the frozen text with 'ksp party sheet --format txt', "
 			      "or reopen and close the list for a new version",
-			      ksp_store_get_path(doc->party->store), doc->list_version);
+			      ksp_store_get_path(ksp_party_store(doc->party)), doc->list_version);
 		r = -ESTALE;
 	}
 	strbuf_release(&sb);
@@ -475,7 +476,7 @@ static int check_frozen(struct rd_doc *doc)
 static int render_mem(struct ksp_party *party, unsigned int kind, unsigned int format,
 		      const struct ksp_render_opts *opts, struct strbuf *out)
 {
-	struct ksp_ctx *ctx = party->ctx;
+	struct ksp_ctx *ctx = ksp_party_ctx(party);
 	bool custom = opts && (opts->template_path || opts->template_text);
 	struct ksp_tpl *t = NULL;
 	struct rd_doc doc;
@@ -539,7 +540,7 @@ KSP_EXPORT int ksp_party_render(struct ksp_party *party, unsigned int kind, unsi
 
 	if (party == NULL || fd < 0)
 		return -EINVAL;
-	ksp_clear_error(party->ctx);
+	ksp_clear_error(ksp_party_ctx(party));
 	strbuf_init(&sb);
 	pages = render_mem(party, kind, format, opts, &sb);
 	if (pages < 0) {
@@ -549,7 +550,7 @@ KSP_EXPORT int ksp_party_render(struct ksp_party *party, unsigned int kind, unsi
 	r = write_all(fd, sb.buf, sb.len);
 	strbuf_release(&sb);
 	if (r < 0) {
-		ksp_set_error(party->ctx, "cannot write the %s: %s", kind == KSP_RENDER_SHEET ? "sheet" : "slips",
+		ksp_set_error(ksp_party_ctx(party), "cannot write the %s: %s", kind == KSP_RENDER_SHEET ? "sheet" : "slips",
 			      strerror(-r));
 		return r;
 	}
@@ -565,7 +566,7 @@ KSP_EXPORT int ksp_party_render_file(struct ksp_party *party, unsigned int kind,
 
 	if (party == NULL || path == NULL || *path == '\0')
 		return -EINVAL;
-	ksp_clear_error(party->ctx);
+	ksp_clear_error(ksp_party_ctx(party));
 	strbuf_init(&sb);
 	pages = render_mem(party, kind, format, opts, &sb);
 	if (pages < 0) {
@@ -577,7 +578,7 @@ KSP_EXPORT int ksp_party_render_file(struct ksp_party *party, unsigned int kind,
 		r = atomic_file_end(&af, write_all(af.fd, sb.buf, sb.len));
 	strbuf_release(&sb);
 	if (r < 0) {
-		ksp_set_error(party->ctx, "%s: cannot write: %s; check the directory exists and is writable",
+		ksp_set_error(ksp_party_ctx(party), "%s: cannot write: %s; check the directory exists and is writable",
 			      path, output_strerror(r));
 		return r;
 	}
