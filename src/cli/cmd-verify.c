@@ -329,24 +329,6 @@ static void print_text(const char *label, const struct ksp_verify_result *vr, co
 
 /* ---- the command ---------------------------------------------------------------- */
 
-/* SIGFILE without .asc / .sig / .sign, if that file exists; caller frees. */
-static char *data_file_of(const char *sig)
-{
-	static const char *const ext[] = { ".asc", ".sig", ".sign", ".gpg" };
-	size_t n = strlen(sig);
-
-	for (size_t i = 0; i < ARRAY_SIZE(ext); i++) {
-		size_t el = strlen(ext[i]);
-		if (n > el && strcmp(sig + n - el, ext[i]) == 0) {
-			char *d = strndup(sig, n - el);
-			if (d && access(d, F_OK) == 0)
-				return d;
-			free(d);
-		}
-	}
-	return NULL;
-}
-
 /* (Long: the options, the signature and data read, the verdict and its report in text or JSON; one exit.) */
 static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 {
@@ -468,7 +450,7 @@ static int run_verify(struct ksp_cli *cli, int argc, char *argv[])
 			mode = "inline";
 			r = ksp_verify_inline(store, sig.data, sig.len, label, &vr);
 			if (r == -ENODATA) {
-				auto_data = data_file_of(sigfile);
+				auto_data = signed_data_file(sigfile, true);
 				if (auto_data == NULL) {
 					cli_err(cli, "%s: a detached signature; give the file it signs: ksp verify %s FILE",
 						label, label);

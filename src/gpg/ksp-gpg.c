@@ -511,25 +511,6 @@ static int open_data(const char *path)
 	return fd;
 }
 
-/* SIGFILE without .sig / .asc / .sign, when that file exists (gpg's
- * "assuming signed data in"); NULL. */
-static char *data_file_of(const char *sig)
-{
-	static const char *const ext[] = { ".sig", ".asc", ".sign" };
-	size_t n = strlen(sig);
-
-	for (size_t i = 0; i < ARRAY_SIZE(ext); i++) {
-		size_t el = strlen(ext[i]);
-		if (n > el && strcmp(sig + n - el, ext[i]) == 0) {
-			char *d = strndup(sig, n - el);
-			if (d && access(d, F_OK) == 0)
-				return d;
-			free(d);
-		}
-	}
-	return NULL;
-}
-
 static int read_input(const char *path, size_t max, uint8_t **buf, size_t *len)
 {
 	int r = read_file_all(path, max, buf, len);
@@ -617,7 +598,7 @@ static int get_input(const struct opts *o, const struct out *out, struct verify_
 		return -1;
 	}
 	if (!in->detached && !si->literal && !si->cleartext && !si->opaque) {
-		char *d = o->n_files && strcmp(sigpath, "-") ? data_file_of(sigpath) : NULL;
+		char *d = o->n_files && strcmp(sigpath, "-") ? signed_data_file(sigpath, false) : NULL;
 		if (d == NULL) {
 			status(out, "NODATA 4");
 			err("%s: a detached signature, and no signed data given; run: ksp-gpg --verify %s FILE", in->label,

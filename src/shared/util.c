@@ -467,3 +467,20 @@ int fpr_normalize(const char *in, char out[65])
 	hex_encode(b, (size_t)n, out);
 	return 0;
 }
+
+char *signed_data_file(const char *sig, bool gpg_ext)
+{
+	static const char *const ext[] = { ".sig", ".asc", ".sign", ".gpg" };
+	size_t n = strlen(sig);
+
+	for (size_t i = 0; i < (gpg_ext ? 4u : 3u); i++) {
+		size_t el = strlen(ext[i]);
+		if (n > el && strcmp(sig + n - el, ext[i]) == 0) {
+			char *d = strndup(sig, n - el);
+			if (d && access(d, F_OK) == 0)
+				return d;
+			free(d);
+		}
+	}
+	return NULL;
+}

@@ -9,6 +9,10 @@
  * after the data.  Returns 0 or -errno.  max_size 0 = no limit. */
 int read_file_all(const char *path, size_t max_size, uint8_t **ret, size_t *ret_len);
 int read_fd_all(int fd, size_t max_size, uint8_t **ret, size_t *ret_len);
+/* The signed data beside a detached signature: @sig without ".sig",
+ * ".asc" or ".sign" (gpg's "assuming signed data in"), and ".gpg" too when
+ * @gpg_ext, when that file exists; NULL if none (the caller frees). */
+char *signed_data_file(const char *sig, bool gpg_ext);
 /* write() loop; returns 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 
