@@ -2,7 +2,8 @@
 /*
  * import-private.h: helpers shared by the after-the-party code (party-sign.c,
  * import.c, party-status.c, party-export.c; defined in import-util.c).
- * Internal to libksp.
+ * The ones other folders may use are declared in import-util.h.  Internal
+ * to libksp.
  */
 #pragma once
 
@@ -14,18 +15,9 @@
 #include "lib/libksp-private.h"
 #include "lib/party/party-private.h"
 #include "lib/openpgp/pgp.h"
+#include "lib/party/import-util.h"
 #include "shared/strbuf.h"
 
-/* A gpgme context for OpenPGP in @home (NULL: gpg's default home), offline.
- * @loopback selects loopback pinentry (private temporary homes). */
-int ksp_after_gpgme_new(struct ksp_ctx *ctx, const char *home, bool loopback, gpgme_ctx_t *ret);
-
-/* Was @s made by the key @k itself (issuer fingerprint, else key ID)? */
-bool ksp_pgp_sig_is_self(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *s);
-/* The issuer of @s as hex: fingerprint ("" when the signature names none)
- * and key ID (v4: the last 16 digits of a fingerprint, v5/v6: the first
- * 16; "" when none).  Returns false when the signature names no issuer. */
-bool ksp_pgp_sig_issuer(const struct ksp_pgp_sig *s, char fpr[65], char keyid[17]);
 /* A certification (0x10-0x13) or a certification revocation (0x30). */
 static inline bool ksp_pgp_sig_is_cert(const struct ksp_pgp_sig *s)
 {
@@ -42,11 +34,5 @@ int ksp_store_load_key(struct ksp_store *store, const char *fpr, bool first, int
 /* The participant number of @fpr on the current list, 0 if none, <0 error. */
 int ksp_party_number_of(struct ksp_party *party, const char *fpr);
 
-/* Append one packet (new format header + body). */
-void ksp_pgp_emit(struct strbuf *sb, uint8_t tag, const uint8_t *body, size_t len);
-/* Append the primary key with its self-signatures, and every subkey with
- * its signatures (packets rebuilt from the parsed bodies). */
-void ksp_pgp_emit_primary(struct strbuf *sb, const struct ksp_pgp_key *k);
-void ksp_pgp_emit_subkeys(struct strbuf *sb, const struct ksp_pgp_key *k);
 /* The SHA-1 of a signature body in hex: certs.digest. */
 void ksp_sig_digest_hex(const struct ksp_pgp_sig *s, char out[41]);

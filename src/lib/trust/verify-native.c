@@ -34,7 +34,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
-#include "lib/party/import-private.h"
+#include "lib/party/import-util.h"
 #include "lib/openpgp/pgp-verify.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/trust/verify-private.h"

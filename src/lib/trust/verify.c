@@ -29,7 +29,7 @@
 #include <gpgme.h>
 #include <sqlite3.h>
 
-#include "lib/party/import-private.h"
+#include "lib/party/import-util.h"
 #include "lib/party/mime.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/trust/git-split.h"
