@@ -15,10 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "lib/libksp-private.h"
 #include "lib/openpgp/pgp.h"
+#include "lib/store/store-verify.h"
 #include "lib/trust/gnupg-uidexp.h"
 
 static bool self_issued(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *s)
@@ -49,75 +48,64 @@ static int64_t uid_expiry(const struct ksp_pgp_key *k, const void *uid, size_t l
 	return exp;
 }
 
+struct uidexp_walk {
+	struct ksp_ctx *ctx;
+	struct ksp_pgp_reader *rd;
+	struct ksp_pgp_key *k;
+	struct ksp_gnupg_uidexp *out;
+	size_t n, cap;
+};
+
+/* The key in its stored data (keys.keydata); none in it: no expiry known. */
+static int read_key(const uint8_t *data, size_t len, void *arg)
+{
+	struct uidexp_walk *w = arg;
+	int r;
+
+	r = ksp_pgp_reader_new(w->ctx, data, len, "keys.keydata", &w->rd);
+	if (r == 0)
+		r = ksp_pgp_reader_next(w->rd, &w->k);
+	return r < 0 ? r : 0;
+}
+
+/* One self-signed user ID: its expiry kept when it has one. */
+static int add_uid(int64_t uid_id, const void *uid, size_t len, int64_t selfsig, void *arg)
+{
+	struct uidexp_walk *w = arg;
+	int64_t exp = uid_expiry(w->k, uid, len, selfsig);
+
+	if (exp == 0)
+		return 0;
+	if (w->n == w->cap) {
+		size_t nc = w->cap ? 2 * w->cap : 4;
+		void *p = realloc(w->out, nc * sizeof(*w->out));
+		if (p == NULL)
+			return -ENOMEM;
+		w->out = p;
+		w->cap = nc;
+	}
+	w->out[w->n++] = (struct ksp_gnupg_uidexp){ .uid_id = uid_id, .expires = exp };
+	return 0;
+}
+
 int ksp_gnupg_uid_expiries(struct ksp_ctx *ctx, struct ksp_store *store, int64_t key_id,
 			   struct ksp_gnupg_uidexp **ret, size_t *n_ret)
 {
-	sqlite3 *db = ksp_store_db(store);
-	sqlite3_stmt *st = NULL;
-	struct ksp_pgp_reader *rd = NULL;
-	struct ksp_pgp_key *k = NULL;
-	struct ksp_gnupg_uidexp *out = NULL;
-	size_t n = 0, cap = 0;
-	int rc, r = 0;
+	struct uidexp_walk w = { .ctx = ctx };
+	int r;
 
 	*ret = NULL;
 	*n_ret = 0;
-	rc = sqlite3_prepare_v2(db, "SELECT keydata FROM keys WHERE id = ?", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(ctx, db, rc, "keys");
-	sqlite3_bind_int64(st, 1, key_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_BLOB) {
-		const void *data = sqlite3_column_blob(st, 0);
-		size_t len = (size_t)sqlite3_column_bytes(st, 0);
-
-		r = ksp_pgp_reader_new(ctx, data, len, "keys.keydata", &rd);
-		if (r == 0)
-			r = ksp_pgp_reader_next(rd, &k);
-		r = r < 0 ? r : 0; /* no key in it: no expiry known */
-	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		r = ksp_errno_from_sqlite(ctx, db, rc, "keys");
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (r < 0 || k == NULL)
-		goto out;
-	rc = sqlite3_prepare_v2(db, "SELECT id, uid, selfsig FROM uids WHERE key_id = ? AND is_attr = 0 AND selfsig > 0",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		r = ksp_errno_from_sqlite(ctx, db, rc, "uids");
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, key_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t exp = uid_expiry(k, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
-					 sqlite3_column_int64(st, 2));
-
-		if (exp == 0)
-			continue;
-		if (n == cap) {
-			size_t nc = cap ? 2 * cap : 4;
-			void *p = realloc(out, nc * sizeof(*out));
-			if (p == NULL) {
-				r = -ENOMEM;
-				goto out;
-			}
-			out = p;
-			cap = nc;
-		}
-		out[n++] = (struct ksp_gnupg_uidexp){ .uid_id = sqlite3_column_int64(st, 0), .expires = exp };
-	}
-	if (rc != SQLITE_DONE)
-		r = ksp_errno_from_sqlite(ctx, db, rc, "uids");
-out:
-	sqlite3_finalize(st);
-	ksp_pgp_key_free(k);
-	ksp_pgp_reader_free(rd);
+	r = ksp_store_with_keydata(store, key_id, read_key, &w);
+	if (r == 0 && w.k)
+		r = ksp_store_each_selfsigned_uid(store, key_id, add_uid, &w);
+	ksp_pgp_key_free(w.k);
+	ksp_pgp_reader_free(w.rd);
 	if (r < 0) {
-		free(out);
+		free(w.out);
 		return r;
 	}
-	*ret = out;
-	*n_ret = n;
+	*ret = w.out;
+	*n_ret = w.n;
 	return 0;
 }
