@@ -27,13 +27,13 @@
 #include <time.h>
 
 #include <gpgme.h>
-#include <sqlite3.h>
 
 #include "lib/party/import-util.h"
 #include "lib/party/mime.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/trust/git-split.h"
 #include "lib/openpgp/hash-rules.h"
+#include "lib/store/store-verify.h"
 #include "lib/trust/verify-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
@@ -247,51 +247,44 @@ static int match_blob(struct ksp_ctx *ctx, const uint8_t *b, size_t n, const cha
 	return r;
 }
 
+struct find {
+	struct ksp_ctx *ctx;
+	const char *fpr, *keyid;
+	uint8_t kid[8];
+	int pass;
+	struct cands *c;
+};
+
+/* One stored key: a candidate when it holds the issuer. */
+static int find_one(const struct ksp_store_keyrow *row, void *arg)
+{
+	struct find *f = arg;
+	struct ksp_pgp_key *k = NULL;
+	int r;
+
+	/* 2: subkeys of the keys whose data names the key ID (a signing
+	 * subkey's back-signature does) */
+	if (f->pass == 1 && memmem(row->keydata, row->keydata_len, f->kid, 8) == NULL)
+		return 0;
+	r = match_blob(f->ctx, row->keydata, row->keydata_len, row->fpr, f->pass > 0, f->fpr, f->keyid, &k);
+	if (r > 0)
+		r = cands_add(f->c, row->id, row->fpr, k);
+	return r < 0 ? r : 0;
+}
+
 /* Keys of the store that hold the issuer as primary key or subkey. */
 static int find_keys(struct ksp_store *store, const char *fpr, const char *keyid, struct cands *c)
 {
-	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	sqlite3 *db = ksp_store_db(store);
-	uint8_t kid[8];
-	int pass, r = 0;
+	struct find f = { .ctx = ksp_store_get_ctx(store), .fpr = fpr, .keyid = keyid, .c = c };
+	int r = 0;
 
-	/* 1: a primary key */
-	for (pass = 0; pass < 3 && c->n == 0 && r >= 0; pass++) {
-		sqlite3_stmt *st;
-		const char *sql = pass == 0 ? (fpr[0] ? "SELECT id, fpr, keydata FROM keys WHERE fpr = ?1"
-						      : "SELECT id, fpr, keydata FROM keys WHERE keyid = ?1")
-					    : "SELECT id, fpr, keydata FROM keys";
-		int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-
-		if (rc != SQLITE_OK)
-			return ksp_errno_from_sqlite(ctx, db, rc, "find the signing key");
-		if (pass == 0)
-			sqlite3_bind_text(st, 1, fpr[0] ? fpr : keyid, -1, SQLITE_STATIC);
-		if (hex_decode(keyid, kid, sizeof(kid)) != 8)
-			memset(kid, 0, sizeof(kid));
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			const uint8_t *b = sqlite3_column_blob(st, 2);
-			size_t n = (size_t)sqlite3_column_bytes(st, 2);
-			const char *rowfpr = (const char *)sqlite3_column_text(st, 1);
-			struct ksp_pgp_key *k = NULL;
-
-			if (b == NULL || n == 0 || rowfpr == NULL)
-				continue;
-			/* 2: subkeys of the keys whose data names the key ID
-			 * (a signing subkey's back-signature does) */
-			if (pass == 1 && memmem(b, n, kid, 8) == NULL)
-				continue;
-			r = match_blob(ctx, b, n, rowfpr, pass > 0, fpr, keyid, &k);
-			if (r > 0)
-				r = cands_add(c, sqlite3_column_int64(st, 0), rowfpr, k);
-			if (r < 0)
-				break;
-		}
-		if (r >= 0 && rc != SQLITE_DONE)
-			r = ksp_errno_from_sqlite(ctx, db, rc, "find the signing key");
-		sqlite3_finalize(st);
-		/* 3: every key, parsed (only when the quick pass found none) */
-	}
+	if (hex_decode(keyid, f.kid, sizeof(f.kid)) != 8)
+		memset(f.kid, 0, sizeof(f.kid));
+	/* 1: a primary key; 2: see find_one(); 3: every key, parsed (only
+	 * when the quick pass found none) */
+	for (f.pass = 0; f.pass < 3 && c->n == 0 && r >= 0; f.pass++)
+		r = f.pass == 0 ? ksp_store_keys_by_issuer(store, fpr, keyid, find_one, &f)
+				: ksp_store_keys_all(store, find_one, &f);
 	return r < 0 ? r : 0;
 }
 
@@ -344,36 +337,9 @@ static bool revoked_at(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *si
 /* The signer's primary user ID from the store. */
 static int load_uid(struct ksp_store *store, int64_t key_id, struct ksp_verify_result *res)
 {
-	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	sqlite3 *db = ksp_store_db(store);
-	sqlite3_stmt *st;
-	int rc, r = 0;
+	int r = ksp_store_signer_uid(store, key_id, &res->uid, &res->uid_len);
 
-	rc = sqlite3_prepare_v2(db,
-				"SELECT uid FROM uids WHERE key_id = ? AND is_attr = 0 "
-				"ORDER BY revoked != 0, primary_uid DESC, idx LIMIT 1",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(ctx, db, rc, "signer's user ID");
-	sqlite3_bind_int64(st, 1, key_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const void *b = sqlite3_column_blob(st, 0);
-		size_t n = (size_t)sqlite3_column_bytes(st, 0);
-		res->uid = malloc(n + 1);
-		if (res->uid == NULL) {
-			r = -ENOMEM;
-		} else {
-			if (n)
-				memcpy(res->uid, b, n);
-			res->uid[n] = '\0';
-			res->uid_len = n;
-		}
-	} else if (rc != SQLITE_DONE) {
-		r = ksp_errno_from_sqlite(ctx, db, rc, "signer's user ID");
-	}
-	sqlite3_finalize(st);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 /* ---- verification ------------------------------------------------------------ */
@@ -840,75 +806,43 @@ KSP_EXPORT int ksp_verify_git_object(struct ksp_store *store, const void *object
 /* ---- trust_at = signature: the revocations known now ------------------------- */
 
 /* A key of the verdict revoked now (any reason, any date)?  1 and @why. */
-static int key_revoked_now(sqlite3 *db, const char *fpr, char *why, size_t whylen)
+static int key_revoked_now(struct ksp_store *store, const char *fpr, char *why, size_t whylen)
 {
-	sqlite3_stmt *st;
-	int rc, r = 0;
+	int64_t when = 0;
+	int reason = 0, r = ksp_store_key_revoked(store, fpr, &when, &reason);
 
-	rc = sqlite3_prepare_v2(db, "SELECT revoked, revoked_reason FROM keys WHERE fpr = ?1 AND revoked != 0", -1, &st,
-				NULL);
-	if (rc != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_text(st, 1, fpr, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	if (r == 1) {
 		char d[32];
-		format_datetime(sqlite3_column_int64(st, 0), d, sizeof(d));
-		snprintf(why, whylen, "key %s is revoked (%s, %s)", fpr,
-			 ksp_verify_reason_name(sqlite3_column_type(st, 1) == SQLITE_NULL ? 0 : sqlite3_column_int(st, 1)), d);
-		r = 1;
-	} else if (rc != SQLITE_DONE) {
-		r = -EIO;
+		format_datetime(when, d, sizeof(d));
+		snprintf(why, whylen, "key %s is revoked (%s, %s)", fpr, ksp_verify_reason_name(reason), d);
 	}
-	sqlite3_finalize(st);
 	return r;
 }
 
 /* The certification @a -> @b on user ID @uid revoked now (a verified 0x30
  * by @a on that user ID, any date), or the user ID revoked?  1 and @why. */
-static int cert_revoked_now(sqlite3 *db, const char *a, const char *b, const char *uid, size_t uid_len, char *why,
-			    size_t whylen)
+static int cert_revoked_now(struct ksp_store *store, const char *a, const char *b, const char *uid, size_t uid_len,
+			    char *why, size_t whylen)
 {
-	sqlite3_stmt *st;
-	int rc, r = 0;
+	int r = ksp_store_cert_revoked(store, a, b, uid, uid_len);
 
-	rc = sqlite3_prepare_v2(db,
-				"SELECT u.revoked, (SELECT count(*) FROM certs c WHERE c.uid_id = u.id AND c.sig_type = 48 "
-				"AND c.verified = 1 AND c.issuer_fpr = ?2) FROM uids u JOIN keys k ON k.id = u.key_id "
-				"WHERE k.fpr = ?1 AND u.uid = ?3",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_text(st, 1, b, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, a, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 3, uid, (int)uid_len, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && r == 0) {
-		if (sqlite3_column_int64(st, 1) > 0) {
-			snprintf(why, whylen, "%s revoked its certification of %s", a, b);
-			r = 1;
-		} else if (sqlite3_column_int64(st, 0) != 0) {
-			snprintf(why, whylen, "%s revoked the user ID %s certified", b, a);
-			r = 1;
-		}
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = -EIO;
-	sqlite3_finalize(st);
-	return r;
+	if (r == KSP_STORE_CERT_REVOKED)
+		snprintf(why, whylen, "%s revoked its certification of %s", a, b);
+	else if (r == KSP_STORE_UID_REVOKED)
+		snprintf(why, whylen, "%s revoked the user ID %s certified", b, a);
+	return r > 0 ? 1 : r;
 }
 
 KSP_EXPORT int ksp_trust_result_revoked_now(struct ksp_store *store, const struct ksp_trust_result *tr,
 					    const char *target, char *why, size_t whylen)
 {
-	sqlite3 *db;
 	size_t np;
 	int r;
 
 	if (store == NULL || tr == NULL || target == NULL || why == NULL || whylen == 0)
 		return -EINVAL;
-	db = ksp_store_db(store);
 	why[0] = '\0';
-	r = key_revoked_now(db, target, why, whylen);
+	r = key_revoked_now(store, target, why, whylen);
 	np = ksp_trust_result_get_path_count(tr);
 	for (size_t i = 0; r == 0 && i < np; i++) {
 		size_t n = ksp_trust_result_get_path_length(tr, i);
@@ -919,11 +853,11 @@ KSP_EXPORT int ksp_trust_result_revoked_now(struct ksp_store *store, const struc
 
 			if (ksp_trust_result_get_hop(tr, i, h, &a, &b, &created, &u, &len) < 0 || a == NULL || b == NULL)
 				continue;
-			r = key_revoked_now(db, a, why, whylen);
+			r = key_revoked_now(store, a, why, whylen);
 			if (r == 0)
-				r = key_revoked_now(db, b, why, whylen);
+				r = key_revoked_now(store, b, why, whylen);
 			if (r == 0 && u)
-				r = cert_revoked_now(db, a, b, u, len, why, whylen);
+				r = cert_revoked_now(store, a, b, u, len, why, whylen);
 		}
 	}
 	if (r < 0)
