@@ -31,12 +31,12 @@
 #include <unistd.h>
 
 #include <gcrypt.h>
-#include <sqlite3.h>
 
 #include "lib/libksp-private.h"
 #include "lib/party/import-util.h"
 #include "lib/openpgp/pgp-verify.h"
 #include "lib/openpgp/pgp.h"
+#include "lib/store/store-verify.h"
 #include "lib/trust/verify-private.h"
 #include "shared/util.h"
 
@@ -110,60 +110,106 @@ static bool pk_is(const struct ksp_pgp_pubkey *pk, const char *fpr, const char *
 	return strcmp(kid, keyid) == 0;
 }
 
-/* Stored keys holding the issuer: 1 and *st filled (the next call with
- * *row goes on from there), 0 none left, <0 error. */
-static int next_key(struct ksp_store *store, sqlite3_stmt *q, const char *fpr, const char *keyid, bool sub,
-		    struct stored *st)
+/* The key of @row that holds the issuer (its primary key, or with @sub
+ * one of its subkeys): 1 and *st filled, 0 none, <0 error. */
+static int row_key(struct ksp_ctx *ctx, const struct ksp_store_keyrow *row, const char *fpr, const char *keyid,
+		   bool sub, struct stored *st)
 {
-	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	int rc;
+	struct ksp_pgp_reader *rd = NULL;
+	struct ksp_pgp_key *k = NULL;
+	int r;
 
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const uint8_t *b = sqlite3_column_blob(q, 2);
-		size_t n = (size_t)sqlite3_column_bytes(q, 2);
-		const char *rowfpr = (const char *)sqlite3_column_text(q, 1);
-		struct ksp_pgp_reader *rd = NULL;
-		struct ksp_pgp_key *k = NULL;
-		int r;
+	r = ksp_pgp_reader_new(ctx, row->keydata, row->keydata_len, row->fpr, &rd);
+	if (r < 0)
+		return r;
+	while ((r = ksp_pgp_reader_next(rd, &k)) > 0) {
+		char hex[65];
+		const struct ksp_pgp_pubkey *hit = NULL;
 
-		if (b == NULL || n == 0 || rowfpr == NULL)
-			continue;
-		r = ksp_pgp_reader_new(ctx, b, n, rowfpr, &rd);
-		if (r < 0)
-			return r;
-		while ((r = ksp_pgp_reader_next(rd, &k)) > 0) {
-			char hex[65];
-			const struct ksp_pgp_pubkey *hit = NULL;
-
-			ksp_pgp_fpr_hex(&k->primary, hex);
-			if (strcmp(hex, rowfpr) == 0) {
-				if (!sub && pk_is(&k->primary, fpr, keyid))
-					hit = &k->primary;
-				for (size_t i = 0; sub && !hit && i < k->n_subkeys; i++)
-					if (pk_is(&k->subkeys[i], fpr, keyid))
-						hit = &k->subkeys[i];
-			}
-			if (hit) {
-				st->id = sqlite3_column_int64(q, 0);
-				snprintf(st->fpr, sizeof(st->fpr), "%s", rowfpr);
-				st->expires = sqlite3_column_int64(q, 3);
-				st->revoked = sqlite3_column_int64(q, 4);
-				st->revoked_reason = sqlite3_column_type(q, 5) == SQLITE_NULL ? 0 : sqlite3_column_int(q, 5);
-				st->selfsig_ok = sqlite3_column_int(q, 6) != 0;
-				st->key = k;
-				st->signing = hit;
-				ksp_pgp_reader_free(rd);
-				return 1;
-			}
-			ksp_pgp_key_free(k);
-			k = NULL;
+		ksp_pgp_fpr_hex(&k->primary, hex);
+		if (strcmp(hex, row->fpr) == 0) {
+			if (!sub && pk_is(&k->primary, fpr, keyid))
+				hit = &k->primary;
+			for (size_t i = 0; sub && !hit && i < k->n_subkeys; i++)
+				if (pk_is(&k->subkeys[i], fpr, keyid))
+					hit = &k->subkeys[i];
 		}
-		ksp_pgp_reader_free(rd);
-		if (r < 0)
-			return r;
+		if (hit) {
+			st->id = row->id;
+			snprintf(st->fpr, sizeof(st->fpr), "%s", row->fpr);
+			st->expires = row->expires;
+			st->revoked = row->revoked;
+			st->revoked_reason = row->revoked_reason;
+			st->selfsig_ok = row->selfsig_ok;
+			st->key = k;
+			st->signing = hit;
+			ksp_pgp_reader_free(rd);
+			return 1;
+		}
+		ksp_pgp_key_free(k);
+		k = NULL;
 	}
-	if (rc != SQLITE_DONE)
-		return ksp_errno_from_sqlite(ctx, ksp_store_db(store), rc, "find the signing key");
+	ksp_pgp_reader_free(rd);
+	return r;
+}
+
+/* The search for the signing key: the signature, its digest, and what was
+ * found. */
+struct key_walk {
+	struct ksp_ctx *ctx;
+	const struct ksp_pgp_sig *s;
+	const uint8_t *dg;
+	size_t dl;
+	const char *fpr, *keyid;
+	bool sub;      /* looking at subkeys */
+	bool any;      /* a stored key holds the issuer */
+	bool found;    /* and the signature verifies with it: *st */
+	bool fallback; /* an algorithm pgp-verify.c lacks: gpgme's turn */
+	struct stored *st;
+	char bad_owner[65]; /* a key whose subkey the signature does not match */
+};
+
+/* One stored key that may hold the issuer: does the signature verify with
+ * it?  0 goes on (not the issuer's, or a bad signature), 1 stops (found,
+ * or w->fallback), <0 on error. */
+static int try_key(const struct ksp_store_keyrow *row, void *arg)
+{
+	struct key_walk *w = arg;
+	struct stored *st = w->st;
+	const struct ksp_pgp_sig *s = w->s;
+	struct ksp_pgp_vkey *vk = NULL;
+	int v;
+
+	v = row_key(w->ctx, row, w->fpr, w->keyid, w->sub, st);
+	if (v <= 0)
+		return v;
+	w->any = true;
+	if ((s->version == 6) != (st->signing->version == 6)) {
+		v = KSP_VERIFY_BAD;
+	} else if (st->signing->created > s->created || st->signing->created > (int64_t)time(NULL)) {
+		v = KSP_VERIFY_GOOD; /* gpg: a time conflict, before the mathematics */
+	} else if (w->dg[0] != s->left16[0] || w->dg[1] != s->left16[1]) {
+		v = KSP_VERIFY_BAD;
+	} else {
+		v = ksp_pgp_vkey_new(st->signing, &vk);
+		if (v == 0)
+			v = ksp_pgp_vkey_verify(vk, s, w->dg, w->dl);
+		ksp_pgp_vkey_free(vk);
+	}
+	if (v < 0)
+		return v;
+	if (v == KSP_VERIFY_GOOD) {
+		w->found = true;
+		return 1;
+	}
+	if (w->sub)
+		snprintf(w->bad_owner, sizeof(w->bad_owner), "%s", st->fpr);
+	ksp_pgp_key_free(st->key);
+	st->key = NULL;
+	if (v != KSP_VERIFY_BAD) { /* an algorithm pgp-verify.c lacks */
+		w->fallback = true;
+		return 1;
+	}
 	return 0;
 }
 
@@ -344,17 +390,16 @@ int ksp_verify_native(struct ksp_store *store, const uint8_t *sig, size_t siglen
 		      struct ksp_verify_result **ret)
 {
 	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	sqlite3 *db = ksp_store_db(store);
 	struct ksp_verify_result *res = NULL;
 	struct ksp_pgp_sig s;
 	struct ksp_pgp_packet pkt;
 	struct stored st = { 0 };
-	sqlite3_stmt *q = NULL;
+	struct key_walk w;
 	uint8_t *dec = NULL, dg[64], kidb[8];
 	const uint8_t *b = sig;
 	size_t blen = siglen, pos = 0, consumed, dl = 0;
-	char fpr[65] = "", keyid[17] = "", d1[32], why[160], bad_owner[65] = "";
-	bool have_sig = false, found = false, any = false;
+	char fpr[65] = "", keyid[17] = "", d1[32], why[160];
+	bool have_sig = false;
 	int r, pass;
 
 	/* exactly one signature packet, nothing else; a cleartext-signed
@@ -429,74 +474,33 @@ int ksp_verify_native(struct ksp_store *store, const uint8_t *sig, size_t siglen
 
 	/* 0: a primary key by fingerprint or key ID; 1: a subkey, in the
 	 * keys whose data holds the key ID's bytes */
-	for (pass = 0; pass < 2 && !found; pass++) {
-		const char *sql = pass == 0 ? (fpr[0] ? "SELECT id, fpr, keydata, expires, revoked, revoked_reason, selfsig_ok FROM keys WHERE fpr = ?1"
-						      : "SELECT id, fpr, keydata, expires, revoked, revoked_reason, selfsig_ok FROM keys WHERE keyid = ?1")
-					    : "SELECT id, fpr, keydata, expires, revoked, revoked_reason, selfsig_ok FROM keys WHERE instr(keydata, ?1) > 0";
-		int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
-
-		if (rc != SQLITE_OK) {
-			r = ksp_errno_from_sqlite(ctx, db, rc, "find the signing key");
-			goto out;
-		}
-		if (pass == 0)
-			sqlite3_bind_text(q, 1, fpr[0] ? fpr : keyid, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_blob(q, 1, kidb, 8, SQLITE_STATIC);
-		while (!found && (r = next_key(store, q, fpr, keyid, pass == 1, &st)) > 0) {
-			struct ksp_pgp_vkey *vk = NULL;
-			int v;
-
-			any = true;
-			if ((s.version == 6) != (st.signing->version == 6)) {
-				v = KSP_VERIFY_BAD;
-			} else if (st.signing->created > s.created || st.signing->created > (int64_t)time(NULL)) {
-				v = KSP_VERIFY_GOOD; /* gpg: a time conflict, before the mathematics */
-			} else if (dg[0] != s.left16[0] || dg[1] != s.left16[1]) {
-				v = KSP_VERIFY_BAD;
-			} else {
-				v = ksp_pgp_vkey_new(st.signing, &vk);
-				if (v == 0)
-					v = ksp_pgp_vkey_verify(vk, &s, dg, dl);
-				ksp_pgp_vkey_free(vk);
-			}
-			if (v < 0) {
-				r = v;
-				goto out;
-			}
-			if (v == KSP_VERIFY_GOOD) {
-				found = true;
-				break;
-			}
-			if (pass == 1)
-				snprintf(bad_owner, sizeof(bad_owner), "%s", st.fpr);
-			ksp_pgp_key_free(st.key);
-			st.key = NULL;
-			if (v != KSP_VERIFY_BAD) { /* an algorithm pgp-verify.c lacks */
-				r = NATIVE_FALLBACK;
-				goto out;
-			}
-		}
-		sqlite3_finalize(q);
-		q = NULL;
+	w = (struct key_walk){ .ctx = ctx, .s = &s, .dg = dg, .dl = dl, .fpr = fpr, .keyid = keyid, .st = &st };
+	for (pass = 0; pass < 2 && !w.found; pass++) {
+		w.sub = pass == 1;
+		r = pass == 0 ? ksp_store_keys_by_issuer(store, fpr, keyid, try_key, &w)
+			      : ksp_store_keys_holding(store, kidb, sizeof(kidb), try_key, &w);
 		if (r < 0)
 			goto out;
-		if (any && !found)
+		if (w.fallback) {
+			r = NATIVE_FALLBACK;
+			goto out;
+		}
+		if (w.any && !w.found)
 			break; /* the issuer's key, and the signature does not match it */
 	}
 	r = 0;
-	if (!any) {
+	if (!w.any) {
 		res->errsig = KSP_ERRSIG_NO_PUBKEY;
 		ksp_verify_set_msg(res, KSP_SIGNATURE_KEY_UNKNOWN,
 			"signed by %s %s, which is not in the store %s; get the signer's key and load it with 'ksp wot load FILE'",
 			fpr[0] ? "key" : "key ID", fpr[0] ? fpr : keyid, ksp_store_get_path(store));
 		goto done;
 	}
-	if (!found) {
-		if (bad_owner[0])
+	if (!w.found) {
+		if (w.bad_owner[0])
 			ksp_verify_set_msg(res, KSP_SIGNATURE_BAD,
 				"bad signature: the data or the signature was changed after it was signed (issuer %s, a subkey of %s)",
-				fpr[0] ? fpr : keyid, bad_owner);
+				fpr[0] ? fpr : keyid, w.bad_owner);
 		else
 			ksp_verify_set_msg(res, KSP_SIGNATURE_BAD,
 				"bad signature: the data or the signature was changed after it was signed (issuer %s)",
@@ -573,8 +577,6 @@ done:
 	res = NULL;
 	r = 0;
 out:
-	if (q)
-		sqlite3_finalize(q);
 	ksp_pgp_key_free(st.key);
 	ksp_verify_result_free(res);
 	ksp_pgp_sig_done(&s);
