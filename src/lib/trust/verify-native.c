@@ -384,8 +384,8 @@ static int doc_digest(const struct ksp_pgp_sig *s, struct ksp_verify_doc *doc, u
 /* 0 and *ret, NATIVE_FALLBACK, or <0.  The order of gpg 2.2
  * (g10/mainproc.c, sig-check.c): a rejected digest (MD5) and a key newer
  * than the signature are errors (ERRSIG), before any verdict on the data;
- * then the mathematics; then the key's state.  (Long: one pass in gpg's
- * order, every verdict a goto to the one exit.) */
+ * then the mathematics; then the key's state. */
+/* (Long: one pass in gpg's order, signature, key, key state, each verdict a goto to one exit.) */
 int ksp_verify_native(struct ksp_store *store, const uint8_t *sig, size_t siglen, struct ksp_verify_doc *doc,
 		      struct ksp_verify_result **ret)
 {
