@@ -118,6 +118,7 @@ expect_code 0 "signature on stdin" sh -c "$KSP $V - '$w/file.txt' <'$w/file.txt.
 G -u "$P2" -o "$w/clear.asc" --clearsign "$w/file.txt"
 expect_code 0 "cleartext" $KSP $V "$w/clear.asc"
 expect_grep "$w/out" "^$w/clear.asc: good signature by $P2 \(subkey $S_MAIN\)" "cleartext verdict"
+expect_grep "$w/out" "^  signer:      $P2 \"P2 INSECURE <p2@example.org>\"$" "cleartext: the signer's user ID"
 G -u "$P2" -o "$w/msg.gpg" --sign "$w/file.txt"
 expect_code 0 "signed message" $KSP $V "$w/msg.gpg"
 expect_grep "$w/out" "good signature by $P2 \(subkey $S_MAIN\).*; trusted" "signed message verdict"

@@ -8,7 +8,7 @@
 # word, the ERRSIG code and the exit status must be gpg's; ksp-gpg may be
 # stricter than gpg, never more trusting.  Then: an MD5-signed commit is
 # not %G? G through ksp-gpg; trust_at = signature does not undo a
-# certification revoked after the (claimed) signature date; a gpg wrapper
+# certification or a key revoked after the (claimed) signature date; a gpg wrapper
 # on PATH that calls ksp-gpg stops at once; ksp-gpg reads a stream (data
 # on stdin) without keeping it.
 set -u
@@ -175,6 +175,19 @@ head -c $((65 << 20)) /dev/zero >"$w/bigsig"
 $KG --status-fd=1 --verify "$w/bigsig" "$w/doc" >"$w/k.st" 2>"$w/k.err"
 expect_eq "$?" 2 "a signature file over 64 MiB: refused"
 expect_grep "$w/k.err" "larger than 64 MiB" "signature limit: said"
+
+# ---- trust_at = signature: the signer's key superseded after the signature date ----------
+# (gpg's menu: 2 = superseded: REVKEYSIG as gpg says, and trust when signed
+# does not count: the revocation is known now)
+printf 'y\n2\n\ny\n' | gpg --homedir "$w/g" --no-tty --pinentry-mode loopback --passphrase '' $(at 20250801) \
+	--command-fd 0 --gen-revoke "$ALICE" >"$w/alice.rev" 2>/dev/null || bad "gpg --gen-revoke (superseded)"
+G --import "$w/alice.rev" 2>/dev/null
+G --export "$CORE" "$ALICE" >"$w/keys3.gpg"
+"$KSP" -d "$w/s3.db" wot load "$w/keys3.gpg" >/dev/null 2>&1 || bad "ksp wot load (superseded key)"
+KSP_DB="$w/s3.db" KSP_POLICY="$w/policy-at" $KG --status-fd=1 --verify "$w/good.sig" "$w/doc" >"$w/k.st" 2>"$w/k.err"
+expect_grep "$w/k.st" "^\[GNUPG:\] REVKEYSIG " "a key superseded after it signed: REVKEYSIG"
+expect_grep "$w/k.st" "^\[GNUPG:\] TRUST_NEVER 0 pgp$" "trust_at = signature: a key superseded since counts"
+expect_grep "$w/k.err" "trust when signed does not count: key $ALICE is revoked \(superseded, 2025-08-01" "trust_at: the key's revocation known now"
 
 echo "$name: $pass passed, $fail failed"
 [ "$fail" = 0 ]
