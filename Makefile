@@ -69,8 +69,17 @@ GPG_OBJS    := $(patsubst %.c,%.o,$(wildcard src/gpg/*.c)) $(SHARED_OBJS)
 UNIT_TESTS  := $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
 TOOLS       := $(patsubst %.c,%,$(wildcard tests/tools/*.c))
 SONAME      := libksp.so.$(SOVER)
+# The drawing module (src/lib/draw.h): the objects that call graphviz,
+# cairo, pango and libqrencode make ksp-render.so, which libksp.so.1 loads
+# from the folder ksp/ beside itself when it draws (and $(LIBDIR)/ksp/
+# installed); no other command loads those libraries and the fifty-odd they
+# need.  libksp.a has them too, for the programs that link them in.
+DRAW_OBJS   := src/lib/graph/graph-render.o src/lib/render/render-pdf.o src/lib/render/render-qrencode.o \
+               src/lib/draw/draw-module.o
+DRAW_MODULE := src/lib/ksp/ksp-render.so
+SO_OBJS     := $(filter-out $(DRAW_OBJS),$(LIB_OBJS))
 
-all: src/lib/libksp.a src/lib/$(SONAME) ksp ksp-gpg $(TOOLS)
+all: src/lib/libksp.a src/lib/$(SONAME) $(DRAW_MODULE) ksp ksp-gpg $(TOOLS)
 
 tests: all $(UNIT_TESTS)
 
@@ -130,11 +139,17 @@ src/lib/libksp.a: $(LIB_OBJS)
 	$(call say,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-src/lib/$(SONAME): $(LIB_OBJS) src/lib/libksp.sym
+src/lib/$(SONAME): $(SO_OBJS) src/lib/libksp.sym
 	$(call say,CCLD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/lib/libksp.sym \
-	  $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(LIB_OBJS) $(DEP_LIBS)
+	  $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(SO_OBJS) $(DEP_LIBS)
 	$(Q)ln -sf $(SONAME) src/lib/libksp.so
+
+# (it uses libksp's public API, and exports only its table, ksp_draw_module)
+$(DRAW_MODULE): $(DRAW_OBJS) $(SHARED_OBJS) src/lib/$(SONAME)
+	$(call say,CCLD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(DRAW_OBJS) $(SHARED_OBJS) -Lsrc/lib -lksp $(DEP_LIBS)
 
 # The in-tree ./ksp runs as built: its RUNPATH is $ORIGIN/src/lib, the
 # library beside it in this tree (resolved from the binary's own location,
@@ -176,7 +191,7 @@ src/gpg/ksp-gpg-shared: $(GPG_OBJS) src/lib/$(SONAME)
 	$(Q)$(CC) $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(GPG_OBJS) -Lsrc/lib -lksp $(DEP_LIBS) \
 	  -Wl,-rpath,'$$ORIGIN/../lib'
 
-tests/unit/test-%: tests/unit/test-%.o tests/unit/harness.o src/lib/libksp.a
+tests/unit/test-%: tests/unit/test-%.o tests/unit/harness.o $(DRAW_OBJS) src/lib/libksp.a
 	$(call say,CCLD,$@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) -o $@ $^ $(DEP_LIBS)
 
@@ -249,6 +264,8 @@ install: all src/cli/ksp.installed
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 0755 src/lib/$(SONAME) $(DESTDIR)$(LIBDIR)/
+	install -d $(DESTDIR)$(LIBDIR)/ksp
+	install -m 0644 $(DRAW_MODULE) $(DESTDIR)$(LIBDIR)/ksp/
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so
 	install -m 0644 include/libksp.h $(DESTDIR)$(INCDIR)/
 	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' -e 's|@includedir@|$(INCDIR)|' \
@@ -274,19 +291,19 @@ fi
 endef
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so \
+	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so $(DESTDIR)$(LIBDIR)/ksp/ksp-render.so \
 	  $(DESTDIR)$(INCDIR)/libksp.h $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc $(DESTDIR)$(BINDIR)/ksp $(DESTDIR)$(BINDIR)/ksp-gpg \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ksp
 	rm -rf $(DESTDIR)$(DATADIR)/templates
 	for m in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$(basename $$m); done; true
 	for m in docs/*.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$$(basename $$m); done; true
-	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	-rmdir $(DESTDIR)$(LIBDIR)/ksp $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion 2>/dev/null; true
 	@$(ldconfig_step)
 
 clean:
 	rm -f src/*/*.o src/*/*.d src/lib/*/*.o src/lib/*/*.d src/lib/store/schema.c src/lib/store/schema-want.c \
-	  src/lib/store/schema-rows-gen src/lib/libksp.a src/lib/libksp.so* ksp src/cli/ksp.installed \
+	  src/lib/store/schema-rows-gen src/lib/libksp.a src/lib/libksp.so* $(DRAW_MODULE) ksp src/cli/ksp.installed \
 	  ksp-gpg src/gpg/ksp-gpg-shared \
 	  tests/*/*.o tests/*/*.d $(UNIT_TESTS) $(TOOLS)
 	rm -rf build-asan demo-out tests/cli/tmp tests/fault/obj tests/fault/ksp-fault tests/fault/tmp fuzz/obj fuzz/tmp
