@@ -69,17 +69,19 @@ GPG_OBJS    := $(patsubst %.c,%.o,$(wildcard src/gpg/*.c)) $(SHARED_OBJS)
 UNIT_TESTS  := $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
 TOOLS       := $(patsubst %.c,%,$(wildcard tests/tools/*.c))
 SONAME      := libksp.so.$(SOVER)
-# The drawing module (src/lib/draw.h): the objects that call graphviz,
-# cairo, pango and libqrencode make ksp-render.so, which libksp.so.1 loads
-# from the folder ksp/ beside itself when it draws (and $(LIBDIR)/ksp/
-# installed); no other command loads those libraries and the fifty-odd they
-# need.  libksp.a has them too, for the programs that link them in.
+# The modules (src/lib/module.h): the objects that call graphviz, cairo,
+# pango and libqrencode make ksp-render.so, the one that calls libcurl
+# ksp-smtp.so; libksp.so.1 loads them from the folder ksp/ beside itself
+# ($(LIBDIR)/ksp/ installed) when a command draws or sends mail, so that no
+# other command loads those libraries and the seventy they need.  libksp.a
+# has their objects too, for the programs that link them in.
 DRAW_OBJS   := src/lib/graph/graph-render.o src/lib/render/render-pdf.o src/lib/render/render-qrencode.o \
                src/lib/draw/draw-module.o
-DRAW_MODULE := src/lib/ksp/ksp-render.so
-SO_OBJS     := $(filter-out $(DRAW_OBJS),$(LIB_OBJS))
+SMTP_OBJS   := src/lib/party/smtp.o src/lib/party/smtp-module.o
+MODULES     := src/lib/ksp/ksp-render.so src/lib/ksp/ksp-smtp.so
+SO_OBJS     := $(filter-out $(DRAW_OBJS) $(SMTP_OBJS),$(LIB_OBJS))
 
-all: src/lib/libksp.a src/lib/$(SONAME) $(DRAW_MODULE) ksp ksp-gpg $(TOOLS)
+all: src/lib/libksp.a src/lib/$(SONAME) $(MODULES) ksp ksp-gpg $(TOOLS)
 
 tests: all $(UNIT_TESTS)
 
@@ -145,11 +147,13 @@ src/lib/$(SONAME): $(SO_OBJS) src/lib/libksp.sym
 	  $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(SO_OBJS) $(DEP_LIBS)
 	$(Q)ln -sf $(SONAME) src/lib/libksp.so
 
-# (it uses libksp's public API, and exports only its table, ksp_draw_module)
-$(DRAW_MODULE): $(DRAW_OBJS) $(SHARED_OBJS) src/lib/$(SONAME)
+# (a module uses libksp's public API, and exports only its table)
+src/lib/ksp/ksp-render.so: $(DRAW_OBJS)
+src/lib/ksp/ksp-smtp.so: $(SMTP_OBJS)
+$(MODULES): $(SHARED_OBJS) src/lib/$(SONAME)
 	$(call say,CCLD,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -shared $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(DRAW_OBJS) $(SHARED_OBJS) -Lsrc/lib -lksp $(DEP_LIBS)
+	$(Q)$(CC) -shared $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(filter %.o,$^) -Lsrc/lib -lksp $(DEP_LIBS)
 
 # The in-tree ./ksp runs as built: its RUNPATH is $ORIGIN/src/lib, the
 # library beside it in this tree (resolved from the binary's own location,
@@ -191,7 +195,7 @@ src/gpg/ksp-gpg-shared: $(GPG_OBJS) src/lib/$(SONAME)
 	$(Q)$(CC) $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(GPG_OBJS) -Lsrc/lib -lksp $(DEP_LIBS) \
 	  -Wl,-rpath,'$$ORIGIN/../lib'
 
-tests/unit/test-%: tests/unit/test-%.o tests/unit/harness.o $(DRAW_OBJS) src/lib/libksp.a
+tests/unit/test-%: tests/unit/test-%.o tests/unit/harness.o $(DRAW_OBJS) $(SMTP_OBJS) src/lib/libksp.a
 	$(call say,CCLD,$@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) -o $@ $^ $(DEP_LIBS)
 
@@ -265,7 +269,7 @@ install: all src/cli/ksp.installed
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 0755 src/lib/$(SONAME) $(DESTDIR)$(LIBDIR)/
 	install -d $(DESTDIR)$(LIBDIR)/ksp
-	install -m 0644 $(DRAW_MODULE) $(DESTDIR)$(LIBDIR)/ksp/
+	install -m 0644 $(MODULES) $(DESTDIR)$(LIBDIR)/ksp/
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so
 	install -m 0644 include/libksp.h $(DESTDIR)$(INCDIR)/
 	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' -e 's|@includedir@|$(INCDIR)|' \
@@ -291,7 +295,8 @@ fi
 endef
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so $(DESTDIR)$(LIBDIR)/ksp/ksp-render.so \
+	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so \
+	  $(addprefix $(DESTDIR)$(LIBDIR)/ksp/,$(notdir $(MODULES))) \
 	  $(DESTDIR)$(INCDIR)/libksp.h $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc $(DESTDIR)$(BINDIR)/ksp $(DESTDIR)$(BINDIR)/ksp-gpg \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ksp
 	rm -rf $(DESTDIR)$(DATADIR)/templates
@@ -303,7 +308,7 @@ uninstall:
 
 clean:
 	rm -f src/*/*.o src/*/*.d src/lib/*/*.o src/lib/*/*.d src/lib/store/schema.c src/lib/store/schema-want.c \
-	  src/lib/store/schema-rows-gen src/lib/libksp.a src/lib/libksp.so* $(DRAW_MODULE) ksp src/cli/ksp.installed \
+	  src/lib/store/schema-rows-gen src/lib/libksp.a src/lib/libksp.so* $(MODULES) ksp src/cli/ksp.installed \
 	  ksp-gpg src/gpg/ksp-gpg-shared \
 	  tests/*/*.o tests/*/*.d $(UNIT_TESTS) $(TOOLS)
 	rm -rf build-asan demo-out tests/cli/tmp tests/fault/obj tests/fault/ksp-fault tests/fault/tmp fuzz/obj fuzz/tmp

@@ -1,28 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * draw.h: the drawing module.  What draws (graphviz for the web-of-trust
- * pictures, cairo and pango for the PDF sheets, libqrencode for the QR
- * codes) lives in ksp-render.so, not in libksp.so.1: those libraries and
- * the fifty-odd they need (X11, fontconfig, glib...) cost every ksp process
- * ~10 ms to load and relocate, and only drawing uses them.  libksp.so.1
+ * draw.h: the drawing module (module.h).  What draws (graphviz for the
+ * web-of-trust pictures, cairo and pango for the PDF sheets, libqrencode
+ * for the QR codes) lives in ksp-render.so, not in libksp.so.1: those
+ * libraries and the forty they need (X11, fontconfig, glib...) cost every
+ * ksp process about 6 ms of CPU to load and relocate
+ * (bench/results-startup.md), and only drawing uses them.  libksp.so.1
  * loads the module the first time a command draws (ksp_draw_load(), draw.c)
- * and calls it through the table below; the module uses libksp's public
- * API and reports errors through the @err function it is given
- * (ksp_set_error).
- *
- * The module is found in one place only: the folder "ksp" beside the file
- * libksp.so.1 was loaded from (src/lib/ksp/ksp-render.so in the build
- * tree, $(LIBDIR)/ksp/ksp-render.so installed); see docs/security.md.
- *
- * A program linked with libksp.a (ksp-gpg, the unit tests, the fault
- * sweep) has the module's objects linked in when it links them (the table
- * ksp_draw_module, draw/draw-module.c) and uses them directly.
+ * and calls it through the table below (draw/draw-module.c).
  */
 #pragma once
 
 #include <stdbool.h>
 
 #include "lib/libksp-private.h"
+#include "lib/module.h"
 
 struct ksp_graph;
 struct rd_doc;
@@ -37,11 +29,10 @@ struct strbuf;
 /* the module's file, in the folder "ksp" beside libksp.so.1 */
 #define KSP_DRAW_MODULE "ksp-render.so"
 
-typedef void (*ksp_draw_error_fn)(struct ksp_ctx *ctx, const char *format, ...) _printf_format_(2, 3);
+typedef ksp_module_error_fn ksp_draw_error_fn;
 
 struct ksp_draw {
-	unsigned int abi;    /* KSP_DRAW_ABI */
-	const char *version; /* the VERSION it was built as: the library's */
+	struct ksp_module_head head; /* KSP_DRAW_ABI, VERSION */
 	/* Builds @g for graphviz's @layout, lays it out when @want_layout
 	 * (else the graph as built, for @device "dot") and appends the
 	 * picture as @device ("svg", "png", "pdf", "dot") to @out.  0 or
@@ -54,7 +45,7 @@ struct ksp_draw {
 	int (*qr)(struct ksp_ctx *ctx, ksp_draw_error_fn err, const char *fpr_hex, struct rd_qr **ret);
 };
 
-/* The drawing module: linked in (libksp.a), or loaded from beside
- * libksp.so.1.  NULL with the error set on @ctx (one line: the module's
- * file and what to do) when it is missing or of another build. */
+/* The drawing module: linked in, or loaded from beside libksp.so.1.  NULL
+ * with the error set on @ctx (one line: the module's file and what to do)
+ * when it is missing or of another build. */
 const struct ksp_draw *ksp_draw_load(struct ksp_ctx *ctx);

@@ -10,8 +10,7 @@
 #include "lib/render/render-draw.h"
 
 KSP_EXPORT const struct ksp_draw ksp_draw_module = {
-	.abi = KSP_DRAW_ABI,
-	.version = VERSION,
+	.head = { .abi = KSP_DRAW_ABI, .version = VERSION },
 	.graph = rd_graph_draw,
 	.pdf = rd_pdf_render,
 	.qr = rd_qr_new,

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The drawing module (src/lib/draw.h): graphviz, cairo, pango and
-# libqrencode live in ksp-render.so, which libksp.so.1 loads from the folder
-# ksp/ beside itself when a command draws, so that no other command pays
-# for loading them (bench/results-startup.md).
+# libksp's modules (src/lib/module.h): graphviz, cairo, pango and
+# libqrencode live in ksp-render.so (the drawing module), libcurl in
+# ksp-smtp.so, which libksp.so.1 loads from the folder ksp/ beside itself
+# when a command draws or sends mail, so that no other command pays for
+# loading them (bench/results-startup.md).
 #  - libksp.so.1 needs none of them (readelf NEEDED, and ldd: not even
 #    through another library), and a trust query maps none (LD_DEBUG=files);
+#    the modules need them and export only their tables;
 #  - ksp graph draws through the module, in the tree and after make install
 #    into a DESTDIR (the module found beside the installed libksp.so.1);
 #  - a libksp.so.1 without its module: the drawing command fails with one
@@ -21,7 +23,7 @@ export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # every context (as in T600-graph)
 export LSAN_OPTIONS="suppressions=$top/tests/keyrings/graph/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LC_ALL=C
-name=T021-draw-module
+name=T021-modules
 w=$(mktemp -d)
 export GNUPGHOME="$w/gnupg-must-stay-unused"
 export TMPDIR="$w/tmp"
@@ -36,13 +38,14 @@ for t in readelf ldd; do
 done
 lib="$top/src/lib/libksp.so.1"
 mod="$top/src/lib/ksp/ksp-render.so"
-drawing='libgvc|libcgraph|libcairo|libpango|libX11|libxcb|libqrencode|libglib|libgobject|libfontconfig|libfreetype|libharfbuzz'
+drawing='libgvc|libcgraph|libcairo|libpango|libX11|libxcb|libqrencode|libglib|libgobject|libfontconfig|libfreetype|libharfbuzz|libcurl|libgnutls|libkrb5|libldap'
+smtp="$top/src/lib/ksp/ksp-smtp.so"
 
 # --- what libksp.so.1 needs, and what the module needs ----------------------------
 needed=$(readelf -d "$lib" | awk '/NEEDED/ { print $NF }')
 [ -n "$needed" ] && ok || bad "readelf finds no NEEDED entry in $lib"
-echo "$needed" | grep -qE "$drawing" && bad "libksp.so.1 needs a drawing library: $(echo "$needed" | grep -E "$drawing" | tr '\n' ' ')" || ok
-ldd "$lib" | grep -qE "$drawing" && bad "libksp.so.1 brings a drawing library: $(ldd "$lib" | grep -E "$drawing" | awk '{print $1}' | tr '\n' ' ')" || ok
+echo "$needed" | grep -qE "$drawing" && bad "libksp.so.1 needs a module's library: $(echo "$needed" | grep -E "$drawing" | tr '\n' ' ')" || ok
+ldd "$lib" | grep -qE "$drawing" && bad "libksp.so.1 brings a module's library: $(ldd "$lib" | grep -E "$drawing" | awk '{print $1}' | tr '\n' ' ')" || ok
 [ -f "$mod" ] && ok || bad "the module $mod is not built"
 mneeded=$(readelf -d "$mod" 2>/dev/null | awk '/NEEDED/ { print $NF }')
 for l in libgvc libcairo libpango libqrencode libksp.so.1; do
@@ -51,6 +54,10 @@ done
 # it offers its table, and nothing else of libksp's
 exported=$(nm -D --defined-only "$mod" | awk '$2 ~ /^[TDR]$/ { print $3 }')
 [ "$exported" = ksp_draw_module ] && ok || bad "the module exports: $(echo "$exported" | tr '\n' ' ')"
+# the SMTP module: libcurl (party send --smtp; T426-party-smtp sends through it)
+readelf -d "$smtp" 2>/dev/null | grep -q 'NEEDED.*libcurl' && ok || bad "the SMTP module $smtp does not need libcurl"
+exported=$(nm -D --defined-only "$smtp" 2>/dev/null | awk '$2 ~ /^[TDR]$/ { print $3 }')
+[ "$exported" = ksp_smtp_module ] && ok || bad "the SMTP module exports: $(echo "$exported" | tr '\n' ' ')"
 
 # --- a store to draw: 40 synthetic keys -------------------------------------------
 "$top/tests/tools/gen-wot" --keys 40 --seed t021 --mean-degree 4 -o "$w/ring.gpg" >/dev/null 2>&1 || bad "gen-wot"
@@ -65,7 +72,8 @@ LD_DEBUG=files $KSP -d "$w/s.db" trust --core-fpr "$core" "$target" >"$w/out" 2>
 rc=$?
 [ $rc = 0 ] || [ $rc = 1 ] && ok || bad "trust: exit $rc: $(grep -v '^ *[0-9]*:' "$w/ld" | head -3)"
 grep -q 'file=libksp.so.1' "$w/ld" && ok || bad "LD_DEBUG=files shows no libksp.so.1: $(head -3 "$w/ld")"
-grep -E "file=($drawing)|ksp-render" "$w/ld" && bad "a trust query loaded a drawing library" || ok
+grep -qE "file=($drawing)|ksp-render|ksp-smtp" "$w/ld" &&
+	bad "a trust query loaded a module's library: $(grep -E "file=($drawing)|ksp-render|ksp-smtp" "$w/ld" | head -3)" || ok
 
 # --- drawing goes through the module ----------------------------------------------
 mkdir -p "$w/cwd/ksp"
@@ -113,6 +121,7 @@ if ldd "$lib" 2>/dev/null | grep -q libasan; then
 fi
 make -s -C "$top" install "${san[@]}" DESTDIR="$w/root" PREFIX=/usr >/dev/null 2>"$w/err" && ok || { bad "make install"; cat "$w/err" >&2; }
 [ -f "$w/root/usr/lib/ksp/ksp-render.so" ] && ok || bad "not installed: usr/lib/ksp/ksp-render.so"
+[ -f "$w/root/usr/lib/ksp/ksp-smtp.so" ] && ok || bad "not installed: usr/lib/ksp/ksp-smtp.so"
 LD_DEBUG=files LD_LIBRARY_PATH="$w/root/usr/lib" "$w/root/usr/bin/ksp" -d "$w/s.db" graph --around "$core" -o "$w/inst.svg" \
 	>/dev/null 2>"$w/ld" && ok || bad "installed ksp graph: $(grep -v '^ *[0-9]*:' "$w/ld" | head -3)"
 grep -q '<svg' "$w/inst.svg" 2>/dev/null && ok || bad "installed ksp graph wrote no SVG"
