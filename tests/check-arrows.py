@@ -40,8 +40,9 @@ ALLOWED = {
     'health': {'party', 'store', 'trust', 'wot'},
     'publish': {'graph', 'openpgp', 'party', 'store', 'trust', 'wot'},
     # the drawing module's table (ksp-render.so, lib/draw.h): no folder
-    # uses it; libksp.so.1 finds it with dlsym(), and lib/draw.c's weak
-    # reference (nm's 'w', not counted) is only resolved in static links
+    # uses it; libksp.so.1 finds it with dlsym() (lib/module.c), and
+    # lib/draw.c's weak reference (nm's 'w', not counted) is resolved only
+    # in static links (so is party/deliver.c's to party/smtp-module.c)
     'draw': {'graph', 'render'},
 }
 PROGRAMS = ('cli', 'gpg')
