@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# bench/startup.sh: what starting a ksp process costs, and what the drawing
-# module (src/lib/draw.h) saves.  Each command runs KSP_BENCH_STARTUP_RUNS
+# bench/startup.sh: what starting a ksp process costs, and what libksp's
+# modules (src/lib/module.h) save.  Each command runs KSP_BENCH_STARTUP_RUNS
 # times (default 200) in a loop; the CPU time per run (user + system, the
 # loop's own share included) is given beside the same for /bin/true, and
 # "over true" is the difference: what the program itself costs.  The
-# reference, measured in the same run: the same ksp with the rendering
-# stack loaded at start (LD_PRELOAD of ksp-render.so: graphviz, cairo,
-# pango, libqrencode and what they need, as libksp.so.1 linked them before
-# the split).  Writes the table to bench/results-startup.md (the notes
+# reference, measured in the same run: the same ksp with the modules'
+# libraries loaded at start (LD_PRELOAD of ksp-render.so and ksp-smtp.so:
+# graphviz, cairo, pango, libqrencode, libcurl and what they need, as
+# libksp.so.1 linked them before the split).  Writes the table to bench/results-startup.md (the notes
 # below its "## " headings are kept).
 #
 # Environment: KSP_BENCH_STARTUP_RUNS, KSP_BENCH_RESULTS=FILE (- = none).
@@ -18,13 +18,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 machine_start=$(bench_machine)
 ksp="$top/ksp"
 kspgpg="$top/ksp-gpg"
-module="$top/src/lib/ksp/ksp-render.so"
+module="$top/src/lib/ksp/ksp-render.so:$top/src/lib/ksp/ksp-smtp.so"
 gen="$top/tests/tools/gen-wot"
 export LD_LIBRARY_PATH="$top/src/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LC_ALL=C
 runs=${KSP_BENCH_STARTUP_RUNS:-200}
 results=${KSP_BENCH_RESULTS:-$top/bench/results-startup.md}
-for t in "$ksp" "$kspgpg" "$module" "$gen"; do
+for t in "$ksp" "$kspgpg" "$top/src/lib/ksp/ksp-render.so" "$top/src/lib/ksp/ksp-smtp.so" "$gen"; do
 	[ -e "$t" ] || { echo "bench/startup.sh: $t is not built; run make" >&2; exit 2; }
 done
 command -v sqlite3 >/dev/null || { echo "bench/startup.sh: sqlite3 is not installed (apt-get install sqlite3)" >&2; exit 2; }
@@ -71,9 +71,9 @@ table() {
 	row true '/bin/true' "$(nlibs "" /bin/true)"
 	row gpg 'ksp-gpg --ksp-gpg-version (libksp linked in)' "$(nlibs "" "$kspgpg")"
 	row version 'ksp --version' "$(nlibs "" "$ksp")"
-	row version-pre 'ksp --version, rendering stack preloaded (as before the split)' "$(nlibs "$module" "$ksp")"
+	row version-pre 'ksp --version, modules preloaded (as before the split)' "$(nlibs "$module" "$ksp")"
 	row trust 'ksp trust (1,000-key store)' "$(nlibs "" "$ksp")"
-	row trust-pre 'ksp trust, rendering stack preloaded (as before the split)' "$(nlibs "$module" "$ksp")"
+	row trust-pre 'ksp trust, modules preloaded (as before the split)' "$(nlibs "$module" "$ksp")"
 	printf '| ratio ksp --version / preloaded | | | | %s |\n' "$(ratio version version-pre)"
 	printf '| ratio ksp trust / preloaded | | | | %s |\n' "$(ratio trust trust-pre)"
 }
