@@ -167,9 +167,10 @@ ksp: $(CLI_OBJS) src/lib/$(SONAME)
 	  -Wl,-rpath,'$$ORIGIN/src/lib'
 
 # ksp-gpg, the gpg.program for git (src/gpg), has libksp linked in: git
-# starts it once per signature, and libksp.so.1 would bring 53 shared
-# libraries (graphviz, cairo, pango...) whose loading and relocation was
-# most of a verification.  From libksp.a the linker takes only the objects
+# starts it once per signature, and libksp.so.1 brought 53 shared
+# libraries (graphviz, cairo, pango..., now in the modules above) whose
+# loading and relocation was most of a verification.  From libksp.a the
+# linker takes only the objects
 # it calls (no rendering, no graphs) and --as-needed keeps only the shared
 # libraries those use (gpgme, libgcrypt, sqlite3: 9 in all).  The same in
 # the tree and installed: it has no RUNPATH and needs no libksp.so.1.
