@@ -69,8 +69,19 @@ GPG_OBJS    := $(patsubst %.c,%.o,$(wildcard src/gpg/*.c)) $(SHARED_OBJS)
 UNIT_TESTS  := $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
 TOOLS       := $(patsubst %.c,%,$(wildcard tests/tools/*.c))
 SONAME      := libksp.so.$(SOVER)
+# The modules (src/lib/module.h): the objects that call graphviz, cairo,
+# pango and libqrencode make ksp-render.so, the one that calls libcurl
+# ksp-smtp.so; libksp.so.1 loads them from the folder ksp/ beside itself
+# ($(LIBDIR)/ksp/ installed) when a command draws or sends mail, so that no
+# other command loads those libraries and the seventy they need.  libksp.a
+# has their objects too, for the programs that link them in.
+DRAW_OBJS   := src/lib/graph/graph-render.o src/lib/render/render-pdf.o src/lib/render/render-qrencode.o \
+               src/lib/draw/draw-module.o
+SMTP_OBJS   := src/lib/party/smtp.o src/lib/party/smtp-module.o
+MODULES     := src/lib/ksp/ksp-render.so src/lib/ksp/ksp-smtp.so
+SO_OBJS     := $(filter-out $(DRAW_OBJS) $(SMTP_OBJS),$(LIB_OBJS))
 
-all: src/lib/libksp.a src/lib/$(SONAME) ksp ksp-gpg $(TOOLS)
+all: src/lib/libksp.a src/lib/$(SONAME) $(MODULES) ksp ksp-gpg $(TOOLS)
 
 tests: all $(UNIT_TESTS)
 
@@ -130,11 +141,19 @@ src/lib/libksp.a: $(LIB_OBJS)
 	$(call say,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-src/lib/$(SONAME): $(LIB_OBJS) src/lib/libksp.sym
+src/lib/$(SONAME): $(SO_OBJS) src/lib/libksp.sym
 	$(call say,CCLD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/lib/libksp.sym \
-	  $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(LIB_OBJS) $(DEP_LIBS)
+	  $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(SO_OBJS) $(DEP_LIBS)
 	$(Q)ln -sf $(SONAME) src/lib/libksp.so
+
+# (a module uses libksp's public API, and exports only its table)
+src/lib/ksp/ksp-render.so: $(DRAW_OBJS)
+src/lib/ksp/ksp-smtp.so: $(SMTP_OBJS)
+$(MODULES): $(SHARED_OBJS) src/lib/$(SONAME)
+	$(call say,CCLD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(filter %.o,$^) -Lsrc/lib -lksp $(DEP_LIBS)
 
 # The in-tree ./ksp runs as built: its RUNPATH is $ORIGIN/src/lib, the
 # library beside it in this tree (resolved from the binary's own location,
@@ -148,9 +167,10 @@ ksp: $(CLI_OBJS) src/lib/$(SONAME)
 	  -Wl,-rpath,'$$ORIGIN/src/lib'
 
 # ksp-gpg, the gpg.program for git (src/gpg), has libksp linked in: git
-# starts it once per signature, and libksp.so.1 would bring 53 shared
-# libraries (graphviz, cairo, pango...) whose loading and relocation was
-# most of a verification.  From libksp.a the linker takes only the objects
+# starts it once per signature, and libksp.so.1 brought 53 shared
+# libraries (graphviz, cairo, pango..., now in the modules above) whose
+# loading and relocation was most of a verification.  From libksp.a the
+# linker takes only the objects
 # it calls (no rendering, no graphs) and --as-needed keeps only the shared
 # libraries those use (gpgme, libgcrypt, sqlite3: 9 in all).  The same in
 # the tree and installed: it has no RUNPATH and needs no libksp.so.1.
@@ -176,7 +196,7 @@ src/gpg/ksp-gpg-shared: $(GPG_OBJS) src/lib/$(SONAME)
 	$(Q)$(CC) $(KSP_LDFLAGS) $(LDFLAGS) $(CFLAGS) -o $@ $(GPG_OBJS) -Lsrc/lib -lksp $(DEP_LIBS) \
 	  -Wl,-rpath,'$$ORIGIN/../lib'
 
-tests/unit/test-%: tests/unit/test-%.o tests/unit/harness.o src/lib/libksp.a
+tests/unit/test-%: tests/unit/test-%.o tests/unit/harness.o $(DRAW_OBJS) $(SMTP_OBJS) src/lib/libksp.a
 	$(call say,CCLD,$@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) -o $@ $^ $(DEP_LIBS)
 
@@ -249,6 +269,8 @@ install: all src/cli/ksp.installed
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 0755 src/lib/$(SONAME) $(DESTDIR)$(LIBDIR)/
+	install -d $(DESTDIR)$(LIBDIR)/ksp
+	install -m 0644 $(MODULES) $(DESTDIR)$(LIBDIR)/ksp/
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so
 	install -m 0644 include/libksp.h $(DESTDIR)$(INCDIR)/
 	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' -e 's|@includedir@|$(INCDIR)|' \
@@ -275,18 +297,19 @@ endef
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libksp.so \
+	  $(addprefix $(DESTDIR)$(LIBDIR)/ksp/,$(notdir $(MODULES))) \
 	  $(DESTDIR)$(INCDIR)/libksp.h $(DESTDIR)$(LIBDIR)/pkgconfig/libksp.pc $(DESTDIR)$(BINDIR)/ksp $(DESTDIR)$(BINDIR)/ksp-gpg \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ksp
 	rm -rf $(DESTDIR)$(DATADIR)/templates
 	for m in docs/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$(basename $$m); done; true
 	for m in docs/*.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$$(basename $$m); done; true
-	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	-rmdir $(DESTDIR)$(LIBDIR)/ksp $(DESTDIR)$(DATADIR) $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion 2>/dev/null; true
 	@$(ldconfig_step)
 
 clean:
 	rm -f src/*/*.o src/*/*.d src/lib/*/*.o src/lib/*/*.d src/lib/store/schema.c src/lib/store/schema-want.c \
-	  src/lib/store/schema-rows-gen src/lib/libksp.a src/lib/libksp.so* ksp src/cli/ksp.installed \
+	  src/lib/store/schema-rows-gen src/lib/libksp.a src/lib/libksp.so* $(MODULES) ksp src/cli/ksp.installed \
 	  ksp-gpg src/gpg/ksp-gpg-shared \
 	  tests/*/*.o tests/*/*.d $(UNIT_TESTS) $(TOOLS)
 	rm -rf build-asan demo-out tests/cli/tmp tests/fault/obj tests/fault/ksp-fault tests/fault/tmp fuzz/obj fuzz/tmp

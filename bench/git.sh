@@ -16,6 +16,8 @@
 # KSP_BENCH_QUICK=1: 100 commits, 10^4 keys.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/lib.sh"
+machine_start=$(bench_machine)
 ksp="$top/ksp"
 kspgpg="$top/ksp-gpg"
 kspgpg_shared="$top/src/gpg/ksp-gpg-shared" # make bench builds it; a row when present
@@ -129,6 +131,7 @@ good_ksp=$(grep -c '^ksp-gpg: TRUST_FULLY' "$w/ksp.out")
 ratio=$(printf %.2f "$(echo "scale=3; $t_ksp / $t_gpg" | bc)")
 ratio_cpu=$(printf %.2f "$(echo "scale=3; $(cpu ksp) / $(cpu gpg)" | bc)")
 ms() { echo "scale=1; 1000 * $1 / $commits" | bc; }
+nlibs() { ldd "$1" 2>/dev/null | grep -c '=> /'; } # the shared libraries the loader maps
 
 table() {
 	echo "| what | time | per commit | CPU (user + system, git's too) | per commit | result |"
@@ -137,12 +140,15 @@ table() {
 	printf '| git log --show-signature, gpg.program = ksp-gpg, %s-key store | %.2f s | %s ms | %.2f s | %s ms | %s good, trusted by the core |\n' "$nkeys" "$t_ksp" "$(ms "$t_ksp")" "$(cpu ksp)" "$(ms "$(cpu ksp)")" "$good_ksp"
 	printf '| ratio ksp-gpg / gpg | %s | | %s | | |\n' "$ratio" "$ratio_cpu"
 	if [ -n "$t_shared" ]; then
-		printf '| for comparison: ksp-gpg linked against libksp.so.1 (src/gpg/ksp-gpg-shared: 53 shared libraries, not 9) | %.2f s | %s ms | %.2f s | %s ms | %s good, trusted by the core |\n' "$t_shared" "$(ms "$t_shared")" "$(cpu shared)" "$(ms "$(cpu shared)")" "$good_shared"
+		printf '| for comparison: ksp-gpg linked against libksp.so.1 (src/gpg/ksp-gpg-shared: %s shared libraries, not %s) | %.2f s | %s ms | %.2f s | %s ms | %s good, trusted by the core |\n' "$(nlibs "$kspgpg_shared")" "$(nlibs "$kspgpg")" "$t_shared" "$(ms "$t_shared")" "$(cpu shared)" "$(ms "$(cpu shared)")" "$good_shared"
 		printf '| ratio ksp-gpg (libksp.so.1) / gpg | %s | | %s | | |\n' "$ratio_shared" "$ratio_shared_cpu"
 	fi
 	printf '| (store: ksp wot load of the %s keys, once) | %.1f s | | | | |\n' "$nkeys" "$load_s"
 }
-echo "git log --show-signature over $commits signed commits (Ed25519), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+machine_end=$(bench_machine)
+echo "git log --show-signature over $commits signed commits (Ed25519)"
+echo "machine at the start: $machine_start"
+echo "machine at the end: $machine_end"
 table
 if [ "$results" != - ]; then
 	# the notes below the table (how the time was found and cut) are kept
@@ -152,8 +158,9 @@ if [ "$results" != - ]; then
 		echo "# git log --show-signature: gpg.program = gpg and = ksp-gpg"
 		echo
 		echo "Made by bench/git.sh on $(date -u +%Y-%m-%d) at $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?'),"
-		echo "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end (other work was running),"
 		echo "$(git --version), $(gpg --version | head -n 1)."
+		echo "Machine at the start: $machine_start;"
+		echo "at the end: $machine_end (bench/lib.sh)."
 		echo
 		echo "$commits commits signed by one Ed25519 key.  gpg verifies against a keyring"
 		echo "holding that key alone; ksp-gpg against a store of $nkeys keys"

@@ -550,7 +550,9 @@ const char *ksp_render_builtin_template(unsigned int kind, unsigned int format);
  * of an open list without KSP_RENDER_DRAFT), -ENOENT (no such "for"
  * participant), -ENODATA (slips of an empty list), -EINVAL (bad template,
  * with file and line in ksp_get_error()), -ESTALE (the store's keys no
- * longer match the frozen list), -ENOMEM, -EIO, -errno of the output.
+ * longer match the frozen list), -ENOMEM, -EIO, -errno of the output;
+ * -ELIBACC (PDF, QR codes: ksp's drawing module, ksp/ksp-render.so beside
+ * libksp.so.1, is missing or of another build; the message names it).
  */
 int ksp_party_render(struct ksp_party *party, unsigned int kind, unsigned int format,
 		     const struct ksp_render_opts *opts, int fd);
@@ -1524,7 +1526,9 @@ const char *ksp_graph_get_default_layout(const struct ksp_graph *graph);
  * written when rendering fails.
  * Returns 0; -EINVAL (unknown format or layout), -EOPNOTSUPP (graphviz has
  * no plugin for it here: the message says what to install), -EIO (graphviz
- * failed), -ENOMEM, -errno of the output.
+ * failed), -ENOMEM, -errno of the output; -ELIBACC (ksp's drawing module,
+ * ksp/ksp-render.so beside libksp.so.1, is missing or of another build;
+ * the message names it).
  */
 int ksp_graph_render(const struct ksp_graph *graph, const char *format, const char *layout, int fd);
 int ksp_graph_render_file(const struct ksp_graph *graph, const char *format, const char *layout,

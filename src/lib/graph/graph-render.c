@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Rendering a web-of-trust picture with graphviz, in-process: the model
- * (graph.h) becomes a libcgraph graph, libgvc lays it out and
- * renders it into memory, and the result is written to a file descriptor
- * or atomically to a file.  Graphviz keeps state in its context (GVC_t),
+ * (graph.h) becomes a libcgraph graph, libgvc lays it out and renders it
+ * into memory.  Part of the drawing module (ksp-render.so, lib/draw.h):
+ * graph-draw.c, in libksp, checks the format and layout and writes the
+ * result to a file descriptor or atomically to a file.  Graphviz keeps state in its context (GVC_t),
  * so each call makes its own and frees it; nothing is kept between calls.
  * Plugins come from graphviz's installed configuration (config6a, written
  * by "dot -c").  Labels are plain strings (never HTML-like), made safe by
@@ -18,35 +19,12 @@
 #undef MIN
 #undef MAX
 
+#include "lib/draw.h"
 #include "lib/graph/graph.h"
 #include "shared/strbuf.h"
-#include "shared/util.h"
 
 /* cgraph takes char * for names and values it does not change */
 #define S(x) ((char *)(x))
-
-static const char *const formats[] = { "svg", "png", "pdf", "dot", NULL };
-static const char *const layouts[] = { "dot", "neato", "fdp", "sfdp", "circo", "twopi", NULL };
-
-static bool in_list(const char *const *list, const char *s)
-{
-	for (; *list; list++)
-		if (strcmp(*list, s) == 0)
-			return true;
-	return false;
-}
-
-KSP_EXPORT const char *ksp_graph_get_default_layout(const struct ksp_graph *g)
-{
-	if (g == NULL)
-		return NULL;
-	switch (g->kind) {
-	case GRAPH_PARTY: return g->n_nodes > 2 ? "circo" : "dot";
-	case GRAPH_STRONG_SET: return "sfdp";
-	case GRAPH_AROUND: return g->n_nodes > 100 ? "sfdp" : "neato";
-	default: return "dot";
-	}
-}
 
 /* Is there a graphviz plugin of @kind ("device", "layout") called @name? */
 static bool has_plugin(GVC_t *gvc, const char *kind, const char *name)
@@ -177,107 +155,66 @@ fail:
 	return NULL;
 }
 
-/* Lays out and renders @g into memory, then writes it to @path or @fd. */
-static int render(const struct ksp_graph *g, const char *format, const char *layout, int fd, const char *path)
+/* Lays out (when @want_layout) and renders @g into memory (draw.h: the
+ * module's graph entry); graph-draw.c has checked @device and @layout. */
+int rd_graph_draw(const struct ksp_graph *g, const char *device, const char *layout, bool want_layout,
+		  struct strbuf *out, ksp_draw_error_fn err)
 {
 	struct ksp_ctx *ctx = g->ctx;
-	bool want_layout = true;
-	const char *device;
 	GVC_t *gvc = NULL;
 	Agraph_t *G = NULL;
 	char *data = NULL;
 	unsigned int len = 0;
-	struct strbuf sb;
 	Agiodisc_t io = { .afread = AgIoDisc.afread, .putstr = sb_putstr, .flush = sb_flush };
 	Agdisc_t disc = { .mem = &AgMemDisc, .id = &AgIdDisc, .io = &io };
-	const char *out_data;
-	size_t out_len;
 	int r = 0;
 
-	strbuf_init(&sb);
-
-	if (format == NULL)
-		format = "svg";
-	if (!in_list(formats, format)) {
-		ksp_set_error(ctx, "unknown picture format '%s'; use svg, png, pdf or dot", format);
-		return -EINVAL;
-	}
-	if (strcmp(format, "dot") == 0 && layout == NULL) {
-		/* the graph as built, without positions, for other tools */
-		want_layout = false;
-		device = "dot";
-	} else {
-		device = format;
-	}
-	if (layout == NULL)
-		layout = ksp_graph_get_default_layout(g);
-	if (!in_list(layouts, layout)) {
-		ksp_set_error(ctx, "unknown graphviz layout '%s'; use dot, neato, fdp, sfdp, circo or twopi", layout);
-		return -EINVAL;
-	}
 	gvc = gvContext();
 	if (gvc == NULL) {
-		ksp_set_error(ctx, "cannot start graphviz (out of memory?)");
+		err(ctx, "cannot start graphviz (out of memory?)");
 		return -ENOMEM;
 	}
 	if (want_layout && !has_plugin(gvc, "device", device)) {
-		ksp_set_error(ctx,
-			      "graphviz cannot write %s here: no '%s' plugin is registered (config6a); install graphviz "
-			      "and libgvc6 (apt-get install graphviz), then run 'dot -c' as root to register the plugins",
-			      format, device);
+		err(ctx,
+		    "graphviz cannot write %s here: no '%s' plugin is registered (config6a); install graphviz "
+		    "and libgvc6 (apt-get install graphviz), then run 'dot -c' as root to register the plugins",
+		    device, device);
 		r = -EOPNOTSUPP;
 		goto out;
 	}
 	if (want_layout && !has_plugin(gvc, "layout", layout)) {
-		ksp_set_error(ctx,
-			      "graphviz has no '%s' layout here: no plugin is registered for it (config6a); install "
-			      "graphviz (apt-get install graphviz), then run 'dot -c' as root to register its plugins",
-			      layout);
+		err(ctx,
+		    "graphviz has no '%s' layout here: no plugin is registered for it (config6a); install "
+		    "graphviz (apt-get install graphviz), then run 'dot -c' as root to register its plugins",
+		    layout);
 		r = -EOPNOTSUPP;
 		goto out;
 	}
 	G = build(g, layout, &disc);
 	if (G == NULL) {
-		ksp_set_error(ctx, "cannot build the graphviz graph (out of memory?)");
+		err(ctx, "cannot build the graphviz graph (out of memory?)");
 		r = -ENOMEM;
 		goto out;
 	}
 	if (want_layout) {
 		if (gvLayout(gvc, G, layout) != 0) {
-			ksp_set_error(ctx, "graphviz could not lay out the graph with '%s'; try another --layout",
-				      layout);
+			err(ctx, "graphviz could not lay out the graph with '%s'; try another --layout", layout);
 			r = -EIO;
 			goto out;
 		}
 		if (gvRenderData(gvc, G, device, &data, &len) != 0 || (data == NULL && len > 0)) {
-			ksp_set_error(ctx, "graphviz could not render the graph as %s", format);
+			err(ctx, "graphviz could not render the graph as %s", device);
 			r = -EIO;
 			goto out;
 		}
-		out_data = data;
-		out_len = len;
-	} else {
-		if (agwrite(G, &sb) != 0 || !strbuf_ok(&sb)) {
-			ksp_set_error(ctx, "cannot write the graph as dot (out of memory?)");
-			r = -ENOMEM;
-			goto out;
-		}
-		out_data = strbuf_str(&sb);
-		out_len = sb.len;
+		strbuf_add(out, data, len);
+	} else if (agwrite(G, out) != 0) {
+		r = -ENOMEM;
 	}
-	if (path) {
-		struct atomic_file af;
-		r = atomic_file_begin(&af, path, 0644);
-		if (r == 0)
-			r = atomic_file_end(&af, write_all(af.fd, out_data, out_len));
-		if (r < 0)
-			ksp_set_error(ctx, "%s: cannot write: %s; check the directory exists and is writable", path,
-				      output_strerror(r));
-	} else {
-		r = write_all(fd, out_data, out_len);
-		if (r < 0)
-			ksp_set_error(ctx, "cannot write the picture: %s", strerror(-r));
-	}
+	if (r == 0 && !strbuf_ok(out))
+		r = -ENOMEM;
+	if (r == -ENOMEM)
+		err(ctx, "cannot write the graph as %s (out of memory?)", device);
 out:
 	if (data)
 		gvFreeRenderData(data);
@@ -287,23 +224,5 @@ out:
 		agclose(G);
 	}
 	gvFreeContext(gvc);
-	strbuf_release(&sb);
 	return r;
-}
-
-KSP_EXPORT int ksp_graph_render(const struct ksp_graph *g, const char *format, const char *layout, int fd)
-{
-	if (g == NULL || fd < 0)
-		return -EINVAL;
-	ksp_clear_error(g->ctx);
-	return render(g, format, layout, fd, NULL);
-}
-
-KSP_EXPORT int ksp_graph_render_file(const struct ksp_graph *g, const char *format, const char *layout,
-				     const char *path)
-{
-	if (g == NULL || path == NULL || *path == '\0')
-		return -EINVAL;
-	ksp_clear_error(g->ctx);
-	return render(g, format, layout, -1, path);
 }

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/draw.h"
 #include "lib/libksp-private.h"
 
 enum graph_kind {
@@ -78,3 +79,10 @@ char *ksp_graph_label_escape(const void *raw, size_t len);
  * source, its last the target). */
 int ksp_graph_new_pathset(struct ksp_store *store, const char *const *fprs, const size_t *lens, size_t n_paths,
 			  const char *title, struct ksp_graph **ret);
+
+/* graph-render.c, in the drawing module (lib/draw.h): the picture of @g
+ * laid out by graphviz, appended to @out.  libksp calls it through the
+ * module's table (graph-draw.c). */
+struct strbuf;
+int rd_graph_draw(const struct ksp_graph *g, const char *device, const char *layout, bool want_layout,
+		  struct strbuf *out, ksp_draw_error_fn err);

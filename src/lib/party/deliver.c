@@ -275,8 +275,18 @@ static bool again_matches(const struct ksp_delivery *d, const char *what)
 }
 
 /* Hands @d to the mailer or the SMTP server; its outcome into @d. */
-static int hand_over(struct ksp_party *party, const struct ksp_send_opts *o, struct ksp_smtp *smtp,
-		     struct ksp_delivery *d)
+/* In a program linked with libksp.a and the SMTP module's objects, its
+ * table; 0 in libksp.so.1, which loads ksp-smtp.so (lib/module.h). */
+extern const struct ksp_smtp_module ksp_smtp_module __attribute__((weak, visibility("hidden")));
+
+static const struct ksp_smtp_module *smtp_load(struct ksp_ctx *ctx)
+{
+	return ksp_module_load(ctx, &ksp_smtp_module != NULL ? &ksp_smtp_module.head : NULL, KSP_SMTP_MODULE,
+			       "ksp_smtp_module", KSP_SMTP_ABI, "the SMTP module (party send --smtp)");
+}
+
+static int hand_over(struct ksp_party *party, const struct ksp_send_opts *o, const struct ksp_smtp_module *sm,
+		     struct ksp_smtp *smtp, struct ksp_delivery *d)
 {
 	char *path = message_path(party, d->file);
 	int s;
@@ -290,7 +300,7 @@ static int hand_over(struct ksp_party *party, const struct ksp_send_opts *o, str
 		if (s < 0) {
 			snprintf(d->message, sizeof(d->message), "cannot read the message: %s", strerror(-s));
 		} else {
-			s = ksp_smtp_send(smtp, data, len, d->message, sizeof(d->message));
+			s = sm->send(smtp, data, len, d->message, sizeof(d->message));
 			free(data);
 			if (s == -ENOMEM) {
 				free(path);
@@ -386,6 +396,7 @@ KSP_EXPORT int ksp_party_send_opts(struct ksp_party *party, const char *signer_f
 				   void (*cb)(void *cb_data, const struct ksp_delivery *d), void *cb_data)
 {
 	struct ksp_delivery *v = NULL;
+	const struct ksp_smtp_module *sm = NULL;
 	struct ksp_smtp *smtp = NULL;
 	char signer[65] = "";
 	bool *hit = NULL;
@@ -400,7 +411,10 @@ KSP_EXPORT int ksp_party_send_opts(struct ksp_party *party, const char *signer_f
 		return -EINVAL;
 	}
 	if (o->smtp_url && !(flags & KSP_SEND_DRY_RUN)) {
-		r = ksp_smtp_new(party->ctx, o->smtp_url, o->password, &smtp);
+		sm = smtp_load(party->ctx);
+		if (sm == NULL)
+			return -ELIBACC;
+		r = sm->open(party->ctx, ksp_set_error, o->smtp_url, o->password, &smtp);
 		if (r < 0)
 			return r;
 	}
@@ -433,7 +447,7 @@ KSP_EXPORT int ksp_party_send_opts(struct ksp_party *party, const char *signer_f
 				due = again_matches(d, o->again[a]);
 		}
 		if (due && !(flags & KSP_SEND_DRY_RUN)) {
-			r = hand_over(party, o, smtp, d);
+			r = hand_over(party, o, sm, smtp, d);
 			if (r == 0)
 				r = record(party, d, smtp ? o->smtp_url : o->mailer, d->message);
 			if (r < 0) {
@@ -454,7 +468,8 @@ KSP_EXPORT int ksp_party_send_opts(struct ksp_party *party, const char *signer_f
 	}
 	r = pending;
 out:
-	ksp_smtp_free(smtp);
+	if (smtp)
+		sm->close(smtp);
 	free(hit);
 	for (size_t i = 0; i < n; i++)
 		delivery_clear(&v[i]);

@@ -5,6 +5,7 @@
  * refused recipient is known at once, with the server's reply, instead of
  * a bounce later.  The envelope is the message's own header: From: the
  * sender, To: and Bcc: the recipients; the Bcc: field is not sent.
+ * The SMTP module, ksp-smtp.so (smtp.h), with smtp-module.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,7 +50,8 @@ static bool loopback(const char *host)
 	return strcmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0;
 }
 
-int ksp_smtp_new(struct ksp_ctx *ctx, const char *url, const char *password, struct ksp_smtp **ret)
+int ksp_smtp_new(struct ksp_ctx *ctx, ksp_module_error_fn err, const char *url, const char *password,
+		 struct ksp_smtp **ret)
 {
 	struct ksp_smtp *s;
 	const char *rest;
@@ -57,13 +59,13 @@ int ksp_smtp_new(struct ksp_ctx *ctx, const char *url, const char *password, str
 
 	smtps = strncasecmp(url, "smtps://", 8) == 0;
 	if (!smtps && strncasecmp(url, "smtp://", 7) != 0) {
-		ksp_set_error(ctx, "'%s': not an SMTP URL; give smtp://HOST[:PORT] (STARTTLS) or smtps://HOST[:PORT]", url);
+		err(ctx, "'%s': not an SMTP URL; give smtp://HOST[:PORT] (STARTTLS) or smtps://HOST[:PORT]", url);
 		return -EINVAL;
 	}
 	rest = url + (smtps ? 8 : 7);
 	const char *at = memchr(rest, '@', strcspn(rest, "/?#"));
 	if (at && memchr(rest, ':', (size_t)(at - rest))) {
-		ksp_set_error(ctx, "the SMTP URL holds a password: give only the user (smtp://USER@HOST), the password in a file (--smtp-password-file) or in KSP_SMTP_PASSWORD");
+		err(ctx, "the SMTP URL holds a password: give only the user (smtp://USER@HOST), the password in a file (--smtp-password-file) or in KSP_SMTP_PASSWORD");
 		return -EINVAL;
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
@@ -80,7 +82,7 @@ int ksp_smtp_new(struct ksp_ctx *ctx, const char *url, const char *password, str
 		return -ENOMEM;
 	}
 	if (s->host[0] == '\0') {
-		ksp_set_error(ctx, "'%s': no host in the SMTP URL", url);
+		err(ctx, "'%s': no host in the SMTP URL", url);
 		ksp_smtp_free(s);
 		return -EINVAL;
 	}

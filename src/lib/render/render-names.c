@@ -218,9 +218,15 @@ static int get_qr(struct rctx *rc, size_t part, struct ksp_tpl_value *v)
 	if (!(rc->doc->flags & KSP_RENDER_QR))
 		return 0;
 	if (rc->qr_cache[part] == NULL) {
+		/* libqrencode is in the drawing module (lib/draw.h) */
+		const struct ksp_draw *draw = ksp_draw_load(rc->doc->ctx);
 		struct rd_qr *q = NULL;
 		struct strbuf sb;
-		int r = rd_qr_new(rc->doc->ctx, rc->doc->parts[part].fpr_hex, &q);
+		int r;
+
+		if (draw == NULL)
+			return -ELIBACC;
+		r = draw->qr(rc->doc->ctx, ksp_set_error, rc->doc->parts[part].fpr_hex, &q);
 		if (r < 0)
 			return r;
 		strbuf_init(&sb);

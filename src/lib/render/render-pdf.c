@@ -6,7 +6,9 @@
  * bidi overrides show as \xNN / \u{NNNN}) and given to pango as plain text,
  * never as markup.  A private font map per document: no global pango
  * state.  Text is measured in a first pass (so that every page can say
- * "page i of n" and no entry is split across pages), drawn in a second. */
+ * "page i of n" and no entry is split across pages), drawn in a second.
+ * Part of the drawing module (ksp-render.so, lib/draw.h): render.c, in
+ * libksp, calls rd_pdf_render() through the module's table. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@
 struct pdf {
 	const struct rd_doc *doc;
 	struct strbuf *out;
+	ksp_draw_error_fn err; /* ksp_set_error() of the library that loaded the module */
 	cairo_surface_t *surface;
 	cairo_t *cr;
 	PangoFontMap *fm;
@@ -395,7 +398,7 @@ static void hline(struct pdf *p, double x0, double x1, double y, double width, d
 	cairo_restore(p->cr);
 }
 
-static int pdf_open(struct pdf *p, const struct rd_doc *doc, struct strbuf *out)
+static int pdf_open(struct pdf *p, const struct rd_doc *doc, struct strbuf *out, ksp_draw_error_fn err)
 {
 	cairo_font_options_t *fo;
 	struct strbuf title;
@@ -404,6 +407,7 @@ static int pdf_open(struct pdf *p, const struct rd_doc *doc, struct strbuf *out)
 	memset(p, 0, sizeof(*p));
 	p->doc = doc;
 	p->out = out;
+	p->err = err;
 	rd_paper_size(doc->paper, &p->pw, &p->ph);
 	p->x0 = MARGIN;
 	p->x1 = p->pw - MARGIN;
@@ -482,8 +486,7 @@ static int pdf_close(struct pdf *p, int r)
 		cairo_surface_destroy(p->surface);
 	}
 	if (r == -EIO)
-		ksp_set_error(p->doc->ctx, "cannot draw the PDF: %s",
-			      p->cr ? "cairo failed" : "cannot create the PDF surface");
+		p->err(p->doc->ctx, "cannot draw the PDF: %s", p->cr ? "cairo failed" : "cannot create the PDF surface");
 	return r;
 }
 
@@ -1007,7 +1010,7 @@ static int slip_make(struct pdf *p, const struct rd_part *rp, struct slip *s)
 	}
 	if (qr) {
 		struct rd_qr *q = NULL;
-		r = rd_qr_new(p->doc->ctx, rp->fpr_hex, &q);
+		r = rd_qr_new(p->doc->ctx, p->err, rp->fpr_hex, &q);
 		if (r < 0)
 			return r;
 		s->qr = qr_surface(q, s->qr_size);
@@ -1090,12 +1093,12 @@ out:
 	return r;
 }
 
-int rd_pdf_render(const struct rd_doc *doc, struct strbuf *out)
+int rd_pdf_render(const struct rd_doc *doc, struct strbuf *out, ksp_draw_error_fn err)
 {
 	struct pdf p;
 	int r;
 
-	r = pdf_open(&p, doc, out);
+	r = pdf_open(&p, doc, out, err);
 	if (r == 0) {
 		/* the party's own fields, once (their layouts are made per page) */
 		const char *fields[] = { doc->name_esc, doc->location_esc };
@@ -1109,7 +1112,7 @@ int rd_pdf_render(const struct rd_doc *doc, struct strbuf *out)
 	if (r >= 0 && p.failed < 0)
 		r = p.failed;
 	if (r >= 0 && p.missing_glyphs > 0 && (doc->flags & KSP_RENDER_STRICT_FONTS)) {
-		ksp_set_error(doc->ctx, "%lu character(s) have no glyph in any installed font", p.missing_glyphs);
+		err(doc->ctx, "%lu character(s) have no glyph in any installed font", p.missing_glyphs);
 		r = -EILSEQ;
 	}
 	return pdf_close(&p, r);

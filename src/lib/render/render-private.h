@@ -5,8 +5,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "lib/libksp-private.h"
+#include "lib/render/render-draw.h"
 #include "shared/strbuf.h"
 
 /* One participant as the renderers see it (strings owned by the doc). */
@@ -77,8 +79,14 @@ struct rd_qr {
 	int width;
 	unsigned char *data;
 };
-int rd_qr_new(struct ksp_ctx *ctx, const char *fpr_hex, struct rd_qr **ret);
-struct rd_qr *rd_qr_free(struct rd_qr *q);
+static inline struct rd_qr *rd_qr_free(struct rd_qr *q)
+{
+	if (q) {
+		free(q->data);
+		free(q);
+	}
+	return NULL;
+}
 static inline bool rd_qr_dark(const struct rd_qr *q, int x, int y)
 {
 	return x >= 0 && y >= 0 && x < q->width && y < q->width && (q->data[y * q->width + x] & 1);
@@ -87,9 +95,6 @@ static inline bool rd_qr_dark(const struct rd_qr *q, int x, int y)
 int rd_qr_svg(const struct rd_qr *q, struct strbuf *out);
 int rd_qr_text(const struct rd_qr *q, struct strbuf *out);
 
-/* PDF (render-pdf.c).  Writes the whole PDF into @out; returns the page
- * count or -errno. */
-int rd_pdf_render(const struct rd_doc *doc, struct strbuf *out);
 
 /* Paper size in PostScript points (here, where every renderer takes it,
  * so that render.c and render-pdf.c do not call each other). */

@@ -516,7 +516,9 @@ static int render_mem(struct ksp_party *party, unsigned int kind, unsigned int f
 			goto out;
 	}
 	if (format == KSP_FORMAT_PDF) {
-		r = rd_pdf_render(&doc, out);
+		/* cairo and pango are in the drawing module (lib/draw.h) */
+		const struct ksp_draw *draw = ksp_draw_load(ctx);
+		r = draw ? draw->pdf(&doc, out, ksp_set_error) : -ELIBACC;
 		goto out;
 	}
 	r = load_template(ctx, opts, kind, format, &t);
