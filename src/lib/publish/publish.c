@@ -52,13 +52,13 @@
 #include <unistd.h>
 
 #include <gcrypt.h>
-#include <sqlite3.h>
 
 #include "lib/libksp-private.h"
 #include "lib/graph/graph.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/party/mime.h"
 #include "lib/publish/publish-write.h"
+#include "lib/store/store-publish.h"
 #include "lib/trust/policy.h"
 #include "lib/trust/whatif.h"
 #include "lib/wot/wot-snap.h"
@@ -109,7 +109,7 @@ struct ksp_publish {
 	bool keep, svg;
 	int64_t at;
 	struct pkey *keys;
-	size_t n_keys;
+	size_t n_keys, cap_keys;
 	struct pub_file *files;
 	size_t n_files, cap_files;
 	struct change *changes;
@@ -300,70 +300,61 @@ static char *escape_text(const void *s, size_t len)
 	return e;
 }
 
-static int read_keys(struct ksp_publish *p)
+static int key_row(void *opaque, int64_t id, const char *f, const char *kid, const void *uid, size_t uid_len)
 {
-	sqlite3 *db = ksp_store_db(p->store);
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int rc, r = 0;
+	struct ksp_publish *p = opaque;
+	struct pkey *k;
 
-	rc = sqlite3_prepare_v2(db,
-				"SELECT k.id, k.fpr, k.keyid, (SELECT u.uid FROM uids u WHERE u.key_id = k.id AND u.is_attr = 0 "
-				"ORDER BY u.primary_uid DESC, u.revoked != 0, u.idx LIMIT 1) FROM keys k "
-				"WHERE k.keydata IS NOT NULL ORDER BY k.fpr",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(p->ctx, db, rc, "keys");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct pkey *k;
-		const char *f = (const char *)sqlite3_column_text(st, 1), *kid = (const char *)sqlite3_column_text(st, 2);
-
-		if (grow((void **)&p->keys, &cap, p->n_keys + 1, sizeof(*p->keys)) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		k = &p->keys[p->n_keys];
-		memset(k, 0, sizeof(*k));
-		k->id = sqlite3_column_int64(st, 0);
-		snprintf(k->fpr, sizeof(k->fpr), "%s", f ? f : "");
-		snprintf(k->kid, sizeof(k->kid), "%s", kid ? kid : "");
-		for (char *c = k->kid; *c; c++)
-			*c = (char)toupper((unsigned char)*c);
-		k->strict_paths = -1;
-		k->uid = escape_text(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3));
-		p->n_keys++;
-		if (k->uid == NULL) {
-			r = -ENOMEM;
-			break;
-		}
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = ksp_errno_from_sqlite(p->ctx, db, rc, "keys");
-	sqlite3_finalize(st);
-	return r;
+	if (grow((void **)&p->keys, &p->cap_keys, p->n_keys + 1, sizeof(*p->keys)) < 0)
+		return -ENOMEM;
+	k = &p->keys[p->n_keys];
+	memset(k, 0, sizeof(*k));
+	k->id = id;
+	snprintf(k->fpr, sizeof(k->fpr), "%s", f ? f : "");
+	snprintf(k->kid, sizeof(k->kid), "%s", kid ? kid : "");
+	for (char *c = k->kid; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	k->strict_paths = -1;
+	k->uid = escape_text(uid, uid_len);
+	p->n_keys++;
+	return k->uid ? 0 : -ENOMEM;
 }
 
-/* The hash algorithm of the certification a hop of the engine used. */
+static int read_keys(struct ksp_publish *p)
+{
+	p->cap_keys = 0;
+	return ksp_store_publish_keys(p->store, key_row, p);
+}
+
+/* The hash algorithm of the certification a hop of the engine used: the
+ * highest among the verified certifications by @signer on @signee's user
+ * ID @uid made at @created (the snapshot's, where the engine found it). */
 static uint8_t hop_hash(struct ksp_publish *p, const char *signer, const char *signee, int64_t created, const char *uid,
 			size_t ulen)
 {
-	sqlite3 *db = ksp_store_db(p->store);
-	sqlite3_stmt *st = NULL;
+	struct ksp_wsnap *g = NULL;
+	int a = key_index(p, signer), b = key_index(p, signee);
+	uint32_t u, v;
 	uint8_t h = 0;
 
-	if (sqlite3_prepare_v2(db,
-			       "SELECT c.hash_algo FROM certs c JOIN uids u ON u.id = c.uid_id JOIN keys k ON k.id = u.key_id "
-			       "WHERE c.issuer_fpr = ?1 AND k.fpr = ?2 AND c.created = ?3 AND u.uid = ?4 AND c.verified = 1 "
-			       "ORDER BY c.hash_algo DESC LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (a < 0 || b < 0 || ksp_wsnap_get(p->store, &g) < 0)
 		return 0;
-	sqlite3_bind_text(st, 1, signer, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, signee, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, created);
-	sqlite3_bind_blob(st, 4, uid ? uid : "", (int)ulen, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		h = (uint8_t)sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
+	if (uid == NULL)
+		uid = "";
+	u = ksp_wsnap_vertex(g, p->keys[a].id);
+	v = ksp_wsnap_vertex(g, p->keys[b].id);
+	if (u == UINT32_MAX || v == UINT32_MAX)
+		return 0;
+	for (uint32_t i = g->bind_off[v]; i < g->bind_off[v + 1]; i++) {
+		size_t len;
+		const char *t = ksp_wsnap_bind_text(g, &g->binds[i], &len);
+
+		if (len != ulen || (ulen && memcmp(t, uid, ulen) != 0))
+			continue;
+		for (uint64_t c = g->cert_off[i]; c < g->cert_off[i + 1]; c++)
+			if (g->certs[c].issuer == u && g->certs[c].created == created && g->certs[c].hash > h)
+				h = g->certs[c].hash;
+	}
 	return h;
 }
 
@@ -964,66 +955,70 @@ struct uidrow {
 	bool ok;
 };
 
-static int uid_row(struct ksp_publish *p, sqlite3_stmt *st, const struct pkey *k, const struct ksp_pgp_uid *u,
-		   struct uidrow *ur)
+/* The user ID or user attribute @u of key @k as the snapshot has it: its
+ * uids.id and whether it is published (a valid self-signature, not
+ * revoked); id 0 when the store does not have it. */
+static void uid_row(const struct ksp_wsnap *g, const struct pkey *k, const struct ksp_pgp_uid *u, struct uidrow *ur)
 {
-	int rc;
+	uint32_t v = ksp_wsnap_vertex(g, k->id);
 
 	ur->id = 0;
 	ur->ok = false;
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, k->id);
-	sqlite3_bind_blob(st, 2, u->data, (int)u->len, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, u->attribute);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		ur->id = sqlite3_column_int64(st, 0);
-		ur->ok = sqlite3_column_int64(st, 1) > 0 && sqlite3_column_int64(st, 2) == 0;
-	} else if (rc != SQLITE_DONE) {
-		return ksp_errno_from_sqlite(p->ctx, ksp_store_db(p->store), rc, "user IDs");
+	if (v == UINT32_MAX)
+		return;
+	for (uint32_t i = g->bind_off[v]; i < g->bind_off[v + 1]; i++) {
+		const struct ksp_wsnap_bind *b = &g->binds[i];
+		size_t len;
+		const char *t = ksp_wsnap_bind_text(g, b, &len);
+
+		if (!(b->flags & KSP_WSNAP_BIND_ATTR) != !u->attribute || len != u->len ||
+		    (len && memcmp(t, u->data, len) != 0))
+			continue;
+		ur->id = b->uid_id;
+		ur->ok = (b->flags & KSP_WSNAP_BIND_SELFSIG) && b->revoked == KSP_WSNAP_NEVER;
+		return;
 	}
-	return 0;
 }
 
-/* Is this certification verified and made by a published key? */
-static bool cert_kept(struct ksp_publish *p, sqlite3_stmt *st, int64_t uid_id, const struct ksp_pgp_sig *s)
+/* Is this certification verified and made by a published key?  1 yes,
+ * 0 no, or a negative errno. */
+static int cert_kept(struct ksp_publish *p, struct ksp_store_key_files *q, int64_t uid_id, const struct ksp_pgp_sig *s)
 {
 	uint8_t md[20];
-	char dig[41];
-	bool keep = false;
+	char dig[41], f[65];
+	int i, r;
 
 	gcry_md_hash_buffer(GCRY_MD_SHA1, md, s->body, s->body_len);
 	hex_encode(md, 20, dig);
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, uid_id);
-	sqlite3_bind_text(st, 2, dig, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *f = (const char *)sqlite3_column_text(st, 0);
-		int i = f ? key_index(p, f) : -1;
-		keep = i >= 0 && p->keys[i].published;
-	}
-	return keep;
+	r = ksp_store_cert_issuer(q, uid_id, dig, f);
+	if (r <= 0)
+		return r;
+	i = key_index(p, f);
+	return i >= 0 && p->keys[i].published;
 }
 
-static int key_file(struct ksp_publish *p, const struct pkey *k, sqlite3_stmt *st_data, sqlite3_stmt *st_uid,
-		    sqlite3_stmt *st_cert)
+static int key_file(struct ksp_publish *p, const struct pkey *k, struct ksp_store_key_files *q)
 {
 	struct ksp_pgp_reader *rd = NULL;
 	struct ksp_pgp_key *key = NULL;
 	struct strbuf bin, out;
 	const uint8_t *d;
 	size_t dlen;
+	struct ksp_wsnap *g = NULL;
+	const void *kd = NULL;
+	size_t kdlen = 0;
 	uint32_t created = 0, expires = 0;
 	int flags = -1, r;
 
 	strbuf_init(&bin);
 	strbuf_init(&out);
-	sqlite3_reset(st_data);
-	sqlite3_bind_int64(st_data, 1, k->id);
-	if (sqlite3_step(st_data) != SQLITE_ROW)
-		return -EIO;
-	r = ksp_pgp_reader_new(p->ctx, sqlite3_column_blob(st_data, 0), (size_t)sqlite3_column_bytes(st_data, 0), k->fpr,
-			       &rd);
+	r = ksp_wsnap_get(p->store, &g);
+	if (r < 0)
+		return r;
+	r = ksp_store_key_material(q, k->id, &kd, &kdlen);
+	if (r <= 0)
+		return r < 0 ? r : -EIO;
+	r = ksp_pgp_reader_new(p->ctx, kd, kdlen, k->fpr, &rd);
 	if (r < 0)
 		return r;
 	r = ksp_pgp_reader_next(rd, &key);
@@ -1048,9 +1043,7 @@ static int key_file(struct ksp_publish *p, const struct pkey *k, sqlite3_stmt *s
 		const struct ksp_pgp_uid *u = &key->uids[i];
 		struct uidrow ur;
 
-		r = uid_row(p, st_uid, k, u, &ur);
-		if (r < 0)
-			goto out;
+		uid_row(g, k, u, &ur);
 		if (!ur.ok)
 			continue;
 		if (!u->attribute) {
@@ -1066,8 +1059,12 @@ static int key_file(struct ksp_publish *p, const struct pkey *k, sqlite3_stmt *s
 		for (size_t j = 0; j < u->n_sigs; j++) {
 			const struct ksp_pgp_sig *s = &u->sigs[j];
 
-			if (sig_by(&key->primary, s) || cert_kept(p, st_cert, ur.id, s))
-				RAW(s);
+			if (!sig_by(&key->primary, s) && (r = cert_kept(p, q, ur.id, s)) <= 0) {
+				if (r < 0)
+					goto out;
+				continue;
+			}
+			RAW(s);
 		}
 	}
 	for (size_t i = 0; i < key->n_subkeys; i++) {
@@ -1157,24 +1154,31 @@ static int cmp_mailkey(const void *a, const void *b)
 
 static int keyring_files(struct ksp_publish *p)
 {
-	sqlite3 *db = ksp_store_db(p->store);
-	sqlite3_stmt *st = NULL;
+	struct ksp_wsnap *g = NULL;
 	struct mailkey *m = NULL;
 	size_t n = 0, cap = 0;
-	int rc, r = 0;
+	int r;
 
-	rc = sqlite3_prepare_v2(db, "SELECT uid FROM uids WHERE key_id = ?1 AND is_attr = 0 AND revoked = 0 AND selfsig > 0 "
-				    "ORDER BY idx",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(p->ctx, db, rc, "user IDs");
+	r = ksp_wsnap_get(p->store, &g);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < p->n_keys && r >= 0; i++) {
-		if (!p->keys[i].published)
+		uint32_t v = ksp_wsnap_vertex(g, p->keys[i].id);
+
+		if (!p->keys[i].published || v == UINT32_MAX)
 			continue;
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, p->keys[i].id);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			char *e = uid_address(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+		/* its user IDs with a valid self-signature, not revoked, in
+		 * the key's order */
+		for (uint32_t b = g->bind_off[v]; b < g->bind_off[v + 1]; b++) {
+			const struct ksp_wsnap_bind *bd = &g->binds[b];
+			size_t len;
+			const char *t = ksp_wsnap_bind_text(g, bd, &len);
+			char *e;
+
+			if ((bd->flags & KSP_WSNAP_BIND_ATTR) || !(bd->flags & KSP_WSNAP_BIND_SELFSIG) ||
+			    bd->revoked != KSP_WSNAP_NEVER)
+				continue;
+			e = uid_address(t, len);
 			const char *at = e ? strrchr(e, '@') : NULL;
 			struct strbuf sb, dom, loc;
 			char *local;
@@ -1228,7 +1232,6 @@ static int keyring_files(struct ksp_publish *p)
 			n++;
 		}
 	}
-	sqlite3_finalize(st);
 	if (r < 0)
 		goto out;
 	if (n)
@@ -1359,15 +1362,13 @@ static int change_cb(void *opaque, int kind, const char *path, int old_paths, in
 
 KSP_EXPORT int ksp_publish_write(struct ksp_publish *p, const char *dir)
 {
-	sqlite3 *db;
-	sqlite3_stmt *st_data = NULL, *st_uid = NULL, *st_cert = NULL;
-	int r, rc;
+	struct ksp_store_key_files *q = NULL;
+	int r;
 
 	if (p == NULL || dir == NULL || *dir == 0)
 		return -EINVAL;
 	ksp_clear_error(p->ctx);
 	results_free(p);
-	db = ksp_store_db(p->store);
 	r = read_keys(p);
 	if (r < 0)
 		goto out;
@@ -1410,21 +1411,16 @@ KSP_EXPORT int ksp_publish_write(struct ksp_publish *p, const char *dir)
 			p->keys[i].published = p->keep;
 		}
 	}
-	if ((rc = sqlite3_prepare_v2(db, "SELECT keydata FROM keys WHERE id = ?1", -1, &st_data, NULL)) != SQLITE_OK ||
-	    (rc = sqlite3_prepare_v2(db, "SELECT id, selfsig, revoked FROM uids WHERE key_id = ?1 AND uid = ?2 AND is_attr = ?3",
-				     -1, &st_uid, NULL)) != SQLITE_OK ||
-	    (rc = sqlite3_prepare_v2(db, "SELECT issuer_fpr FROM certs WHERE uid_id = ?1 AND digest = ?2 AND verified = 1",
-				     -1, &st_cert, NULL)) != SQLITE_OK) {
-		r = ksp_errno_from_sqlite(p->ctx, db, rc, "publish");
+	r = ksp_store_key_files_new(p->store, &q);
+	if (r < 0)
 		goto out;
-	}
 	for (size_t i = 0; i < p->n_keys; i++) {
 		const struct pkey *k = &p->keys[i];
 
 		if (!k->published)
 			continue;
 		p->n_published++;
-		r = key_file(p, k, st_data, st_uid, st_cert);
+		r = key_file(p, k, q);
 		if (r >= 0 && k->n_paths)
 			r = graph_txt(p, k);
 		if (r >= 0 && k->n_paths && p->svg)
@@ -1438,9 +1434,7 @@ KSP_EXPORT int ksp_publish_write(struct ksp_publish *p, const char *dir)
 	if (r >= 0)
 		r = pub_write_dir(p->ctx, dir, p->files, p->n_files, change_cb, p);
 out:
-	sqlite3_finalize(st_data);
-	sqlite3_finalize(st_uid);
-	sqlite3_finalize(st_cert);
+	ksp_store_key_files_free(q);
 	if (r < 0 && !ksp_get_error(p->ctx))
 		ksp_set_error(p->ctx, "%s: cannot publish: %s; nothing was published", dir, strerror(-r));
 	return r;
