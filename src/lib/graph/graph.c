@@ -12,9 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "lib/graph/graph.h"
+#include "lib/store/store-graph.h"
 #include "lib/wot/wot.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"
@@ -156,19 +155,14 @@ struct builder {
 	struct ksp_ctx *ctx;
 	struct ksp_store *store;
 	struct ksp_wot_view *view;
-	sqlite3_stmt *key_st;
+	struct ksp_store_key_names *names;
 	struct ksp_graph *g;
 };
-
-static const char key_sql[] =
-	"SELECT k.keyid, (SELECT u.uid FROM uids u WHERE u.key_id = k.id AND u.is_attr = 0 "
-	"ORDER BY u.revoked != 0, u.primary_uid DESC, u.idx LIMIT 1) FROM keys k WHERE k.id = ?1";
 
 static int builder_begin(struct builder *b, struct ksp_store *store, int64_t at, unsigned int wot_flags,
 			 unsigned int kind, bool need_view)
 {
-	sqlite3 *db;
-	int rc, r;
+	int r;
 
 	memset(b, 0, sizeof(*b));
 	b->store = store;
@@ -184,12 +178,9 @@ static int builder_begin(struct builder *b, struct ksp_store *store, int64_t at,
 	b->g->ctx = ksp_ref(b->ctx);
 	b->g->kind = kind;
 	b->g->length = -1;
-	db = ksp_store_db(store);
-	rc = sqlite3_prepare_v2(db, key_sql, -1, &b->key_st, NULL);
-	if (rc != SQLITE_OK) {
-		b->key_st = NULL;
-		return ksp_errno_from_sqlite(b->ctx, db, rc, "keys");
-	}
+	r = ksp_store_key_names_new(store, &b->names);
+	if (r < 0)
+		return r;
 	if (need_view) {
 		r = ksp_wot_view_new(store, at, wot_flags, &b->view);
 		if (r < 0)
@@ -201,7 +192,7 @@ static int builder_begin(struct builder *b, struct ksp_store *store, int64_t at,
 /* Frees what the builder holds; on success hands the graph to *ret. */
 static int builder_end(struct builder *b, int r, struct ksp_graph **ret)
 {
-	sqlite3_finalize(b->key_st);
+	ksp_store_key_names_free(b->names);
 	ksp_wot_view_free(b->view);
 	if (r < 0) {
 		if (!ksp_get_error(b->ctx))
@@ -237,10 +228,12 @@ static int64_t add_node(struct builder *b, int64_t key_id, const char *fpr, cons
 			unsigned int role)
 {
 	struct ksp_graph *g = b->g;
-	sqlite3 *db = ksp_store_db(b->store);
 	struct strbuf sb;
 	struct gnode *n;
 	char *name = NULL;
+	const char *keyid = NULL;
+	const void *uid = NULL;
+	size_t len = 0;
 	int rc;
 
 	if (g->n_nodes == g->cap_nodes) {
@@ -254,14 +247,8 @@ static int64_t add_node(struct builder *b, int64_t key_id, const char *fpr, cons
 	strbuf_init(&sb);
 	if (prefix)
 		strbuf_addstr(&sb, prefix);
-	sqlite3_reset(b->key_st);
-	sqlite3_bind_int64(b->key_st, 1, key_id);
-	rc = sqlite3_step(b->key_st);
-	if (rc == SQLITE_ROW) {
-		const char *keyid = (const char *)sqlite3_column_text(b->key_st, 0);
-		const char *uid = sqlite3_column_blob(b->key_st, 1);
-		size_t len = (size_t)sqlite3_column_bytes(b->key_st, 1);
-
+	rc = ksp_store_key_name(b->names, key_id, &keyid, &uid, &len);
+	if (rc > 0) {
 		if (uid != NULL) {
 			size_t nl = uid_name_len(uid, len), cut = cut_code_points(uid, nl, NAME_MAX_CP);
 			name = ksp_graph_label_escape(uid, cut);
@@ -281,9 +268,9 @@ static int64_t add_node(struct builder *b, int64_t key_id, const char *fpr, cons
 		for (const char *p = keyid ? keyid : ""; *p; p++)
 			if ((*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'F') || (*p >= 'a' && *p <= 'f'))
 				strbuf_addch(&sb, *p);
-	} else if (rc != SQLITE_DONE) {
+	} else if (rc < 0) {
 		strbuf_release(&sb);
-		return ksp_errno_from_sqlite(b->ctx, db, rc, "keys");
+		return rc;
 	}
 	if (extra) {
 		strbuf_addstr(&sb, "\\n");
@@ -404,81 +391,79 @@ struct member {
 	bool absent; /* not at the party ('party absent'): nothing owed to or by it */
 };
 
+struct members {
+	struct builder *b;
+	struct member *m;
+	size_t n, cap;
+	char *name;
+	char *date;
+	size_t date_size;
+};
+
+static int party_head(void *opaque, const void *name, size_t name_len, const char *d)
+{
+	struct members *ms = opaque;
+	size_t k = 0;
+
+	ms->name = ksp_graph_label_escape(name, name_len);
+	/* YYYY-MM-DD, checked when stored; keep only those characters */
+	for (; d && *d && k + 1 < ms->date_size; d++)
+		if ((*d >= '0' && *d <= '9') || *d == '-')
+			ms->date[k++] = *d;
+	ms->date[k] = '\0';
+	return 0;
+}
+
+static int party_member(void *opaque, int ord, int64_t key_id, const char *fpr, bool absent)
+{
+	struct members *ms = opaque;
+	struct member *m;
+	int64_t v;
+
+	if (ms->n == ms->cap) {
+		size_t nc = ms->cap ? ms->cap * 2 : 32;
+		struct member *a = realloc(ms->m, nc * sizeof(*a));
+		if (a == NULL)
+			return -ENOMEM;
+		ms->m = a;
+		ms->cap = nc;
+	}
+	m = &ms->m[ms->n];
+	memset(m, 0, sizeof(*m));
+	m->ord = ord;
+	m->key_id = key_id;
+	m->absent = absent;
+	snprintf(m->fpr, sizeof(m->fpr), "%s", fpr ? fpr : "");
+	v = ksp_wot_view_find(ms->b->view, m->fpr);
+	m->v = v < 0 ? KSP_WGRAPH_NONE : (uint32_t)v;
+	ms->n++;
+	return 0;
+}
+
 static int load_members(struct builder *b, struct member **ret, size_t *ret_n, char **ret_name, char *date,
 			size_t date_size)
 {
-	sqlite3 *db = ksp_store_db(b->store);
-	sqlite3_stmt *st = NULL;
-	struct member *m = NULL;
-	size_t n = 0, cap = 0;
-	int rc, r = 0;
+	struct members ms = { .b = b, .date = date, .date_size = date_size };
+	int r;
 
-	rc = sqlite3_prepare_v2(db, "SELECT name, date FROM party WHERE id = 1", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(b->ctx, db, rc, "party");
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		sqlite3_finalize(st);
+	r = ksp_store_party_head(b->store, party_head, &ms);
+	if (r == 0) {
 		ksp_set_error(b->ctx, "%s: there is no party in this store; start one with 'ksp party init'",
 			      ksp_store_get_path(b->store));
 		return -ENOENT;
 	}
-	if (rc != SQLITE_ROW) {
-		r = ksp_errno_from_sqlite(b->ctx, db, rc, "party");
-		sqlite3_finalize(st);
+	if (r < 0)
 		return r;
-	}
-	*ret_name = ksp_graph_label_escape(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
-	{
-		/* YYYY-MM-DD, checked when stored; keep only those characters */
-		const char *d = (const char *)sqlite3_column_text(st, 1);
-		size_t k = 0;
-		for (; d && *d && k + 1 < date_size; d++)
-			if ((*d >= '0' && *d <= '9') || *d == '-')
-				date[k++] = *d;
-		date[k] = '\0';
-	}
-	sqlite3_finalize(st);
+	*ret_name = ms.name;
 	if (*ret_name == NULL)
 		return -ENOMEM;
-	rc = sqlite3_prepare_v2(db,
-				"SELECT p.ord, k.id, k.fpr, EXISTS (SELECT 1 FROM attendance a WHERE a.fpr = k.fpr AND a.absent) "
-				"FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(b->ctx, db, rc, "participants");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *fpr = (const char *)sqlite3_column_text(st, 2);
-		int64_t v;
-
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 32;
-			struct member *a = realloc(m, nc * sizeof(*a));
-			if (a == NULL) {
-				r = -ENOMEM;
-				break;
-			}
-			m = a;
-			cap = nc;
-		}
-		memset(&m[n], 0, sizeof(m[n]));
-		m[n].ord = sqlite3_column_int(st, 0);
-		m[n].key_id = sqlite3_column_int64(st, 1);
-		m[n].absent = sqlite3_column_int(st, 3) != 0;
-		snprintf(m[n].fpr, sizeof(m[n].fpr), "%s", fpr ? fpr : "");
-		v = ksp_wot_view_find(b->view, m[n].fpr);
-		m[n].v = v < 0 ? KSP_WGRAPH_NONE : (uint32_t)v;
-		n++;
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = ksp_errno_from_sqlite(b->ctx, db, rc, "participants");
-	sqlite3_finalize(st);
+	r = ksp_store_party_members(b->store, party_member, &ms);
 	if (r < 0) {
-		free(m);
+		free(ms.m);
 		return r;
 	}
-	*ret = m;
-	*ret_n = n;
+	*ret = ms.m;
+	*ret_n = ms.n;
 	return 0;
 }
 

@@ -2,10 +2,9 @@
 /*
  * publish.c: the store published as kernel.org's pgpkeys repository lays
  * it out (docs/ksp-publish.1), for the keys that have a certification path
- * from the core.  Why one file (over 1,000 lines): the paths, the files
- * made from them and the audit share the key table and its indexes, and
- * the writing into DIR needs all of them made first.
- *
+ * from the core: the keys and their paths, the audit and the writing into
+ * DIR here; the files made from the paths in publish-files.c (they share
+ * the key table, publish-private.h).
  *
  *   keys/<KEYID>.asc     a `gpg --list-keys`-like header, then the key
  *                        exported clean: its self-signatures, and of the
@@ -39,107 +38,20 @@
  * leaves DIR as it was, and an unchanged file is not rewritten.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
-
-#include <gcrypt.h>
-#include <sqlite3.h>
 
 #include "lib/libksp-private.h"
-#include "lib/graph/graph.h"
-#include "lib/openpgp/pgp.h"
-#include "lib/party/mime.h"
+#include "lib/publish/publish-private.h"
 #include "lib/publish/publish-write.h"
+#include "lib/store/store-publish.h"
 #include "lib/trust/policy.h"
 #include "lib/trust/whatif.h"
 #include "lib/wot/wot-snap.h"
-#include "shared/strbuf.h"
 #include "shared/util.h"
-
-struct hop {
-	uint32_t signer, signee; /* key indexes */
-	uint8_t hash;            /* hash algorithm of the certification, 0 unknown */
-};
-
-struct ppath {
-	uint32_t *v; /* key indexes, the source first, the target last */
-	size_t n;
-	uint8_t *hash; /* n - 1 hash algorithms, hop by hop */
-};
-
-struct pkey {
-	int64_t id;
-	char fpr[65];
-	char kid[17];
-	char *uid; /* primary user ID, escaped for text */
-	bool core, published, neighbour, neighbour_strict;
-	uint8_t direct_hash; /* the core key's certification of it */
-	struct ppath *paths;
-	size_t n_paths;
-	int strict_paths; /* under the audit policy, -1 not asked */
-};
-
-struct change {
-	int kind;
-	char *path;
-	int old_paths, new_paths;
-};
-
-struct weak {
-	char fpr[65];
-	unsigned certs[3]; /* MD5, SHA-1, RIPEMD-160 certifications on the paths */
-	unsigned paths;    /* paths they are on */
-};
-
-struct ksp_publish {
-	struct ksp_store *store;
-	struct ksp_ctx *ctx;
-	const struct ksp_trust_policy *policy;
-	struct ksp_trust_policy *strict; /* the audit's: weak hashes dropped */
-	int max_paths;
-	bool keep, svg;
-	int64_t at;
-	struct pkey *keys;
-	size_t n_keys;
-	struct pub_file *files;
-	size_t n_files, cap_files;
-	struct change *changes;
-	size_t n_changes, cap_changes;
-	char **pathless;
-	size_t n_pathless;
-	struct weak *weak;
-	size_t n_weak;
-	char **orphans;
-	size_t n_orphans;
-	size_t n_published;
-};
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t nc;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 16;
-	while (nc < need)
-		nc *= 2;
-	n = realloc(*p, nc * size);
-	if (n == NULL)
-		return -ENOMEM;
-	*p = n;
-	*cap = nc;
-	return 0;
-}
 
 static void paths_free(struct pkey *k)
 {
@@ -274,96 +186,61 @@ KSP_EXPORT int ksp_publish_set_audit(struct ksp_publish *p, bool on)
 
 /* ---- the keys and their paths ------------------------------------------------ */
 
-static int key_index(const struct ksp_publish *p, const char *fpr)
+static int key_row(void *opaque, int64_t id, const char *f, const char *kid, const void *uid, size_t uid_len)
 {
-	size_t lo = 0, hi = p->n_keys;
+	struct ksp_publish *p = opaque;
+	struct pkey *k;
 
-	while (lo < hi) { /* keys are sorted by fingerprint */
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(p->keys[mid].fpr, fpr);
-		if (c == 0)
-			return (int)mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
-static char *escape_text(const void *s, size_t len)
-{
-	char *e = NULL;
-
-	if (ksp_escape(s, len, KSP_ESCAPE_TERMINAL, &e) < 0)
-		return NULL;
-	return e;
+	if (grow((void **)&p->keys, &p->cap_keys, p->n_keys + 1, sizeof(*p->keys)) < 0)
+		return -ENOMEM;
+	k = &p->keys[p->n_keys];
+	memset(k, 0, sizeof(*k));
+	k->id = id;
+	snprintf(k->fpr, sizeof(k->fpr), "%s", f ? f : "");
+	snprintf(k->kid, sizeof(k->kid), "%s", kid ? kid : "");
+	for (char *c = k->kid; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	k->strict_paths = -1;
+	k->uid = escape_text(uid, uid_len);
+	p->n_keys++;
+	return k->uid ? 0 : -ENOMEM;
 }
 
 static int read_keys(struct ksp_publish *p)
 {
-	sqlite3 *db = ksp_store_db(p->store);
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int rc, r = 0;
-
-	rc = sqlite3_prepare_v2(db,
-				"SELECT k.id, k.fpr, k.keyid, (SELECT u.uid FROM uids u WHERE u.key_id = k.id AND u.is_attr = 0 "
-				"ORDER BY u.primary_uid DESC, u.revoked != 0, u.idx LIMIT 1) FROM keys k "
-				"WHERE k.keydata IS NOT NULL ORDER BY k.fpr",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(p->ctx, db, rc, "keys");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct pkey *k;
-		const char *f = (const char *)sqlite3_column_text(st, 1), *kid = (const char *)sqlite3_column_text(st, 2);
-
-		if (grow((void **)&p->keys, &cap, p->n_keys + 1, sizeof(*p->keys)) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		k = &p->keys[p->n_keys];
-		memset(k, 0, sizeof(*k));
-		k->id = sqlite3_column_int64(st, 0);
-		snprintf(k->fpr, sizeof(k->fpr), "%s", f ? f : "");
-		snprintf(k->kid, sizeof(k->kid), "%s", kid ? kid : "");
-		for (char *c = k->kid; *c; c++)
-			*c = (char)toupper((unsigned char)*c);
-		k->strict_paths = -1;
-		k->uid = escape_text(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3));
-		p->n_keys++;
-		if (k->uid == NULL) {
-			r = -ENOMEM;
-			break;
-		}
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = ksp_errno_from_sqlite(p->ctx, db, rc, "keys");
-	sqlite3_finalize(st);
-	return r;
+	p->cap_keys = 0;
+	return ksp_store_publish_keys(p->store, key_row, p);
 }
 
-/* The hash algorithm of the certification a hop of the engine used. */
+/* The hash algorithm of the certification a hop of the engine used: the
+ * highest among the verified certifications by @signer on @signee's user
+ * ID @uid made at @created (the snapshot's, where the engine found it). */
 static uint8_t hop_hash(struct ksp_publish *p, const char *signer, const char *signee, int64_t created, const char *uid,
 			size_t ulen)
 {
-	sqlite3 *db = ksp_store_db(p->store);
-	sqlite3_stmt *st = NULL;
+	struct ksp_wsnap *g = NULL;
+	int a = key_index(p, signer), b = key_index(p, signee);
+	uint32_t u, v;
 	uint8_t h = 0;
 
-	if (sqlite3_prepare_v2(db,
-			       "SELECT c.hash_algo FROM certs c JOIN uids u ON u.id = c.uid_id JOIN keys k ON k.id = u.key_id "
-			       "WHERE c.issuer_fpr = ?1 AND k.fpr = ?2 AND c.created = ?3 AND u.uid = ?4 AND c.verified = 1 "
-			       "ORDER BY c.hash_algo DESC LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (a < 0 || b < 0 || ksp_wsnap_get(p->store, &g) < 0)
 		return 0;
-	sqlite3_bind_text(st, 1, signer, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, signee, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, created);
-	sqlite3_bind_blob(st, 4, uid ? uid : "", (int)ulen, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		h = (uint8_t)sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
+	if (uid == NULL)
+		uid = "";
+	u = ksp_wsnap_vertex(g, p->keys[a].id);
+	v = ksp_wsnap_vertex(g, p->keys[b].id);
+	if (u == UINT32_MAX || v == UINT32_MAX)
+		return 0;
+	for (uint32_t i = g->bind_off[v]; i < g->bind_off[v + 1]; i++) {
+		size_t len;
+		const char *t = ksp_wsnap_bind_text(g, &g->binds[i], &len);
+
+		if (len != ulen || (ulen && memcmp(t, uid, ulen) != 0))
+			continue;
+		for (uint64_t c = g->cert_off[i]; c < g->cert_off[i + 1]; c++)
+			if (g->certs[c].issuer == u && g->certs[c].created == created && g->certs[c].hash > h)
+				h = g->certs[c].hash;
+	}
 	return h;
 }
 
@@ -742,537 +619,6 @@ out:
 	return r;
 }
 
-/* ---- files --------------------------------------------------------------------- */
-
-static int add_file(struct ksp_publish *p, char *path, uint8_t *data, size_t len, bool link)
-{
-	if (path == NULL || (data == NULL && len > 0) ||
-	    grow((void **)&p->files, &p->cap_files, p->n_files + 1, sizeof(*p->files)) < 0) {
-		free(path);
-		free(data);
-		return -ENOMEM;
-	}
-	p->files[p->n_files++] = (struct pub_file){ .path = path, .data = data, .len = len, .link = link };
-	return 0;
-}
-
-static int add_sb(struct ksp_publish *p, char *path, struct strbuf *sb)
-{
-	if (!strbuf_ok(sb)) {
-		strbuf_release(sb);
-		free(path);
-		return -ENOMEM;
-	}
-	size_t len = sb->len;
-	return add_file(p, path, (uint8_t *)strbuf_steal(sb), len, false);
-}
-
-static char *mkpath(const char *pre, const char *a, const char *post)
-{
-	char *s = NULL;
-
-	if (asprintf(&s, "%s%s%s", pre, a, post) < 0)
-		return NULL;
-	return s;
-}
-
-static int graph_txt(struct ksp_publish *p, const struct pkey *k)
-{
-	struct strbuf sb;
-
-	strbuf_init(&sb);
-	for (size_t i = 0; i < k->n_paths; i++) {
-		const struct ppath *pp = &k->paths[i];
-
-		strbuf_addf(&sb, "from  %s  %s\n", p->keys[pp->v[0]].kid, p->keys[pp->v[0]].uid);
-		for (size_t j = 1; j < pp->n; j++)
-			strbuf_addf(&sb, "%4zu  %s  %s\n", j, p->keys[pp->v[j]].kid, p->keys[pp->v[j]].uid);
-		strbuf_addch(&sb, '\n');
-	}
-	return add_sb(p, mkpath("graphs/", k->kid, ".txt"), &sb);
-}
-
-static int graph_svg(struct ksp_publish *p, const struct pkey *k)
-{
-	const char **fprs = NULL;
-	size_t *lens = NULL, n = 0;
-	struct ksp_graph *g = NULL;
-	uint8_t *data = NULL;
-	size_t len = 0;
-	int fd = -1, r;
-	char title[128];
-
-	for (size_t i = 0; i < k->n_paths; i++)
-		n += k->paths[i].n;
-	fprs = malloc((n ? n : 1) * sizeof(*fprs));
-	lens = malloc((k->n_paths ? k->n_paths : 1) * sizeof(*lens));
-	if (fprs == NULL || lens == NULL) {
-		r = -ENOMEM;
-		goto out;
-	}
-	n = 0;
-	for (size_t i = 0; i < k->n_paths; i++) {
-		lens[i] = k->paths[i].n;
-		for (size_t j = 0; j < k->paths[i].n; j++)
-			fprs[n++] = p->keys[k->paths[i].v[j]].fpr;
-	}
-	snprintf(title, sizeof(title), "%zu vertex-disjoint path%s to %s", k->n_paths, k->n_paths == 1 ? "" : "s",
-		 k->kid);
-	r = ksp_graph_new_pathset(p->store, fprs, lens, k->n_paths, title, &g);
-	if (r < 0)
-		goto out;
-	fd = memfd_create("ksp-publish-svg", MFD_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
-	}
-	r = ksp_graph_render(g, "svg", "dot", fd);
-	if (r < 0)
-		goto out;
-	if (lseek(fd, 0, SEEK_SET) < 0) {
-		r = -errno;
-		goto out;
-	}
-	r = read_fd_all(fd, 64u << 20, &data, &len);
-	if (r < 0)
-		goto out;
-	r = add_file(p, mkpath("graphs/", k->kid, ".svg"), data, len, false);
-out:
-	if (fd >= 0)
-		close(fd);
-	ksp_graph_free(g);
-	free(fprs);
-	free(lens);
-	return r;
-}
-
-/* hashed subpacket 27 (key flags), first octet; -1 none */
-static int key_flags(const struct ksp_pgp_sig *s)
-{
-	const uint8_t *a = s->body + s->hashed_off;
-	size_t n = s->hashed_len, i = 0;
-
-	if (s->hashed_off + s->hashed_len > s->body_len)
-		return -1;
-	while (i < n) {
-		size_t l;
-
-		if (a[i] < 192) {
-			l = a[i];
-			i += 1;
-		} else if (a[i] < 255) {
-			if (i + 1 >= n)
-				return -1;
-			l = ((size_t)(a[i] - 192) << 8) + a[i + 1] + 192;
-			i += 2;
-		} else {
-			if (i + 4 >= n)
-				return -1;
-			l = (size_t)a[i + 1] << 24 | (size_t)a[i + 2] << 16 | (size_t)a[i + 3] << 8 | a[i + 4];
-			i += 5;
-		}
-		if (l == 0 || i + l > n)
-			return -1;
-		if ((a[i] & 0x7f) == 27 && l >= 2)
-			return a[i + 1];
-		i += l;
-	}
-	return -1;
-}
-
-static bool sig_by(const struct ksp_pgp_pubkey *pk, const struct ksp_pgp_sig *s)
-{
-	if (s->issuer_fpr_len && s->issuer_fpr_len == pk->fpr_len)
-		return memcmp(s->issuer_fpr, pk->fpr, pk->fpr_len) == 0;
-	return s->has_issuer && memcmp(s->issuer, pk->keyid, 8) == 0;
-}
-
-static void algo_name(const struct ksp_pgp_pubkey *pk, char *out, size_t size)
-{
-	switch (pk->algo) {
-	case 1: case 2: case 3: snprintf(out, size, "rsa%u", pk->bits); break;
-	case 17: snprintf(out, size, "dsa%u", pk->bits); break;
-	case 16: case 20: snprintf(out, size, "elg%u", pk->bits); break;
-	case 25: snprintf(out, size, "cv25519"); break;
-	case 26: snprintf(out, size, "cv448"); break;
-	case 27: snprintf(out, size, "ed25519"); break;
-	case 28: snprintf(out, size, "ed448"); break;
-	default:
-		if (pk->curve)
-			snprintf(out, size, "%s", pk->curve);
-		else
-			snprintf(out, size, "algo%u", pk->algo);
-	}
-}
-
-static void day(int64_t t, char out[16])
-{
-	struct tm tm;
-	time_t tt = (time_t)t;
-
-	if (gmtime_r(&tt, &tm) == NULL || strftime(out, 16, "%Y-%m-%d", &tm) == 0)
-		snprintf(out, 16, "?");
-}
-
-/* "pub   rsa4096 2011-12-01 [SC] [expires: 2026-01-01]" and the fingerprint */
-static void key_line(struct strbuf *sb, const char *what, const struct ksp_pgp_pubkey *pk, int flags,
-		     uint32_t expires, int64_t at)
-{
-	char a[32], d[16], fpr[65];
-
-	algo_name(pk, a, sizeof(a));
-	day(pk->created, d);
-	strbuf_addf(sb, "%-5s %s %s", what, a, d);
-	if (flags > 0) {
-		strbuf_addstr(sb, " [");
-		if (flags & 0x02)
-			strbuf_addch(sb, 'S');
-		if (flags & 0x01)
-			strbuf_addch(sb, 'C');
-		if (flags & 0x0c)
-			strbuf_addch(sb, 'E');
-		if (flags & 0x20)
-			strbuf_addch(sb, 'A');
-		strbuf_addch(sb, ']');
-	}
-	if (expires) {
-		int64_t e = (int64_t)pk->created + expires;
-		day(e, d);
-		strbuf_addf(sb, " [%s: %s]", e > at ? "expires" : "expired", d);
-	}
-	ksp_pgp_fpr_hex(pk, fpr);
-	strbuf_addf(sb, "\n      %s\n", fpr);
-}
-
-/* The newest self-signature among @sigs made by @pk: flags and expiry. */
-static void newest_self(const struct ksp_pgp_pubkey *pk, const struct ksp_pgp_sig *sigs, size_t n, uint32_t *created,
-			int *flags, uint32_t *expires)
-{
-	for (size_t i = 0; i < n; i++) {
-		const struct ksp_pgp_sig *s = &sigs[i];
-
-		if (!sig_by(pk, s) || s->type == 0x30 || s->type == 0x20 || s->type == 0x28 || s->created < *created)
-			continue;
-		*created = s->created;
-		*flags = key_flags(s);
-		*expires = s->has_key_expires ? s->key_expires : 0;
-	}
-}
-
-struct uidrow {
-	int64_t id;
-	bool ok;
-};
-
-static int uid_row(struct ksp_publish *p, sqlite3_stmt *st, const struct pkey *k, const struct ksp_pgp_uid *u,
-		   struct uidrow *ur)
-{
-	int rc;
-
-	ur->id = 0;
-	ur->ok = false;
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, k->id);
-	sqlite3_bind_blob(st, 2, u->data, (int)u->len, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, u->attribute);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		ur->id = sqlite3_column_int64(st, 0);
-		ur->ok = sqlite3_column_int64(st, 1) > 0 && sqlite3_column_int64(st, 2) == 0;
-	} else if (rc != SQLITE_DONE) {
-		return ksp_errno_from_sqlite(p->ctx, ksp_store_db(p->store), rc, "user IDs");
-	}
-	return 0;
-}
-
-/* Is this certification verified and made by a published key? */
-static bool cert_kept(struct ksp_publish *p, sqlite3_stmt *st, int64_t uid_id, const struct ksp_pgp_sig *s)
-{
-	uint8_t md[20];
-	char dig[41];
-	bool keep = false;
-
-	gcry_md_hash_buffer(GCRY_MD_SHA1, md, s->body, s->body_len);
-	hex_encode(md, 20, dig);
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, uid_id);
-	sqlite3_bind_text(st, 2, dig, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *f = (const char *)sqlite3_column_text(st, 0);
-		int i = f ? key_index(p, f) : -1;
-		keep = i >= 0 && p->keys[i].published;
-	}
-	return keep;
-}
-
-static int key_file(struct ksp_publish *p, const struct pkey *k, sqlite3_stmt *st_data, sqlite3_stmt *st_uid,
-		    sqlite3_stmt *st_cert)
-{
-	struct ksp_pgp_reader *rd = NULL;
-	struct ksp_pgp_key *key = NULL;
-	struct strbuf bin, out;
-	const uint8_t *d;
-	size_t dlen;
-	uint32_t created = 0, expires = 0;
-	int flags = -1, r;
-
-	strbuf_init(&bin);
-	strbuf_init(&out);
-	sqlite3_reset(st_data);
-	sqlite3_bind_int64(st_data, 1, k->id);
-	if (sqlite3_step(st_data) != SQLITE_ROW)
-		return -EIO;
-	r = ksp_pgp_reader_new(p->ctx, sqlite3_column_blob(st_data, 0), (size_t)sqlite3_column_bytes(st_data, 0), k->fpr,
-			       &rd);
-	if (r < 0)
-		return r;
-	r = ksp_pgp_reader_next(rd, &key);
-	if (r <= 0) {
-		ksp_set_error(p->ctx, "key %s: its stored copy cannot be read; load it again", k->fpr);
-		r = r < 0 ? r : -EBADMSG;
-		goto out;
-	}
-	d = ksp_pgp_reader_data(rd, &dlen);
-#define RAW(x) strbuf_add(&bin, d + (x)->offset, (x)->raw_len)
-	/* the header, gpg --list-keys-like */
-	newest_self(&key->primary, key->primary.sigs, key->primary.n_sigs, &created, &flags, &expires);
-	for (size_t i = 0; i < key->n_uids; i++)
-		newest_self(&key->primary, key->uids[i].sigs, key->uids[i].n_sigs, &created, &flags, &expires);
-	key_line(&out, "pub", &key->primary, flags, expires, p->at);
-	/* the clean key */
-	RAW(&key->primary);
-	for (size_t i = 0; i < key->primary.n_sigs; i++)
-		if (sig_by(&key->primary, &key->primary.sigs[i]))
-			RAW(&key->primary.sigs[i]);
-	for (size_t i = 0; i < key->n_uids; i++) {
-		const struct ksp_pgp_uid *u = &key->uids[i];
-		struct uidrow ur;
-
-		r = uid_row(p, st_uid, k, u, &ur);
-		if (r < 0)
-			goto out;
-		if (!ur.ok)
-			continue;
-		if (!u->attribute) {
-			char *e = escape_text(u->data, u->len);
-			if (e == NULL) {
-				r = -ENOMEM;
-				goto out;
-			}
-			strbuf_addf(&out, "uid                      %s\n", e);
-			free(e);
-		}
-		RAW(u);
-		for (size_t j = 0; j < u->n_sigs; j++) {
-			const struct ksp_pgp_sig *s = &u->sigs[j];
-
-			if (sig_by(&key->primary, s) || cert_kept(p, st_cert, ur.id, s))
-				RAW(s);
-		}
-	}
-	for (size_t i = 0; i < key->n_subkeys; i++) {
-		const struct ksp_pgp_pubkey *sk = &key->subkeys[i];
-		uint32_t sc = 0, se = 0;
-		int sf = -1;
-		bool revoked = false;
-
-		newest_self(&key->primary, sk->sigs, sk->n_sigs, &sc, &sf, &se);
-		for (size_t j = 0; j < sk->n_sigs; j++)
-			if (sk->sigs[j].type == 0x28 && sig_by(&key->primary, &sk->sigs[j]))
-				revoked = true;
-		if (!revoked && sc)
-			key_line(&out, "sub", sk, sf, se, p->at);
-		RAW(sk);
-		for (size_t j = 0; j < sk->n_sigs; j++)
-			if (sig_by(&key->primary, &sk->sigs[j]))
-				RAW(&sk->sigs[j]);
-	}
-#undef RAW
-	strbuf_addch(&out, '\n');
-	if (!strbuf_ok(&bin)) {
-		r = -ENOMEM;
-		goto out;
-	}
-	ksp_armor_encode(&out, "PUBLIC KEY BLOCK", (const uint8_t *)bin.buf, bin.len);
-	r = add_sb(p, mkpath("keys/", k->kid, ".asc"), &out);
-out:
-	strbuf_release(&bin);
-	strbuf_release(&out);
-	ksp_pgp_key_free(key);
-	ksp_pgp_reader_free(rd);
-	return r;
-}
-
-/* patatt's urllib.parse.quote_plus() */
-static void quote_plus(struct strbuf *sb, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)tolower((unsigned char)*s);
-
-		if (isalnum(c) || c == '_' || c == '.' || c == '-' || c == '~')
-			strbuf_addch(sb, (char)c);
-		else if (c == ' ')
-			strbuf_addch(sb, '+');
-		else
-			strbuf_addf(sb, "%%%02X", c);
-	}
-}
-
-/* The address of a user ID: inside its last <...>, or the whole of it
- * when it is one word with an '@' (patatt's identity); NULL when none. */
-static char *uid_address(const void *uid, size_t len)
-{
-	const char *u = uid, *a = u, *lt;
-	size_t n = len;
-
-	if (u == NULL || len == 0 || memchr(u, 0, len))
-		return NULL;
-	if (u[len - 1] == '>') {
-		lt = memrchr(u, '<', len);
-		if (lt == NULL)
-			return NULL;
-		a = lt + 1;
-		n = (size_t)(u + len - 1 - a);
-	}
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)a[i] <= ' ' || a[i] == '<' || a[i] == '>' || a[i] == 0x7f)
-			return NULL;
-	if (n < 3 || memchr(a, '@', n) == NULL)
-		return NULL;
-	return strndup(a, n);
-}
-
-struct mailkey {
-	char *path;  /* openpgp/<domain>/<local>/default */
-	uint32_t key;
-};
-
-static int cmp_mailkey(const void *a, const void *b)
-{
-	const struct mailkey *x = a, *y = b;
-	int c = strcmp(x->path, y->path);
-
-	return c ? c : (x->key < y->key ? -1 : x->key > y->key);
-}
-
-static int keyring_files(struct ksp_publish *p)
-{
-	sqlite3 *db = ksp_store_db(p->store);
-	sqlite3_stmt *st = NULL;
-	struct mailkey *m = NULL;
-	size_t n = 0, cap = 0;
-	int rc, r = 0;
-
-	rc = sqlite3_prepare_v2(db, "SELECT uid FROM uids WHERE key_id = ?1 AND is_attr = 0 AND revoked = 0 AND selfsig > 0 "
-				    "ORDER BY idx",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(p->ctx, db, rc, "user IDs");
-	for (size_t i = 0; i < p->n_keys && r >= 0; i++) {
-		if (!p->keys[i].published)
-			continue;
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, p->keys[i].id);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			char *e = uid_address(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
-			const char *at = e ? strrchr(e, '@') : NULL;
-			struct strbuf sb, dom, loc;
-			char *local;
-
-			if (at == NULL || at == e || at[1] == 0) {
-				free(e);
-				continue;
-			}
-			local = strndup(e, (size_t)(at - e));
-			if (local == NULL) {
-				free(e);
-				r = -ENOMEM;
-				break;
-			}
-			strbuf_init(&dom);
-			strbuf_init(&loc);
-			quote_plus(&dom, at + 1);
-			quote_plus(&loc, local);
-			free(local);
-			free(e);
-			/* an address that cannot be a file name: that address
-			 * skipped, the rest published */
-			if (strbuf_ok(&dom) && strbuf_ok(&loc) &&
-			    (strlen(strbuf_str(&dom)) > NAME_MAX || strlen(strbuf_str(&loc)) > NAME_MAX)) {
-				WARN(p->ctx, "key %s: an address of its user IDs is too long for a file name (over %d "
-					     "bytes); no .keyring lookup for it, the rest is published\n",
-				     p->keys[i].fpr, NAME_MAX);
-				strbuf_release(&dom);
-				strbuf_release(&loc);
-				continue;
-			}
-			/* "." and ".." are path components, not names */
-			if (!strbuf_ok(&dom) || !strbuf_ok(&loc) || strcmp(strbuf_str(&dom), ".") == 0 ||
-			    strcmp(strbuf_str(&dom), "..") == 0 || strcmp(strbuf_str(&loc), ".") == 0 ||
-			    strcmp(strbuf_str(&loc), "..") == 0) {
-				strbuf_release(&dom);
-				strbuf_release(&loc);
-				continue;
-			}
-			strbuf_init(&sb);
-			strbuf_addf(&sb, "openpgp/%s/%s/default", strbuf_str(&dom), strbuf_str(&loc));
-			strbuf_release(&dom);
-			strbuf_release(&loc);
-			if (!strbuf_ok(&sb) || grow((void **)&m, &cap, n + 1, sizeof(*m)) < 0) {
-				strbuf_release(&sb);
-				r = -ENOMEM;
-				break;
-			}
-			m[n].path = strbuf_steal(&sb);
-			m[n].key = (uint32_t)i;
-			n++;
-		}
-	}
-	sqlite3_finalize(st);
-	if (r < 0)
-		goto out;
-	if (n)
-		qsort(m, n, sizeof(*m), cmp_mailkey);
-	for (size_t i = 0; i < n; i++) {
-		uint8_t md[32];
-		char h[65];
-		size_t best = i, j;
-
-		/* one address, several keys: the one with the most paths,
-		 * then the first by fingerprint */
-		for (j = i + 1; j < n && strcmp(m[j].path, m[i].path) == 0; j++)
-			if (p->keys[m[j].key].n_paths > p->keys[m[best].key].n_paths)
-				best = j;
-		if (j > i + 1)
-			WARN(p->ctx, ".keyring/%s: %zu keys have this address; key %s is published there\n", m[i].path,
-			     j - i, p->keys[m[best].key].fpr);
-		r = add_file(p, mkpath(".keyring/", m[i].path, ""),
-			     (uint8_t *)mkpath("../../../../keys/", p->keys[m[best].key].kid, ".asc"),
-			     strlen("../../../../keys/.asc") + strlen(p->keys[m[best].key].kid), true);
-		if (r < 0)
-			goto out;
-		gcry_md_hash_buffer(GCRY_MD_SHA256, md, m[i].path, strlen(m[i].path));
-		hex_encode(md, 32, h);
-		for (char *c = h; *c; c++)
-			*c = (char)tolower((unsigned char)*c);
-		{
-			char *bh = NULL;
-			if (asprintf(&bh, ".keyring/by-hash/%.2s/%s", h, h + 2) < 0)
-				bh = NULL;
-			r = add_file(p, bh, (uint8_t *)mkpath("../../../keys/", p->keys[m[best].key].kid, ".asc"),
-				     strlen("../../../keys/.asc") + strlen(p->keys[m[best].key].kid), true);
-			if (r < 0)
-				goto out;
-		}
-		i = j - 1;
-	}
-out:
-	for (size_t i = 0; i < n; i++)
-		free(m[i].path);
-	free(m);
-	return r;
-}
-
 /* ---- the audit ------------------------------------------------------------------ */
 
 static int weak_slot(uint8_t hash)
@@ -1359,15 +705,13 @@ static int change_cb(void *opaque, int kind, const char *path, int old_paths, in
 
 KSP_EXPORT int ksp_publish_write(struct ksp_publish *p, const char *dir)
 {
-	sqlite3 *db;
-	sqlite3_stmt *st_data = NULL, *st_uid = NULL, *st_cert = NULL;
-	int r, rc;
+	struct ksp_store_key_files *q = NULL;
+	int r;
 
 	if (p == NULL || dir == NULL || *dir == 0)
 		return -EINVAL;
 	ksp_clear_error(p->ctx);
 	results_free(p);
-	db = ksp_store_db(p->store);
 	r = read_keys(p);
 	if (r < 0)
 		goto out;
@@ -1410,37 +754,30 @@ KSP_EXPORT int ksp_publish_write(struct ksp_publish *p, const char *dir)
 			p->keys[i].published = p->keep;
 		}
 	}
-	if ((rc = sqlite3_prepare_v2(db, "SELECT keydata FROM keys WHERE id = ?1", -1, &st_data, NULL)) != SQLITE_OK ||
-	    (rc = sqlite3_prepare_v2(db, "SELECT id, selfsig, revoked FROM uids WHERE key_id = ?1 AND uid = ?2 AND is_attr = ?3",
-				     -1, &st_uid, NULL)) != SQLITE_OK ||
-	    (rc = sqlite3_prepare_v2(db, "SELECT issuer_fpr FROM certs WHERE uid_id = ?1 AND digest = ?2 AND verified = 1",
-				     -1, &st_cert, NULL)) != SQLITE_OK) {
-		r = ksp_errno_from_sqlite(p->ctx, db, rc, "publish");
+	r = ksp_store_key_files_new(p->store, &q);
+	if (r < 0)
 		goto out;
-	}
 	for (size_t i = 0; i < p->n_keys; i++) {
 		const struct pkey *k = &p->keys[i];
 
 		if (!k->published)
 			continue;
 		p->n_published++;
-		r = key_file(p, k, st_data, st_uid, st_cert);
+		r = pub_key_file(p, k, q);
 		if (r >= 0 && k->n_paths)
-			r = graph_txt(p, k);
+			r = pub_graph_txt(p, k);
 		if (r >= 0 && k->n_paths && p->svg)
-			r = graph_svg(p, k);
+			r = pub_graph_svg(p, k);
 		if (r < 0)
 			goto out;
 	}
-	r = keyring_files(p);
+	r = pub_keyring_files(p);
 	if (r >= 0)
 		r = audit(p);
 	if (r >= 0)
 		r = pub_write_dir(p->ctx, dir, p->files, p->n_files, change_cb, p);
 out:
-	sqlite3_finalize(st_data);
-	sqlite3_finalize(st_uid);
-	sqlite3_finalize(st_cert);
+	ksp_store_key_files_free(q);
 	if (r < 0 && !ksp_get_error(p->ctx))
 		ksp_set_error(p->ctx, "%s: cannot publish: %s; nothing was published", dir, strerror(-r));
 	return r;
