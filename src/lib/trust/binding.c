@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * binding.c: which keys hold a user ID or an address
- * (ksp_trust_find_binding()), and the test the engine's binding questions
- * share with it; moved out of trust.c.
+ * (ksp_trust_find_binding(), from the graph snapshot's binds), and the test
+ * the engine's binding questions share with it; moved out of trust.c.
  */
 #include <ctype.h>
 #include <errno.h>
