@@ -30,8 +30,11 @@ static int read_failed(struct ksp_store *store, int rc, const char *what)
 	else if (r == -EBADMSG)
 		ksp_set_error(ctx, "%s: cannot read the %s: the store is damaged; restore it from a backup or load the keys again",
 			      path, what);
+	else if (r == -ENOMEM)
+		ksp_set_error(ctx, "%s: cannot read the %s: out of memory; free some memory and retry", path, what);
 	else
-		ksp_set_error(ctx, "%s: cannot read the %s: %s; retry when the cause is fixed", path, what, strerror(-r));
+		ksp_set_error(ctx, "%s: cannot read the %s: %s; check the file (sqlite3 %s 'PRAGMA integrity_check') and retry",
+			      path, what, strerror(-r), path);
 	return r;
 }
 
