@@ -61,6 +61,25 @@ expect_grep "$w/out" '^no key in the store has a user ID with the address "nobod
 $KSP -d "$w/arch.db" --json trust "${rule[@]}" --email nobody@example.org >"$w/out" 2>&1
 [ "$(jget "$w/out" '(d["keys"], d["trusted"], d["results"])')" = "(0, 0, [])" ] && ok || bad "nobody --json: $(cat "$w/out")"
 
+# the keys that claim it in fingerprint order, whatever order the store has
+# them in: Pierre's two keys loaded the other way round (split with gpg)
+if command -v gpg >/dev/null; then
+	mkdir -m 700 "$w/gpg-split"
+	gpg --homedir "$w/gpg-split" --batch -q --import "$arch/archlinux.gpg" >/dev/null 2>&1
+	for f in $pierre 3E80CA1A8B89F69CBA57D98A76A5EF9054449A5C; do
+		gpg --homedir "$w/gpg-split" --batch --export "$f" >"$w/$f.gpg" 2>/dev/null
+		$KSP -d "$w/order.db" wot load "$w/$f.gpg" >/dev/null 2>"$w/err" && ok || bad "load $f alone: $(cat "$w/err")"
+	done
+	gpgconf --homedir "$w/gpg-split" --kill all >/dev/null 2>&1
+	[ "$(sqlite3 "$w/order.db" "SELECT group_concat(substr(fpr, 1, 4), ' ') FROM (SELECT fpr FROM keys ORDER BY id)")" = "4AA4 3E80" ] &&
+		ok || bad "order.db: the keys not in load order"
+	$KSP -d "$w/order.db" trust --core-fpr $pierre --email pierre@archlinux.de >"$w/out" 2>&1
+	[ "$(grep -oE '^[0-9A-F]{40}' "$w/out" | cut -c1-4 | tr '\n' ' ')" = "3E80 4AA4 " ] &&
+		ok || bad "lookup: the keys not in fingerprint order: $(cat "$w/out")"
+else
+	bad "gpg missing (apt-get install gpg)"
+fi
+
 # --- one binding: the paths end on that user ID ---------------------------------
 # Pierre's three main-key certifications are on his .de user ID; at key
 # level his .org one is reached too, but not by three

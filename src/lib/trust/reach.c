@@ -12,9 +12,9 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include <sqlite3.h>
 #include "lib/addr.h"
 #include "lib/libksp-private.h"
+#include "lib/store/store-trust.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
 #include "lib/trust/policy.h"
@@ -118,15 +118,15 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 			const struct ksp_trust_reach *like, struct ksp_trust_reach **ret)
 {
 	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	struct explore e = { .ctx = ctx, .db = ksp_store_db(store), .pol = pol, .at = at };
+	struct explore e = { .ctx = ctx, .pol = pol, .at = at };
 	struct ksp_trust_policy *core = NULL;
 	struct ksp_trust_reach *res = NULL;
 	const struct ksp_trust_whatif *wi = pol->whatif;
 	uint8_t *state = NULL; /* 1 a vertex, 2 not */
 	uint32_t *queue = NULL, hd = 0, tl = 0;
 	uint16_t far;
-	sqlite3_stmt *st = NULL;
-	int r, rc;
+	struct ksp_store_key_lookup *keys = NULL;
+	int r;
 
 	if (pol->max_depth < 1 || pol->max_depth > 1000)
 		return -EINVAL;
@@ -141,7 +141,7 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 	for (size_t i = 0; i < pol->n_core && r == 0; i++)
 		r = ksp_trust_policy_add_core(core, pol->core[i]);
 	if (r == 0 && pol->core_party)
-		r = ksp_trust_core_from_party(&e, core);
+		r = ksp_trust_core_from_party(store, core);
 	if (r < 0)
 		goto out;
 	if (core->n_core == 0) {
@@ -196,17 +196,18 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 		if (r < 0)
 			goto out;
 	}
-	rc = sqlite3_prepare_v2(e.db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		r = ksp_errno_from_sqlite(ctx, e.db, rc, "keys");
+	r = ksp_store_key_lookup_new(store, &keys);
+	if (r < 0)
 		goto out;
-	}
 	for (size_t i = 0; i < core->n_core; i++) {
+		int64_t id = ksp_store_key_lookup(keys, core->core[i]);
 		uint32_t vx = UINT32_MAX;
-		sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			vx = ksp_wsnap_vertex(e.g, sqlite3_column_int64(st, 0));
-		sqlite3_reset(st);
+		if (id < 0) {
+			r = (int)id;
+			goto out;
+		}
+		if (id > 0)
+			vx = ksp_wsnap_vertex(e.g, id);
 		res->core_vx[i] = vx;
 		if (vx == UINT32_MAX || res->dist[vx] == 0)
 			continue;
@@ -242,7 +243,7 @@ int ksp_trust_reach_new(struct ksp_store *store, const struct ksp_trust_policy *
 	res = NULL;
 	r = 0;
 out:
-	sqlite3_finalize(st);
+	ksp_store_key_lookup_free(keys);
 	ksp_trust_policy_free(core);
 	ksp_trust_reach_free(res);
 	free(state);

@@ -65,12 +65,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "lib/trust/gnupg-uidexp.h"
 #include "lib/openpgp/hash-rules.h"
 #include "lib/trust/tsig-regex.h"
 #include "lib/libksp-private.h"
+#include "lib/store/store-trust.h"
 #include "lib/wot/wot-snap.h"
 #include "shared/util.h"
 
@@ -151,7 +150,7 @@ struct ksp_trust_gnupg {
 	int64_t at;
 	struct gnode *nodes;
 	uint32_t n;
-	sqlite3_stmt *st_id;
+	struct ksp_store_key_lookup *keys; /* fingerprints to keys.id */
 	/* trust-signature regular expressions, compiled once (tsig-regex.h) */
 	struct grx *rxc;
 	size_t n_rxc, cap_rxc;
@@ -197,8 +196,7 @@ static void run_reset(struct ksp_trust_gnupg *g)
 	free(g->nodes);
 	g->nodes = NULL;
 	g->n = 0;
-	sqlite3_finalize(g->st_id);
-	g->st_id = NULL;
+	g->keys = ksp_store_key_lookup_free(g->keys);
 	g->snap = NULL;
 	g->store = ksp_store_unref(g->store);
 }
@@ -754,33 +752,6 @@ static int validate_one(struct ksp_trust_gnupg *g, uint32_t ni, const struct kit
 	return r < 0 ? r : any_signed;
 }
 
-static int prepare(struct ksp_trust_gnupg *g)
-{
-	sqlite3 *db = ksp_store_db(g->store);
-	int rc;
-
-	rc = sqlite3_prepare_v2(db, "SELECT id FROM keys WHERE fpr = ?", -1, &g->st_id, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(g->ctx, db, rc, "trust (gnupg)");
-	return 0;
-}
-
-/* keys.id of @fpr (normalized), 0 if none, <0 on error */
-static int64_t key_id_of(struct ksp_trust_gnupg *g, const char *fpr)
-{
-	int64_t id = 0;
-	int rc;
-
-	sqlite3_bind_text(g->st_id, 1, fpr, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(g->st_id);
-	if (rc == SQLITE_ROW)
-		id = sqlite3_column_int64(g->st_id, 0);
-	else if (rc != SQLITE_DONE)
-		id = ksp_errno_from_sqlite(g->ctx, ksp_store_db(g->store), rc, "keys");
-	sqlite3_reset(g->st_id);
-	return id;
-}
-
 static void klist_free(struct kitem *k, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -811,7 +782,7 @@ static void count_dropped(struct ksp_trust_gnupg *g, int64_t at)
  * such key, <0 on error. */
 static int64_t vertex_of(struct ksp_trust_gnupg *g, const char *fpr)
 {
-	int64_t id = key_id_of(g, fpr);
+	int64_t id = ksp_store_key_lookup(g->keys, fpr);
 	uint32_t v;
 
 	if (id <= 0)
@@ -835,7 +806,7 @@ KSP_EXPORT int ksp_trust_gnupg_validate(struct ksp_trust_gnupg *g, struct ksp_st
 	run_reset(g);
 	g->store = ksp_store_ref(store);
 	g->at = at;
-	r = prepare(g);
+	r = ksp_store_key_lookup_new(store, &g->keys);
 	if (r == 0)
 		r = ksp_wsnap_get(store, &g->snap);
 	if (r < 0)

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include <sqlite3.h>
 #include "lib/addr.h"
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"

@@ -10,8 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <sqlite3.h>
-
 #include "lib/libksp-private.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/model.h"
@@ -55,7 +53,6 @@ struct tnode {
 
 struct explore {
 	struct ksp_ctx *ctx;
-	sqlite3 *db;
 	const struct ksp_trust_policy *pol;
 	int64_t at;
 	struct ksp_wsnap *g;
@@ -111,7 +108,7 @@ struct search {
 /* trust.c: what snapshot vertex @vx is at @at under @pol: KEY_* */
 uint8_t ksp_trust_vertex_why(const struct ksp_wsnap *g, const struct ksp_trust_policy *pol, int64_t at, uint64_t vx);
 /* trust.c: the store's participants added to @extra's core */
-int ksp_trust_core_from_party(struct explore *e, struct ksp_trust_policy *extra);
+int ksp_trust_core_from_party(struct ksp_store *store, struct ksp_trust_policy *extra);
 /* trust-paths.c: the max-flow over @s (its paths), and the exhaustive
  * search for disjoint length-bounded paths */
 int ksp_trust_max_flow(const struct sub *s, uint32_t *ret_flow, uint32_t ***ret_paths, uint32_t **ret_lens);

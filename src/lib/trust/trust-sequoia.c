@@ -52,10 +52,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include <sqlite3.h>
-
 #include "lib/addr.h"
 #include "lib/libksp-private.h"
+#include "lib/store/store-trust.h"
 #include "lib/trust/policy.h"
 #include "lib/trust/tsig-regex.h"
 #include "lib/trust/model.h"
@@ -895,30 +894,20 @@ static int backward(struct ksp_trust_sequoia *q, bool self_signed, struct spath 
 
 /* The vertex of the key with fingerprint @fpr (the store's index, then the
  * snapshot's key order), NONE when not there. */
-static uint32_t vertex_of(struct ksp_store *store, const struct ksp_wsnap *s, const char *fpr, int *err)
+static uint32_t vertex_of(struct ksp_store_key_lookup *keys, const struct ksp_wsnap *s, const char *fpr, int *err)
 {
-	sqlite3 *db = ksp_store_db(store);
-	sqlite3_stmt *st = NULL;
-	uint32_t v = NONE;
-	int rc;
+	int64_t id = ksp_store_key_lookup(keys, fpr);
 
-	rc = sqlite3_prepare_v2(db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		*err = ksp_errno_from_sqlite(ksp_store_get_ctx(store), db, rc, "keys");
+	if (id < 0) {
+		*err = (int)id;
 		return NONE;
 	}
-	sqlite3_bind_text(st, 1, fpr, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		v = ksp_wsnap_vertex(s, sqlite3_column_int64(st, 0));
-	else if (rc != SQLITE_DONE)
-		*err = ksp_errno_from_sqlite(ksp_store_get_ctx(store), db, rc, "keys");
-	sqlite3_finalize(st);
-	return v;
+	return id > 0 ? ksp_wsnap_vertex(s, id) : NONE;
 }
 
 static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const struct ksp_wsnap *s)
 {
+	struct ksp_store_key_lookup *keys = NULL;
 	int err = 0;
 	uint32_t n = s->n ? s->n : 1;
 
@@ -960,12 +949,14 @@ static int prepare(struct ksp_trust_sequoia *q, struct ksp_store *store, const s
 	for (size_t i = 0; i < q->n_roots; i++)
 		q->rootv[i] = NONE;
 	/* the roots in the network (a valid key, not hard-revoked) */
+	err = ksp_store_key_lookup_new(store, &keys);
 	for (size_t i = 0; i < q->n_roots && err == 0; i++) {
-		uint32_t v = vertex_of(store, s, q->roots[i].fpr, &err);
+		uint32_t v = vertex_of(keys, s, q->roots[i].fpr, &err);
 		if (v != NONE && key_bound_at(q, v, q->at) && !(s->nodes[v].flags & KSP_WSNAP_HARD_REVOKED)) {
 			q->rootv[i] = v;
 		}
 	}
+	ksp_store_key_lookup_free(keys);
 	return err;
 }
 
@@ -1070,8 +1061,13 @@ KSP_EXPORT int ksp_trust_sequoia_authenticate(struct ksp_trust_sequoia *q, struc
 		return r;
 	q->s = s;
 	q->at = at;
-	r = 0;
-	t = vertex_of(store, s, norm, &r);
+	{
+		struct ksp_store_key_lookup *keys = NULL;
+		r = ksp_store_key_lookup_new(store, &keys);
+		if (r == 0)
+			t = vertex_of(keys, s, norm, &r);
+		ksp_store_key_lookup_free(keys);
+	}
 	if (r < 0)
 		return r;
 	if (t == NONE)

@@ -45,10 +45,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "lib/addr.h"
 #include "lib/libksp-private.h"
+#include "lib/store/store-trust.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
 #include "lib/trust/policy.h"
@@ -269,34 +268,37 @@ static int expand(struct explore *e, uint32_t x, bool forward, uint32_t d, uint3
 
 /* ---- the query ------------------------------------------------------------- */
 
+/* The bind of user ID @uid_id (uids.id) on snapshot vertex @vx, NULL when
+ * the key has none such (0: none in particular). */
+static const struct ksp_wsnap_bind *bind_of(const struct ksp_wsnap *g, uint32_t vx, int64_t uid_id)
+{
+	if (vx >= g->n || uid_id == 0)
+		return NULL;
+	for (uint32_t i = g->bind_off[vx]; i < g->bind_off[vx + 1] && i < g->n_binds; i++)
+		if (g->binds[i].uid_id == uid_id)
+			return &g->binds[i];
+	return NULL;
+}
+
+/* The paths into @res, each hop with its keys' fingerprints and the user ID
+ * of the certification behind it (from the snapshot). */
 static int finish_paths(struct explore *e, struct ksp_trust_result *res, uint32_t **paths, const uint32_t *lens,
 			uint32_t count, const uint32_t *local_to_node, const struct sub *s, int64_t uid_filter)
 {
-	sqlite3_stmt *fpr = NULL, *uidq = NULL;
-	int rc, r = 0;
-
 	res->paths = calloc(count ? count : 1, sizeof(*res->paths));
 	if (res->paths == NULL)
 		return -ENOMEM;
-	rc = sqlite3_prepare_v2(e->db, "SELECT fpr FROM keys WHERE id = ?", -1, &fpr, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(e->db, "SELECT uid FROM uids WHERE id = ?", -1, &uidq, NULL);
-	if (rc != SQLITE_OK) {
-		r = ksp_errno_from_sqlite(e->ctx, e->db, rc, "paths");
-		goto out;
-	}
 	for (uint32_t k = 0; k < count; k++) {
 		struct tpath *tp = &res->paths[res->n_paths];
 		uint32_t n = lens[k] ? lens[k] - 1 : 0;
 
 		tp->hops = calloc(n ? n : 1, sizeof(*tp->hops));
-		if (tp->hops == NULL) {
-			r = -ENOMEM;
-			goto out;
-		}
+		if (tp->hops == NULL)
+			return -ENOMEM;
 		res->n_paths++;
 		for (uint32_t h = 0; h < n; h++) {
 			uint32_t a = paths[k][h], b = paths[k][h + 1];
+			uint32_t signee = (uint32_t)e->nodes[local_to_node[b]].key_id;
 			struct thop *hop = &tp->hops[tp->n++];
 			const struct tedge *best = NULL;
 
@@ -308,39 +310,27 @@ static int finish_paths(struct explore *e, struct ksp_trust_result *res, uint32_
 					if (best == NULL || ed->created > best->created)
 						best = ed;
 				}
-			for (int side = 0; side < 2; side++) {
-				uint32_t nd = local_to_node[side ? b : a];
-				sqlite3_bind_int64(fpr, 1, e->g->nodes[e->nodes[nd].key_id].key_id);
-				if (sqlite3_step(fpr) == SQLITE_ROW)
-					snprintf(side ? hop->signee : hop->signer, 65, "%s",
-						 (const char *)sqlite3_column_text(fpr, 0));
-				sqlite3_reset(fpr);
-			}
+			snprintf(hop->signer, 65, "%s", ksp_wsnap_fpr(e->g, (uint32_t)e->nodes[local_to_node[a]].key_id));
+			snprintf(hop->signee, 65, "%s", ksp_wsnap_fpr(e->g, signee));
 			if (best) {
 				int64_t uid_id = (b == s->t && uid_filter) ? uid_filter : best->uid_id;
+				const struct ksp_wsnap_bind *bd = bind_of(e->g, signee, uid_id);
 				hop->created = best->created;
-				sqlite3_bind_int64(uidq, 1, uid_id);
-				if (sqlite3_step(uidq) == SQLITE_ROW) {
-					size_t len = (size_t)sqlite3_column_bytes(uidq, 0);
+				if (bd) {
+					size_t len;
+					const char *text = ksp_wsnap_bind_text(e->g, bd, &len);
 					hop->uid = malloc(len + 1);
-					if (hop->uid == NULL) {
-						sqlite3_reset(uidq);
-						r = -ENOMEM;
-						goto out;
-					}
+					if (hop->uid == NULL)
+						return -ENOMEM;
 					if (len)
-						memcpy(hop->uid, sqlite3_column_blob(uidq, 0), len);
+						memcpy(hop->uid, text, len);
 					hop->uid[len] = '\0';
 					hop->uid_len = len;
 				}
-				sqlite3_reset(uidq);
 			}
 		}
 	}
-out:
-	sqlite3_finalize(fpr);
-	sqlite3_finalize(uidq);
-	return r;
+	return 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -607,21 +597,15 @@ static const char *key_reason(int why)
 	}
 }
 
-int ksp_trust_core_from_party(struct explore *e, struct ksp_trust_policy *extra)
+static int add_core(void *data, const char *fpr)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r = 0;
+	return ksp_trust_policy_add_core(data, fpr);
+}
 
-	rc = sqlite3_prepare_v2(e->db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "participants");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && r == 0)
-		r = ksp_trust_policy_add_core(extra, (const char *)sqlite3_column_text(st, 0));
-	if (r == 0 && rc != SQLITE_DONE)
-		r = ksp_errno_from_sqlite(e->ctx, e->db, rc, "participants");
-	sqlite3_finalize(st);
-	return r;
+/* trust-private.h: the store's participants added to @extra's core */
+int ksp_trust_core_from_party(struct ksp_store *store, struct ksp_trust_policy *extra)
+{
+	return ksp_store_participant_fprs(store, add_core, extra);
 }
 
 /* policy.h: the policy's core keys and, with core_party, the
@@ -629,13 +613,12 @@ int ksp_trust_core_from_party(struct explore *e, struct ksp_trust_policy *extra)
 int ksp_trust_policy_resolve_core(struct ksp_store *store, const struct ksp_trust_policy *pol,
 				  struct ksp_trust_policy *out)
 {
-	struct explore e = { .ctx = ksp_store_get_ctx(store), .db = ksp_store_db(store), .pol = pol };
 	int r = 0;
 
 	for (size_t i = 0; i < pol->n_core && r == 0; i++)
 		r = ksp_trust_policy_add_core(out, pol->core[i]);
 	if (r == 0 && pol->core_party)
-		r = ksp_trust_core_from_party(&e, out);
+		r = ksp_trust_core_from_party(store, out);
 	return r;
 }
 
@@ -771,50 +754,53 @@ static void decide(struct ksp_trust_result *res, const struct ksp_trust_policy *
 /* The target's key id in the store (*@tid, 0 when it is not there or no
  * vertex) and the usable core keys' nodes (*@cores, counting the core keys
  * not in the store and the invalid ones).  0 or -errno. */
-static int find_target_and_cores(struct explore *e, const char *tfpr, const struct ksp_trust_policy *core,
-				 int64_t *tid, uint32_t **cores, uint32_t *n_cores, int *unknown_core,
-				 int *invalid_core)
+static int find_target_and_cores(struct ksp_store *store, struct explore *e, const char *tfpr,
+				 const struct ksp_trust_policy *core, int64_t *tid, uint32_t **cores, uint32_t *n_cores,
+				 int *unknown_core, int *invalid_core)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
+	struct ksp_store_key_lookup *keys = NULL;
+	int64_t id;
+	int r;
 
-	rc = sqlite3_prepare_v2(e->db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "keys");
-	sqlite3_bind_text(st, 1, tfpr, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*tid = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	r = ksp_store_key_lookup_new(store, &keys);
+	if (r < 0)
+		return r;
+	id = ksp_store_key_lookup(keys, tfpr);
+	if (id < 0) {
+		r = (int)id;
+		goto out;
+	}
+	*tid = id;
 	if (*tid && ksp_wsnap_vertex(e->g, *tid) == UINT32_MAX)
 		*tid = 0;
-	/* the core keys, by fingerprint */
+	/* the core keys, by fingerprint (with the reachability: no look-ups) */
 	*cores = malloc(core->n_core * sizeof(**cores));
-	if (*cores == NULL)
-		return -ENOMEM;
-	st = NULL; /* with the reachability: no look-ups (reset, finalize: no-ops) */
-	rc = e->reach ? SQLITE_OK : sqlite3_prepare_v2(e->db, "SELECT id FROM keys WHERE fpr = ?", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "keys");
+	if (*cores == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < core->n_core; i++) {
 		uint32_t vx = UINT32_MAX;
 		if (e->reach) {
 			vx = e->reach->core_vx[i];
 		} else {
-			sqlite3_bind_text(st, 1, core->core[i], -1, SQLITE_STATIC);
-			if (sqlite3_step(st) == SQLITE_ROW)
-				vx = ksp_wsnap_vertex(e->g, sqlite3_column_int64(st, 0));
+			id = ksp_store_key_lookup(keys, core->core[i]);
+			if (id < 0) {
+				r = (int)id;
+				goto out;
+			}
+			if (id > 0)
+				vx = ksp_wsnap_vertex(e->g, id);
 		}
 		if (vx != UINT32_MAX) {
 			uint32_t c = node_of(e, vx, true);
 			if (c == UINT32_MAX) {
-				sqlite3_finalize(st);
-				return -ENOMEM;
+				r = -ENOMEM;
+				goto out;
 			}
 			r = check_node(e, c);
-			if (r < 0) {
-				sqlite3_finalize(st);
-				return r;
-			}
+			if (r < 0)
+				goto out;
 			if (r == 1)
 				(*cores)[(*n_cores)++] = c;
 			else
@@ -822,10 +808,11 @@ static int find_target_and_cores(struct explore *e, const char *tfpr, const stru
 		} else {
 			(*unknown_core)++;
 		}
-		sqlite3_reset(st);
 	}
-	sqlite3_finalize(st);
-	return 0;
+	r = 0;
+out:
+	ksp_store_key_lookup_free(keys);
+	return r;
 }
 
 /* A binding question: the target's user IDs that answer it (@want_uid, or
@@ -834,19 +821,24 @@ static int find_target_and_cores(struct explore *e, const char *tfpr, const stru
 static int binding_uids(struct explore *e, int64_t tid, const char *tfpr, const void *want_uid, size_t want_uid_len,
 			const char *want_email, int64_t at, struct ksp_trust_result *res, int64_t **only, size_t *n_only)
 {
-	sqlite3_stmt *st = NULL;
+	const struct ksp_wsnap *g = e->g;
+	uint32_t vx = ksp_wsnap_vertex(g, tid);
 	size_t n_match = 0;
-	int rc;
 
-	rc = sqlite3_prepare_v2(e->db, "SELECT id, uid, revoked FROM uids WHERE key_id = ? AND is_attr = 0 ORDER BY idx, id",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "uids");
-	sqlite3_bind_int64(st, 1, tid);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const void *u = sqlite3_column_blob(st, 1);
-		size_t n = (size_t)sqlite3_column_bytes(st, 1);
-		int64_t rev = sqlite3_column_int64(st, 2);
+	if (vx == UINT32_MAX)
+		return -EBADMSG; /* the caller found it there */
+	/* the key's user IDs in the key's order (the snapshot's binds) */
+	for (uint32_t i = g->bind_off[vx]; i < g->bind_off[vx + 1]; i++) {
+		const struct ksp_wsnap_bind *bd;
+		const char *u;
+		size_t n;
+
+		if (i >= g->n_binds)
+			return -EBADMSG;
+		bd = &g->binds[i];
+		if (bd->flags & KSP_WSNAP_BIND_ATTR)
+			continue;
+		u = ksp_wsnap_bind_text(g, bd, &n);
 		if (!ksp_trust_uid_matches(u, n, want_uid, want_uid_len, want_email))
 			continue;
 		if (n_match++ == 0 && res->uid == NULL && (res->uid = malloc(n + 1))) {
@@ -855,19 +847,14 @@ static int binding_uids(struct explore *e, int64_t tid, const char *tfpr, const 
 			res->uid[n] = '\0';
 			res->uid_len = n;
 		}
-		if (rev != 0 && rev <= at)
+		if (bd->revoked != KSP_WSNAP_NEVER && bd->revoked <= at)
 			continue;
 		void *nn = realloc(*only, (*n_only + 1) * sizeof(**only));
-		if (nn == NULL) {
-			sqlite3_finalize(st);
+		if (nn == NULL)
 			return -ENOMEM;
-		}
 		*only = nn;
-		(*only)[(*n_only)++] = sqlite3_column_int64(st, 0);
+		(*only)[(*n_only)++] = bd->uid_id;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return ksp_errno_from_sqlite(e->ctx, e->db, rc, "uids");
 	if (*n_only == 0) {
 		res->reason = n_match ? KSP_TRUST_TARGET_REVOKED : KSP_TRUST_TARGET_UNKNOWN;
 		snprintf(res->message, sizeof(res->message), "not trusted: key %s has %s", tfpr,
@@ -912,7 +899,6 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	res->needed = pol->min_paths;
 	res->max_depth = pol->max_depth;
 	e.ctx = ctx;
-	e.db = ksp_store_db(store);
 	e.pol = pol;
 	e.at = at;
 	r = ksp_trust_policy_new(ctx, &core);
@@ -921,7 +907,7 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 	for (size_t i = 0; i < pol->n_core && r == 0; i++)
 		r = ksp_trust_policy_add_core(core, pol->core[i]);
 	if (r == 0 && pol->core_party)
-		r = ksp_trust_core_from_party(&e, core);
+		r = ksp_trust_core_from_party(store, core);
 	if (r < 0)
 		goto out;
 	if (core->n_core == 0) {
@@ -955,7 +941,7 @@ static int trust_check(struct ksp_store *store, const struct ksp_trust_policy *p
 			res->dropped[w]++;
 	}
 	/* the target and the core keys */
-	r = find_target_and_cores(&e, tfpr, core, &tid, &cores, &n_cores, &unknown_core, &invalid_core);
+	r = find_target_and_cores(store, &e, tfpr, core, &tid, &cores, &n_cores, &unknown_core, &invalid_core);
 	if (r < 0)
 		goto out;
 	if (tid == 0) {
