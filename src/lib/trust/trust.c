@@ -48,6 +48,7 @@
 #include "lib/addr.h"
 #include "lib/libksp-private.h"
 #include "lib/store/store-trust.h"
+#include "lib/wot/wot-validity.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
 #include "lib/trust/policy.h"
@@ -89,7 +90,6 @@ static uint32_t node_of(struct explore *e, uint32_t vx, bool create)
 }
 
 
-/* Is node @i a vertex at the reference time?  Sets state; returns 1/0. */
 /* What snapshot vertex @vx is at @at under @pol (its what-if's lost and
  * extended keys): KEY_*.  check_node() and ksp_trust_reach() share it. */
 uint8_t ksp_trust_vertex_why(const struct ksp_wsnap *g, const struct ksp_trust_policy *pol, int64_t at, uint64_t vx)
@@ -102,14 +102,27 @@ uint8_t ksp_trust_vertex_why(const struct ksp_wsnap *g, const struct ksp_trust_p
 	const struct ksp_trust_whatif *wi = pol->whatif;
 	bool extended = wi && wi->extended && wi->extended[vx];
 
-	if (k->created > at)
+	/* the one validity rule (wot-validity.h), with the paths model's
+	 * differences: the what-if's lost keys are hard-revoked, its extended
+	 * ones unexpired; a soft-revoked key a vertex, not a target; weak keys */
+	switch (ksp_key_state_at(k, at)) {
+	case KSP_KEY_NOT_YET:
 		return KEY_FUTURE;
-	if ((k->flags & KSP_WSNAP_HARD_REVOKED) || (wi && wi->lost && wi->lost[vx]))
+	case KSP_KEY_HARD_REVOKED:
 		return KEY_REVOKED;
-	if (k->revoked <= at)
-		return KEY_SOFT_REVOKED; /* a vertex, not a target */
-	if (k->expires <= at && !extended)
-		return KEY_EXPIRED;
+	case KSP_KEY_SOFT_REVOKED:
+		return wi && wi->lost && wi->lost[vx] ? KEY_REVOKED : KEY_SOFT_REVOKED;
+	case KSP_KEY_EXPIRED:
+		if (wi && wi->lost && wi->lost[vx])
+			return KEY_REVOKED;
+		if (!extended)
+			return KEY_EXPIRED;
+		break;
+	case KSP_KEY_VALID:
+		if (wi && wi->lost && wi->lost[vx])
+			return KEY_REVOKED;
+		break;
+	}
 	if (pol->min_bits && fixed_size && k->bits < pol->min_bits)
 		return KEY_WEAK;
 	return KEY_OK;
