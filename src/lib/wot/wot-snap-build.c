@@ -986,7 +986,8 @@ static int build_image(struct builder *b, uint8_t *mem, const struct layout *l, 
 
 /* (ksp_wsnap_build(): keys, user IDs, one pass over the certifications,
  * then the image) */
-int ksp_wsnap_build(struct ksp_store *store, int64_t gen, int64_t nonce, void **ret_mem, size_t *ret_len)
+int ksp_wsnap_build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp_wsnap_mem *where, void **ret_mem,
+		    size_t *ret_len)
 {
 	struct builder b = { .ctx = ksp_store_get_ctx(store), .db = ksp_store_db(store), .what = "keys" };
 	struct layout l;
@@ -1012,18 +1013,21 @@ int ksp_wsnap_build(struct ksp_store *store, int64_t gen, int64_t nonce, void **
 	if (r < 0)
 		goto out;
 	r = -ENOMEM;
-	mem = calloc(1, l.len);
+	mem = where ? where->get(where, l.len) : calloc(1, l.len);
 	if (mem == NULL)
 		goto out;
 	r = build_image(&b, mem, &l, &z, gen, nonce);
-	if (r < 0)
+	if (r < 0) {
+		if (where)
+			where->put(where, mem, l.len);
+		else
+			free(mem);
 		goto out;
+	}
 	*ret_mem = mem;
 	*ret_len = l.len;
-	mem = NULL;
 	r = 0;
 out:
 	builder_done(&b);
-	free(mem);
 	return r;
 }

@@ -52,7 +52,15 @@ struct sizes {
 
 /* The section offsets of a snapshot of sizes @z: 0 or -E2BIG. */
 int ksp_wsnap_layout(const struct sizes *z, struct layout *l);
+/* Where the image is built: get() gives @len zeroed bytes (or NULL),
+ * put() takes them back when the build fails. */
+struct ksp_wsnap_mem {
+	void *(*get)(struct ksp_wsnap_mem *m, size_t len);
+	void (*put)(struct ksp_wsnap_mem *m, void *mem, size_t len);
+};
+
 /* Read the store into a new snapshot image stamped @gen/@nonce (*@ret_mem,
- * malloc'ed, *@ret_len bytes); the caller holds a transaction, so the
- * reads are consistent. */
-int ksp_wsnap_build(struct ksp_store *store, int64_t gen, int64_t nonce, void **ret_mem, size_t *ret_len);
+ * *@ret_len bytes, from @where, or calloc() when NULL); the caller holds
+ * a transaction, so the reads are consistent. */
+int ksp_wsnap_build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp_wsnap_mem *where, void **ret_mem,
+		    size_t *ret_len);

@@ -231,74 +231,116 @@ static int open_file(struct ksp_store *store, const char *path, int64_t gen, int
 	return 0;
 }
 
-/* Write the snapshot to @path atomically.  The file takes the store's
- * permission bits. */
-static int save(struct ksp_store *store, const char *path, const struct ksp_wsnap *s)
-{
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 8);
-	const uint8_t *p = s->mem;
-	size_t left = s->len;
-	struct stat st;
-	int fd, r = 0;
+/* The image built straight into its file (issue 38: no copy of it
+ * written, no second gigabyte at 10^6 keys): a temporary file next to the
+ * snapshot, with the store's permission bits, its blocks reserved first
+ * (a full disk is an error here, never a SIGBUS while building), mapped
+ * shared, renamed over the snapshot once built.  When that cannot be,
+ * the image is built in memory and not saved. */
+struct out_file {
+	struct ksp_wsnap_mem mem; /* first */
+	struct ksp_store *store;
+	const char *path;
+	char *tmp;
+	int fd, slot, err;
+	void *map;
+};
 
-	if (tmp == NULL)
-		return -ENOMEM;
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".XXXXXX", 8);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		free(tmp);
-		return r;
+static void out_close(struct out_file *o, bool keep)
+{
+	if (o->fd >= 0 && close(o->fd) < 0 && keep && o->err == 0)
+		o->err = -errno;
+	o->fd = -1;
+	if (o->tmp) {
+		if (keep && o->err == 0 && rename(o->tmp, o->path) < 0)
+			o->err = -errno;
+		if (!keep || o->err < 0)
+			unlink(o->tmp);
+		ksp_cleanup_del(ksp_store_get_ctx(o->store), o->slot);
+		free(o->tmp);
+		o->tmp = NULL;
 	}
-	/* a partial snapshot is removed if a signal ends the process */
-	int slot = ksp_cleanup_add(ksp_store_get_ctx(store), KSP_CLEANUP_FILE, tmp);
-	if (stat(ksp_store_path_internal(store), &st) == 0)
-		(void)fchmod(fd, st.st_mode & 0666);
-	while (left > 0) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			r = w < 0 ? -errno : -EIO;
-			break;
-		}
-		p += w;
-		left -= (size_t)w;
-	}
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	ksp_cleanup_del(ksp_store_get_ctx(store), slot);
-	free(tmp);
-	return r;
 }
 
-/* A new in-memory snapshot of the store at gen/nonce (ksp_wsnap_build()). */
-static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp_wsnap **ret)
+static void *out_get(struct ksp_wsnap_mem *m, size_t len)
 {
-	struct ksp_wsnap *s;
+	struct out_file *o = (struct out_file *)m;
+	size_t n = strlen(o->path);
+	struct stat st;
+	int e;
+
+	o->tmp = malloc(n + 8);
+	if (o->tmp == NULL)
+		return NULL;
+	memcpy(o->tmp, o->path, n);
+	memcpy(o->tmp + n, ".XXXXXX", 8);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd < 0) {
+		o->err = -errno;
+		free(o->tmp);
+		o->tmp = NULL;
+		return calloc(1, len);
+	}
+	/* a partial snapshot is removed if a signal ends the process */
+	o->slot = ksp_cleanup_add(ksp_store_get_ctx(o->store), KSP_CLEANUP_FILE, o->tmp);
+	if (stat(ksp_store_path_internal(o->store), &st) == 0)
+		(void)fchmod(o->fd, st.st_mode & 0666);
+	e = posix_fallocate(o->fd, 0, (off_t)len);
+	if (e == 0) {
+		o->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, 0);
+		if (o->map != MAP_FAILED)
+			return o->map;
+		e = errno;
+	}
+	o->err = -e;
+	o->map = NULL;
+	out_close(o, false);
+	return calloc(1, len);
+}
+
+static void out_put(struct ksp_wsnap_mem *m, void *mem, size_t len)
+{
+	struct out_file *o = (struct out_file *)m;
+
+	if (mem && mem == o->map) {
+		munmap(mem, len);
+		o->map = NULL;
+	} else {
+		free(mem);
+	}
+	out_close(o, false);
+}
+
+/* A new snapshot of the store at gen/nonce (ksp_wsnap_build()), in its
+ * file when @o says where (its error in o->err), else in memory. */
+static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct out_file *o, struct ksp_wsnap **ret)
+{
+	struct ksp_wsnap *s = calloc(1, sizeof(*s));
 	void *mem;
 	size_t len;
-	int r = ksp_wsnap_build(store, gen, nonce, &mem, &len);
+	int r;
 
-	if (r < 0)
-		return r;
-	s = calloc(1, sizeof(*s));
-	if (s == NULL) {
-		free(mem);
+	if (s == NULL)
 		return -ENOMEM;
-	}
-	r = attach(s, mem, len);
+	r = ksp_wsnap_build(store, gen, nonce, o ? &o->mem : NULL, &mem, &len);
 	if (r < 0) {
-		free(mem);
 		free(s);
 		return r;
 	}
+	r = attach(s, mem, len);
+	if (r < 0) {
+		if (o)
+			out_put(&o->mem, mem, len);
+		else
+			free(mem);
+		free(s);
+		return r;
+	}
+	s->mapped = o && mem == o->map;
+	if (s->mapped)
+		(void)mprotect(mem, len, PROT_READ); /* as a snapshot read from its file */
+	if (o)
+		out_close(o, true);
 	*ret = s;
 	return 0;
 }
@@ -311,7 +353,8 @@ static int rebuild(struct ksp_store *store, const char *path, struct ksp_wsnap *
 	sqlite3 *db = ksp_store_db(store);
 	int64_t gen = 0, nonce = 0;
 	bool own = sqlite3_get_autocommit(db) != 0;
-	int r, w;
+	struct out_file o = { .mem = { out_get, out_put }, .store = store, .path = path, .fd = -1, .slot = -1 };
+	int r;
 
 	if (own) {
 		r = ksp_store_exec(store, "BEGIN");
@@ -322,17 +365,16 @@ static int rebuild(struct ksp_store *store, const char *path, struct ksp_wsnap *
 	if (r == 0) {
 		int64_t old_cache = ksp_store_cache_grow(store, KSP_STORE_SCAN_CACHE_KB);
 
-		r = build(store, gen, nonce, ret);
+		/* an immutable store: the snapshot stays in memory */
+		r = build(store, gen, nonce, ksp_store_is_immutable(store) ? NULL : &o, ret);
 		ksp_store_cache_restore(store, old_cache);
 	}
 	if (own)
 		ksp_store_exec(store, "COMMIT");
 	if (r < 0)
 		return r;
-	/* an immutable store: the snapshot stays in memory */
-	w = ksp_store_is_immutable(store) ? 0 : save(store, path, *ret);
-	if (w < 0)
-		INFO(ctx, "%s: cannot write the graph snapshot (%s); it is rebuilt for every run", path, strerror(-w));
+	if (o.err < 0)
+		INFO(ctx, "%s: cannot write the graph snapshot (%s); it is rebuilt for every run", path, strerror(-o.err));
 	return 0;
 }
 
