@@ -4,14 +4,18 @@
  * (wot-snap.h) as text, by fingerprint and user ID text, each list sorted,
  * so that two stores of the same keys (a reload and a fresh load, whose
  * row ids differ) give the same lines when their snapshots say the same.
- * --build: the store is opened immutable (nothing written beside it) and
- * the snapshot built in memory, whatever file it has; --time: the CPU
+ * --build: the store is opened immutable (nothing written beside it),
+ * through a link in a new temporary folder, so that its snapshot file is
+ * not found: the snapshot is built, in memory; --time: the CPU
  * time and peak memory of getting it, on stderr.  For tests/cli/T563 and
  * bench/results-reload.md (issue 38).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 #include "lib/libksp-private.h"
@@ -134,6 +138,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: wsnap-dump [--build] [--time] STORE\n");
 		return 2;
 	}
+	if (build) {
+		char real[PATH_MAX], *dir;
+		static char tmpl[] = "/tmp/wsnap-dump.XXXXXX", link[PATH_MAX];
+		if (realpath(path, real) == NULL || (dir = mkdtemp(tmpl)) == NULL) {
+			fprintf(stderr, "wsnap-dump: %s: %s\n", path, strerror(errno));
+			return 2;
+		}
+		snprintf(link, sizeof(link), "%s/store.db", dir);
+		if (symlink(real, link) < 0) {
+			fprintf(stderr, "wsnap-dump: %s: %s\n", link, strerror(errno));
+			return 2;
+		}
+		path = link;
+	}
 	if (ksp_new(&ctx) < 0 || ksp_store_open(ctx, path, build ? KSP_STORE_IMMUTABLE : 0, &store) < 0) {
 		fprintf(stderr, "wsnap-dump: %s: cannot open the store: %s\n", path,
 			ctx && ksp_get_error(ctx) ? ksp_get_error(ctx) : "error");
@@ -155,5 +173,12 @@ int main(int argc, char **argv)
 	}
 	ksp_store_unref(store);
 	ksp_unref(ctx);
+	if (build) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s", path);
+		unlink(path);
+		*strrchr(dir, '/') = '\0';
+		rmdir(dir);
+	}
 	return 0;
 }

@@ -750,18 +750,7 @@ static int all_edges(struct builder *b, const uint8_t *cs, size_t stride,
 	return 0;
 }
 
-/* the first walk: how many edges, how many out of each signer */
-static void edge_count(struct builder *b, const struct ksp_wsnap_edge *e, void *arg)
-{
-	uint32_t *out_count = arg;
-
-	out_count[e->u]++;
-	b->m++;
-	if (e->flags & KSP_WSNAP_WEAK)
-		b->n_weak++;
-}
-
-/* the second: each at its place among its signer's */
+/* each edge at its place among its signer's */
 struct edge_place {
 	struct ksp_wsnap_edge *edges;
 	uint32_t *pos;
@@ -809,8 +798,18 @@ static int sort_outs(struct builder *b, uint32_t *gout_off)
 	b->outs = o;
 	for (size_t u = 0; u < b->n; u++) {
 		size_t from = gout_off[u], to = gout_off[u + 1];
-		if (to - from > 1)
+		if (to - from > 32) {
 			qsort(o + from, to - from, sizeof(*o), cmp_out_v);
+		} else {
+			/* few, and mostly in order already (by id, so by key) */
+			for (size_t i = from + 1; i < to; i++) {
+				struct ksp_wsnap_out x = o[i];
+				size_t j = i;
+				for (; j > from && cmp_out_v(&o[j - 1], &x) > 0; j--)
+					o[j] = o[j - 1];
+				o[j] = x;
+			}
+		}
 		gout_off[u] = (uint32_t)k;
 		for (size_t i = from; i < to; i++)
 			if (i == from || o[i].v != o[k - 1].v) {
@@ -893,7 +892,20 @@ static int build_certs(struct builder *b)
 	out_count = calloc(n + 1, sizeof(*out_count));
 	if (out_count == NULL || sort_outs(b, b->gout_off) < 0)
 		goto out;
-	r = all_edges(b, b->gc ? (const uint8_t *)&b->gc->c : NULL, sizeof(*b->gc), edge_count, out_count);
+	/* the edges counted: one per certification that counts (bind_edges()
+	 * without the order, which only says which revocation follows it) */
+	for (size_t i = 0; i < ngc; i++) {
+		const struct ksp_wsnap_cert *c = &b->gc[i].c;
+		const struct ksp_wsnap_node *sk = &b->nodes[c->issuer];
+		if (!b->edge[i] || c->type == 48 || c->created < sk->created || c->created >= sk->expires ||
+		    c->created >= sk->revoked || (sk->flags & KSP_WSNAP_HARD_REVOKED))
+			continue;
+		out_count[c->issuer]++;
+		b->m++;
+		if (c->hash >= 1 && c->hash <= 3)
+			b->n_weak++;
+	}
+	r = 0;
 	b->out_count = out_count;
 	out_count = NULL;
 	goto out;
