@@ -734,8 +734,18 @@ static int bind_edges(struct builder *b, uint32_t bi, uint32_t uidx, const uint8
 			.hash_flag = hash == 1 ? KSP_WSNAP_MD5 : hash == 2 ? KSP_WSNAP_SHA1 : hash == 3 ? KSP_WSNAP_RMD160 : 0,
 		};
 	}
-	if (k > 1)
+	if (k > 16) {
 		qsort(b->rc, k, sizeof(*b->rc), cmp_cert);
+	} else {
+		/* (a bind has a few; qsort's call costs more than the sort) */
+		for (size_t i = 1; i < k; i++) {
+			struct raw_cert x = b->rc[i];
+			size_t j = i;
+			for (; j > 0 && cmp_cert(&b->rc[j - 1], &x) > 0; j--)
+				b->rc[j] = b->rc[j - 1];
+			b->rc[j] = x;
+		}
+	}
 	for (size_t i = 0; i < k;) {
 		size_t j = i;
 		int64_t rev = KSP_WSNAP_NEVER;
