@@ -7,7 +7,7 @@
  * --build: the store is opened immutable (nothing written beside it),
  * through a link in a new temporary folder, so that its snapshot file is
  * not found: the snapshot is built, in memory; --time: the CPU
- * time and peak memory of getting it, on stderr.  For tests/cli/T563 and
+ * time and peak memory of getting it, on stderr.  For tests/cli/T568 and
  * bench/results-reload.md (issue 38).
  */
 #include <errno.h>
