@@ -1909,7 +1909,7 @@ static int prep_writers(struct loader *l)
 		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked, primary_uid, ss_strong, ss_sha1, "
 		      "ss_rmd160, ss_md5, ss_exp_created, ss_exp_until, ss_exp_hash) "
 		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
-		      "ON CONFLICT(key_id, uid, is_attr) DO UPDATE SET "
+		      "ON CONFLICT(key_id, uid, is_attr) DO UPDATE SET idx = ?2, "
 		      "revoked = CASE WHEN max(?5, ?6) >= max(selfsig, revoked) THEN ?6 ELSE revoked END, "
 		      "primary_uid = CASE WHEN ?5 >= selfsig THEN ?7 ELSE primary_uid END, "
 		      "selfsig = max(selfsig, ?5), " SS_KEEP_OLDEST("ss_strong", "?8") ", " SS_KEEP_OLDEST("ss_sha1", "?9")

@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Why one file (over 1,000 lines): the file layout, the builder that writes
- * it and the reader that checks and maps it change together, under one
- * SNAP_VERSION.
- *
  * wot-snap.c: the graph snapshot (see wot-snap.h): built from the store in
- * one read transaction (keys, user IDs, then two passes over the
- * certifications: the edges of the path model, then the graph as stored
- * for the GnuPG model), kept in a file next to the store and mapped
- * read-only by trust queries.
+ * one read transaction (wot-snap-build.c), kept in a file next to the
+ * store and mapped read-only by trust queries; this file checks and maps
+ * it, and says when it is stale.  The layout, the builder and this reader
+ * change together, under one SNAP_VERSION (wot-snap-private.h).
  *
  * File layout (host byte order, every section 8-byte aligned):
  *   header (96 bytes), nodes[n], uids[n_uids], out_off[n + 1], edges[m],
@@ -31,91 +27,7 @@
 
 #include "lib/cleanup.h"
 #include "lib/libksp-private.h"
-#include "lib/openpgp/pgp.h"
-#include "lib/wot/wot-snap.h"
-
-#define SNAP_MAGIC "KSPWOT1\n"
-#define SNAP_VERSION 6u /* 2: key flags (hard revocation); 3: edge flags name the hash (MD5, SHA-1, RIPEMD-160);
-			 * 4: the weak-hash edge list; 5: the graph as stored (fingerprints, binds,
-			 * certifications, outs, strings); 6: a bind's oldest self-signature per hash class,
-			 * a key's binding self-signatures */
-#define SNAP_ENDIAN 0x01020304u
-
-struct snap_header {
-	char magic[8];
-	uint32_t version, endian;
-	uint32_t n, n_uids;
-	uint64_t m;
-	int64_t gen, nonce;
-	uint64_t len;
-	uint32_t n_binds, reserved0;
-	uint64_t n_certs, n_outs, strings_len;
-	uint64_t n_weak;
-};
-
-_Static_assert(sizeof(struct snap_header) == 96, "header is 96 bytes");
-_Static_assert(sizeof(struct ksp_wsnap_bind) == 88, "bind is 88 bytes");
-_Static_assert(sizeof(struct ksp_wsnap_cert) == 32, "cert is 32 bytes");
-_Static_assert(sizeof(struct ksp_wsnap_out) == 16, "out is 16 bytes");
-_Static_assert(sizeof(struct ksp_wsnap_node) == 56, "node is 56 bytes");
-_Static_assert(sizeof(struct ksp_wsnap_edge) == 40, "edge is 40 bytes");
-
-static size_t align8(size_t x)
-{
-	return (x + 7) & ~(size_t)7;
-}
-
-/* Section offsets for the sizes; 0 on overflow. */
-struct layout {
-	size_t nodes, uids, out_off, edges, in_off, in_eid, weak, bind_off, binds, cert_off, certs, gout_off, outs,
-		strings, len;
-};
-
-struct sizes {
-	uint32_t n, n_uids, n_binds;
-	uint64_t m, n_weak, n_certs, n_outs, strings_len;
-};
-
-static int layout_of(const struct sizes *z, struct layout *l)
-{
-	uint64_t x = sizeof(struct snap_header), n = z->n, n_uids = z->n_uids, m = z->m;
-
-	if (m > UINT32_MAX || n == UINT32_MAX || z->n_weak > m || z->n_binds == UINT32_MAX || z->n_certs > UINT32_MAX ||
-	    z->n_outs > UINT32_MAX || z->strings_len > UINT32_MAX || z->strings_len < 1)
-		return -E2BIG;
-	l->nodes = (size_t)x;
-	x += (uint64_t)n * sizeof(struct ksp_wsnap_node);
-	l->uids = (size_t)x;
-	x += (uint64_t)n_uids * sizeof(struct ksp_wsnap_uid);
-	l->out_off = (size_t)x;
-	x = align8((size_t)(x + ((uint64_t)n + 1) * 4));
-	l->edges = (size_t)x;
-	x += m * sizeof(struct ksp_wsnap_edge);
-	l->in_off = (size_t)x;
-	x = align8((size_t)(x + ((uint64_t)n + 1) * 4));
-	l->in_eid = (size_t)x;
-	x = align8((size_t)(x + m * 4));
-	l->weak = (size_t)x;
-	x = align8((size_t)(x + z->n_weak * 4));
-	l->bind_off = (size_t)x;
-	x = align8((size_t)(x + (n + 1) * 4));
-	l->binds = (size_t)x;
-	x += (uint64_t)z->n_binds * sizeof(struct ksp_wsnap_bind);
-	l->cert_off = (size_t)x;
-	x = align8((size_t)(x + ((uint64_t)z->n_binds + 1) * 4));
-	l->certs = (size_t)x;
-	x += z->n_certs * sizeof(struct ksp_wsnap_cert);
-	l->gout_off = (size_t)x;
-	x = align8((size_t)(x + (n + 1) * 4));
-	l->outs = (size_t)x;
-	x += z->n_outs * sizeof(struct ksp_wsnap_out);
-	l->strings = (size_t)x;
-	x = align8((size_t)(x + z->strings_len));
-	if (x > SIZE_MAX / 2)
-		return -E2BIG;
-	l->len = (size_t)x;
-	return 0;
-}
+#include "lib/wot/wot-snap-private.h"
 
 /* Point the snapshot's arrays into mem; check what can be checked cheaply
  * (sizes, offsets).  Endpoints are checked where they are used. */
@@ -130,7 +42,7 @@ static int attach(struct ksp_wsnap *s, void *mem, size_t len)
 	if (len < sizeof(*h) || memcmp(h->magic, SNAP_MAGIC, 8) != 0 ||
 	    h->endian != SNAP_ENDIAN || h->len != len)
 		return -EBADMSG;
-	if (layout_of(&(struct sizes){ .n = h->n, .n_uids = h->n_uids, .n_binds = h->n_binds, .m = h->m,
+	if (ksp_wsnap_layout(&(struct sizes){ .n = h->n, .n_uids = h->n_uids, .n_binds = h->n_binds, .m = h->m,
 				       .n_weak = h->n_weak, .n_certs = h->n_certs, .n_outs = h->n_outs,
 				       .strings_len = h->strings_len },
 		      &l) < 0 ||
@@ -319,854 +231,118 @@ static int open_file(struct ksp_store *store, const char *path, int64_t gen, int
 	return 0;
 }
 
-/* ---- building ------------------------------------------------------------- */
-
-struct raw_cert {
-	uint32_t signer, signee, uidx;
-	int64_t created, expires;
-	uint8_t is_rev, hash_flag;
+/* The image built straight into its file (issue 38: no copy of it
+ * written, no second gigabyte at 10^6 keys): a temporary file next to the
+ * snapshot, with the store's permission bits, its blocks reserved first
+ * (a full disk is an error here, never a SIGBUS while building), mapped
+ * shared, renamed over the snapshot once built.  When that cannot be,
+ * the image is built in memory and not saved. */
+struct out_file {
+	struct ksp_wsnap_mem mem; /* first */
+	struct ksp_store *store;
+	const char *path;
+	char *tmp;
+	int fd, slot, err;
+	void *map;
 };
 
-struct fpr_map {
-	char (*fpr)[65];
-	uint32_t *slots;
-	uint32_t mask;
-};
-
-static uint32_t fpr_hash(const char *s)
+static void out_close(struct out_file *o, bool keep)
 {
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 16777619u;
-	return h;
-}
-
-static uint32_t fpr_find(const struct fpr_map *fm, const char *fpr)
-{
-	uint32_t h = fpr_hash(fpr) & fm->mask;
-
-	while (fm->slots[h] != UINT32_MAX) {
-		if (strcmp(fm->fpr[fm->slots[h]], fpr) == 0)
-			return fm->slots[h];
-		h = (h + 1) & fm->mask;
+	if (o->fd >= 0 && close(o->fd) < 0 && keep && o->err == 0)
+		o->err = -errno;
+	o->fd = -1;
+	if (o->tmp) {
+		if (keep && o->err == 0 && rename(o->tmp, o->path) < 0)
+			o->err = -errno;
+		if (!keep || o->err < 0)
+			unlink(o->tmp);
+		ksp_cleanup_del(ksp_store_get_ctx(o->store), o->slot);
+		free(o->tmp);
+		o->tmp = NULL;
 	}
-	return UINT32_MAX;
 }
 
-static int cmp_cert(const void *a, const void *b)
+static void *out_get(struct ksp_wsnap_mem *m, size_t len)
 {
-	const struct raw_cert *x = a, *y = b;
-
-	if (x->uidx != y->uidx)
-		return x->uidx < y->uidx ? -1 : 1;
-	if (x->signer != y->signer)
-		return x->signer < y->signer ? -1 : 1;
-	/* newest first; at equal times the revocation first, as a revocation
-	 * made at the same second revokes */
-	if (x->created != y->created)
-		return x->created > y->created ? -1 : 1;
-	if (x->is_rev != y->is_rev)
-		return (int)y->is_rev - (int)x->is_rev;
-	/* the rest only makes the order the same whatever order the store
-	 * gave them in */
-	if (x->expires != y->expires)
-		return x->expires < y->expires ? -1 : 1;
-	return (int)x->hash_flag - (int)y->hash_flag;
-}
-
-static int64_t never0(int64_t t)
-{
-	return t == 0 ? KSP_WSNAP_NEVER : t;
-}
-
-struct uid_row {
-	int64_t id;
-	uint32_t vertex;   /* UINT32_MAX: a user attribute, not counted */
-	uint32_t uidx;
-	uint32_t owner;    /* the key's vertex, user attributes too (UINT32_MAX: none) */
-	uint32_t bind;     /* into binds */
-};
-
-/* The strings section: offset 0 is the empty string. */
-struct strs {
-	char *buf;
-	size_t len, cap;
-};
-
-/* Append @len bytes and a NUL: the offset, or -ENOMEM, -E2BIG. */
-static int64_t strs_add(struct strs *b, const void *data, size_t len)
-{
-	size_t off = b->len;
-
-	if (len >= UINT32_MAX || b->len + len + 1 >= UINT32_MAX)
-		return -E2BIG;
-	if (b->len + len + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap : 4096;
-		void *np;
-		while (nc < b->len + len + 1)
-			nc *= 2;
-		np = realloc(b->buf, nc);
-		if (np == NULL)
-			return -ENOMEM;
-		b->buf = np;
-		b->cap = nc;
-	}
-	if (len)
-		memcpy(b->buf + b->len, data, len);
-	b->buf[b->len + len] = '\0';
-	b->len += len + 1;
-	return (int64_t)off;
-}
-
-/* Node @k's binding self-signatures from key_selfsigs.hist (@p, @len:
- * little-endian 32-byte records), in host order into the strings. */
-static int hist_add(struct strs *b, struct ksp_wsnap_node *k, const uint8_t *p, size_t len)
-{
-	struct ksp_wsnap_selfsig *h;
-	size_t n = p ? len / 32 : 0;
-	int64_t off;
-
-	k->hist_off = k->hist_n = 0;
-	if (n == 0)
-		return 0;
-	if (n >= UINT32_MAX / sizeof(*h))
-		return -E2BIG;
-	h = malloc(n * sizeof(*h));
-	if (h == NULL)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v[4] = { 0, 0, 0, 0 };
-		for (int f = 0; f < 4; f++)
-			for (int j = 7; j >= 0; j--)
-				v[f] = v[f] << 8 | p[i * 32 + (size_t)f * 8 + (size_t)j];
-		h[i] = (struct ksp_wsnap_selfsig){ (int64_t)v[0], (int64_t)v[1], (int64_t)v[2], (int64_t)v[3] };
-	}
-	off = strs_add(b, h, n * sizeof(*h));
-	free(h);
-	if (off < 0)
-		return (int)off;
-	k->hist_off = (uint32_t)off;
-	k->hist_n = (uint32_t)n;
-	return 0;
-}
-
-struct bind_row {
-	uint32_t vertex, urow;
-	int64_t idx;
-	struct ksp_wsnap_bind b;
-};
-
-static int cmp_bind_row(const void *a, const void *b)
-{
-	const struct bind_row *x = a, *y = b;
-
-	if (x->vertex != y->vertex)
-		return x->vertex < y->vertex ? -1 : 1;
-	if (x->idx != y->idx)
-		return x->idx < y->idx ? -1 : 1;
-	return x->b.uid_id < y->b.uid_id ? -1 : x->b.uid_id > y->b.uid_id;
-}
-
-struct gcert_row {
-	uint32_t bind;
-	bool parse;
-	int64_t id;        /* certs.id */
-	struct ksp_wsnap_cert c;
-};
-
-static int cmp_out(const void *a, const void *b)
-{
-	const struct ksp_wsnap_out *x = a, *y = b;
-
-	/* reserved holds the signer while building */
-	if (x->reserved != y->reserved)
-		return x->reserved < y->reserved ? -1 : 1;
-	if (x->v != y->v)
-		return x->v < y->v ? -1 : 1;
-	return x->created < y->created ? -1 : x->created > y->created;
-}
-
-/* The certification @r as the signature packet says: whether it is
- * revocable, and its regular expressions (into @strs). */
-static int parse_packet(sqlite3_stmt *st, struct gcert_row *r, struct strs *strs)
-{
-	struct ksp_pgp_sig sig;
-	const void *data;
-	size_t len;
-	int rc, ret = 0;
-
-	sqlite3_bind_int64(st, 1, r->id);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(st);
-		return rc == SQLITE_DONE ? 0 : -EIO;
-	}
-	data = sqlite3_column_blob(st, 0);
-	len = (size_t)sqlite3_column_bytes(st, 0);
-	memset(&sig, 0, sizeof(sig));
-	if (data && len && ksp_pgp_parse_sig(data, len, &sig) == 0) {
-		if (!sig.revocable)
-			r->c.flags &= ~KSP_WSNAP_CERT_REVOCABLE;
-		if (sig.n_regexes && sig.regexes[0].len >= 4096)
-			r->c.flags |= KSP_WSNAP_CERT_LONG_REGEX;
-		for (size_t i = 0; i < sig.n_regexes && i < 0xffff && ret == 0; i++) {
-			const uint8_t *d = sig.regexes[i].data;
-			const uint8_t *nul = memchr(d, 0, sig.regexes[i].len);
-			int64_t off = strs_add(strs, d, nul ? (size_t)(nul - d) : sig.regexes[i].len);
-			if (off < 0)
-				ret = (int)off;
-			else if (i == 0)
-				r->c.regex_off = (uint32_t)off;
-			if (ret == 0)
-				r->c.flags += 1u << KSP_WSNAP_CERT_NREGEX_SHIFT;
-		}
-	}
-	ksp_pgp_sig_done(&sig);
-	sqlite3_reset(st);
-	return ret;
-}
-
-static int cmp_uid_row(const void *key, const void *elem)
-{
-	int64_t k = *(const int64_t *)key, e = ((const struct uid_row *)elem)->id;
-	return k < e ? -1 : k > e;
-}
-
-#define GROW(arr, n, cap, fail)                                                  \
-	do {                                                                     \
-		if ((n) == (cap)) {                                              \
-			size_t nc_ = (cap) ? 2 * (cap) : 1024;                   \
-			void *np_ = realloc((arr), nc_ * sizeof(*(arr)));        \
-			if (np_ == NULL)                                         \
-				goto fail;                                       \
-			(arr) = np_;                                             \
-			(cap) = nc_;                                             \
-		}                                                                \
-	} while (0)
-
-/* What build() gathers from the store, phase by phase, before it lays the
- * snapshot out in one block of memory. */
-struct builder {
-	struct ksp_ctx *ctx;
-	sqlite3 *db;
-	const char *what; /* the table read, for an SQL error */
-	struct ksp_wsnap_node *nodes;
-	size_t n, cap_n;
-	struct fpr_map fm;
-	struct strs strs;
-	struct ksp_wsnap_uid *uids;
-	size_t nu, cap_u;
-	struct uid_row *urows;
-	size_t nr, cap_r;
-	struct bind_row *brows;
-	size_t nb, cap_b;
-	struct ksp_wsnap_edge *tmp; /* the edges, in (signee user ID, signer) order */
-	size_t m, n_weak;
-	struct gcert_row *gc;
-	size_t ngc, cap_gc;
-	struct ksp_wsnap_out *outs;
-	size_t no, cap_o;
-	uint32_t *cert_off;
-};
-
-static void builder_done(struct builder *b)
-{
-	free(b->nodes);
-	free(b->uids);
-	free(b->urows);
-	free(b->tmp);
-	free(b->fm.fpr);
-	free(b->fm.slots);
-	free(b->strs.buf);
-	free(b->brows);
-	free(b->gc);
-	free(b->outs);
-	free(b->cert_off);
-}
-
-/* the keys, in id order, and the map from fingerprint to vertex */
-static int build_keys(struct builder *b)
-{
-	sqlite3_stmt *st = NULL;
-	int rc, r = -ENOMEM;
-
-	b->what = "keys";
-	rc = sqlite3_prepare_v2(b->db, "SELECT id, fpr, created, expires, revoked, algo, bits, " KSP_SQL_HARD_REVOKED("revoked", "revoked_reason")
-				", selfsig_ok, (SELECT hist FROM key_selfsigs s WHERE s.key_id = keys.id) FROM keys ORDER BY id", -1,
-				&st, NULL);
-	if (rc != SQLITE_OK)
-		goto sql_fail;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *f = (const char *)sqlite3_column_text(st, 1);
-		size_t n = b->n;
-		int64_t foff;
-		GROW(b->nodes, b->n, b->cap_n, out);
-		b->nodes[n] = (struct ksp_wsnap_node){
-			.key_id = sqlite3_column_int64(st, 0),
-			.created = sqlite3_column_int64(st, 2),
-			.expires = never0(sqlite3_column_int64(st, 3)),
-			.revoked = never0(sqlite3_column_int64(st, 4)),
-			.algo = (uint32_t)sqlite3_column_int(st, 5),
-			.bits = (uint32_t)sqlite3_column_int(st, 6),
-			.flags = (sqlite3_column_int(st, 7) ? KSP_WSNAP_HARD_REVOKED : 0) |
-				 (sqlite3_column_int(st, 8) ? KSP_WSNAP_SELFSIG_OK : 0),
-		};
-		foff = strs_add(&b->strs, f ? f : "", f ? strlen(f) : 0);
-		if (foff < 0) {
-			r = (int)foff;
-			goto out;
-		}
-		b->nodes[n].fpr_off = (uint32_t)foff;
-		r = hist_add(&b->strs, &b->nodes[n], sqlite3_column_blob(st, 9), (size_t)sqlite3_column_bytes(st, 9));
-		if (r < 0)
-			goto out;
-		r = -ENOMEM;
-		if (n % 1024 == 0) {
-			void *p = realloc(b->fm.fpr, (n + 1024) * sizeof(*b->fm.fpr));
-			if (p == NULL)
-				goto out;
-			b->fm.fpr = p;
-		}
-		snprintf(b->fm.fpr[n], sizeof(b->fm.fpr[n]), "%s", f ? f : "");
-		b->n = ++n;
-		if (n >= UINT32_MAX) {
-			r = -E2BIG;
-			goto out;
-		}
-	}
-	if (rc != SQLITE_DONE)
-		goto sql_fail;
-	sqlite3_finalize(st);
-	st = NULL;
-	{
-		uint32_t ns = 1024;
-		while (ns < 2 * b->n)
-			ns *= 2;
-		b->fm.slots = malloc(ns * sizeof(*b->fm.slots));
-		if (b->fm.slots == NULL)
-			goto out;
-		memset(b->fm.slots, 0xff, ns * sizeof(*b->fm.slots));
-		b->fm.mask = ns - 1;
-		for (uint32_t i = 0; i < b->n; i++) {
-			uint32_t h = fpr_hash(b->fm.fpr[i]) & b->fm.mask;
-			while (b->fm.slots[h] != UINT32_MAX)
-				h = (h + 1) & b->fm.mask;
-			b->fm.slots[h] = i;
-		}
-	}
-	return 0;
-sql_fail:
-	r = ksp_errno_from_sqlite(b->ctx, b->db, rc, b->what);
-out:
-	sqlite3_finalize(st);
-	return r;
-}
-
-/* the user IDs, in id order: the user IDs of the graph and every bind */
-static int build_uids(struct builder *b)
-{
-	sqlite3_stmt *st = NULL;
-	int rc, r = -ENOMEM;
-
-	b->what = "uids";
-	rc = sqlite3_prepare_v2(b->db, "SELECT id, key_id, is_attr, revoked, idx, uid, selfsig, ss_strong, ss_sha1, ss_rmd160, ss_md5, "
-				"ss_exp_created, ss_exp_until, ss_exp_hash "
-				"FROM uids ORDER BY id", -1,
-				&st, NULL);
-	if (rc != SQLITE_OK)
-		goto sql_fail;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t kid = sqlite3_column_int64(st, 1);
-		uint32_t lo = 0, hi = (uint32_t)b->n;
-		size_t nr = b->nr;
-		GROW(b->urows, b->nr, b->cap_r, out);
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (b->nodes[mid].key_id < kid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		b->urows[nr] = (struct uid_row){ .id = sqlite3_column_int64(st, 0), .vertex = UINT32_MAX,
-						 .uidx = UINT32_MAX, .owner = UINT32_MAX, .bind = UINT32_MAX };
-		if (lo < b->n && b->nodes[lo].key_id == kid) {
-			const void *text = sqlite3_column_blob(st, 5);
-			size_t tlen = (size_t)sqlite3_column_bytes(st, 5);
-			int64_t toff = strs_add(&b->strs, text, text ? tlen : 0);
-			if (toff < 0) {
-				r = (int)toff;
-				goto out;
-			}
-			GROW(b->brows, b->nb, b->cap_b, out);
-			b->urows[nr].owner = lo;
-			b->brows[b->nb++] = (struct bind_row){
-				.vertex = lo,
-				.urow = (uint32_t)nr,
-				.idx = sqlite3_column_int64(st, 4),
-				.b = { .uid_id = b->urows[nr].id,
-				       .revoked = never0(sqlite3_column_int64(st, 3)),
-				       .text_off = (uint32_t)toff,
-				       .text_len = text ? (uint32_t)tlen : 0,
-				       .flags = (sqlite3_column_int(st, 2) ? KSP_WSNAP_BIND_ATTR : 0) |
-						(sqlite3_column_int64(st, 6) > 0 ? KSP_WSNAP_BIND_SELFSIG : 0),
-				       .uidx = UINT32_MAX,
-				       .ss = { sqlite3_column_int64(st, 7), sqlite3_column_int64(st, 8),
-					       sqlite3_column_int64(st, 9), sqlite3_column_int64(st, 10) },
-				       .ss_exp_created = sqlite3_column_int64(st, 11),
-				       .ss_exp_until = sqlite3_column_int64(st, 12),
-				       .ss_exp_hash = (uint32_t)sqlite3_column_int(st, 13) },
-			};
-		}
-		if (lo < b->n && b->nodes[lo].key_id == kid && sqlite3_column_int(st, 2) == 0) {
-			b->brows[b->nb - 1].b.uidx = (uint32_t)b->nu;
-			GROW(b->uids, b->nu, b->cap_u, out);
-			b->urows[nr].vertex = lo;
-			b->urows[nr].uidx = (uint32_t)b->nu;
-			b->uids[b->nu++] = (struct ksp_wsnap_uid){ .uid_id = b->urows[nr].id,
-								   .revoked = never0(sqlite3_column_int64(st, 3)) };
-		}
-		b->nr = nr + 1;
-	}
-	if (rc != SQLITE_DONE)
-		goto sql_fail;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (b->nb >= UINT32_MAX) {
-		r = -E2BIG;
-		goto out;
-	}
-	if (b->nb > 1)
-		qsort(b->brows, b->nb, sizeof(*b->brows), cmp_bind_row);
-	for (size_t i = 0; i < b->nb; i++)
-		b->urows[b->brows[i].urow].bind = (uint32_t)i;
-	return 0;
-sql_fail:
-	r = ksp_errno_from_sqlite(b->ctx, b->db, rc, b->what);
-out:
-	sqlite3_finalize(st);
-	return r;
-}
-
-/* the edges: the certifications that count, each with the revocation
- * that followed it */
-static int build_edges(struct builder *b)
-{
-	sqlite3_stmt *st = NULL;
-	struct raw_cert *certs = NULL;
-	size_t nc = 0, cap_c = 0;
-	int rc, r = -ENOMEM;
-
-	b->what = "certs";
-	rc = sqlite3_prepare_v2(b->db,
-				"SELECT uid_id, issuer_fpr, sig_type, hash_algo, created, expires FROM certs "
-				"WHERE verified = 1 AND exportable = 1 AND issuer_fpr IS NOT NULL "
-				"AND (sig_type BETWEEN 16 AND 19 OR sig_type = 48)",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		goto sql_fail;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t uid_id = sqlite3_column_int64(st, 0);
-		const char *f = (const char *)sqlite3_column_text(st, 1);
-		const struct uid_row *u = b->nr ? bsearch(&uid_id, b->urows, b->nr, sizeof(*b->urows), cmp_uid_row) : NULL;
-		uint32_t signer;
-		int type = sqlite3_column_int(st, 2), hash = sqlite3_column_int(st, 3);
-
-		if (u == NULL || u->vertex == UINT32_MAX || f == NULL)
-			continue;
-		signer = fpr_find(&b->fm, f);
-		if (signer == UINT32_MAX || signer == u->vertex)
-			continue;
-		GROW(certs, nc, cap_c, out);
-		certs[nc++] = (struct raw_cert){
-			.signer = signer,
-			.signee = u->vertex,
-			.uidx = u->uidx,
-			.created = sqlite3_column_int64(st, 4),
-			.expires = never0(sqlite3_column_int64(st, 5)),
-			.is_rev = type == 48,
-			.hash_flag = hash == 1 ? KSP_WSNAP_MD5 : hash == 2 ? KSP_WSNAP_SHA1 : hash == 3 ? KSP_WSNAP_RMD160 : 0,
-		};
-	}
-	if (rc != SQLITE_DONE)
-		goto sql_fail;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (nc > 1)
-		qsort(certs, nc, sizeof(*certs), cmp_cert);
-	b->tmp = malloc((nc ? nc : 1) * sizeof(*b->tmp));
-	if (b->tmp == NULL)
-		goto out;
-	for (size_t i = 0; i < nc;) {
-		size_t j = i;
-		int64_t rev = KSP_WSNAP_NEVER;
-		/* one (user ID, signer) group, newest first */
-		for (; j < nc && certs[j].uidx == certs[i].uidx && certs[j].signer == certs[i].signer; j++) {
-			const struct raw_cert *c = &certs[j];
-			const struct ksp_wsnap_node *sk = &b->nodes[c->signer];
-			if (c->is_rev) {
-				rev = c->created;
-				continue;
-			}
-			/* made inside the signer's own validity: before its
-			 * expiry and its (soft) revocation; a hard-revoked
-			 * signer's certifications never count */
-			if (c->created < sk->created || c->created >= sk->expires || c->created >= sk->revoked ||
-			    (sk->flags & KSP_WSNAP_HARD_REVOKED))
-				continue;
-			b->tmp[b->m++] = (struct ksp_wsnap_edge){
-				.u = c->signer,
-				.v = c->signee,
-				.uidx = c->uidx,
-				.flags = c->hash_flag,
-				.created = c->created,
-				.expires = c->expires,
-				.revoked = rev,
-			};
-		}
-		i = j;
-	}
-	r = 0;
-	goto out;
-sql_fail:
-	r = ksp_errno_from_sqlite(b->ctx, b->db, rc, b->what);
-out:
-	sqlite3_finalize(st);
-	free(certs);
-	return r;
-}
-
-/* the graph as stored: every certification and revocation, by store
- * order, and what each signer certified */
-static int build_stored(struct builder *b)
-{
-	sqlite3_stmt *st = NULL;
-	int rc, r = -ENOMEM;
-
-	b->what = "certs";
-	rc = sqlite3_prepare_v2(b->db,
-				"SELECT id, uid_id, issuer_fpr, sig_type, hash_algo, created, expires, exportable, "
-				"trust_depth, trust_amount FROM certs "
-				"WHERE verified = 1 AND issuer_fpr IS NOT NULL "
-				"AND (sig_type BETWEEN 16 AND 19 OR sig_type = 48) ORDER BY id",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		goto sql_fail;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t uid_id = sqlite3_column_int64(st, 1);
-		const char *f = (const char *)sqlite3_column_text(st, 2);
-		const struct uid_row *u = b->nr ? bsearch(&uid_id, b->urows, b->nr, sizeof(*b->urows), cmp_uid_row) : NULL;
-		int type = sqlite3_column_int(st, 3), depth = sqlite3_column_int(st, 8),
-		    amount = sqlite3_column_int(st, 9);
-		int64_t created = sqlite3_column_int64(st, 5);
-		uint32_t signer;
-
-		if (u == NULL || u->owner == UINT32_MAX || f == NULL)
-			continue;
-		signer = fpr_find(&b->fm, f);
-		if (signer == UINT32_MAX)
-			continue;
-		if (type != 48) {
-			GROW(b->outs, b->no, b->cap_o, out);
-			b->outs[b->no++] = (struct ksp_wsnap_out){ .v = u->owner, .reserved = signer, .created = created };
-		}
-		if (signer == u->owner)
-			continue;
-		GROW(b->gc, b->ngc, b->cap_gc, out);
-		b->gc[b->ngc++] = (struct gcert_row){
-			.bind = u->bind,
-			.id = sqlite3_column_int64(st, 0),
-			.parse = depth > 0,
-			.c = { .issuer = signer,
-			       .type = (uint8_t)type,
-			       .hash = (uint8_t)sqlite3_column_int(st, 4),
-			       .depth = (uint8_t)(depth < 0 ? 0 : depth > 255 ? 255 : depth),
-			       .amount = (uint8_t)(amount < 0 ? 0 : amount > 255 ? 255 : amount),
-			       .flags = KSP_WSNAP_CERT_REVOCABLE |
-					(sqlite3_column_int(st, 7) ? KSP_WSNAP_CERT_EXPORTABLE : 0),
-			       .created = created,
-			       .expires = sqlite3_column_int64(st, 6) },
-		};
-	}
-	if (rc != SQLITE_DONE)
-		goto sql_fail;
-	sqlite3_finalize(st);
-	st = NULL;
-	free(b->urows);
-	b->urows = NULL;
-	if (b->ngc >= UINT32_MAX || b->no >= UINT32_MAX) {
-		r = -E2BIG;
-		goto out;
-	}
-	return 0;
-sql_fail:
-	r = ksp_errno_from_sqlite(b->ctx, b->db, rc, b->what);
-out:
-	sqlite3_finalize(st);
-	return r;
-}
-
-/* the stored certifications by bind, in store order within (a stable
- * counting sort), their packets read where they can matter; the outs by
- * signer, then certified key, the oldest certification */
-static int build_certs(struct builder *b)
-{
-	struct gcert_row *gsorted = NULL;
-	uint32_t *stamp = NULL, *first = NULL;
-	sqlite3_stmt *st = NULL;
-	size_t nb = b->nb, ngc = b->ngc, n = b->n;
-	int rc, r = -ENOMEM;
-
-	b->cert_off = calloc(nb + 1, sizeof(*b->cert_off));
-	gsorted = malloc((ngc ? ngc : 1) * sizeof(*gsorted));
-	stamp = calloc(n ? n : 1, sizeof(*stamp));
-	first = malloc((n ? n : 1) * sizeof(*first));
-	if (b->cert_off == NULL || gsorted == NULL || stamp == NULL || first == NULL)
-		goto out;
-	for (size_t i = 0; i < ngc; i++)
-		b->cert_off[b->gc[i].bind + 1]++;
-	for (size_t i = 0; i < nb; i++)
-		b->cert_off[i + 1] += b->cert_off[i];
-	{
-		uint32_t *pos = malloc((nb + 1) * sizeof(*pos));
-		if (pos == NULL)
-			goto out;
-		memcpy(pos, b->cert_off, (nb + 1) * sizeof(*pos));
-		for (size_t i = 0; i < ngc; i++)
-			gsorted[pos[b->gc[i].bind]++] = b->gc[i];
-		free(pos);
-	}
-	free(b->gc);
-	b->gc = gsorted;
-	gsorted = NULL;
-	/* the packet is read where it can matter: trust signatures (regular
-	 * expressions) and an issuer's several certifications of one bind
-	 * (which one is revocable) */
-	for (uint32_t bi = 0; bi < nb; bi++)
-		for (uint32_t i = b->cert_off[bi]; i < b->cert_off[bi + 1]; i++) {
-			uint32_t is = b->gc[i].c.issuer;
-			if (stamp[is] == bi + 1) {
-				b->gc[i].parse = b->gc[first[is]].parse = true;
-			} else {
-				stamp[is] = bi + 1;
-				first[is] = i;
-			}
-		}
-	rc = sqlite3_prepare_v2(b->db, "SELECT sigdata FROM certs WHERE id = ?", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		goto sql_fail;
-	for (size_t i = 0; i < ngc; i++)
-		if (b->gc[i].parse && (r = parse_packet(st, &b->gc[i], &b->strs)) < 0) {
-			if (r == -EIO) {
-				rc = sqlite3_errcode(b->db);
-				goto sql_fail;
-			}
-			goto out;
-		}
-	sqlite3_finalize(st);
-	st = NULL;
-	/* outs: by signer, then certified key, the oldest certification */
-	if (b->no > 1)
-		qsort(b->outs, b->no, sizeof(*b->outs), cmp_out);
-	{
-		size_t k = 0;
-		for (size_t i = 0; i < b->no; i++)
-			if (k == 0 || b->outs[k - 1].reserved != b->outs[i].reserved || b->outs[k - 1].v != b->outs[i].v)
-				b->outs[k++] = b->outs[i];
-		b->no = k;
-	}
-	for (size_t i = 0; i < b->m; i++)
-		if (b->tmp[i].flags & KSP_WSNAP_WEAK)
-			b->n_weak++;
-	r = 0;
-	goto out;
-sql_fail:
-	r = ksp_errno_from_sqlite(b->ctx, b->db, rc, b->what);
-out:
-	sqlite3_finalize(st);
-	free(gsorted);
-	free(stamp);
-	free(first);
-	return r;
-}
-
-/* Lay the snapshot out in @mem (l->len bytes, zeroed) as @l says. */
-static int build_image(const struct builder *b, uint8_t *mem, const struct layout *l, const struct sizes *z,
-		       int64_t gen, int64_t nonce)
-{
-	size_t n = b->n, m = b->m;
-	struct snap_header *h = (struct snap_header *)mem;
-	struct ksp_wsnap_edge *edges = (void *)(mem + l->edges);
-	uint32_t *out_off = (void *)(mem + l->out_off), *in_off = (void *)(mem + l->in_off),
-		 *in_eid = (void *)(mem + l->in_eid), *weak = (void *)(mem + l->weak), *pos;
-
-	memcpy(h->magic, SNAP_MAGIC, 8);
-	h->version = SNAP_VERSION;
-	h->endian = SNAP_ENDIAN;
-	h->n = (uint32_t)n;
-	h->n_uids = (uint32_t)b->nu;
-	h->m = m;
-	h->gen = gen;
-	h->nonce = nonce;
-	h->len = l->len;
-	h->n_binds = z->n_binds;
-	h->n_certs = z->n_certs;
-	h->n_outs = z->n_outs;
-	h->strings_len = z->strings_len;
-	h->n_weak = b->n_weak;
-	if (n)
-		memcpy(mem + l->nodes, b->nodes, n * sizeof(*b->nodes));
-	{
-		uint32_t *bind_off = (void *)(mem + l->bind_off), *gout_off = (void *)(mem + l->gout_off);
-		struct ksp_wsnap_bind *binds = (void *)(mem + l->binds);
-		struct ksp_wsnap_cert *cs = (void *)(mem + l->certs);
-		struct ksp_wsnap_out *os = (void *)(mem + l->outs);
-
-		for (size_t i = 0; i < b->nb; i++) {
-			bind_off[b->brows[i].vertex + 1]++;
-			binds[i] = b->brows[i].b;
-		}
-		for (size_t i = 0; i < n; i++)
-			bind_off[i + 1] += bind_off[i];
-		memcpy(mem + l->cert_off, b->cert_off, (b->nb + 1) * sizeof(*b->cert_off));
-		for (size_t i = 0; i < b->ngc; i++)
-			cs[i] = b->gc[i].c;
-		for (size_t i = 0; i < b->no; i++) {
-			gout_off[b->outs[i].reserved + 1]++;
-			os[i] = b->outs[i];
-			os[i].reserved = 0;
-		}
-		for (size_t i = 0; i < n; i++)
-			gout_off[i + 1] += gout_off[i];
-		if (b->strs.len)
-			memcpy(mem + l->strings, b->strs.buf, b->strs.len);
-	}
-	if (b->nu)
-		memcpy(mem + l->uids, b->uids, b->nu * sizeof(*b->uids));
-	pos = malloc((n + 1) * sizeof(*pos));
-	if (pos == NULL)
-		return -ENOMEM;
-	/* out: counting sort by signer, stable (keeps user ID order) */
-	for (size_t i = 0; i < m; i++)
-		out_off[b->tmp[i].u + 1]++;
-	for (size_t i = 0; i < n; i++)
-		out_off[i + 1] += out_off[i];
-	memcpy(pos, out_off, (n + 1) * sizeof(*pos));
-	for (size_t i = 0; i < m; i++)
-		edges[pos[b->tmp[i].u]++] = b->tmp[i];
-	for (size_t i = 0; i < m; i++)
-		in_off[edges[i].v + 1]++;
-	for (size_t i = 0; i < n; i++)
-		in_off[i + 1] += in_off[i];
-	memcpy(pos, in_off, (n + 1) * sizeof(*pos));
-	for (size_t i = 0; i < m; i++)
-		in_eid[pos[edges[i].v]++] = (uint32_t)i;
-	free(pos);
-	for (size_t i = 0, k = 0; i < m; i++)
-		if (edges[i].flags & KSP_WSNAP_WEAK)
-			weak[k++] = (uint32_t)i;
-	return 0;
-}
-
-/* Read the store into a new in-memory snapshot stamped gen/nonce.  The
- * caller holds a transaction, so the reads are consistent. */
-static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct ksp_wsnap **ret)
-{
-	struct builder b = { .ctx = ksp_store_get_ctx(store), .db = ksp_store_db(store), .what = "keys" };
-	struct ksp_wsnap *s = NULL;
-	struct layout l;
-	struct sizes z;
-	uint8_t *mem = NULL;
-	int r = -ENOMEM;
-
-	if (strs_add(&b.strs, "", 0) < 0)
-		goto out;
-	r = build_keys(&b);
-	if (r == 0)
-		r = build_uids(&b);
-	if (r == 0)
-		r = build_edges(&b);
-	if (r == 0)
-		r = build_stored(&b);
-	if (r == 0)
-		r = build_certs(&b);
-	if (r < 0)
-		goto out;
-	z = (struct sizes){ .n = (uint32_t)b.n, .n_uids = (uint32_t)b.nu, .n_binds = (uint32_t)b.nb, .m = b.m,
-			    .n_weak = b.n_weak, .n_certs = b.ngc, .n_outs = b.no, .strings_len = b.strs.len };
-	r = layout_of(&z, &l);
-	if (r < 0)
-		goto out;
-	r = -ENOMEM;
-	mem = calloc(1, l.len);
-	if (mem == NULL)
-		goto out;
-	r = build_image(&b, mem, &l, &z, gen, nonce);
-	if (r < 0)
-		goto out;
-	r = -ENOMEM;
-	s = calloc(1, sizeof(*s));
-	if (s == NULL)
-		goto out;
-	r = attach(s, mem, l.len);
-	if (r < 0)
-		goto out;
-	mem = NULL;
-	*ret = s;
-	s = NULL;
-	r = 0;
-out:
-	builder_done(&b);
-	free(mem);
-	free(s);
-	return r;
-}
-
-/* Write the snapshot to @path atomically.  The file takes the store's
- * permission bits. */
-static int save(struct ksp_store *store, const char *path, const struct ksp_wsnap *s)
-{
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 8);
-	const uint8_t *p = s->mem;
-	size_t left = s->len;
+	struct out_file *o = (struct out_file *)m;
+	size_t n = strlen(o->path);
 	struct stat st;
-	int fd, r = 0;
+	int e;
 
-	if (tmp == NULL)
-		return -ENOMEM;
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".XXXXXX", 8);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		free(tmp);
-		return r;
+	o->tmp = malloc(n + 8);
+	if (o->tmp == NULL)
+		return NULL;
+	memcpy(o->tmp, o->path, n);
+	memcpy(o->tmp + n, ".XXXXXX", 8);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd < 0) {
+		o->err = -errno;
+		free(o->tmp);
+		o->tmp = NULL;
+		return calloc(1, len);
 	}
 	/* a partial snapshot is removed if a signal ends the process */
-	int slot = ksp_cleanup_add(ksp_store_get_ctx(store), KSP_CLEANUP_FILE, tmp);
-	if (stat(ksp_store_path_internal(store), &st) == 0)
-		(void)fchmod(fd, st.st_mode & 0666);
-	while (left > 0) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			r = w < 0 ? -errno : -EIO;
-			break;
-		}
-		p += w;
-		left -= (size_t)w;
+	o->slot = ksp_cleanup_add(ksp_store_get_ctx(o->store), KSP_CLEANUP_FILE, o->tmp);
+	if (stat(ksp_store_path_internal(o->store), &st) == 0)
+		(void)fchmod(o->fd, st.st_mode & 0666);
+	e = posix_fallocate(o->fd, 0, (off_t)len);
+	if (e == 0) {
+		o->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, 0);
+		if (o->map != MAP_FAILED)
+			return o->map;
+		e = errno;
 	}
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	ksp_cleanup_del(ksp_store_get_ctx(store), slot);
-	free(tmp);
-	return r;
+	o->err = -e;
+	o->map = NULL;
+	out_close(o, false);
+	return calloc(1, len);
+}
+
+static void out_put(struct ksp_wsnap_mem *m, void *mem, size_t len)
+{
+	struct out_file *o = (struct out_file *)m;
+
+	if (mem && mem == o->map) {
+		munmap(mem, len);
+		o->map = NULL;
+	} else {
+		free(mem);
+	}
+	out_close(o, false);
+}
+
+/* A new snapshot of the store at gen/nonce (ksp_wsnap_build()), in its
+ * file when @o says where (its error in o->err), else in memory. */
+static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct out_file *o, struct ksp_wsnap **ret)
+{
+	struct ksp_wsnap *s = calloc(1, sizeof(*s));
+	void *mem;
+	size_t len;
+	int r;
+
+	if (s == NULL)
+		return -ENOMEM;
+	r = ksp_wsnap_build(store, gen, nonce, o ? &o->mem : NULL, &mem, &len);
+	if (r < 0) {
+		free(s);
+		return r;
+	}
+	r = attach(s, mem, len);
+	if (r < 0) {
+		if (o)
+			out_put(&o->mem, mem, len);
+		else
+			free(mem);
+		free(s);
+		return r;
+	}
+	s->mapped = o && mem == o->map;
+	if (s->mapped)
+		(void)mprotect(mem, len, PROT_READ); /* as a snapshot read from its file */
+	if (o)
+		out_close(o, true);
+	*ret = s;
+	return 0;
 }
 
 /* Build a new snapshot from one read transaction (so that it is the store
@@ -1177,7 +353,8 @@ static int rebuild(struct ksp_store *store, const char *path, struct ksp_wsnap *
 	sqlite3 *db = ksp_store_db(store);
 	int64_t gen = 0, nonce = 0;
 	bool own = sqlite3_get_autocommit(db) != 0;
-	int r, w;
+	struct out_file o = { .mem = { out_get, out_put }, .store = store, .path = path, .fd = -1, .slot = -1 };
+	int r;
 
 	if (own) {
 		r = ksp_store_exec(store, "BEGIN");
@@ -1188,17 +365,16 @@ static int rebuild(struct ksp_store *store, const char *path, struct ksp_wsnap *
 	if (r == 0) {
 		int64_t old_cache = ksp_store_cache_grow(store, KSP_STORE_SCAN_CACHE_KB);
 
-		r = build(store, gen, nonce, ret);
+		/* an immutable store: the snapshot stays in memory */
+		r = build(store, gen, nonce, ksp_store_is_immutable(store) ? NULL : &o, ret);
 		ksp_store_cache_restore(store, old_cache);
 	}
 	if (own)
 		ksp_store_exec(store, "COMMIT");
 	if (r < 0)
 		return r;
-	/* an immutable store: the snapshot stays in memory */
-	w = ksp_store_is_immutable(store) ? 0 : save(store, path, *ret);
-	if (w < 0)
-		INFO(ctx, "%s: cannot write the graph snapshot (%s); it is rebuilt for every run", path, strerror(-w));
+	if (o.err < 0)
+		INFO(ctx, "%s: cannot write the graph snapshot (%s); it is rebuilt for every run", path, strerror(-o.err));
 	return 0;
 }
 
