@@ -18,7 +18,9 @@
  * engine's questions of a horizon (and of a single-point-of-failure
  * candidate) carry its reachability (whatif.h: one search from the core
  * over the graph at that time), with which the engine answers the keys out
- * of reach without exploring, the same answer; every question still
+ * of reach without exploring, the same answer; at K >= 2 a key with one
+ * signer within reach (or one usable core key) gets the engine's answer
+ * for one path without asking it (health-bound.c); every question still
  * counts in "queries".
  *
  * Queries run on ksp_get_threads() threads, each with its own store handle
@@ -107,6 +109,16 @@ static int run_one(struct hrun *run, struct ksp_store *store, struct hjob *j)
 	struct ksp_trust_result *res = NULL;
 	int r;
 
+	if (j->bound) {
+		const struct ksp_health *h = run->h;
+		if (health_bound_one(j->bound, j->vx, (unsigned)h->rule.max_depth)) {
+			j->trusted = false;
+			j->found = 1;
+			if (j->want_msg && (j->msg = health_bound_msg(h->rule.max_depth, h->rule.min_paths)) == NULL)
+				return -ENOMEM;
+			return 0;
+		}
+	}
 	r = ksp_trust_check(store, j->pol, run->h->fpr[j->vx], j->at, &res);
 	if (r < 0)
 		return r;
@@ -493,6 +505,7 @@ int health_horizons(struct ksp_health *h)
 	struct hjob *jobs;
 	size_t nj = 0;
 	int K = h->rule.min_paths, r;
+	bool bound = K >= 2 && !h->rule.per_uid;
 
 	jobs = calloc(h->n_keys ? h->n_keys : 1, sizeof(*jobs));
 	if (jobs == NULL)
@@ -516,7 +529,7 @@ int health_horizons(struct ksp_health *h)
 				continue;
 			}
 			jobs[nj++] = (struct hjob){ .vx = k->vx, .pol = pol, .at = h->at[hz],
-						    .want_paths = hz == 0, .want_msg = true };
+						    .want_paths = hz == 0, .want_msg = true, .bound = bound ? reach : NULL };
 		}
 		r = health_run_jobs(h, jobs, nj);
 		ksp_trust_policy_free(pol);
@@ -586,6 +599,7 @@ int health_spof(struct ksp_health *h)
 	struct hjob *jobs = NULL;
 	uint32_t *owner = NULL;
 	uint64_t work = 0, budget = 20000 + (uint64_t)h->n_keys / 10;
+	bool bound = h->rule.min_paths >= 2 && !h->rule.per_uid; /* health-bound.c */
 	int r = -ENOMEM;
 
 	if (carry == NULL)
@@ -692,7 +706,8 @@ int health_spof(struct ksp_health *h)
 			for (size_t i = 0; i < h->n_keys && nj < need; i++)
 				if (!(h->keys[i].below & 1) && h->keys[i].vx != x && health_in_witness(h->keys[i].wit, x, false)) {
 					owner[nj] = (uint32_t)b;
-					jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = pols[b], .at = h->at[0] };
+					jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = pols[b], .at = h->at[0],
+								    .bound = bound ? reach[b] : NULL };
 				}
 		}
 		r = health_run_jobs(h, jobs, nj);
