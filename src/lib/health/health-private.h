@@ -150,6 +150,12 @@ int health_party_pairs(struct ksp_health *h);
  * core under @rh and the engine's answer is found = 1 (proven: see
  * health-bound.c), 0 when the engine must be asked, or -ENOMEM. */
 int health_bound_one(const struct ksp_trust_reach *rh, uint32_t t, unsigned L);
+/* May health_bound_one() answer this report's plain questions (K >= 2,
+ * key-level paths)? */
+static inline bool health_bound_ok(const struct ksp_health *h)
+{
+	return h->rule.min_paths >= 2 && !h->rule.per_uid;
+}
 /* The engine's message for that answer (malloc'd), NULL on ENOMEM. */
 char *health_bound_msg(int L, int K);
 

@@ -500,18 +500,52 @@ int health_reach_for(struct ksp_health *h, struct ksp_trust_policy *pol, int64_t
 	return 0;
 }
 
+/* Do two reachabilities (whatif.h) describe the same graph: the same
+ * keys' states, the same certifications that count, the same core?  Then
+ * every query of one has the other's answer (the engine reads nothing
+ * else of the time or of the hash rules). */
+static bool reach_same(const struct ksp_trust_reach *a, const struct ksp_trust_reach *b)
+{
+	if (a == NULL || b == NULL || a->n != b->n || a->n_core_vx != b->n_core_vx || a->max_depth != b->max_depth ||
+	    a->min_bits != b->min_bits)
+		return false;
+	if (memcmp(a->why, b->why, a->n) != 0 || memcmp(a->dist, b->dist, a->n * sizeof(*a->dist)) != 0 ||
+	    memcmp(a->core_vx, b->core_vx, a->n_core_vx * sizeof(*a->core_vx)) != 0)
+		return false;
+	if (a->in == b->in && a->in_off == b->in_off)
+		return true;
+	return memcmp(a->in_off, b->in_off, ((size_t)a->n + 1) * sizeof(*a->in_off)) == 0 &&
+	       memcmp(a->in, b->in, (size_t)a->in_off[a->n] * sizeof(*a->in)) == 0;
+}
+
+/* Horizon hz asks key k again on the same graph as now: now's answer. */
+static int answer_as_now(struct ksp_health *h, struct hkey *k, unsigned hz)
+{
+	h->queries++;
+	k->paths[hz] = k->paths[0];
+	if (!(k->below & 1))
+		return 0;
+	k->below |= (uint8_t)(1u << hz);
+	h->n_below[hz]++;
+	if (k->msg[0] && (k->msg[hz] = strdup(k->msg[0])) == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
 int health_horizons(struct ksp_health *h)
 {
 	struct hjob *jobs;
 	size_t nj = 0;
 	int K = h->rule.min_paths, r;
-	bool bound = K >= 2 && !h->rule.per_uid;
+	bool bound = health_bound_ok(h);
+	struct ksp_trust_reach *reach0 = NULL;
 
 	jobs = calloc(h->n_keys ? h->n_keys : 1, sizeof(*jobs));
 	if (jobs == NULL)
 		return -ENOMEM;
 	for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++) {
 		struct ksp_trust_reach *reach = NULL;
+		bool same;
 		struct ksp_trust_whatif wi = { 0 };
 		struct ksp_trust_policy *pol = ksp_trust_policy_copy(h->pol[hz]);
 		nj = 0;
@@ -522,10 +556,20 @@ int health_horizons(struct ksp_health *h)
 		}
 		wi.reach = reach;
 		ksp_trust_policy_set_whatif(pol, &wi);
+		same = hz > 0 && reach_same(reach0, reach);
 		for (size_t i = 0; i < h->n_keys; i++) {
 			struct hkey *k = &h->keys[i];
 			if (hz > 0 && k->wit && witness_holds(h, k->wit, hz)) {
 				k->paths[hz] = (int8_t)K;
+				continue;
+			}
+			if (same) {
+				r = answer_as_now(h, k, hz);
+				if (r < 0) {
+					ksp_trust_policy_free(pol);
+					ksp_trust_reach_free(reach);
+					goto out;
+				}
 				continue;
 			}
 			jobs[nj++] = (struct hjob){ .vx = k->vx, .pol = pol, .at = h->at[hz],
@@ -533,7 +577,10 @@ int health_horizons(struct ksp_health *h)
 		}
 		r = health_run_jobs(h, jobs, nj);
 		ksp_trust_policy_free(pol);
-		ksp_trust_reach_free(reach);
+		if (hz == 0)
+			reach0 = reach; /* the later horizons compare theirs with it */
+		else
+			ksp_trust_reach_free(reach);
 		if (r < 0)
 			goto out;
 		for (size_t j = 0; j < nj; j++) {
@@ -564,6 +611,7 @@ int health_horizons(struct ksp_health *h)
 	}
 	r = 0;
 out:
+	ksp_trust_reach_free(reach0);
 	jobs_free(jobs, nj);
 	return r;
 }
@@ -599,7 +647,6 @@ int health_spof(struct ksp_health *h)
 	struct hjob *jobs = NULL;
 	uint32_t *owner = NULL;
 	uint64_t work = 0, budget = 20000 + (uint64_t)h->n_keys / 10;
-	bool bound = h->rule.min_paths >= 2 && !h->rule.per_uid; /* health-bound.c */
 	int r = -ENOMEM;
 
 	if (carry == NULL)
@@ -707,7 +754,7 @@ int health_spof(struct ksp_health *h)
 				if (!(h->keys[i].below & 1) && h->keys[i].vx != x && health_in_witness(h->keys[i].wit, x, false)) {
 					owner[nj] = (uint32_t)b;
 					jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = pols[b], .at = h->at[0],
-								    .bound = bound ? reach[b] : NULL };
+								    .bound = health_bound_ok(h) ? reach[b] : NULL };
 				}
 		}
 		r = health_run_jobs(h, jobs, nj);
