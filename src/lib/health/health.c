@@ -32,9 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "lib/libksp-private.h"
+#include "lib/store/store-health.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
 #include "lib/health/health-private.h"
@@ -139,7 +138,7 @@ static int run_one(struct hrun *run, struct ksp_store *store, struct hjob *j)
  * lock once, not once a statement (most of the time of a small query). */
 static void run_loop(struct hrun *run, struct ksp_store *store)
 {
-	bool txn = sqlite3_get_autocommit(ksp_store_db(store)) && ksp_store_exec(store, "BEGIN") == 0;
+	bool txn = ksp_store_health_read_begin(store);
 
 	for (;;) {
 		size_t i = __atomic_fetch_add(&run->next, 1, __ATOMIC_RELAXED);
@@ -159,8 +158,7 @@ static void run_loop(struct hrun *run, struct ksp_store *store)
 			break;
 		}
 	}
-	if (txn)
-		ksp_store_exec(store, "COMMIT");
+	ksp_store_health_read_end(store, txn);
 }
 
 struct hworker {
@@ -410,34 +408,22 @@ bool health_in_witness(const uint32_t *w, uint32_t x, bool count_last)
 
 static int load_fprs(struct ksp_health *h)
 {
-	sqlite3 *db = ksp_store_db(h->store);
-	sqlite3_stmt *st = NULL;
-	int rc;
-
 	h->fpr = calloc(h->g->n ? h->g->n : 1, sizeof(*h->fpr));
 	h->by_fpr = malloc((h->g->n ? h->g->n : 1) * sizeof(*h->by_fpr));
 	if (h->fpr == NULL || h->by_fpr == NULL)
 		return -ENOMEM;
-	rc = sqlite3_prepare_v2(db, "SELECT id, fpr FROM keys", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(h->ctx, db, rc, "keys");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint32_t v = ksp_wsnap_vertex(h->g, sqlite3_column_int64(st, 0));
-		const char *f = (const char *)sqlite3_column_text(st, 1);
-		if (v != UINT32_MAX && f)
-			snprintf(h->fpr[v], 65, "%s", f);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return ksp_errno_from_sqlite(h->ctx, db, rc, "keys");
-	for (uint32_t v = 0; v < h->g->n; v++)
+	/* every key of the store is a vertex of the snapshot */
+	for (uint32_t v = 0; v < h->g->n; v++) {
+		snprintf(h->fpr[v], 65, "%s", ksp_wsnap_fpr(h->g, v));
 		h->by_fpr[v] = v;
+	}
 	qsort_r(h->by_fpr, h->g->n, sizeof(*h->by_fpr), cmp_fpr_vx, h->fpr);
 	return 0;
 }
 
-static int add_core(struct ksp_health *h, const char *fpr)
+static int add_core(void *arg, const char *fpr)
 {
+	struct ksp_health *h = arg;
 	char norm[65];
 	uint32_t v;
 
@@ -459,17 +445,8 @@ static int load_core(struct ksp_health *h)
 		return -ENOMEM;
 	for (size_t i = 0; i < h->rule.n_core; i++)
 		add_core(h, h->rule.core[i]);
-	if (h->rule.core_party) {
-		sqlite3 *db = ksp_store_db(h->store);
-		sqlite3_stmt *st = NULL;
-		int rc = sqlite3_prepare_v2(db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id", -1,
-					    &st, NULL);
-		if (rc != SQLITE_OK)
-			return ksp_errno_from_sqlite(h->ctx, db, rc, "participants");
-		while (sqlite3_step(st) == SQLITE_ROW)
-			add_core(h, (const char *)sqlite3_column_text(st, 0));
-		sqlite3_finalize(st);
-	}
+	if (h->rule.core_party)
+		return ksp_store_health_participants(h->store, false, add_core, h);
 	return 0;
 }
 
@@ -962,14 +939,32 @@ out:
 	return r;
 }
 
+/* The participants valid now, in the party's order (part, np). */
+struct hpart {
+	const struct ksp_health *h;
+	uint32_t *part, np;
+	uint8_t *flag;
+};
+
+static int add_part(void *arg, const char *fpr)
+{
+	struct hpart *p = arg;
+	uint32_t v = health_vertex_of_fpr(p->h, fpr);
+
+	if (v != UINT32_MAX && p->part && health_node_ok(p->h, v, p->h->at[0]))
+		p->part[p->np++] = v;
+	if (v != UINT32_MAX && p->flag)
+		p->flag[v] = 1;
+	return 0;
+}
+
 int health_party_pairs(struct ksp_health *h)
 {
 	const struct ksp_wsnap *g = h->g;
-	sqlite3 *db = ksp_store_db(h->store);
-	sqlite3_stmt *st = NULL;
 	uint32_t *part = NULL, np = 0, *dist = NULL, *queue = NULL;
 	struct hjob *jobs = NULL;
-	int rc, r = -ENOMEM;
+	struct hpart hp = { .h = h };
+	int r = -ENOMEM;
 	uint32_t L = (uint32_t)h->rule.max_depth;
 
 	part = malloc((g->n ? g->n : 1) * sizeof(*part));
@@ -978,18 +973,11 @@ int health_party_pairs(struct ksp_health *h)
 	jobs = calloc(h->n_keys ? h->n_keys : 1, sizeof(*jobs));
 	if (part == NULL || dist == NULL || queue == NULL || jobs == NULL)
 		goto out;
-	rc = sqlite3_prepare_v2(db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		r = ksp_errno_from_sqlite(h->ctx, db, rc, "participants");
+	hp.part = part;
+	r = ksp_store_health_participants(h->store, true, add_part, &hp);
+	if (r < 0)
 		goto out;
-	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		uint32_t v = health_vertex_of_fpr(h, (const char *)sqlite3_column_text(st, 0));
-		if (v != UINT32_MAX && health_node_ok(h, v, h->at[0]))
-			part[np++] = v;
-	}
-	sqlite3_finalize(st);
+	np = hp.np;
 	for (uint32_t a = 0; a < np; a++)
 		for (uint32_t b = a + 1; b < np; b++) {
 			struct ksp_trust_added add[32];
@@ -1075,9 +1063,7 @@ KSP_EXPORT int ksp_health_party_gain(struct ksp_health *h, int64_t party_time, s
 	struct hjob *jobs;
 	uint8_t *part = NULL;
 	size_t nj = 0, reached = 0, thanks = 0;
-	sqlite3 *db;
-	sqlite3_stmt *st = NULL;
-	int rc, r;
+	int r;
 
 	if (h == NULL)
 		return -EINVAL;
@@ -1088,18 +1074,9 @@ KSP_EXPORT int ksp_health_party_gain(struct ksp_health *h, int64_t party_time, s
 		r = -ENOMEM;
 		goto out;
 	}
-	db = ksp_store_db(h->store);
-	rc = sqlite3_prepare_v2(db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id", -1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		r = ksp_errno_from_sqlite(h->ctx, db, rc, "participants");
+	r = ksp_store_health_participants(h->store, false, add_part, &(struct hpart){ .h = h, .flag = part });
+	if (r < 0)
 		goto out;
-	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		uint32_t v = health_vertex_of_fpr(h, (const char *)sqlite3_column_text(st, 0));
-		if (v != UINT32_MAX)
-			part[v] = 1;
-	}
-	sqlite3_finalize(st);
 	/* the keys trusted now: were they on the eve of the party? */
 	for (size_t i = 0; i < h->n_keys; i++)
 		if (!(h->keys[i].below & 1))
