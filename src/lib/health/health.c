@@ -613,6 +613,7 @@ static int cmp_carry(const void *a, const void *b)
 	return x->vx < y->vx ? -1 : x->vx > y->vx;
 }
 
+/* (Long: the carriers, then the candidates in batches with their exact cuts, one exit freeing the batches' state.) */
 int health_spof(struct ksp_health *h)
 {
 	const struct ksp_wsnap *g = h->g;
