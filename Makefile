@@ -253,7 +253,7 @@ VALGRIND_SKIP ?= $(ASAN_SKIP) T200-wot T540-gpg-program T540-verify-hashes T550-
 		 T521-gnupg-live \
 		 T425-party-attendance T426-party-smtp T427-party-keyserver \
 		 T556-health-party \
-		 T568-snap-reload
+		 T568-snap-reload T557-health-bound
 check-valgrind: all $(UNIT_TESTS)
 	$(Q)KSP_VALGRIND=1 tests/unit/run.sh $(UNIT_TESTS)
 	$(Q)VALGRIND_OPTS=--read-inline-info=no KSP_VALGRIND=1 KSP_SKIP="$(VALGRIND_SKIP)" LD_LIBRARY_PATH=$(CURDIR)/src/lib tests/cli/run.sh

@@ -104,6 +104,9 @@ struct hjob {
 	const struct ksp_trust_policy *pol;
 	int64_t at;
 	bool want_paths, want_msg;
+	/* the query's reachability (whatif.h) when health-bound.c may answer
+	 * it first: K >= 2, key-level paths, no certifications added */
+	const struct ksp_trust_reach *bound;
 	/* out */
 	bool trusted;
 	int found;
@@ -140,6 +143,21 @@ int health_horizons(struct ksp_health *h);
 int health_spof(struct ksp_health *h);
 /* KSP_HEALTH_PARTY: the ranked pairs of participants. */
 int health_party_pairs(struct ksp_health *h);
+
+/* ---- health-bound.c ---- */
+
+/* 1 when key t has exactly one vertex-disjoint path of at most L from the
+ * core under @rh and the engine's answer is found = 1 (proven: see
+ * health-bound.c), 0 when the engine must be asked, or -ENOMEM. */
+int health_bound_one(const struct ksp_trust_reach *rh, uint32_t t, unsigned L);
+/* May health_bound_one() answer this report's plain questions (K >= 2,
+ * key-level paths)? */
+static inline bool health_bound_ok(const struct ksp_health *h)
+{
+	return h->rule.min_paths >= 2 && !h->rule.per_uid;
+}
+/* The engine's message for that answer (malloc'd), NULL on ENOMEM. */
+char *health_bound_msg(int L, int K);
 
 /* ---- health-repair.c ---- */
 

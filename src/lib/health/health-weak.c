@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sqlite3.h>
 #include "lib/libksp-private.h"
+#include "lib/store/store-health.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
 #include "lib/health/health-private.h"
@@ -30,9 +30,7 @@ KSP_EXPORT int ksp_health_list_weak(struct ksp_health *h, const char *signer)
 	const struct ksp_wsnap *g;
 	char norm[65];
 	uint32_t s;
-	sqlite3 *db;
-	sqlite3_stmt *st = NULL, *uq = NULL;
-	int rc;
+	int r;
 
 	if (h == NULL || signer == NULL)
 		return -EINVAL;
@@ -46,17 +44,6 @@ KSP_EXPORT int ksp_health_list_weak(struct ksp_health *h, const char *signer)
 	free(h->weak);
 	h->weak = NULL;
 	h->n_weak = 0;
-	db = ksp_store_db(h->store);
-	rc = sqlite3_prepare_v2(db,
-				"SELECT c.hash_algo FROM certs c WHERE c.uid_id = ? AND c.issuer_fpr = ? AND c.created = ? "
-				"ORDER BY c.hash_algo LIMIT 1",
-				-1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db, "SELECT uid FROM uids WHERE id = ?", -1, &uq, NULL);
-	if (rc != SQLITE_OK) {
-		sqlite3_finalize(st);
-		return ksp_errno_from_sqlite(h->ctx, db, rc, "certs");
-	}
 	for (uint32_t j = g->out_off[s]; j < g->out_off[s + 1]; j++) {
 		const struct ksp_wsnap_edge *e = &g->edges[j];
 		unsigned carries = 0;
@@ -83,39 +70,33 @@ KSP_EXPORT int ksp_health_list_weak(struct ksp_health *h, const char *signer)
 			}
 		}
 		void *nn = realloc(h->weak, (h->n_weak + 1) * sizeof(*h->weak));
-		if (nn == NULL) {
-			sqlite3_finalize(st);
-			sqlite3_finalize(uq);
+		if (nn == NULL)
 			return -ENOMEM;
-		}
 		h->weak = nn;
 		struct hweak *wk = &h->weak[h->n_weak++];
 		*wk = (struct hweak){ .v = e->v, .uid_id = g->uids[e->uidx].uid_id, .created = e->created,
 				      .carries = carries };
-		sqlite3_bind_int64(st, 1, wk->uid_id);
-		sqlite3_bind_text(st, 2, h->fpr[s], -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, e->created);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			wk->hash = sqlite3_column_int(st, 0);
-		sqlite3_reset(st);
-		sqlite3_bind_int64(uq, 1, wk->uid_id);
-		if (sqlite3_step(uq) == SQLITE_ROW) {
-			size_t len = (size_t)sqlite3_column_bytes(uq, 0);
+		r = ksp_store_health_cert_hash(h->store, wk->uid_id, h->fpr[s], e->created, &wk->hash);
+		if (r < 0)
+			return r;
+		/* the user ID's text: the target's user ID of that id */
+		for (uint32_t b = g->bind_off[e->v]; b < g->bind_off[e->v + 1]; b++) {
+			const struct ksp_wsnap_bind *bd = &g->binds[b];
+			const char *text;
+			size_t len;
+			if (bd->uid_id != wk->uid_id)
+				continue;
+			text = ksp_wsnap_bind_text(g, bd, &len);
 			wk->uid = malloc(len + 1);
-			if (wk->uid == NULL) {
-				sqlite3_finalize(st);
-				sqlite3_finalize(uq);
+			if (wk->uid == NULL)
 				return -ENOMEM;
-			}
 			if (len)
-				memcpy(wk->uid, sqlite3_column_blob(uq, 0), len);
+				memcpy(wk->uid, text, len);
 			wk->uid[len] = '\0';
 			wk->uid_len = len;
+			break;
 		}
-		sqlite3_reset(uq);
 	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(uq);
 	qsort(h->weak, h->n_weak, sizeof(*h->weak), cmp_weak);
 	return 0;
 }

@@ -18,7 +18,9 @@
  * engine's questions of a horizon (and of a single-point-of-failure
  * candidate) carry its reachability (whatif.h: one search from the core
  * over the graph at that time), with which the engine answers the keys out
- * of reach without exploring, the same answer; every question still
+ * of reach without exploring, the same answer; at K >= 2 a key with one
+ * signer within reach (or one usable core key) gets the engine's answer
+ * for one path without asking it (health-bound.c); every question still
  * counts in "queries".
  *
  * Queries run on ksp_get_threads() threads, each with its own store handle
@@ -30,9 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "lib/libksp-private.h"
+#include "lib/store/store-health.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
 #include "lib/health/health-private.h"
@@ -107,6 +108,16 @@ static int run_one(struct hrun *run, struct ksp_store *store, struct hjob *j)
 	struct ksp_trust_result *res = NULL;
 	int r;
 
+	if (j->bound) {
+		const struct ksp_health *h = run->h;
+		if (health_bound_one(j->bound, j->vx, (unsigned)h->rule.max_depth)) {
+			j->trusted = false;
+			j->found = 1;
+			if (j->want_msg && (j->msg = health_bound_msg(h->rule.max_depth, h->rule.min_paths)) == NULL)
+				return -ENOMEM;
+			return 0;
+		}
+	}
 	r = ksp_trust_check(store, j->pol, run->h->fpr[j->vx], j->at, &res);
 	if (r < 0)
 		return r;
@@ -127,7 +138,7 @@ static int run_one(struct hrun *run, struct ksp_store *store, struct hjob *j)
  * lock once, not once a statement (most of the time of a small query). */
 static void run_loop(struct hrun *run, struct ksp_store *store)
 {
-	bool txn = sqlite3_get_autocommit(ksp_store_db(store)) && ksp_store_exec(store, "BEGIN") == 0;
+	bool txn = ksp_store_health_read_begin(store);
 
 	for (;;) {
 		size_t i = __atomic_fetch_add(&run->next, 1, __ATOMIC_RELAXED);
@@ -147,8 +158,7 @@ static void run_loop(struct hrun *run, struct ksp_store *store)
 			break;
 		}
 	}
-	if (txn)
-		ksp_store_exec(store, "COMMIT");
+	ksp_store_health_read_end(store, txn);
 }
 
 struct hworker {
@@ -398,34 +408,22 @@ bool health_in_witness(const uint32_t *w, uint32_t x, bool count_last)
 
 static int load_fprs(struct ksp_health *h)
 {
-	sqlite3 *db = ksp_store_db(h->store);
-	sqlite3_stmt *st = NULL;
-	int rc;
-
 	h->fpr = calloc(h->g->n ? h->g->n : 1, sizeof(*h->fpr));
 	h->by_fpr = malloc((h->g->n ? h->g->n : 1) * sizeof(*h->by_fpr));
 	if (h->fpr == NULL || h->by_fpr == NULL)
 		return -ENOMEM;
-	rc = sqlite3_prepare_v2(db, "SELECT id, fpr FROM keys", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(h->ctx, db, rc, "keys");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint32_t v = ksp_wsnap_vertex(h->g, sqlite3_column_int64(st, 0));
-		const char *f = (const char *)sqlite3_column_text(st, 1);
-		if (v != UINT32_MAX && f)
-			snprintf(h->fpr[v], 65, "%s", f);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return ksp_errno_from_sqlite(h->ctx, db, rc, "keys");
-	for (uint32_t v = 0; v < h->g->n; v++)
+	/* every key of the store is a vertex of the snapshot */
+	for (uint32_t v = 0; v < h->g->n; v++) {
+		snprintf(h->fpr[v], 65, "%s", ksp_wsnap_fpr(h->g, v));
 		h->by_fpr[v] = v;
+	}
 	qsort_r(h->by_fpr, h->g->n, sizeof(*h->by_fpr), cmp_fpr_vx, h->fpr);
 	return 0;
 }
 
-static int add_core(struct ksp_health *h, const char *fpr)
+static int add_core(void *arg, const char *fpr)
 {
+	struct ksp_health *h = arg;
 	char norm[65];
 	uint32_t v;
 
@@ -447,17 +445,8 @@ static int load_core(struct ksp_health *h)
 		return -ENOMEM;
 	for (size_t i = 0; i < h->rule.n_core; i++)
 		add_core(h, h->rule.core[i]);
-	if (h->rule.core_party) {
-		sqlite3 *db = ksp_store_db(h->store);
-		sqlite3_stmt *st = NULL;
-		int rc = sqlite3_prepare_v2(db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id", -1,
-					    &st, NULL);
-		if (rc != SQLITE_OK)
-			return ksp_errno_from_sqlite(h->ctx, db, rc, "participants");
-		while (sqlite3_step(st) == SQLITE_ROW)
-			add_core(h, (const char *)sqlite3_column_text(st, 0));
-		sqlite3_finalize(st);
-	}
+	if (h->rule.core_party)
+		return ksp_store_health_participants(h->store, false, add_core, h);
 	return 0;
 }
 
@@ -488,17 +477,52 @@ int health_reach_for(struct ksp_health *h, struct ksp_trust_policy *pol, int64_t
 	return 0;
 }
 
+/* Do two reachabilities (whatif.h) describe the same graph: the same
+ * keys' states, the same certifications that count, the same core?  Then
+ * every query of one has the other's answer (the engine reads nothing
+ * else of the time or of the hash rules). */
+static bool reach_same(const struct ksp_trust_reach *a, const struct ksp_trust_reach *b)
+{
+	if (a == NULL || b == NULL || a->n != b->n || a->n_core_vx != b->n_core_vx || a->max_depth != b->max_depth ||
+	    a->min_bits != b->min_bits)
+		return false;
+	if (memcmp(a->why, b->why, a->n) != 0 || memcmp(a->dist, b->dist, a->n * sizeof(*a->dist)) != 0 ||
+	    memcmp(a->core_vx, b->core_vx, a->n_core_vx * sizeof(*a->core_vx)) != 0)
+		return false;
+	if (a->in == b->in && a->in_off == b->in_off)
+		return true;
+	return memcmp(a->in_off, b->in_off, ((size_t)a->n + 1) * sizeof(*a->in_off)) == 0 &&
+	       memcmp(a->in, b->in, (size_t)a->in_off[a->n] * sizeof(*a->in)) == 0;
+}
+
+/* Horizon hz asks key k again on the same graph as now: now's answer. */
+static int answer_as_now(struct ksp_health *h, struct hkey *k, unsigned hz)
+{
+	h->queries++;
+	k->paths[hz] = k->paths[0];
+	if (!(k->below & 1))
+		return 0;
+	k->below |= (uint8_t)(1u << hz);
+	h->n_below[hz]++;
+	if (k->msg[0] && (k->msg[hz] = strdup(k->msg[0])) == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
 int health_horizons(struct ksp_health *h)
 {
 	struct hjob *jobs;
 	size_t nj = 0;
 	int K = h->rule.min_paths, r;
+	bool bound = health_bound_ok(h);
+	struct ksp_trust_reach *reach0 = NULL;
 
 	jobs = calloc(h->n_keys ? h->n_keys : 1, sizeof(*jobs));
 	if (jobs == NULL)
 		return -ENOMEM;
 	for (unsigned hz = 0; hz < KSP_HEALTH_HORIZONS; hz++) {
 		struct ksp_trust_reach *reach = NULL;
+		bool same;
 		struct ksp_trust_whatif wi = { 0 };
 		struct ksp_trust_policy *pol = ksp_trust_policy_copy(h->pol[hz]);
 		nj = 0;
@@ -509,18 +533,31 @@ int health_horizons(struct ksp_health *h)
 		}
 		wi.reach = reach;
 		ksp_trust_policy_set_whatif(pol, &wi);
+		same = hz > 0 && reach_same(reach0, reach);
 		for (size_t i = 0; i < h->n_keys; i++) {
 			struct hkey *k = &h->keys[i];
 			if (hz > 0 && k->wit && witness_holds(h, k->wit, hz)) {
 				k->paths[hz] = (int8_t)K;
 				continue;
 			}
+			if (same) {
+				r = answer_as_now(h, k, hz);
+				if (r < 0) {
+					ksp_trust_policy_free(pol);
+					ksp_trust_reach_free(reach);
+					goto out;
+				}
+				continue;
+			}
 			jobs[nj++] = (struct hjob){ .vx = k->vx, .pol = pol, .at = h->at[hz],
-						    .want_paths = hz == 0, .want_msg = true };
+						    .want_paths = hz == 0, .want_msg = true, .bound = bound ? reach : NULL };
 		}
 		r = health_run_jobs(h, jobs, nj);
 		ksp_trust_policy_free(pol);
-		ksp_trust_reach_free(reach);
+		if (hz == 0)
+			reach0 = reach; /* the later horizons compare theirs with it */
+		else
+			ksp_trust_reach_free(reach);
 		if (r < 0)
 			goto out;
 		for (size_t j = 0; j < nj; j++) {
@@ -551,6 +588,7 @@ int health_horizons(struct ksp_health *h)
 	}
 	r = 0;
 out:
+	ksp_trust_reach_free(reach0);
 	jobs_free(jobs, nj);
 	return r;
 }
@@ -575,6 +613,7 @@ static int cmp_carry(const void *a, const void *b)
 	return x->vx < y->vx ? -1 : x->vx > y->vx;
 }
 
+/* (Long: the carriers, then the candidates in batches with their exact cuts, one exit freeing the batches' state.) */
 int health_spof(struct ksp_health *h)
 {
 	const struct ksp_wsnap *g = h->g;
@@ -692,7 +731,8 @@ int health_spof(struct ksp_health *h)
 			for (size_t i = 0; i < h->n_keys && nj < need; i++)
 				if (!(h->keys[i].below & 1) && h->keys[i].vx != x && health_in_witness(h->keys[i].wit, x, false)) {
 					owner[nj] = (uint32_t)b;
-					jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = pols[b], .at = h->at[0] };
+					jobs[nj++] = (struct hjob){ .vx = h->keys[i].vx, .pol = pols[b], .at = h->at[0],
+								    .bound = health_bound_ok(h) ? reach[b] : NULL };
 				}
 		}
 		r = health_run_jobs(h, jobs, nj);
@@ -900,14 +940,32 @@ out:
 	return r;
 }
 
+/* The participants valid now, in the party's order (part, np). */
+struct hpart {
+	const struct ksp_health *h;
+	uint32_t *part, np;
+	uint8_t *flag;
+};
+
+static int add_part(void *arg, const char *fpr)
+{
+	struct hpart *p = arg;
+	uint32_t v = health_vertex_of_fpr(p->h, fpr);
+
+	if (v != UINT32_MAX && p->part && health_node_ok(p->h, v, p->h->at[0]))
+		p->part[p->np++] = v;
+	if (v != UINT32_MAX && p->flag)
+		p->flag[v] = 1;
+	return 0;
+}
+
 int health_party_pairs(struct ksp_health *h)
 {
 	const struct ksp_wsnap *g = h->g;
-	sqlite3 *db = ksp_store_db(h->store);
-	sqlite3_stmt *st = NULL;
 	uint32_t *part = NULL, np = 0, *dist = NULL, *queue = NULL;
 	struct hjob *jobs = NULL;
-	int rc, r = -ENOMEM;
+	struct hpart hp = { .h = h };
+	int r = -ENOMEM;
 	uint32_t L = (uint32_t)h->rule.max_depth;
 
 	part = malloc((g->n ? g->n : 1) * sizeof(*part));
@@ -916,18 +974,11 @@ int health_party_pairs(struct ksp_health *h)
 	jobs = calloc(h->n_keys ? h->n_keys : 1, sizeof(*jobs));
 	if (part == NULL || dist == NULL || queue == NULL || jobs == NULL)
 		goto out;
-	rc = sqlite3_prepare_v2(db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		r = ksp_errno_from_sqlite(h->ctx, db, rc, "participants");
+	hp.part = part;
+	r = ksp_store_health_participants(h->store, true, add_part, &hp);
+	if (r < 0)
 		goto out;
-	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		uint32_t v = health_vertex_of_fpr(h, (const char *)sqlite3_column_text(st, 0));
-		if (v != UINT32_MAX && health_node_ok(h, v, h->at[0]))
-			part[np++] = v;
-	}
-	sqlite3_finalize(st);
+	np = hp.np;
 	for (uint32_t a = 0; a < np; a++)
 		for (uint32_t b = a + 1; b < np; b++) {
 			struct ksp_trust_added add[32];
@@ -1013,9 +1064,7 @@ KSP_EXPORT int ksp_health_party_gain(struct ksp_health *h, int64_t party_time, s
 	struct hjob *jobs;
 	uint8_t *part = NULL;
 	size_t nj = 0, reached = 0, thanks = 0;
-	sqlite3 *db;
-	sqlite3_stmt *st = NULL;
-	int rc, r;
+	int r;
 
 	if (h == NULL)
 		return -EINVAL;
@@ -1026,18 +1075,9 @@ KSP_EXPORT int ksp_health_party_gain(struct ksp_health *h, int64_t party_time, s
 		r = -ENOMEM;
 		goto out;
 	}
-	db = ksp_store_db(h->store);
-	rc = sqlite3_prepare_v2(db, "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id", -1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		r = ksp_errno_from_sqlite(h->ctx, db, rc, "participants");
+	r = ksp_store_health_participants(h->store, false, add_part, &(struct hpart){ .h = h, .flag = part });
+	if (r < 0)
 		goto out;
-	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		uint32_t v = health_vertex_of_fpr(h, (const char *)sqlite3_column_text(st, 0));
-		if (v != UINT32_MAX)
-			part[v] = 1;
-	}
-	sqlite3_finalize(st);
 	/* the keys trusted now: were they on the eve of the party? */
 	for (size_t i = 0; i < h->n_keys; i++)
 		if (!(h->keys[i].below & 1))
