@@ -34,6 +34,7 @@
 
 #include "lib/libksp-private.h"
 #include "lib/store/store-health.h"
+#include "lib/wot/wot-validity.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
 #include "lib/health/health-private.h"
@@ -237,14 +238,13 @@ static void jobs_free(struct hjob *jobs, size_t n)
 
 /* ---- the witness at a later horizon --------------------------------------- */
 
+/* The one validity rule (wot-validity.h); health's difference: only a
+ * valid key carries paths at a horizon, a soft-revoked one neither. */
 bool health_node_ok(const struct ksp_health *h, uint32_t v, int64_t at)
 {
-	const struct ksp_wsnap_node *k;
-
 	if (v >= h->g->n)
 		return false;
-	k = &h->g->nodes[v];
-	return k->created <= at && k->revoked > at && k->expires > at;
+	return ksp_key_state_at(&h->g->nodes[v], at) == KSP_KEY_VALID;
 }
 
 int64_t health_min_created(const struct ksp_health *h, int64_t at)
