@@ -181,6 +181,21 @@ static void level_push(struct msd_job *j)
 	}
 }
 
+/* Has v an in-neighbour, and are all of them done (a look at a byte each,
+ * stopping at the first that is not)?  Then every source reaches v by the
+ * next level. */
+static inline bool in_done(const struct msd_job *j, uint32_t v)
+{
+	const struct msd_graph *lg = j->lg;
+
+	if (lg->in_off[v + 1] == lg->in_off[v])
+		return false; /* only when S is not strongly connected */
+	for (size_t e = lg->in_off[v]; e < lg->in_off[v + 1]; e++)
+		if (!j->done[lg->in_adj[e]])
+			return false;
+	return true;
+}
+
 /* Pull into nxt: each vertex clears, from the bits it still misses, those
  * of its in-neighbours' frontier rows (only those of act ones), stopping
  * when none is left; then nxt, where only the rows of nlist are not
@@ -204,6 +219,12 @@ static void level_pull(struct msd_job *j)
 		w2 = full.q[2] & ~j->seen[v].q[2];
 		w3 = full.q[3] & ~j->seen[v].q[3];
 		m0 = w0, m1 = w1, m2 = w2, m3 = w3;
+		/* every in-neighbour reached by every source: each source
+		 * that v misses is at this distance, no row needs a look */
+		if (in_done(j, v)) {
+			m0 = m1 = m2 = m3 = (msd_v2){ 0, 0 };
+			goto found;
+		}
 		for (size_t e = lg->in_off[v]; e < lg->in_off[v + 1]; e++) {
 			uint32_t u = lg->in_adj[e];
 			const msd_row *f;
@@ -218,6 +239,7 @@ static void level_pull(struct msd_job *j)
 			if (v2_zero(m0 | m1 | m2 | m3))
 				break;
 		}
+found:
 		w0 &= ~m0, w1 &= ~m1, w2 &= ~m2, w3 &= ~m3;
 		if (v2_zero(w0 | w1 | w2 | w3))
 			continue;
