@@ -10,7 +10,8 @@
  *       JOIN uids u ON u.id = c.uid_id JOIN keys ik ON ik.fpr = c.issuer_fpr
  *       WHERE c.sig_type BETWEEN 16 AND 19 AND ik.id != u.key_id"
  *   THREADS: default 2.  push or pull forces the direction of every level;
- *   bfs (alone or after a comma: pull,bfs) relabels in BFS order.
+ *   bfs (alone or after a comma: pull,bfs) relabels in BFS order; all
+ *   searches from every source (no key counts on its one neighbour).
  *   Times are wall and process CPU seconds.
  */
 #include <errno.h>
@@ -44,7 +45,8 @@ int main(int argc, char **argv)
 	int repeats = argc > 3 ? atoi(argv[3]) : 1;
 	unsigned flags = argc > 4 ? (strncmp(argv[4], "push", 4) == 0   ? KSP_WGRAPH_MSD_PUSH :
 				     strncmp(argv[4], "pull", 4) == 0 ? KSP_WGRAPH_MSD_PULL : 0) |
-					    (strstr(argv[4], "bfs") ? KSP_WGRAPH_MSD_BFS_ORDER : 0) : 0;
+					    (strstr(argv[4], "bfs") ? KSP_WGRAPH_MSD_BFS_ORDER : 0) |
+					    (strstr(argv[4], "all") ? KSP_WGRAPH_MSD_ALL_SOURCES : 0) : 0;
 	struct ksp_wgraph *g;
 	char line[256];
 	FILE *f;

@@ -86,6 +86,10 @@ int ksp_wgraph_msd(const struct ksp_wgraph *g, const uint32_t *members, uint32_t
 #define KSP_WGRAPH_MSD_PUSH 1u
 #define KSP_WGRAPH_MSD_PULL 2u
 #define KSP_WGRAPH_MSD_BFS_ORDER 4u
+/* KSP_WGRAPH_MSD_ALL_SOURCES: a search from every member, also from those
+ * whose one out-edge makes their distances their neighbour's plus one
+ * (wot-msd.c; for tests and msd-bench). */
+#define KSP_WGRAPH_MSD_ALL_SOURCES 8u
 int ksp_wgraph_msd_ex(const struct ksp_wgraph *g, const uint32_t *members, uint32_t count,
 		      unsigned nthreads, unsigned flags, uint64_t *ret_sums, uint64_t *ret_hist);
 

@@ -43,9 +43,20 @@ struct msd_graph {
 	size_t *off, *in_off; /* count + 1 */
 	uint32_t *adj, *in_adj; /* m */
 	unsigned flags;
+	/* Sources: a key k whose only out-edge in S goes to p, itself a
+	 * source with more than one, is no source of its own: dist(k, t) is
+	 * 1 + dist(p, t) for every t != k, so p's bit counts for k too
+	 * (weight[p] such keys; hub[k] = p).  src: the others, nsrc. */
+	uint32_t *src, nsrc;
+	uint32_t *weight, *hub; /* count; hub: KSP_WGRAPH_NONE for sources */
+	uint32_t *src_pos;      /* count: index of a source in src */
 	uint32_t nbatches;
 	uint32_t next_batch; /* atomic: the next batch to take */
 };
+
+/* The weights of a batch's sources, bit-sliced: bit s of wbit[b] is bit b
+ * of the weight of source s; nw slices (0: no weight in the batch). */
+#define MSD_WBITS 32u
 
 /* One thread's buffers and results. */
 struct msd_job {
@@ -58,6 +69,9 @@ struct msd_job {
 	uint32_t *list, *nlist, len, nlen, ndone;
 	uint8_t *done, *mark, *act; /* act[v]: fr[v] is not empty */
 	size_t fr_edges, in_left;
+	uint32_t b0, nb; /* the batch: sources src[b0 .. b0 + nb - 1] */
+	msd_row wbit[MSD_WBITS];
+	unsigned nw;
 };
 
 static inline bool v2_zero(msd_v2 t)
@@ -120,11 +134,28 @@ static void mark_done(struct msd_job *j, uint32_t v)
 	j->in_left -= j->lg->in_off[v + 1] - j->lg->in_off[v];
 }
 
-/* Sources s0 .. s0 + ns - 1 at distance 0. */
+/* Sources src[s0 .. s0 + ns - 1] at distance 0; their weights sliced.
+ * The keys that count on a source p are at distance 1 from it. */
 static void batch_start(struct msd_job *j, uint32_t s0, uint32_t ns)
 {
 	const struct msd_graph *lg = j->lg;
 
+	j->b0 = s0;
+	j->nb = ns;
+	j->nw = 0;
+	memset(j->wbit, 0, sizeof(j->wbit));
+	for (uint32_t i = 0; i < ns; i++) {
+		uint32_t w = lg->weight[lg->src[s0 + i]];
+
+		for (unsigned b = 0; w >> b; b++) {
+			if ((w >> b) & 1)
+				j->wbit[b].q[i / 128][i / 64 % 2] |= UINT64_C(1) << (i % 64);
+			if (b + 1 > j->nw)
+				j->nw = b + 1;
+		}
+		j->sums[lg->src[s0 + i]] += w;
+		j->hist[1] += w;
+	}
 	for (unsigned w = 0; w < MSD_WORDS; w++) {
 		unsigned lo = 64 * w;
 
@@ -134,7 +165,7 @@ static void batch_start(struct msd_job *j, uint32_t s0, uint32_t ns)
 	j->fr_edges = 0;
 	j->in_left = lg->m;
 	for (uint32_t i = 0; i < ns; i++) {
-		uint32_t v = s0 + i;
+		uint32_t v = lg->src[s0 + i];
 
 		j->seen[v].q[i / 128][i / 64 % 2] = UINT64_C(1) << (i % 64);
 		j->fr[v] = j->seen[v];
@@ -255,8 +286,26 @@ found:
 	j->nxt = t;
 }
 
-/* The frontier's bits are the pairs at distance d: count them, add them
- * to seen, and make nlist the next frontier's list. */
+/* The weight of the sources of row a: sum over b of 2^b popcount(a & wbit[b]). */
+static inline uint64_t row_weight(const struct msd_job *j, const msd_row *a)
+{
+	uint64_t w = 0;
+
+	for (unsigned b = 0; b < j->nw; b++) {
+		msd_row t;
+
+		for (unsigned q = 0; q < 4; q++)
+			t.q[q] = a->q[q] & j->wbit[b].q[q];
+		w += (uint64_t)row_pop(&t) << b;
+	}
+	return w;
+}
+
+/* The frontier's bits are the pairs at distance d (those of the keys that
+ * count on a source, at d + 1): count them, add them to seen, and make
+ * nlist the next frontier's list.  A key k that counts on its hub p got
+ * the pair (k, k) at 1 + dist(p, k) with p's bit: taken back when p's bit
+ * reaches k. */
 static void level_account(struct msd_job *j, uint64_t d)
 {
 	const struct msd_graph *lg = j->lg;
@@ -271,6 +320,23 @@ static void level_account(struct msd_job *j, uint64_t d)
 		if (row_zero(&j->fr[v]))
 			continue;
 		pc = row_pop(&j->fr[v]);
+		if (j->nw) {
+			uint64_t wc = row_weight(j, &j->fr[v]);
+			unsigned hb1 = d + 1 < KSP_WGRAPH_MAX_DIST ? (unsigned)d + 1 : KSP_WGRAPH_MAX_DIST;
+
+			j->sums[v] += (d + 1) * wc;
+			j->hist[hb1] += wc;
+		}
+		if (lg->hub[v] != KSP_WGRAPH_NONE) {
+			uint32_t i = lg->src_pos[lg->hub[v]] - j->b0;
+
+			if (i < j->nb && (j->fr[v].q[i / 128][i / 64 % 2] >> (i % 64) & 1)) {
+				unsigned hb1 = d + 1 < KSP_WGRAPH_MAX_DIST ? (unsigned)d + 1 : KSP_WGRAPH_MAX_DIST;
+
+				j->sums[v] -= d + 1;
+				j->hist[hb1]--;
+			}
+		}
 		row_or(&j->seen[v], &j->fr[v]);
 		j->act[v] = 1;
 		j->list[j->len++] = v;
@@ -318,7 +384,7 @@ static void *msd_worker(void *arg)
 	while ((b = __atomic_fetch_add(&lg->next_batch, 1, __ATOMIC_RELAXED)) < lg->nbatches) {
 		uint32_t s0 = b * MSD_BATCH;
 
-		batch_start(j, s0, c - s0 < MSD_BATCH ? c - s0 : MSD_BATCH);
+		batch_start(j, s0, lg->nsrc - s0 < MSD_BATCH ? lg->nsrc - s0 : MSD_BATCH);
 		for (uint64_t d = 1; j->len > 0; d++) {
 			bool pull = lg->flags & KSP_WGRAPH_MSD_PULL ? true :
 				    lg->flags & KSP_WGRAPH_MSD_PUSH ? false : j->fr_edges > j->in_left / 4;
@@ -483,6 +549,42 @@ out:
 	return r;
 }
 
+/* lg->src, weight, hub, src_pos (the top of struct msd_graph). */
+static int msd_sources(struct msd_graph *lg)
+{
+	const uint32_t c = lg->count;
+
+	lg->src = malloc((size_t)c * sizeof(uint32_t));
+	lg->src_pos = malloc((size_t)c * sizeof(uint32_t));
+	lg->hub = malloc((size_t)c * sizeof(uint32_t));
+	lg->weight = calloc(c, sizeof(uint32_t));
+	if (!lg->src || !lg->src_pos || !lg->hub || !lg->weight)
+		return -ENOMEM;
+	lg->nsrc = 0;
+	for (uint32_t v = 0; v < c; v++) {
+		uint32_t p = lg->off[v + 1] - lg->off[v] == 1 ? lg->adj[lg->off[v]] : KSP_WGRAPH_NONE;
+
+		lg->hub[v] = KSP_WGRAPH_NONE;
+		if (p != KSP_WGRAPH_NONE && lg->off[p + 1] - lg->off[p] > 1 && !(lg->flags & KSP_WGRAPH_MSD_ALL_SOURCES)) {
+			lg->hub[v] = p;
+			lg->weight[p]++;
+		}
+	}
+	/* The sources without weight first, then those with (their batches
+	 * alone pay for the weighted counts), each part in id order. */
+	for (unsigned part = 0; part < 2; part++)
+		for (uint32_t v = 0; v < c; v++) {
+			if (lg->hub[v] != KSP_WGRAPH_NONE || (lg->weight[v] > 0) != (part == 1)) {
+				if (part == 1 && lg->hub[v] != KSP_WGRAPH_NONE)
+					lg->src_pos[v] = KSP_WGRAPH_NONE;
+				continue;
+			}
+			lg->src_pos[v] = lg->nsrc;
+			lg->src[lg->nsrc++] = v;
+		}
+	return 0;
+}
+
 int ksp_wgraph_msd_ex(const struct ksp_wgraph *g, const uint32_t *members, uint32_t count, unsigned nthreads,
 		      unsigned flags, uint64_t *ret_sums, uint64_t *ret_hist)
 {
@@ -496,10 +598,12 @@ int ksp_wgraph_msd_ex(const struct ksp_wgraph *g, const uint32_t *members, uint3
 	if (!g || count == 0 || !members)
 		return -EINVAL;
 	r = msd_local(g, members, count, &lg, &perm);
+	if (r == 0)
+		r = msd_sources(&lg);
 	if (r < 0)
 		goto out;
 
-	lg.nbatches = count / MSD_BATCH + (count % MSD_BATCH ? 1 : 0);
+	lg.nbatches = lg.nsrc / MSD_BATCH + (lg.nsrc % MSD_BATCH ? 1 : 0);
 	if (nthreads == 0)
 		nthreads = 1;
 	if (nthreads > lg.nbatches)
@@ -563,6 +667,10 @@ out:
 	free(lg.adj);
 	free(lg.in_off);
 	free(lg.in_adj);
+	free(lg.src);
+	free(lg.src_pos);
+	free(lg.hub);
+	free(lg.weight);
 	return r;
 }
 
