@@ -69,7 +69,9 @@ int ksp_wgraph_strong_set(const struct ksp_wgraph *g, uint32_t **ret_members, ui
  * of the count * (count - 1) ordered pairs.  ret_sums may be NULL too.
  *
  * Bit-parallel BFS (wot-msd.c): 512 sources per batch (a 64-byte row of bits
- * per vertex), S relabelled by out-degree for locality; each level pushes the frontier
+ * per vertex), S relabelled by out-degree for locality, a member whose one
+ * out-edge in S goes to p counted with p's bit (no search of its own);
+ * each level pushes the frontier
  * along out-edges, or pulls it over in-edges when the frontier's out-edges
  * outnumber a quarter of the in-edges of the vertices some source has not
  * reached yet.  Per-target sums accumulated exactly in uint64.  nthreads

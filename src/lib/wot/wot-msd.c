@@ -16,7 +16,9 @@
  * first (their rows, read most often, share cache lines and stay cached),
  * each in-list is sorted (hubs first, which also completes a row soonest),
  * and a byte per vertex says whether its frontier row is empty, so that
- * an in-neighbour outside the frontier costs no row load.
+ * an in-neighbour outside the frontier costs no row load.  A key whose
+ * only out-edge in S goes to a key with several is no source of its own
+ * (struct msd_graph): about a tenth of the batches at 10^6 synthetic keys.
  */
 #include <errno.h>
 #include <pthread.h>
