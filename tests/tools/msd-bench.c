@@ -9,7 +9,9 @@
  *     sqlite3 -readonly ksp.db "SELECT ik.id, u.key_id FROM certs c
  *       JOIN uids u ON u.id = c.uid_id JOIN keys ik ON ik.fpr = c.issuer_fpr
  *       WHERE c.sig_type BETWEEN 16 AND 19 AND ik.id != u.key_id"
- *   THREADS: default 2.  push or pull forces the direction of every level.
+ *   THREADS: default 2.  push or pull forces the direction of every level;
+ *   bfs (alone or after a comma: pull,bfs) relabels in BFS order; all
+ *   searches from every source (no key counts on its one neighbour).
  *   Times are wall and process CPU seconds.
  */
 #include <errno.h>
@@ -41,14 +43,16 @@ int main(int argc, char **argv)
 	size_t m = 0, cap = 0;
 	unsigned threads = argc > 2 ? (unsigned)atoi(argv[2]) : 2;
 	int repeats = argc > 3 ? atoi(argv[3]) : 1;
-	unsigned flags = argc > 4 ? (strcmp(argv[4], "push") == 0   ? KSP_WGRAPH_MSD_PUSH :
-				     strcmp(argv[4], "pull") == 0 ? KSP_WGRAPH_MSD_PULL : 0) : 0;
+	unsigned flags = argc > 4 ? (strncmp(argv[4], "push", 4) == 0   ? KSP_WGRAPH_MSD_PUSH :
+				     strncmp(argv[4], "pull", 4) == 0 ? KSP_WGRAPH_MSD_PULL : 0) |
+					    (strstr(argv[4], "bfs") ? KSP_WGRAPH_MSD_BFS_ORDER : 0) |
+					    (strstr(argv[4], "all") ? KSP_WGRAPH_MSD_ALL_SOURCES : 0) : 0;
 	struct ksp_wgraph *g;
 	char line[256];
 	FILE *f;
 
 	if (argc < 2)
-		die("usage: msd-bench EDGES [THREADS [REPEATS [push|pull]]]");
+		die("usage: msd-bench EDGES [THREADS [REPEATS [push|pull|bfs|push,bfs|pull,bfs]]]");
 	f = fopen(argv[1], "re");
 	if (f == NULL)
 		die("cannot open the edge list");

@@ -361,11 +361,16 @@ static int test_msd_random_vs_bfs(void)
 			TS_ASSERT_INT_EQ(sums1[b], ref[b]);
 		for (uint32_t d = 0; d <= KSP_WGRAPH_MAX_DIST; d++)
 			TS_ASSERT_INT_EQ(hist1[d], href[d]);
-		/* Every direction choice (push only, pull only, mixed) and
-		 * 1-4 threads taking the batches. */
-		for (unsigned mode = 0; mode < 3; mode++)
+		/* Every direction choice (push only, pull only, mixed), the
+		 * BFS order instead of the out-degree one, a search from every
+		 * member (no key counting on its one neighbour), and 1-4
+		 * threads taking the batches. */
+		for (unsigned mode = 0; mode < 6; mode++)
 			for (unsigned nt = 1; nt <= 4; nt++) {
-				static const unsigned fl[] = { 0, KSP_WGRAPH_MSD_PUSH, KSP_WGRAPH_MSD_PULL };
+				static const unsigned fl[] = { 0, KSP_WGRAPH_MSD_PUSH, KSP_WGRAPH_MSD_PULL,
+							       KSP_WGRAPH_MSD_BFS_ORDER, KSP_WGRAPH_MSD_ALL_SOURCES,
+							       KSP_WGRAPH_MSD_PULL | KSP_WGRAPH_MSD_BFS_ORDER |
+								       KSP_WGRAPH_MSD_ALL_SOURCES };
 
 				memset(sums, 0xa5, n * sizeof(uint64_t));
 				TS_ASSERT_INT_EQ(ksp_wgraph_msd_ex(g, ss, cnt, nt, fl[mode], sums, hist), 0);
@@ -384,7 +389,7 @@ static int test_msd_random_vs_bfs(void)
 	}
 	return 0;
 }
-DEFINE_TEST(test_msd_random_vs_bfs, "MSD (push, pull, mixed; 1-4 threads; 1 or 3 batches) equals a BFS per source");
+DEFINE_TEST(test_msd_random_vs_bfs, "MSD (push, pull, mixed; both orders; with and without keys counting on a neighbour; 1-4 threads; 1 or 3 batches) equals a BFS per source");
 
 /* ---- reference data ---------------------------------------------------- */
 

@@ -68,8 +68,10 @@ int ksp_wgraph_strong_set(const struct ksp_wgraph *g, uint32_t **ret_members, ui
  * KSP_WGRAPH_MAX_DIST + 1 entries, overwritten) gets the distance histogram
  * of the count * (count - 1) ordered pairs.  ret_sums may be NULL too.
  *
- * Bit-parallel BFS: 512 sources per batch (a 64-byte row of bits per vertex),
- * S relabelled in BFS order for locality; each level pushes the frontier
+ * Bit-parallel BFS (wot-msd.c): 512 sources per batch (a 64-byte row of bits
+ * per vertex), S relabelled by out-degree for locality, a member whose one
+ * out-edge in S goes to p counted with p's bit (no search of its own);
+ * each level pushes the frontier
  * along out-edges, or pulls it over in-edges when the frontier's out-edges
  * outnumber a quarter of the in-edges of the vertices some source has not
  * reached yet.  Per-target sums accumulated exactly in uint64.  nthreads
@@ -80,9 +82,16 @@ int ksp_wgraph_strong_set(const struct ksp_wgraph *g, uint32_t **ret_members, ui
 int ksp_wgraph_msd(const struct ksp_wgraph *g, const uint32_t *members, uint32_t count,
 		   unsigned nthreads, uint64_t *ret_sums, uint64_t *ret_hist);
 /* The same with the direction forced, for tests: KSP_WGRAPH_MSD_PUSH (every
- * level pushes) or KSP_WGRAPH_MSD_PULL (every level pulls); 0 chooses. */
+ * level pushes) or KSP_WGRAPH_MSD_PULL (every level pulls); 0 chooses.
+ * KSP_WGRAPH_MSD_BFS_ORDER relabels S in BFS order instead (for tests and
+ * msd-bench: the answers do not depend on the order). */
 #define KSP_WGRAPH_MSD_PUSH 1u
 #define KSP_WGRAPH_MSD_PULL 2u
+#define KSP_WGRAPH_MSD_BFS_ORDER 4u
+/* KSP_WGRAPH_MSD_ALL_SOURCES: a search from every member, also from those
+ * whose one out-edge makes their distances their neighbour's plus one
+ * (wot-msd.c; for tests and msd-bench). */
+#define KSP_WGRAPH_MSD_ALL_SOURCES 8u
 int ksp_wgraph_msd_ex(const struct ksp_wgraph *g, const uint32_t *members, uint32_t count,
 		      unsigned nthreads, unsigned flags, uint64_t *ret_sums, uint64_t *ret_hist);
 
@@ -95,10 +104,8 @@ int ksp_wgraph_msd_ex(const struct ksp_wgraph *g, const uint32_t *members, uint3
 int ksp_wgraph_bfs(const struct ksp_wgraph *g, uint32_t src, bool reverse, uint32_t *dist,
 		   uint32_t *parent);
 
-/* Helpers of wot-graph.c, exposed only for its own use. */
+/* Helpers of wot-graph.c, exposed only for its own use and wot-msd.c's. */
 /* map[v] = index of v in members, KSP_WGRAPH_NONE elsewhere (n + 1 entries,
  * malloc()ed).  -EINVAL on an out-of-range or repeated id. */
 int ksp_wgraph_member_map(const struct ksp_wgraph *g, const uint32_t *members, uint32_t count,
 			  uint32_t **ret);
-/* Thread body of ksp_wgraph_msd(); arg is its private job. */
-void *ksp_wgraph_msd_worker(void *arg);

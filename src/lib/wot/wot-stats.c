@@ -8,7 +8,9 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/openpgp/hash-rules.h"
 #include "lib/wot/wot-scan.h"
+#include "lib/wot/wot-snap.h"
 #include "lib/wot/wot.h"
 
 struct ranked {
@@ -92,6 +94,106 @@ static int set_bfs(const struct ksp_wgraph *g, const uint32_t *members, uint32_t
 	}
 	free(queue);
 	return 0;
+}
+
+/* ---- the graph at T from the load's snapshot (wot-snap.h) ------------ */
+
+static int cmp_node_fpr(const void *a, const void *b, void *arg)
+{
+	const struct ksp_wsnap *sn = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return strcmp(ksp_wsnap_fpr(sn, x), ksp_wsnap_fpr(sn, y));
+}
+
+/* The keys that are vertices at @at (the rules of wot.h and docs/design.md,
+ * "Definitions"), in fingerprint order (the SQL view's ORDER BY fpr, binary
+ * collation); vmap[node] = vertex, KSP_WGRAPH_NONE for the others. */
+static int snap_vertices(const struct ksp_wsnap *sn, int64_t at, struct ksp_wot_view *v, uint32_t *vmap)
+{
+	uint32_t *order = malloc((sn->n ? sn->n : 1) * sizeof(*order));
+
+	if (order == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < sn->n; i++) {
+		const struct ksp_wsnap_node *k = &sn->nodes[i];
+
+		vmap[i] = KSP_WGRAPH_NONE;
+		v->keys_total++;
+		if (k->created > at)
+			v->keys_future++;
+		else if (ksp_wsnap_key_revoked(k, at))
+			v->keys_revoked++;
+		else if (k->expires <= at)
+			v->keys_expired++;
+		else
+			order[v->n++] = i;
+	}
+	qsort_r(order, v->n, sizeof(*order), cmp_node_fpr, (void *)sn);
+	v->fpr = malloc((v->n ? v->n : 1) * sizeof(*v->fpr));
+	v->key_id = malloc((v->n ? v->n : 1) * sizeof(*v->key_id));
+	if (v->fpr == NULL || v->key_id == NULL) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < v->n; i++) {
+		snprintf(v->fpr[i], sizeof(v->fpr[i]), "%s", ksp_wsnap_fpr(sn, order[i]));
+		v->key_id[i] = sn->nodes[order[i]].key_id;
+		vmap[order[i]] = i;
+	}
+	free(order);
+	return 0;
+}
+
+/* The verified graph of the store at @at from its snapshot, with the
+ * certifications that count under @flags' hash rules: the edges of
+ * ksp_wot_view_new(), without reading the certifications with SQL. */
+static int snap_view(struct ksp_store *store, int64_t at, unsigned flags, struct ksp_wot_view **ret)
+{
+	bool md5 = flags & KSP_WOT_ALLOW_MD5;
+	int sha1 = (flags & KSP_WOT_NO_SHA1) ? KSP_SHA1_NO : KSP_SHA1_YES;
+	struct ksp_wot_view *v = NULL;
+	struct ksp_wsnap *sn = NULL;
+	uint32_t *vmap = NULL, *src = NULL, *dst = NULL;
+	size_t m = 0;
+	int r = ksp_wsnap_get(store, &sn);
+
+	if (r < 0)
+		return r;
+	r = -ENOMEM;
+	v = calloc(1, sizeof(*v));
+	vmap = malloc((sn->n ? sn->n : 1) * sizeof(*vmap));
+	src = malloc((sn->m ? sn->m : 1) * sizeof(*src));
+	dst = malloc((sn->m ? sn->m : 1) * sizeof(*dst));
+	if (v == NULL || vmap == NULL || src == NULL || dst == NULL)
+		goto out;
+	v->at = at;
+	v->flags = flags;
+	r = snap_vertices(sn, at, v, vmap);
+	if (r < 0)
+		goto out;
+	for (uint32_t u = 0; u < sn->n; u++) {
+		if (vmap[u] == KSP_WGRAPH_NONE)
+			continue;
+		for (uint64_t e = sn->out_off[u]; e < sn->out_off[u + 1]; e++) {
+			const struct ksp_wsnap_edge *ed = &sn->edges[e];
+
+			if (vmap[ed->v] == KSP_WGRAPH_NONE || !ksp_wsnap_edge_counts(sn, ed, at, md5, sha1, INT64_MIN))
+				continue;
+			src[m] = vmap[u];
+			dst[m++] = vmap[ed->v];
+		}
+	}
+	r = ksp_wgraph_new(v->n, src, dst, m, &v->g);
+out:
+	free(vmap);
+	free(src);
+	free(dst);
+	if (r < 0)
+		ksp_wot_view_free(v);
+	else
+		*ret = v;
+	return r;
 }
 
 static int count_certs(struct ksp_wot_stats *s, unsigned flags)
@@ -250,7 +352,12 @@ KSP_EXPORT int ksp_wot_stats_new(struct ksp_store *store, int64_t at, unsigned i
 	s->store = ksp_store_ref(store);
 	s->ctx = ksp_ref(ctx);
 	s->what = ksp_store_get_path(store);
-	r = ksp_wot_view_new(store, at, flags, &s->view);
+	/* the verified graph from the snapshot the load built; the structural
+	 * one (every certification, unchecked) only the store has */
+	if (flags & KSP_WOT_STRUCTURAL)
+		r = ksp_wot_view_new(store, at, flags, &s->view);
+	else
+		r = snap_view(store, at, flags, &s->view);
 	if (r == 0)
 		r = count_certs(s, flags);
 	return finish(s, r, ret);
