@@ -9,6 +9,7 @@
 
 #include "lib/libksp-private.h"
 #include "lib/openpgp/hash-rules.h"
+#include "lib/wot/wot-validity.h"
 #include "lib/wot/wot-scan.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/wot/wot.h"
@@ -120,14 +121,21 @@ static int snap_vertices(const struct ksp_wsnap *sn, int64_t at, struct ksp_wot_
 
 		vmap[i] = KSP_WGRAPH_NONE;
 		v->keys_total++;
-		if (k->created > at)
+		switch (ksp_key_state_at(k, at)) { /* the one validity rule */
+		case KSP_KEY_NOT_YET:
 			v->keys_future++;
-		else if (ksp_wsnap_key_revoked(k, at))
+			break;
+		case KSP_KEY_HARD_REVOKED:
+		case KSP_KEY_SOFT_REVOKED:
 			v->keys_revoked++;
-		else if (k->expires <= at)
+			break;
+		case KSP_KEY_EXPIRED:
 			v->keys_expired++;
-		else
+			break;
+		case KSP_KEY_VALID:
 			order[v->n++] = i;
+			break;
+		}
 	}
 	qsort_r(order, v->n, sizeof(*order), cmp_node_fpr, (void *)sn);
 	v->fpr = malloc((v->n ? v->n : 1) * sizeof(*v->fpr));
