@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include <gcrypt.h>
 #include <sqlite3.h>
@@ -718,6 +719,16 @@ static void prep_some(struct loader *l)
 	 * few take a moment) */
 	while (atomic_load(&l->prep_done) < b->n_prep)
 		sched_yield();
+}
+
+/* the process's CPU time (user + system, every thread) in seconds */
+static double process_cpu(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 /* this thread's CPU time in ns (0 if there is no such clock) */
@@ -1946,6 +1957,7 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 	uint64_t seen = 0, pruned = 0;
 	int64_t changes_start = 0;
 	bool end = false, changes_made = false;
+	double cpu0 = process_cpu(), cpu1 = 0, cpu2 = 0, cpu3;
 	int r;
 
 	if (store == NULL || (data == NULL && len > 0))
@@ -2113,9 +2125,11 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		if (r < 0)
 			goto out;
 	}
+	cpu1 = process_cpu();
 	r = indexes_make(&l);
 	if (r < 0)
 		goto out;
+	cpu2 = process_cpu();
 	if (l.verify) {
 		double cpu = (double)atomic_load(&l.check_ns) / 1e9;
 
@@ -2144,9 +2158,13 @@ out:
 	/* (a reload that changed nothing keeps the graph snapshot) */
 	if (changes_made)
 		ksp_wsnap_want(store);
+	cpu3 = process_cpu();
 	r = ksp_store_commit(store);
 	if (r < 0)
 		return r;
+	/* where the time went (bench/wot.sh reads it) */
+	INFO(l.ctx, "%s: CPU-seconds: %.2f reading, checking and writing, %.2f indexes, %.2f commit and snapshot\n",
+	     source, cpu1 - cpu0, cpu2 - cpu1, process_cpu() - cpu3);
 	if (ret_keys)
 		*ret_keys = l.keys;
 	if (ret_certs)
