@@ -94,7 +94,8 @@ struct loader {
 	struct ksp_store *store;
 	struct ksp_ctx *ctx;
 	sqlite3 *db;
-	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert, *cert_upd, *ksigs, *ksigs_get;
+	sqlite3_stmt *key, *uid, *cert, *cert_upd, *ksigs, *ksigs_get;
+	int64_t key_id_max; /* keys.id of the newest key: one above it is new (see store_one()) */
 	bool verify;
 	bool x8; /* Ed25519 eight at a time (no use for the signers' tables) */
 	uint64_t keys, certs, bad, secret;
@@ -142,10 +143,11 @@ struct loader {
 	uint64_t n_checked;      /* signatures checked, for the report under -v */
 	atomic_size_t n_lanes;   /* of them, Ed25519 ones eight at a time */
 	atomic_uint_fast64_t check_ns; /* CPU time the threads spent checking */
+	uint64_t write_ns; /* CPU time the calling thread spent in store_one() */
 
 	int64_t old_cache; /* PRAGMA cache_size before the load, 0: unchanged */
 	bool triggers_off;  /* the graph_* triggers, see triggers_pause() */
-	const char *index_sql[2]; /* indexes dropped for the load, see indexes_drop() */
+	const char *index_sql[4]; /* indexes dropped for the load, see indexes_drop() */
 	int64_t changes0;   /* sqlite3_total_changes64() when they were paused */
 };
 
@@ -836,6 +838,19 @@ static int step_done(struct loader *l, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
+/* An INSERT ... RETURNING id: the row's id in *@id. */
+static int step_id(struct loader *l, sqlite3_stmt *st, const char *what, int64_t *id)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? -EIO : ksp_errno_from_sqlite(l->ctx, l->db, rc, what);
+}
+
 /* Jobs were made in this order per key: key-level wanted sigs, then every
  * certification-class signature on each user ID; *cursor walks them. */
 static int job_result(struct loader *l, const struct batch *b, size_t *cursor, const struct ksp_pgp_sig *s,
@@ -947,7 +962,8 @@ static int cmp_hist(const void *a, const void *b)
  * verdicts @res in job order, as store_one() has them), with those stored
  * already (a key's self-signatures are the union of what was loaded, as
  * its certifications), oldest first. */
-static int store_selfsigs(struct loader *l, const struct ksp_pgp_key *k, const int8_t *res, int64_t key_id)
+static int store_selfsigs(struct loader *l, const struct ksp_pgp_key *k, const int8_t *res, int64_t key_id,
+			  bool fresh)
 {
 	const struct ksp_pgp_pubkey *pk = &k->primary;
 	size_t n = 0, q = pk->n_sigs, old = 0;
@@ -958,7 +974,7 @@ static int store_selfsigs(struct loader *l, const struct ksp_pgp_key *k, const i
 	for (size_t u = 0; u < k->n_uids; u++)
 		q += k->uids[u].n_sigs;
 	sqlite3_bind_int64(l->ksigs_get, 1, key_id);
-	rc = sqlite3_step(l->ksigs_get);
+	rc = fresh ? SQLITE_DONE : sqlite3_step(l->ksigs_get);
 	if (rc == SQLITE_ROW) {
 		prev = sqlite3_column_blob(l->ksigs_get, 0);
 		old = prev ? (size_t)sqlite3_column_bytes(l->ksigs_get, 0) / 32 : 0;
@@ -1090,7 +1106,7 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 	char fpr[65], keyid[17];
 	int64_t key_id, expires = 0, revoked = 0;
 	int revoked_reason = -1, selfsig_hash = -1;
-	bool selfsig_ok = false;
+	bool selfsig_ok = false, fresh;
 	int8_t *res = NULL;
 	int32_t *by = NULL;
 	size_t n_sigs = 0, q = 0;
@@ -1179,21 +1195,18 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 	else
 		sqlite3_bind_null(l->key, 13);
 	sqlite3_bind_blob(l->key, 14, raw, (int)raw_len, SQLITE_STATIC);
-	r = step_done(l, l->key, "store key");
+	r = step_id(l, l->key, "store key", &key_id);
 	if (r < 0)
 		goto out;
-	sqlite3_bind_text(l->keyid, 1, fpr, -1, SQLITE_STATIC);
-	if (sqlite3_step(l->keyid) != SQLITE_ROW) {
-		sqlite3_reset(l->keyid);
-		r = -EIO;
-		goto out;
-	}
-	key_id = sqlite3_column_int64(l->keyid, 0);
-	sqlite3_reset(l->keyid);
+	/* a key's id is one above every other (no key is removed while
+	 * loading): a new key has no self-signatures stored yet */
+	fresh = key_id > l->key_id_max;
+	if (fresh)
+		l->key_id_max = key_id;
 	r = block_put(l, key_id, raw, raw_len);
 	if (r < 0)
 		goto out;
-	r = store_selfsigs(l, k, res, key_id);
+	r = store_selfsigs(l, k, res, key_id, fresh);
 	if (r < 0)
 		goto out;
 
@@ -1241,19 +1254,9 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 			sqlite3_bind_int64(l->uid, 8 + c, ss[c]);
 		for (int c = 0; c < 3; c++)
 			sqlite3_bind_int64(l->uid, 12 + c, ssx[c]);
-		r = step_done(l, l->uid, "store uid");
+		r = step_id(l, l->uid, "store uid", &uid_id);
 		if (r < 0)
 			goto out;
-		sqlite3_bind_int64(l->uidid, 1, key_id);
-		sqlite3_bind_blob(l->uidid, 2, uid->data, (int)uid->len, SQLITE_STATIC);
-		sqlite3_bind_int(l->uidid, 3, uid->attribute);
-		if (sqlite3_step(l->uidid) != SQLITE_ROW) {
-			sqlite3_reset(l->uidid);
-			r = -EIO;
-			goto out;
-		}
-		uid_id = sqlite3_column_int64(l->uidid, 0);
-		sqlite3_reset(l->uidid);
 
 		r = store_certs(l, k, uid, uid_id, res, by, q0);
 		if (r < 0)
@@ -1434,41 +1437,58 @@ static int triggers_catch_up(struct loader *l)
  * Certifications come in the order of their keys, so most indexes of certs
  * grow at their end; the two by issuer (key ID, fingerprint) do not: every
  * insert lands at a random place, and once they outgrow the page cache
- * (10^5 keys and more) each costs page reads and writes.  A load into an
- * empty table goes without them and makes them at the end, by sorting, in
- * the same transaction (so a failure still leaves the store as it was).
- * They are made again from ksp's own definitions (schema.sql, the same
- * text), never from SQL read from the store: a store is input.
+ * (10^5 keys and more) each costs page reads and writes.  So do the keys
+ * by key ID and the key blocks by digest.  A load into an empty table goes
+ * without them and makes them at the end, by sorting, in the same
+ * transaction (so a failure still leaves the store as it was).  They are
+ * made again from ksp's own definitions (schema*.sql, the same text),
+ * never from SQL read from the store: a store is input.  (The keys by
+ * fingerprint are a UNIQUE constraint: they stay, and the loader looks
+ * keys up by them.)
  */
-static const char *const bulk_indexes[] = { "certs_issuer", "certs_issuer_fpr" };
-static const char *const bulk_index_sql[] = { "CREATE INDEX certs_issuer ON certs(issuer_keyid)",
-					      "CREATE INDEX certs_issuer_fpr ON certs(issuer_fpr)" };
+static const struct {
+	const char *table, *name, *sql;
+} bulk_indexes[] = {
+	{ "certs", "certs_issuer", "CREATE INDEX certs_issuer ON certs(issuer_keyid)" },
+	{ "certs", "certs_issuer_fpr", "CREATE INDEX certs_issuer_fpr ON certs(issuer_fpr)" },
+	{ "keys", "keys_keyid", "CREATE INDEX keys_keyid ON keys(keyid)" },
+	{ "key_blocks", "key_blocks_digest", "CREATE INDEX key_blocks_digest ON key_blocks(digest)" },
+};
+
+/* Is @table (one of bulk_indexes') empty?  1, 0 or a negative errno. */
+static int table_empty(struct loader *l, const char *table)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[64];
+	int rc;
+
+	snprintf(sql, sizeof(sql), "SELECT 1 FROM %s LIMIT 1", table);
+	rc = sqlite3_prepare_v2(l->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return ksp_errno_from_sqlite(l->ctx, l->db, rc, table);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return ksp_errno_from_sqlite(l->ctx, l->db, rc, table);
+	return rc == SQLITE_DONE;
+}
 
 static int indexes_drop(struct loader *l)
 {
-	sqlite3_stmt *st = NULL;
 	char sql[96];
-	bool empty;
-	int rc, r = 0;
+	int r = 0;
 
-	rc = sqlite3_prepare_v2(l->db, "SELECT 1 FROM certs LIMIT 1", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "certs");
-	rc = sqlite3_step(st);
-	empty = rc == SQLITE_DONE;
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "certs");
-	if (!empty)
-		return 0;
 	/* the store's schema was checked to be ksp's when it was opened */
-	for (size_t i = 0; i < ARRAY_SIZE(bulk_indexes) && r == 0; i++) {
-		snprintf(sql, sizeof(sql), "DROP INDEX %s", bulk_indexes[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(bulk_indexes) && r >= 0; i++) {
+		r = table_empty(l, bulk_indexes[i].table);
+		if (r <= 0)
+			continue;
+		snprintf(sql, sizeof(sql), "DROP INDEX %s", bulk_indexes[i].name);
 		r = ksp_store_exec(l->store, sql);
 		if (r == 0)
-			l->index_sql[i] = bulk_index_sql[i];
+			l->index_sql[i] = bulk_indexes[i].sql;
 	}
-	return r;
+	return r < 0 ? r : 0;
 }
 
 static int indexes_make(struct loader *l)
@@ -1486,11 +1506,9 @@ static int indexes_make(struct loader *l)
 static void loader_done(struct loader *l)
 {
 	sqlite3_finalize(l->key);
-	sqlite3_finalize(l->keyid);
 	sqlite3_finalize(l->uid);
 	sqlite3_finalize(l->ksigs);
 	sqlite3_finalize(l->ksigs_get);
-	sqlite3_finalize(l->uidid);
 	sqlite3_finalize(l->cert);
 	sqlite3_finalize(l->cert_upd);
 	for (size_t i = 0; i < l->n_signers; i++)
@@ -1914,8 +1932,7 @@ static int prep_writers(struct loader *l)
 		      "revoked_reason = CASE WHEN " KEEP_NEW_REVOCATION " THEN ?11 ELSE revoked_reason END, "
 		      "selfsig_ok = max(selfsig_ok, ?12), selfsig_hash = coalesce(?13, selfsig_hash), "
 		      "keydata = CASE WHEN keydata IS NULL OR length(?14) >= length(keydata) THEN ?14 ELSE keydata END, "
-		      "source = ?10")) < 0 ||
-	    (r = prep(l, &l->keyid, "SELECT id FROM keys WHERE fpr = ?")) < 0 ||
+		      "source = ?10 RETURNING id")) < 0 ||
 	    (r = prep(l, &l->uid,
 		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked, primary_uid, ss_strong, ss_sha1, "
 		      "ss_rmd160, ss_md5, ss_exp_created, ss_exp_until, ss_exp_hash) "
@@ -1927,8 +1944,7 @@ static int prep_writers(struct loader *l)
 		      ", " SS_KEEP_OLDEST("ss_rmd160", "?10") ", " SS_KEEP_OLDEST("ss_md5", "?11") ", "
 		      "ss_exp_until = CASE WHEN ?12 > ss_exp_created THEN ?13 ELSE ss_exp_until END, "
 		      "ss_exp_hash = CASE WHEN ?12 > ss_exp_created THEN ?14 ELSE ss_exp_hash END, "
-		      "ss_exp_created = max(ss_exp_created, ?12)")) < 0 ||
-	    (r = prep(l, &l->uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
+		      "ss_exp_created = max(ss_exp_created, ?12) RETURNING id")) < 0 ||
 	    (r = prep(l, &l->ksigs,
 		      "INSERT INTO key_selfsigs(key_id, hist) VALUES (?1, ?2) ON CONFLICT(key_id) DO UPDATE SET "
 		      "hist = ?2 WHERE hist != ?2")) < 0 ||
@@ -1989,8 +2005,11 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		ksp_input_drop_all(in, &mark); /* decoded: the text is not read again */
 	{
 		sqlite3_stmt *st = NULL;
-		if (sqlite3_prepare_v2(l.db, "SELECT 1 FROM keys LIMIT 1", -1, &st, NULL) == SQLITE_OK)
-			l.store_had_keys = sqlite3_step(st) == SQLITE_ROW;
+		if (sqlite3_prepare_v2(l.db, "SELECT max(id) FROM keys", -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			l.store_had_keys = true;
+			l.key_id_max = sqlite3_column_int64(st, 0);
+		}
 		sqlite3_finalize(st);
 	}
 	changes_start = sqlite3_total_changes64(l.db);
@@ -2067,6 +2086,7 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		if (r < 0)
 			goto out;
 		cursor = 0;
+		uint64_t t0 = thread_ns();
 		for (size_t i = 0; i < cur->n_in; i++) {
 			const struct ksp_pgp_key *key = cur->in[i];
 			/* the key as read: its packets, secret ones excepted */
@@ -2080,6 +2100,7 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 			if (r < 0)
 				goto out;
 		}
+		l.write_ns += thread_ns() - t0;
 		seen += cur->n_in;
 		for (size_t i = 0; i < cur->n_in; i++)
 			ksp_pgp_key_free(cur->in[i]);
@@ -2111,6 +2132,12 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		WARN(l.ctx, "%s: %llu malformed key%s skipped, the first at offset %zu (-v shows each)\n", source,
 		     (unsigned long long)l.bad, l.bad == 1 ? "" : "s", off);
 	}
+	/* (before the queries by issuer below) */
+	cpu1 = process_cpu();
+	r = indexes_make(&l);
+	if (r < 0)
+		goto out;
+	cpu2 = process_cpu();
 	if (flags & KSP_WOT_LOAD_PRUNE) {
 		r = prune_absent(&l, source, &pruned);
 		if (r < 0)
@@ -2125,11 +2152,6 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		if (r < 0)
 			goto out;
 	}
-	cpu1 = process_cpu();
-	r = indexes_make(&l);
-	if (r < 0)
-		goto out;
-	cpu2 = process_cpu();
 	if (l.verify) {
 		double cpu = (double)atomic_load(&l.check_ns) / 1e9;
 
@@ -2163,8 +2185,8 @@ out:
 	if (r < 0)
 		return r;
 	/* where the time went (bench/wot.sh reads it) */
-	INFO(l.ctx, "%s: CPU-seconds: %.2f reading, checking and writing, %.2f indexes, %.2f commit and snapshot\n",
-	     source, cpu1 - cpu0, cpu2 - cpu1, process_cpu() - cpu3);
+	INFO(l.ctx, "%s: CPU-seconds: %.2f reading, checking and writing (%.2f of it writing the rows), %.2f indexes, %.2f commit and snapshot\n",
+	     source, cpu1 - cpu0, (double)l.write_ns / 1e9, cpu2 - cpu1, process_cpu() - cpu3);
 	if (ret_keys)
 		*ret_keys = l.keys;
 	if (ret_certs)
