@@ -1377,6 +1377,24 @@ static int load_cache_kb(size_t len)
 	return kb < 16384 ? 16384 : kb > 65536 ? 65536 : (int)kb;
 }
 
+/* Once the keys of the input are counted (@n_keys): the keys by
+ * fingerprint, which every key is looked up and inserted in at a random
+ * place, in the cache as a whole (~70 bytes a key; 10^6 keys: 70 MB, which
+ * a 64 MB cache kept reading back and writing again), 160 bytes a key and
+ * 16 MB more, 256 MB at most. */
+static int64_t load_cache_keys(struct ksp_store *store, int64_t old, size_t len, size_t n_keys)
+{
+	size_t kb = n_keys / 1024 * 160 + 16384;
+	int64_t o;
+
+	if (kb > 262144)
+		kb = 262144;
+	if (kb <= (size_t)load_cache_kb(len))
+		return old;
+	o = ksp_store_cache_grow(store, (int)kb);
+	return old ? old : o;
+}
+
 /*
  * The graph_state triggers count gen up once per row inserted or updated
  * in keys, uids and certs.  Each also makes every INSERT a statement that
@@ -1503,6 +1521,22 @@ static int indexes_make(struct loader *l)
 	return r;
 }
 
+/* The signers and their prepared keys, given back (nothing is checked
+ * any more). */
+static void signers_release(struct loader *l)
+{
+	verify_join(l);
+	for (size_t i = 0; i < l->n_signers; i++)
+		ksp_pgp_vkey_free(l->signers[i].vk);
+	free(l->signers);
+	free(l->bodies);
+	free(l->buckets);
+	l->signers = NULL;
+	l->bodies = NULL;
+	l->buckets = NULL;
+	l->n_signers = l->cap_signers = l->n_buckets = 0;
+}
+
 static void loader_done(struct loader *l)
 {
 	sqlite3_finalize(l->key);
@@ -1511,9 +1545,7 @@ static void loader_done(struct loader *l)
 	sqlite3_finalize(l->ksigs_get);
 	sqlite3_finalize(l->cert);
 	sqlite3_finalize(l->cert_upd);
-	for (size_t i = 0; i < l->n_signers; i++)
-		ksp_pgp_vkey_free(l->signers[i].vk);
-	verify_join(l);
+	signers_release(l);
 	for (int i = 0; i < 2; i++) {
 		struct batch *b = &l->bt[i];
 		for (size_t j = 0; j < b->n_in; j++)
@@ -1537,9 +1569,6 @@ static void loader_done(struct loader *l)
 	free(l->fh_read);
 	free(l->skip_bodies);
 	free(l->extra);
-	free(l->signers);
-	free(l->bodies);
-	free(l->buckets);
 }
 
 /* Keys into @b until BATCH of them or BATCH_SIGS signatures, or the end
@@ -2056,6 +2085,7 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		r = index_input(&l, rdata, rlen, in);
 		if (r < 0)
 			goto out;
+		l.old_cache = load_cache_keys(store, l.old_cache, len, l.n_index);
 	}
 	/* batch after batch, each checked on the threads while the one
 	 * before it is written */
@@ -2132,7 +2162,10 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		WARN(l.ctx, "%s: %llu malformed key%s skipped, the first at offset %zu (-v shows each)\n", source,
 		     (unsigned long long)l.bad, l.bad == 1 ? "" : "s", off);
 	}
-	/* (before the queries by issuer below) */
+	/* (before the queries by issuer below; the sort of the indexes
+	 * has the memory of the signers when none is checked any more) */
+	if (!l.store_had_keys)
+		signers_release(&l);
 	cpu1 = process_cpu();
 	r = indexes_make(&l);
 	if (r < 0)
