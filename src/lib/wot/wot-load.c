@@ -94,7 +94,7 @@ struct loader {
 	struct ksp_store *store;
 	struct ksp_ctx *ctx;
 	sqlite3 *db;
-	sqlite3_stmt *key, *uid, *cert, *cert_upd, *ksigs, *ksigs_get;
+	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert, *cert_upd, *ksigs, *ksigs_get;
 	int64_t key_id_max; /* keys.id of the newest key: one above it is new (see store_one()) */
 	bool verify;
 	bool x8; /* Ed25519 eight at a time (no use for the signers' tables) */
@@ -838,14 +838,28 @@ static int step_done(struct loader *l, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
-/* An INSERT ... RETURNING id: the row's id in *@id. */
-static int step_id(struct loader *l, sqlite3_stmt *st, const char *what, int64_t *id)
+/* An upsert @st, then the id of its row in *@id: the rowid it inserted,
+ * or (an update, or an insert whose rowid happens to be the one inserted
+ * last before it, in another table) the row looked up by @get, bound
+ * already.  (No RETURNING: it makes SQLite keep a statement journal.) */
+static int step_id(struct loader *l, sqlite3_stmt *st, sqlite3_stmt *get, const char *what, int64_t *id)
 {
-	int rc = sqlite3_step(st);
+	int64_t before = sqlite3_last_insert_rowid(l->db);
+	int r = step_done(l, st, what), rc;
 
+	if (r < 0) {
+		sqlite3_clear_bindings(get);
+		return r;
+	}
+	*id = sqlite3_last_insert_rowid(l->db);
+	if (*id != before) {
+		sqlite3_clear_bindings(get);
+		return 0;
+	}
+	rc = sqlite3_step(get);
 	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
+		*id = sqlite3_column_int64(get, 0);
+	sqlite3_reset(get);
 	if (rc == SQLITE_ROW)
 		return 0;
 	return rc == SQLITE_DONE ? -EIO : ksp_errno_from_sqlite(l->ctx, l->db, rc, what);
@@ -1195,7 +1209,8 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 	else
 		sqlite3_bind_null(l->key, 13);
 	sqlite3_bind_blob(l->key, 14, raw, (int)raw_len, SQLITE_STATIC);
-	r = step_id(l, l->key, "store key", &key_id);
+	sqlite3_bind_text(l->keyid, 1, fpr, -1, SQLITE_STATIC);
+	r = step_id(l, l->key, l->keyid, "store key", &key_id);
 	if (r < 0)
 		goto out;
 	/* a key's id is one above every other (no key is removed while
@@ -1254,7 +1269,10 @@ static int store_one(struct loader *l, const struct batch *b, const struct ksp_p
 			sqlite3_bind_int64(l->uid, 8 + c, ss[c]);
 		for (int c = 0; c < 3; c++)
 			sqlite3_bind_int64(l->uid, 12 + c, ssx[c]);
-		r = step_id(l, l->uid, "store uid", &uid_id);
+		sqlite3_bind_int64(l->uidid, 1, key_id);
+		sqlite3_bind_blob(l->uidid, 2, uid->data, (int)uid->len, SQLITE_STATIC);
+		sqlite3_bind_int(l->uidid, 3, uid->attribute);
+		r = step_id(l, l->uid, l->uidid, "store uid", &uid_id);
 		if (r < 0)
 			goto out;
 
@@ -1541,6 +1559,8 @@ static void loader_done(struct loader *l)
 {
 	sqlite3_finalize(l->key);
 	sqlite3_finalize(l->uid);
+	sqlite3_finalize(l->keyid);
+	sqlite3_finalize(l->uidid);
 	sqlite3_finalize(l->ksigs);
 	sqlite3_finalize(l->ksigs_get);
 	sqlite3_finalize(l->cert);
@@ -1961,7 +1981,8 @@ static int prep_writers(struct loader *l)
 		      "revoked_reason = CASE WHEN " KEEP_NEW_REVOCATION " THEN ?11 ELSE revoked_reason END, "
 		      "selfsig_ok = max(selfsig_ok, ?12), selfsig_hash = coalesce(?13, selfsig_hash), "
 		      "keydata = CASE WHEN keydata IS NULL OR length(?14) >= length(keydata) THEN ?14 ELSE keydata END, "
-		      "source = ?10 RETURNING id")) < 0 ||
+		      "source = ?10")) < 0 ||
+	    (r = prep(l, &l->keyid, "SELECT id FROM keys WHERE fpr = ?")) < 0 ||
 	    (r = prep(l, &l->uid,
 		      "INSERT INTO uids(key_id, idx, uid, is_attr, selfsig, revoked, primary_uid, ss_strong, ss_sha1, "
 		      "ss_rmd160, ss_md5, ss_exp_created, ss_exp_until, ss_exp_hash) "
@@ -1973,7 +1994,8 @@ static int prep_writers(struct loader *l)
 		      ", " SS_KEEP_OLDEST("ss_rmd160", "?10") ", " SS_KEEP_OLDEST("ss_md5", "?11") ", "
 		      "ss_exp_until = CASE WHEN ?12 > ss_exp_created THEN ?13 ELSE ss_exp_until END, "
 		      "ss_exp_hash = CASE WHEN ?12 > ss_exp_created THEN ?14 ELSE ss_exp_hash END, "
-		      "ss_exp_created = max(ss_exp_created, ?12) RETURNING id")) < 0 ||
+		      "ss_exp_created = max(ss_exp_created, ?12)")) < 0 ||
+	    (r = prep(l, &l->uidid, "SELECT id FROM uids WHERE key_id = ? AND uid = ? AND is_attr = ?")) < 0 ||
 	    (r = prep(l, &l->ksigs,
 		      "INSERT INTO key_selfsigs(key_id, hist) VALUES (?1, ?2) ON CONFLICT(key_id) DO UPDATE SET "
 		      "hist = ?2 WHERE hist != ?2")) < 0 ||
