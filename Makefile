@@ -243,7 +243,8 @@ ASAN_SKIP ?= T011-deps T012-options T015-clone T020-install T030-completion T100
 	     T250-gen-wot T300-sheet T310-fonts T400-sign T410-join T505-trust-brute T510-sequoia \
 	     T520-gnupg-model T600-graph T700-reliability T710-reliability2 T900-readme T420-party-day T561-publish T415-party-mail T555-resign-weak \
 	     T552-health-brute T553-health-commands \
-	     T718-sign-signals T517-sequoia-live
+	     T718-sign-signals T517-sequoia-live \
+	     T215-fresh-load
 # Under valgrind (about 0.9 s a ksp start): the unit tests (which hold the
 # trust engines' own queries: test-trust-sequoia, test-trust-reach) and the
 # short scripts of parsing and hostile packets; the longer analysis scripts

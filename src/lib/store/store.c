@@ -27,6 +27,7 @@ struct ksp_store {
 	bool txn_failed;
 	bool rw;
 	bool immutable;             /* KSP_STORE_IMMUTABLE: nothing written beside it */
+	bool wal_later;             /* a new store: WAL after its first commit (see wal_now()) */
 	void *cache;                /* ksp_store_set_cache(): the graph snapshot */
 	void (*cache_free)(void *); /* and how to free it */
 	int (*after_commit)(struct ksp_store *store); /* ksp_store_after_commit() */
@@ -320,6 +321,35 @@ static int unwritable_why(const char *path)
 	return r;
 }
 
+/* Does PATH-journal hold pages (a write in progress, or one interrupted
+ * that the next read-write open rolls back)?  A store is written with a
+ * rollback journal only while it is new (see wal_now()). */
+static bool journal_pending(const char *path)
+{
+	struct strbuf sb;
+	struct stat st;
+	bool r;
+
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%s-journal", path);
+	r = strbuf_ok(&sb) && stat(sb.buf, &st) == 0 && st.st_size > 0;
+	strbuf_release(&sb);
+	return r;
+}
+
+/* The error for a store that a write in progress or interrupted keeps
+ * from being read (its -wal or -journal): -EBUSY. */
+static int pending_error(struct ksp_ctx *ctx, const char *path)
+{
+	if (journal_pending(path))
+		ksp_set_error(ctx, "%s: %s-journal holds a write not finished (a ksp is writing the store, or was stopped while writing it); try again when it has finished, or roll the interrupted write back with: sqlite3 %s 'PRAGMA integrity_check'",
+			      path, path, path);
+	else
+		ksp_set_error(ctx, "%s: %s-wal holds changes not yet in the store (a ksp is writing it); try again when it has finished, or run 'ksp wot health -d %s' once",
+			      path, path, path);
+	return -EBUSY;
+}
+
 /* A read-only open of a WAL store whose -shm cannot be made (directory not
  * writable, read-only file system): "file:PATH?immutable=1", only when no
  * -wal file holds pages the main file lacks. */
@@ -337,6 +367,8 @@ static int open_immutable(const char *path, sqlite3 **db)
 	strbuf_release(&sb);
 	if (rc != SQLITE_OK)
 		return rc;
+	if (journal_pending(path))
+		return SQLITE_CANTOPEN;
 	strbuf_init(&sb);
 	strbuf_addstr(&sb, "file:");
 	for (const char *c = path; *c; c++) {
@@ -399,9 +431,7 @@ KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned in
 		 * be ignored, so such a store is refused, never read stale. */
 		rc = open_immutable(path, &store->db);
 		if (rc == SQLITE_CANTOPEN) {
-			ksp_set_error(ctx, "%s: %s-wal holds changes not yet in the store (a ksp is writing it); try again when it has finished, or run 'ksp wot health -d %s' once",
-				      path, path, path);
-			r = -EBUSY;
+			r = pending_error(ctx, path);
 			goto fail;
 		}
 	} else {
@@ -416,6 +446,12 @@ KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned in
 	sqlite3_busy_timeout(store->db, 3000);
 	sqlite3_extended_result_codes(store->db, 1);
 	r = pragma_int(store, "PRAGMA application_id", &appid);
+	if (r < 0 && r != -EBADMSG && r != -ENOMEM && !store->rw && journal_pending(path)) {
+		/* a new store being loaded, or a load interrupted: its
+		 * journal is rolled back by the next read-write open */
+		r = pending_error(ctx, path);
+		goto fail;
+	}
 	if (r < 0 && r != -EBADMSG && r != -EBUSY && r != -ENOMEM && !store->rw && !store->immutable) {
 		/* WAL: reading needs the -shm index, which a read-only
 		 * directory or file system keeps us from making */
@@ -482,9 +518,12 @@ KSP_EXPORT int ksp_store_open(struct ksp_ctx *ctx, const char *path, unsigned in
 		 * system calls.  Set before the first write, or never. */
 		if (ver == 0)
 			ksp_store_exec(store, "PRAGMA page_size = 16384");
+		/* a new store keeps SQLite's rollback journal until its first
+		 * commit (wal_now()) */
+		store->wal_later = ver == 0;
 		/* switching to WAL needs the database unlocked: another
 		 * ksp creating or writing it makes us wait (3 s at most) */
-		for (int tries = 0;; tries++) {
+		for (int tries = 0; !store->wal_later; tries++) {
 			r = ksp_store_exec(store, "PRAGMA journal_mode = WAL");
 			if (r != -EBUSY || tries >= 60)
 				break;
@@ -533,6 +572,29 @@ fail:
 	return r;
 }
 
+/*
+ * A new store is written with SQLite's rollback journal until its first
+ * commit, and then switched to WAL (which every later read-write open asks
+ * for).  Its first transaction is often the load of a whole keyring (10^6
+ * keys: 3 GB): in WAL mode each page would be written twice, into the -wal
+ * and then by the checkpoint into the file (read back in between).  A
+ * rollback journal holds only the pages the file had before (a new store's
+ * schema, a few pages), as SQLite journals no page past the file's
+ * original end: each page is written once, in place.  A crash during that
+ * first transaction leaves a longer file and a hot -journal: the next
+ * read-write open rolls the file back to the empty store it was, and a
+ * read-only one is refused (journal_pending()), so no half store is ever
+ * read as a store.
+ */
+static void wal_now(struct ksp_store *store)
+{
+	if (!store->wal_later || store->txn_depth > 0 || store->db == NULL)
+		return;
+	/* busy (another connection reads it): the next open does it */
+	if (sqlite3_exec(store->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) == SQLITE_OK)
+		store->wal_later = false;
+}
+
 KSP_EXPORT struct ksp_store *ksp_store_ref(struct ksp_store *store)
 {
 	if (store)
@@ -546,6 +608,8 @@ KSP_EXPORT struct ksp_store *ksp_store_unref(struct ksp_store *store)
 		return NULL;
 	if (store->txn_depth > 0 && store->db)
 		ksp_store_exec(store, "ROLLBACK");
+	else
+		wal_now(store);
 	ksp_store_set_cache(store, NULL, NULL);
 	if (store->db)
 		sqlite3_close_v2(store->db);
@@ -614,6 +678,7 @@ KSP_EXPORT int ksp_store_commit(struct ksp_store *store)
 			ksp_set_error(store->ctx, "%s: cannot commit: %s; nothing was written", store->path, strerror(-r));
 		return r;
 	}
+	wal_now(store);
 	if (store->after_commit) {
 		/* a load: the graph snapshot for trust queries now rather than
 		 * at the first query (a failure only costs that query time) */
