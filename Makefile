@@ -115,7 +115,7 @@ src/lib/store/schema.c: src/lib/store/schema.sql src/lib/store/schema-2.sql src/
 		       src/lib/store/schema-7.sql src/lib/store/schema-8.sql \
 		       src/lib/store/schema-9.sql
 	$(call say,GEN,$@)
-	$(Q){ echo '/* generated from schema.sql, schema-2.sql ... schema-9.sql */'; echo '#include "lib/libksp-private.h"'; \
+	$(Q){ echo '/* generated from schema.sql, schema-2.sql ... schema-9.sql */'; echo '#include "lib/store/schema.h"'; \
 	  echo 'const char ksp_schema_sql[] ='; $(SQL_TO_C) src/lib/store/schema.sql; echo ';'; \
 	  echo 'const char ksp_schema2_sql[] ='; $(SQL_TO_C) src/lib/store/schema-2.sql; echo ';'; \
 	  echo 'const char ksp_schema3_sql[] ='; $(SQL_TO_C) src/lib/store/schema-3.sql; echo ';'; \

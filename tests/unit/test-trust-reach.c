@@ -21,6 +21,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/trust/whatif.h"
 #include "lib/wot/wot-snap.h"
 #include "harness.h"

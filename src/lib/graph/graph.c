@@ -18,6 +18,7 @@
 #include "shared/strbuf.h"
 #include "shared/util.h"
 #include "shared/utf8.h"
+#include "lib/store/store.h"
 
 /* The longest name shown in a node, in code points (the rest: "...") */
 #define NAME_MAX_CP 64

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/health/health-private.h"
+#include "lib/store/store.h"
 
 /* ---- public ------------------------------------------------------------------------ */
 

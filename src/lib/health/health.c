@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/store/store-health.h"
 #include "lib/wot/wot-validity.h"
 #include "lib/wot/wot-snap.h"

@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/party/party-private.h"
 #include "lib/party/sign-opts.h"
 #include "shared/strbuf.h"

@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/party/party-private.h"
 #include "lib/party/smtp.h"
 #include "shared/util.h"

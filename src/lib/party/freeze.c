@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/party/party-private.h"
 #include "shared/strbuf.h"
 #include "shared/util.h"

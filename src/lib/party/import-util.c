@@ -11,6 +11,7 @@
 #include "lib/party/import-private.h"
 #include "lib/party/mime.h"
 #include "shared/util.h"
+#include "lib/store/store.h"
 
 int ksp_after_gpgme_new(struct ksp_ctx *ctx, const char *home, bool loopback, gpgme_ctx_t *ret)
 {

@@ -23,6 +23,7 @@
 #include "lib/wot/wot-snap.h"
 #include "lib/gpgme-run.h"
 #include "shared/util.h"
+#include "lib/store/store.h"
 
 /* certs.verified, and what ksp_pgp_verify_uid_sig() returns (the contract
  * of pgp-verify.h: 1 good, 2 bad, 3 unsupported; 4 the issuer is unknown). */

@@ -15,6 +15,7 @@
 #include "lib/addr.h"
 #include "lib/gpgme-run.h"
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/party/party-private.h"
 #include "shared/strbuf.h"

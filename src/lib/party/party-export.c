@@ -11,6 +11,7 @@
 
 #include "lib/party/import-private.h"
 #include "lib/party/mime.h"
+#include "lib/store/store.h"
 
 struct stored_cert {
 	void *uid;

@@ -51,6 +51,7 @@
 #include "lib/cleanup.h"
 #include "lib/gpgme-run.h"
 #include "shared/util.h"
+#include "lib/store/store.h"
 
 struct ksp_sign_result {
 	int status;

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "lib/party/import-private.h"
+#include "lib/store/store.h"
 
 struct st_uid {
 	int64_t id;

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/store/store-graph.h"
 
 struct ksp_store_key_names {

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/store/store-health.h"
 
 bool ksp_store_health_read_begin(struct ksp_store *store)

@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/store/store-publish.h"
 
 int ksp_store_publish_keys(struct ksp_store *store,

@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/store/store-trust.h"
 
 /* A read of @what failed with SQLite's @rc: the error (unless one is set

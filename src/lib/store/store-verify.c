@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/store/store-verify.h"
 
 #define KEYROW_SELECT "SELECT id, fpr, keydata, expires, revoked, revoked_reason, selfsig_ok FROM keys"

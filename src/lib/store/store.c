@@ -11,6 +11,8 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
+#include "lib/store/schema.h"
 #include "lib/store/schema-rows.h"
 #include "shared/strbuf.h"
 

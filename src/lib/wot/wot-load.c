@@ -46,6 +46,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/openpgp/ed25519.h"
 #include "lib/input-private.h"
 #include "lib/openpgp/pgp-verify.h"

@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 
 static bool commit_id_ok(const char *c)
 {

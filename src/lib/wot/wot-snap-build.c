@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/wot/wot-snap-private.h"
 

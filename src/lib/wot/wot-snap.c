@@ -27,6 +27,7 @@
 
 #include "lib/cleanup.h"
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/wot/wot-snap-private.h"
 
 /* Point the snapshot's arrays into mem; check what can be checked cheaply

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/openpgp/hash-rules.h"
 #include "lib/wot/wot-validity.h"
 #include "lib/wot/wot-scan.h"

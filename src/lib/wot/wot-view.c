@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "lib/store/store.h"
 #include "lib/wot/wot.h"
 
 /* ?1 = T, ?2: 1 drops SHA-1 and RIPEMD-160, 2 keeps MD5 (hash-rules.h) */
