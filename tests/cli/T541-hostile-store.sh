@@ -172,6 +172,11 @@ KSP_DB="$w/wal.db" $KG --status-fd=1 --verify "$w/c.sig" - <"$w/c.payload" >"$w/
 expect_eq "$?" 2 "a pending -wal: exit 2"
 expect_grep "$w/st" "^\[GNUPG:\] ERRSIG " "a pending -wal: ERRSIG"
 expect_grep "$w/err" "wal.db-wal holds changes not yet in the store" "a pending -wal: said"
+# the recipe the message gives runs verbatim, and then the store is read
+recipe=$(sed -n "s/.*fold it in with: //p" "$w/err")
+[ -n "$recipe" ] && (cd "$w" && eval "$recipe" >/dev/null) && ok || bad "the -wal recipe ran: '$recipe'"
+KSP_DB="$w/wal.db" $KG --status-fd=1 --verify "$w/c.sig" - <"$w/c.payload" >"$w/st" 2>"$w/err"
+expect_grep "$w/st" "^\[GNUPG:\] VALIDSIG " "after the recipe: the store is read"
 
 echo "$name: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -347,7 +347,7 @@ static int pending_error(struct ksp_ctx *ctx, const char *path)
 		ksp_set_error(ctx, "%s: %s-journal holds a write not finished (a ksp is writing the store, or was stopped while writing it); try again when it has finished, or roll the interrupted write back with: sqlite3 %s 'PRAGMA integrity_check'",
 			      path, path, path);
 	else
-		ksp_set_error(ctx, "%s: %s-wal holds changes not yet in the store (a ksp is writing it); try again when it has finished, or run 'ksp wot health -d %s' once",
+		ksp_set_error(ctx, "%s: %s-wal holds changes not yet in the store (a ksp is writing it); try again when it has finished, or, when no ksp is running, fold it in with: sqlite3 %s 'PRAGMA wal_checkpoint(TRUNCATE)'",
 			      path, path, path);
 	return -EBUSY;
 }
