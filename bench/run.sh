@@ -8,7 +8,7 @@ set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib.sh"
 status=0
-for part in party sheet wot graph trust health git sigcheck startup; do
+for part in party sheet wot reload graph trust health git sigcheck startup; do
 	[ -x "$dir/$part.sh" ] || [ -f "$dir/$part.sh" ] || continue
 	echo "== $part =="
 	echo "machine before $part: $(bench_machine)"
