@@ -16,7 +16,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <malloc.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
 #include <sqlite3.h>
@@ -25,6 +27,22 @@
 #include "lib/store/store.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/wot/wot-snap-private.h"
+
+/* Let go of the whole pages inside [@p + @from, @p + @to) (issue 38:
+ * the memory peak): pages of a shared file mapping stay in the file, and
+ * come back from it when read again; pages of a heap block are not read
+ * again before it is freed (they would read as zeros). */
+static void drop_pages(void *p, size_t from, size_t to)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p + from, e = (uintptr_t)p + to;
+
+	if (p == NULL || pg == 0 || (pg & (pg - 1)))
+		return;
+	a = (a + pg - 1) & ~(pg - 1);
+	e &= ~(pg - 1);
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_DONTNEED);
+}
 
 static size_t align8(size_t x)
 {
@@ -356,6 +374,7 @@ struct builder {
 	struct ksp_wsnap_uid *uids;
 	size_t nu, cap_u;
 	uint32_t *ubind;  /* uids[i]'s bind */
+	uint32_t *bvert;  /* binds[i]'s vertex, once brows is gone */
 	struct uid_row *urows;
 	size_t nr, cap_r;
 	struct bind_row *brows;
@@ -378,6 +397,7 @@ static void builder_done(struct builder *b)
 	free(b->nodes);
 	free(b->uids);
 	free(b->ubind);
+	free(b->bvert);
 	free(b->urows);
 	free(b->fm.fpr);
 	free(b->fm.len);
@@ -698,6 +718,13 @@ static int read_certs(struct builder *b)
 	b->ngc = k;
 	free(b->urows);
 	b->urows = NULL;
+	/* (the issuers are found: the map goes before the big arrays come) */
+	free(b->fm.fpr);
+	free(b->fm.len);
+	free(b->fm.slots);
+	b->fm.fpr = NULL;
+	b->fm.len = NULL;
+	b->fm.slots = NULL;
 	return b->ngc >= UINT32_MAX || b->no >= UINT32_MAX ? -E2BIG : 0;
 sql_fail:
 	r = ksp_errno_from_sqlite(b->ctx, b->db, rc, b->what);
@@ -763,7 +790,7 @@ static int bind_edges(struct builder *b, uint32_t bi, uint32_t uidx, const uint8
 			 * signer's certifications never count */
 			if (c->created < b->valid[c->signer].from || c->created >= b->valid[c->signer].until)
 				continue;
-			emit(b, &(struct ksp_wsnap_edge){ .u = c->signer, .v = b->brows[bi].vertex, .uidx = uidx,
+			emit(b, &(struct ksp_wsnap_edge){ .u = c->signer, .v = b->bvert[bi], .uidx = uidx,
 							  .flags = c->hash_flag, .created = c->created,
 							  .expires = c->expires, .revoked = rev },
 			     arg);
@@ -774,22 +801,31 @@ static int bind_edges(struct builder *b, uint32_t bi, uint32_t uidx, const uint8
 }
 
 /* Every bind's edges, by user ID (the order of the edges out of a
- * signer). */
-static int all_edges(struct builder *b, const uint8_t *cs, size_t stride,
+ * signer); the certifications @cs (by @stride bytes) let go of behind
+ * the user IDs done when @shared (a file mapping: they come by bind, and
+ * the binds mostly in user ID order). */
+static int all_edges(struct builder *b, uint8_t *cs, size_t stride, bool shared,
 		     void (*emit)(struct builder *b, const struct ksp_wsnap_edge *e, void *arg), void *arg)
 {
+	size_t done = 0;
+
 	for (uint32_t x = 0; x < b->nu; x++) {
 		int r = bind_edges(b, b->ubind[x], x, cs, stride, emit, arg);
 		if (r < 0)
 			return r;
+		if (shared && x % 65536 == 65535 && (size_t)b->cert_off[b->ubind[x]] * stride > done) {
+			drop_pages(cs, done, (size_t)b->cert_off[b->ubind[x]] * stride);
+			done = (size_t)b->cert_off[b->ubind[x]] * stride;
+		}
 	}
 	return 0;
 }
 
-/* each edge at its place among its signer's */
+/* each edge at its place among its signer's; the edges into each vertex
+ * counted */
 struct edge_place {
 	struct ksp_wsnap_edge *edges;
-	uint32_t *pos;
+	uint32_t *pos, *in_count;
 };
 
 static void edge_put(struct builder *b, const struct ksp_wsnap_edge *e, void *arg)
@@ -798,6 +834,7 @@ static void edge_put(struct builder *b, const struct ksp_wsnap_edge *e, void *ar
 
 	(void)b;
 	p->edges[p->pos[e->u]++] = *e;
+	p->in_count[e->v + 1]++;
 }
 
 static int cmp_out_v(const void *a, const void *b)
@@ -809,29 +846,34 @@ static int cmp_out_v(const void *a, const void *b)
 	return x->created < y->created ? -1 : x->created > y->created;
 }
 
-/* the outs by signer (a stable counting sort), then certified key, the
- * oldest certification of each */
+/* the outs by signer, then certified key, the oldest certification of
+ * each: by signer in place (a bucket sort by swaps: no second array;
+ * the order within a signer's does not matter, as they are sorted next
+ * and equal ones are the same bytes) */
 static int sort_outs(struct builder *b, uint32_t *gout_off)
 {
-	struct ksp_wsnap_out *o = malloc((b->no ? b->no : 1) * sizeof(*o));
+	struct ksp_wsnap_out *o = b->outs;
 	uint32_t *pos = malloc((b->n + 1) * sizeof(*pos));
 	size_t k = 0;
 
-	if (o == NULL || pos == NULL) {
-		free(o);
-		free(pos);
+	if (pos == NULL)
 		return -ENOMEM;
-	}
 	memset(gout_off, 0, (b->n + 1) * sizeof(*gout_off));
 	for (size_t i = 0; i < b->no; i++)
-		gout_off[b->outs[i].reserved + 1]++;
+		gout_off[o[i].reserved + 1]++;
 	for (size_t i = 0; i < b->n; i++)
 		gout_off[i + 1] += gout_off[i];
 	memcpy(pos, gout_off, (b->n + 1) * sizeof(*pos));
-	for (size_t i = 0; i < b->no; i++)
-		o[pos[b->outs[i].reserved]++] = b->outs[i];
-	free(b->outs);
-	b->outs = o;
+	for (uint32_t u = 0; u < b->n; u++)
+		while (pos[u] < gout_off[u + 1]) {
+			struct ksp_wsnap_out x = o[pos[u]];
+			while (x.reserved != u) {
+				struct ksp_wsnap_out y = o[pos[x.reserved]];
+				o[pos[x.reserved]++] = x;
+				x = y;
+			}
+			o[pos[u]++] = x;
+		}
 	for (size_t u = 0; u < b->n; u++) {
 		size_t from = gout_off[u], to = gout_off[u + 1];
 		if (to - from > 32) {
@@ -962,10 +1004,17 @@ out:
 	return r;
 }
 
+/* rows copied, rows dropped at a time (from the heap, or the file
+ * mapping) */
+#define CHUNK ((size_t)1 << 16)
+
 /* Lay the snapshot out in @mem (l->len bytes, zeroed) as @l says; what
- * is copied is freed on the way. */
+ * is copied is freed on the way, and the finished sections are let go
+ * of when @shared (a file mapping: issue 38, the memory peak), so that
+ * at most the edges, the certifications being read and the arrays still
+ * needed are resident at once. */
 static int build_image(struct builder *b, uint8_t *mem, const struct layout *l, const struct sizes *z, int64_t gen,
-		       int64_t nonce)
+		       int64_t nonce, bool shared)
 {
 	size_t n = b->n, m = b->m;
 	struct snap_header *h = (struct snap_header *)mem;
@@ -993,26 +1042,52 @@ static int build_image(struct builder *b, uint8_t *mem, const struct layout *l, 
 	h->n_weak = b->n_weak;
 	if (n)
 		memcpy(mem + l->nodes, b->nodes, n * sizeof(*b->nodes));
+	if (b->nu)
+		memcpy(mem + l->uids, b->uids, b->nu * sizeof(*b->uids));
+	free(b->nodes);
+	free(b->uids);
+	b->nodes = NULL;
+	b->uids = NULL;
+	if (shared)
+		drop_pages(mem, 0, l->out_off);
+	b->bvert = malloc((b->nb ? b->nb : 1) * sizeof(*b->bvert));
+	if (b->bvert == NULL)
+		return -ENOMEM;
 	for (size_t i = 0; i < b->nb; i++) {
 		bind_off[b->brows[i].vertex + 1]++;
 		binds[i] = b->brows[i].b;
+		b->bvert[i] = b->brows[i].vertex;
 	}
+	free(b->brows);
+	b->brows = NULL;
 	for (size_t i = 0; i < n; i++)
 		bind_off[i + 1] += bind_off[i];
 	memcpy(mem + l->cert_off, b->cert_off, (b->nb + 1) * sizeof(*b->cert_off));
-	for (size_t i = 0; i < b->ngc; i++)
-		cs[i] = b->gc[i].c;
+	if (shared)
+		drop_pages(mem, l->bind_off, l->certs);
+	for (size_t lo = 0; lo < b->ngc; lo += CHUNK) {
+		size_t hi = lo + CHUNK < b->ngc ? lo + CHUNK : b->ngc;
+		for (size_t i = lo; i < hi; i++)
+			cs[i] = b->gc[i].c;
+		drop_pages(b->gc, lo * sizeof(*b->gc), hi * sizeof(*b->gc));
+		if (shared)
+			drop_pages(cs, lo * sizeof(*cs), hi * sizeof(*cs));
+	}
 	free(b->gc);
 	b->gc = NULL;
 	memcpy(mem + l->gout_off, b->gout_off, (n + 1) * sizeof(*b->gout_off));
 	if (b->no)
 		memcpy(mem + l->outs, b->outs, b->no * sizeof(*b->outs));
-	free(b->outs);
-	b->outs = NULL;
 	if (b->strs.len)
 		memcpy(mem + l->strings, b->strs.buf, b->strs.len);
-	if (b->nu)
-		memcpy(mem + l->uids, b->uids, b->nu * sizeof(*b->uids));
+	free(b->outs);
+	free(b->gout_off);
+	free(b->strs.buf);
+	b->outs = NULL;
+	b->gout_off = NULL;
+	b->strs.buf = NULL;
+	if (shared)
+		drop_pages(mem, l->gout_off, l->len);
 	pos = malloc((n + 1) * sizeof(*pos));
 	if (pos == NULL)
 		return -ENOMEM;
@@ -1020,22 +1095,27 @@ static int build_image(struct builder *b, uint8_t *mem, const struct layout *l, 
 	for (size_t i = 0; i < n; i++)
 		out_off[i + 1] = out_off[i] + b->out_count[i];
 	memcpy(pos, out_off, (n + 1) * sizeof(*pos));
-	r = all_edges(b, (const uint8_t *)cs, sizeof(*cs), edge_put, &(struct edge_place){ edges, pos });
+	r = all_edges(b, (uint8_t *)cs, sizeof(*cs), shared, edge_put, &(struct edge_place){ edges, pos, in_off });
 	if (r < 0) {
 		free(pos);
 		return r;
 	}
-	for (size_t i = 0; i < m; i++)
-		in_off[edges[i].v + 1]++;
+	if (shared)
+		drop_pages(mem, l->certs, l->gout_off);
 	for (size_t i = 0; i < n; i++)
 		in_off[i + 1] += in_off[i];
 	memcpy(pos, in_off, (n + 1) * sizeof(*pos));
-	for (size_t i = 0; i < m; i++)
+	/* in: by certified key, each key's by edge; the weak ones */
+	for (size_t i = 0, k = 0; i < m; i++) {
 		in_eid[pos[edges[i].v]++] = (uint32_t)i;
-	free(pos);
-	for (size_t i = 0, k = 0; i < m; i++)
 		if (edges[i].flags & KSP_WSNAP_WEAK)
 			weak[k++] = (uint32_t)i;
+		if (shared && (i + 1) % CHUNK == 0)
+			drop_pages(edges, (i + 1 - CHUNK) * sizeof(*edges), (i + 1) * sizeof(*edges));
+	}
+	free(pos);
+	if (shared)
+		drop_pages(mem, 0, l->len);
 	return 0;
 }
 
@@ -1051,6 +1131,8 @@ int ksp_wsnap_build(struct ksp_store *store, int64_t gen, int64_t nonce, struct 
 	int r = -ENOMEM;
 
 	b.fm.seed = (uint64_t)nonce;
+	/* (what the caller freed goes back first: the load's buffers) */
+	malloc_trim(0);
 	if (strs_add(&b.strs, "", 0) < 0)
 		goto out;
 	r = build_keys(&b);
@@ -1071,7 +1153,7 @@ int ksp_wsnap_build(struct ksp_store *store, int64_t gen, int64_t nonce, struct 
 	mem = where ? where->get(where, l.len) : calloc(1, l.len);
 	if (mem == NULL)
 		goto out;
-	r = build_image(&b, mem, &l, &z, gen, nonce);
+	r = build_image(&b, mem, &l, &z, gen, nonce, where && where->shared(where, mem));
 	if (r < 0) {
 		if (where)
 			where->put(where, mem, l.len);

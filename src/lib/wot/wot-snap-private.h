@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,10 +54,14 @@ struct sizes {
 /* The section offsets of a snapshot of sizes @z: 0 or -E2BIG. */
 int ksp_wsnap_layout(const struct sizes *z, struct layout *l);
 /* Where the image is built: get() gives @len zeroed bytes (or NULL),
- * put() takes them back when the build fails. */
+ * put() takes them back when the build fails; shared() says whether
+ * @mem is a shared mapping of a file, whose finished pages the builder
+ * may let go of (madvise(MADV_DONTNEED): they stay in the file, and
+ * come back from it when read again). */
 struct ksp_wsnap_mem {
 	void *(*get)(struct ksp_wsnap_mem *m, size_t len);
 	void (*put)(struct ksp_wsnap_mem *m, void *mem, size_t len);
+	bool (*shared)(struct ksp_wsnap_mem *m, const void *mem);
 };
 
 /* Read the store into a new snapshot image stamped @gen/@nonce (*@ret_mem,

@@ -312,6 +312,11 @@ static void out_put(struct ksp_wsnap_mem *m, void *mem, size_t len)
 	out_close(o, false);
 }
 
+static bool out_shared(struct ksp_wsnap_mem *m, const void *mem)
+{
+	return mem && mem == ((struct out_file *)m)->map;
+}
+
 /* A new snapshot of the store at gen/nonce (ksp_wsnap_build()), in its
  * file when @o says where (its error in o->err), else in memory. */
 static int build(struct ksp_store *store, int64_t gen, int64_t nonce, struct out_file *o, struct ksp_wsnap **ret)
@@ -354,7 +359,7 @@ static int rebuild(struct ksp_store *store, const char *path, struct ksp_wsnap *
 	sqlite3 *db = ksp_store_db(store);
 	int64_t gen = 0, nonce = 0;
 	bool own = sqlite3_get_autocommit(db) != 0;
-	struct out_file o = { .mem = { out_get, out_put }, .store = store, .path = path, .fd = -1, .slot = -1 };
+	struct out_file o = { .mem = { out_get, out_put, out_shared }, .store = store, .path = path, .fd = -1, .slot = -1 };
 	int r;
 
 	if (own) {
