@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <malloc.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -418,6 +417,7 @@ static void builder_done(struct builder *b)
 static int fpr_map_make(struct builder *b)
 {
 	uint32_t ns = 1024;
+	bool long_fpr = false;
 
 	while (ns < 2 * b->n)
 		ns *= 2;
@@ -437,6 +437,12 @@ static int fpr_map_make(struct builder *b)
 		b->fm.slots[h].v = i;
 		b->fm.slots[h].len = (uint8_t)len;
 		memcpy(b->fm.slots[h].fpr, b->fm.fpr[i], len < FPR_IN_SLOT ? len : FPR_IN_SLOT);
+		long_fpr |= len > FPR_IN_SLOT;
+	}
+	/* (read only for a fingerprint longer than a slot holds) */
+	if (!long_fpr) {
+		free(b->fm.fpr);
+		b->fm.fpr = NULL;
 	}
 	return 0;
 }
@@ -638,7 +644,9 @@ static int resolve(struct builder *b, const struct pending *p)
 		g->bind = UINT32_MAX;
 		return 0;
 	}
-	if (g->c.type != 48) {
+	/* (the outs of the rows kept are made from them later, by
+	 * sort_outs(): only a key's own are kept here) */
+	if (g->c.type != 48 && signer == owner) {
 		GROW(b->outs, b->no, b->cap_o, nomem);
 		b->outs[b->no++] = (struct ksp_wsnap_out){ .v = owner, .reserved = signer, .created = g->c.created };
 	}
@@ -847,33 +855,46 @@ static int cmp_out_v(const void *a, const void *b)
 }
 
 /* the outs by signer, then certified key, the oldest certification of
- * each: by signer in place (a bucket sort by swaps: no second array;
- * the order within a signer's does not matter, as they are sorted next
- * and equal ones are the same bytes) */
+ * each: made from the certifications kept (by bind now) and the keys'
+ * own (b->outs), by signer (a counting sort; the order within a
+ * signer's does not matter, as they are sorted next and equal ones are
+ * the same bytes).  Not gathered while reading: one array fewer at the
+ * memory peak (issue 38). */
 static int sort_outs(struct builder *b, uint32_t *gout_off)
 {
-	struct ksp_wsnap_out *o = b->outs;
+	struct ksp_wsnap_out *o;
 	uint32_t *pos = malloc((b->n + 1) * sizeof(*pos));
-	size_t k = 0;
+	size_t k = 0, no = b->no;
 
-	if (pos == NULL)
-		return -ENOMEM;
 	memset(gout_off, 0, (b->n + 1) * sizeof(*gout_off));
+	for (size_t i = 0; i < b->ngc; i++)
+		if (b->gc[i].c.type != 48) {
+			gout_off[b->gc[i].c.issuer + 1]++;
+			no++;
+		}
 	for (size_t i = 0; i < b->no; i++)
-		gout_off[o[i].reserved + 1]++;
+		gout_off[b->outs[i].reserved + 1]++;
+	o = no < UINT32_MAX ? malloc((no ? no : 1) * sizeof(*o)) : NULL;
+	if (o == NULL || pos == NULL) {
+		free(o);
+		free(pos);
+		return no < UINT32_MAX ? -ENOMEM : -E2BIG;
+	}
 	for (size_t i = 0; i < b->n; i++)
 		gout_off[i + 1] += gout_off[i];
 	memcpy(pos, gout_off, (b->n + 1) * sizeof(*pos));
-	for (uint32_t u = 0; u < b->n; u++)
-		while (pos[u] < gout_off[u + 1]) {
-			struct ksp_wsnap_out x = o[pos[u]];
-			while (x.reserved != u) {
-				struct ksp_wsnap_out y = o[pos[x.reserved]];
-				o[pos[x.reserved]++] = x;
-				x = y;
-			}
-			o[pos[u]++] = x;
-		}
+	for (size_t i = 0; i < b->ngc; i++) {
+		const struct gcert_row *g = &b->gc[i];
+		if (g->c.type != 48)
+			o[pos[g->c.issuer]++] = (struct ksp_wsnap_out){ .v = b->brows[g->bind].vertex,
+									.reserved = g->c.issuer,
+									.created = g->c.created };
+	}
+	for (size_t i = 0; i < b->no; i++)
+		o[pos[b->outs[i].reserved]++] = b->outs[i];
+	free(b->outs);
+	b->outs = o;
+	b->no = no;
 	for (size_t u = 0; u < b->n; u++) {
 		size_t from = gout_off[u], to = gout_off[u + 1];
 		if (to - from > 32) {
@@ -968,8 +989,9 @@ static int build_certs(struct builder *b)
 	}
 	r = -ENOMEM;
 	out_count = calloc(n + 1, sizeof(*out_count));
-	if (out_count == NULL || sort_outs(b, b->gout_off) < 0)
+	if (out_count == NULL || (r = sort_outs(b, b->gout_off)) < 0)
 		goto out;
+	r = -ENOMEM;
 	/* the edges counted: one per certification that counts (bind_edges()
 	 * without the order, which only says which revocation follows it) */
 	b->valid = big_alloc((n ? n : 1) * sizeof(*b->valid));
@@ -1131,8 +1153,6 @@ int ksp_wsnap_build(struct ksp_store *store, int64_t gen, int64_t nonce, struct 
 	int r = -ENOMEM;
 
 	b.fm.seed = (uint64_t)nonce;
-	/* (what the caller freed goes back first: the load's buffers) */
-	malloc_trim(0);
 	if (strs_add(&b.strs, "", 0) < 0)
 		goto out;
 	r = build_keys(&b);
