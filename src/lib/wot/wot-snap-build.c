@@ -43,6 +43,10 @@ static void drop_pages(void *p, size_t from, size_t to)
 		(void)madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
+/* rows copied, rows dropped at a time (from the heap, or the file
+ * mapping) */
+#define CHUNK ((size_t)1 << 16)
+
 static size_t align8(size_t x)
 {
 	return (x + 7) & ~(size_t)7;
@@ -380,6 +384,7 @@ struct builder {
 	size_t nb, cap_b;
 	size_t m, n_weak;
 	struct gcert_row *gc;
+	struct ksp_wsnap_cert *cs; /* gc's certifications alone, once their packets are read */
 	size_t ngc, cap_gc;
 	uint8_t *edge;    /* per certification (by bind): exportable = 1, on a user ID */
 	struct ksp_wsnap_out *outs;
@@ -404,6 +409,7 @@ static void builder_done(struct builder *b)
 	free(b->strs.buf);
 	free(b->brows);
 	free(b->gc);
+	free(b->cs);
 	free(b->edge);
 	free(b->outs);
 	free(b->cert_off);
@@ -868,8 +874,8 @@ static int sort_outs(struct builder *b, uint32_t *gout_off)
 
 	memset(gout_off, 0, (b->n + 1) * sizeof(*gout_off));
 	for (size_t i = 0; i < b->ngc; i++)
-		if (b->gc[i].c.type != 48) {
-			gout_off[b->gc[i].c.issuer + 1]++;
+		if (b->cs[i].type != 48) {
+			gout_off[b->cs[i].issuer + 1]++;
 			no++;
 		}
 	for (size_t i = 0; i < b->no; i++)
@@ -883,13 +889,14 @@ static int sort_outs(struct builder *b, uint32_t *gout_off)
 	for (size_t i = 0; i < b->n; i++)
 		gout_off[i + 1] += gout_off[i];
 	memcpy(pos, gout_off, (b->n + 1) * sizeof(*pos));
-	for (size_t i = 0; i < b->ngc; i++) {
-		const struct gcert_row *g = &b->gc[i];
-		if (g->c.type != 48)
-			o[pos[g->c.issuer]++] = (struct ksp_wsnap_out){ .v = b->brows[g->bind].vertex,
-									.reserved = g->c.issuer,
-									.created = g->c.created };
-	}
+	for (uint32_t bi = 0; bi < b->nb; bi++)
+		for (uint32_t i = b->cert_off[bi]; i < b->cert_off[bi + 1]; i++) {
+			const struct ksp_wsnap_cert *c = &b->cs[i];
+			if (c->type != 48)
+				o[pos[c->issuer]++] = (struct ksp_wsnap_out){ .v = b->brows[bi].vertex,
+									      .reserved = c->issuer,
+									      .created = c->created };
+		}
 	for (size_t i = 0; i < b->no; i++)
 		o[pos[b->outs[i].reserved]++] = b->outs[i];
 	free(b->outs);
@@ -987,7 +994,20 @@ static int build_certs(struct builder *b)
 			goto out;
 		}
 	}
+	/* the certifications alone (32 of a row's 48 bytes), the rows let go
+	 * of as they are copied, before the outs are made */
 	r = -ENOMEM;
+	b->cs = malloc((ngc ? ngc : 1) * sizeof(*b->cs));
+	if (b->cs == NULL)
+		goto out;
+	for (size_t lo = 0; lo < ngc; lo += CHUNK) {
+		size_t hi = lo + CHUNK < ngc ? lo + CHUNK : ngc;
+		for (size_t i = lo; i < hi; i++)
+			b->cs[i] = b->gc[i].c;
+		drop_pages(b->gc, lo * sizeof(*b->gc), hi * sizeof(*b->gc));
+	}
+	free(b->gc);
+	b->gc = NULL;
 	out_count = calloc(n + 1, sizeof(*out_count));
 	if (out_count == NULL || (r = sort_outs(b, b->gout_off)) < 0)
 		goto out;
@@ -1003,7 +1023,7 @@ static int build_certs(struct builder *b)
 							  k->expires < k->revoked ? k->expires : k->revoked };
 	}
 	for (size_t i = 0; i < ngc; i++) {
-		const struct ksp_wsnap_cert *c = &b->gc[i].c;
+		const struct ksp_wsnap_cert *c = &b->cs[i];
 		if (!b->edge[i] || c->type == 48 || c->created < b->valid[c->issuer].from ||
 		    c->created >= b->valid[c->issuer].until)
 			continue;
@@ -1025,10 +1045,6 @@ out:
 	free(out_count);
 	return r;
 }
-
-/* rows copied, rows dropped at a time (from the heap, or the file
- * mapping) */
-#define CHUNK ((size_t)1 << 16)
 
 /* Lay the snapshot out in @mem (l->len bytes, zeroed) as @l says; what
  * is copied is freed on the way, and the finished sections are let go
@@ -1089,14 +1105,13 @@ static int build_image(struct builder *b, uint8_t *mem, const struct layout *l, 
 		drop_pages(mem, l->bind_off, l->certs);
 	for (size_t lo = 0; lo < b->ngc; lo += CHUNK) {
 		size_t hi = lo + CHUNK < b->ngc ? lo + CHUNK : b->ngc;
-		for (size_t i = lo; i < hi; i++)
-			cs[i] = b->gc[i].c;
-		drop_pages(b->gc, lo * sizeof(*b->gc), hi * sizeof(*b->gc));
+		memcpy(cs + lo, b->cs + lo, (hi - lo) * sizeof(*cs));
+		drop_pages(b->cs, lo * sizeof(*cs), hi * sizeof(*cs));
 		if (shared)
 			drop_pages(cs, lo * sizeof(*cs), hi * sizeof(*cs));
 	}
-	free(b->gc);
-	b->gc = NULL;
+	free(b->cs);
+	b->cs = NULL;
 	memcpy(mem + l->gout_off, b->gout_off, (n + 1) * sizeof(*b->gout_off));
 	if (b->no)
 		memcpy(mem + l->outs, b->outs, b->no * sizeof(*b->outs));
