@@ -3,7 +3,34 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <sys/types.h>
+
+/* Grow the array *@p of *@cap elements of @size bytes to hold at least
+ * @need, doubling from @first: 0, or -ENOMEM (the array kept as it was). */
+static inline int grow_array(void **p, size_t *cap, size_t need, size_t size, size_t first)
+{
+	size_t nc;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap : first;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2)
+			return -ENOMEM;
+		nc *= 2;
+	}
+	if (nc > SIZE_MAX / size)
+		return -ENOMEM;
+	n = realloc(*p, nc * size);
+	if (n == NULL)
+		return -ENOMEM;
+	*p = n;
+	*cap = nc;
+	return 0;
+}
 
 /* Read a whole file (path "-" = stdin) into a malloc'ed buffer with a NUL
  * after the data.  Returns 0 or -errno.  max_size 0 = no limit. */

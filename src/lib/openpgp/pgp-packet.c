@@ -11,6 +11,7 @@
 #include <string.h>
 #include <gcrypt.h>
 
+#include "shared/util.h"
 #include "lib/libksp-private.h"
 #include "lib/openpgp/pgp.h"
 
@@ -27,20 +28,7 @@ static uint16_t be16(const uint8_t *p)
 /* Grow an array to hold at least n + 1 elements. */
 static int grow(void **arr, size_t *cap, size_t n, size_t elsz)
 {
-	size_t nc;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 4;
-	if (nc < *cap || nc > SIZE_MAX / elsz)
-		return -ENOMEM;
-	p = realloc(*arr, nc * elsz);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = nc;
-	return 0;
+	return grow_array(arr, cap, n + 1, elsz, 4);
 }
 
 /* ---- framing ------------------------------------------------------------ */

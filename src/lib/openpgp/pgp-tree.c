@@ -35,24 +35,6 @@
 
 #define MAX_DEPTH 16
 
-static int grow_array(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t nc;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 16;
-	while (nc < need)
-		nc *= 2;
-	n = realloc(*p, nc * size);
-	if (n == NULL)
-		return -ENOMEM;
-	*p = n;
-	*cap = nc;
-	return 0;
-}
-
 struct seen_key {
 	char fpr[65];
 	char *file;
@@ -232,7 +214,7 @@ static int file_keys(struct tree *t, const char *relpath, const struct stat *st,
 				r = -EEXIST;
 				goto out;
 			}
-			if (grow_array((void **)&t->keys, &t->cap_keys, t->n_keys + 1, sizeof(*t->keys)) < 0) {
+			if (grow_array((void **)&t->keys, &t->cap_keys, t->n_keys + 1, sizeof(*t->keys), 16) < 0) {
 				r = -ENOMEM;
 				goto out;
 			}
@@ -297,7 +279,7 @@ static int read_one(struct tree *t, const char *path, const char *relpath)
 			      r == -EFBIG ? "it grew while it was read" : strerror(-r));
 		return r;
 	}
-	if (grow_array((void **)&t->files, &t->cap_files, t->n_files + 1, sizeof(*t->files)) < 0) {
+	if (grow_array((void **)&t->files, &t->cap_files, t->n_files + 1, sizeof(*t->files), 16) < 0) {
 		free(data);
 		return -ENOMEM;
 	}

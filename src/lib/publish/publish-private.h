@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared/util.h"
 #include "lib/libksp-private.h"
 #include "lib/publish/publish-write.h"
 
@@ -78,20 +79,7 @@ struct ksp_publish {
 
 static inline int grow(void **p, size_t *cap, size_t need, size_t size)
 {
-	size_t nc;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 16;
-	while (nc < need)
-		nc *= 2;
-	n = realloc(*p, nc * size);
-	if (n == NULL)
-		return -ENOMEM;
-	*p = n;
-	*cap = nc;
-	return 0;
+	return grow_array(p, cap, need, size, 16);
 }
 
 static inline int key_index(const struct ksp_publish *p, const char *fpr)

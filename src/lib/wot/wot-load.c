@@ -167,17 +167,7 @@ static size_t bucket_of(const struct loader *l, uint64_t kid)
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 1024;
-	while (nc < need)
-		nc *= 2;
-	void *n = realloc(*p, nc * size);
-	if (n == NULL)
-		return -ENOMEM;
-	*p = n;
-	*cap = nc;
-	return 0;
+	return grow_array(p, cap, need, size, 1024);
 }
 
 static int add_signer(struct loader *l, const struct ksp_pgp_pubkey *pk)
