@@ -19,11 +19,6 @@
 
 struct ksp_store_key_files;
 
-struct hop {
-	uint32_t signer, signee; /* key indexes */
-	uint8_t hash;            /* hash algorithm of the certification, 0 unknown */
-};
-
 struct ppath {
 	uint32_t *v; /* key indexes, the source first, the target last */
 	size_t n;
