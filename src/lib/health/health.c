@@ -35,6 +35,7 @@
 #include "lib/libksp-private.h"
 #include "lib/store/store.h"
 #include "lib/store/store-health.h"
+#include "lib/store/store-trust.h"
 #include "lib/wot/wot-validity.h"
 #include "lib/wot/wot-snap.h"
 #include "lib/trust/whatif.h"
@@ -447,7 +448,7 @@ static int load_core(struct ksp_health *h)
 	for (size_t i = 0; i < h->rule.n_core; i++)
 		add_core(h, h->rule.core[i]);
 	if (h->rule.core_party)
-		return ksp_store_health_participants(h->store, false, add_core, h);
+		return ksp_store_participant_fprs(h->store, false, add_core, h);
 	return 0;
 }
 
@@ -976,7 +977,7 @@ int health_party_pairs(struct ksp_health *h)
 	if (part == NULL || dist == NULL || queue == NULL || jobs == NULL)
 		goto out;
 	hp.part = part;
-	r = ksp_store_health_participants(h->store, true, add_part, &hp);
+	r = ksp_store_participant_fprs(h->store, true, add_part, &hp);
 	if (r < 0)
 		goto out;
 	np = hp.np;
@@ -1076,7 +1077,7 @@ KSP_EXPORT int ksp_health_party_gain(struct ksp_health *h, int64_t party_time, s
 		r = -ENOMEM;
 		goto out;
 	}
-	r = ksp_store_health_participants(h->store, false, add_part, &(struct hpart){ .h = h, .flag = part });
+	r = ksp_store_participant_fprs(h->store, false, add_part, &(struct hpart){ .h = h, .flag = part });
 	if (r < 0)
 		goto out;
 	/* the keys trusted now: were they on the eve of the party? */

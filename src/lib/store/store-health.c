@@ -24,30 +24,6 @@ void ksp_store_health_read_end(struct ksp_store *store, bool begun)
 		ksp_store_exec(store, "COMMIT");
 }
 
-int ksp_store_health_participants(struct ksp_store *store, bool by_ord, int (*fn)(void *arg, const char *fpr),
-				  void *arg)
-{
-	sqlite3 *db = ksp_store_db(store);
-	struct ksp_ctx *ctx = ksp_store_get_ctx(store);
-	sqlite3_stmt *st = NULL;
-	int rc, r = 0;
-
-	rc = sqlite3_prepare_v2(db,
-				by_ord ? "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord"
-				       : "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return ksp_errno_from_sqlite(ctx, db, rc, "participants");
-	while (r >= 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *fpr = (const char *)sqlite3_column_text(st, 0);
-		r = fn(arg, fpr ? fpr : "");
-	}
-	if (r >= 0 && rc != SQLITE_DONE)
-		r = ksp_errno_from_sqlite(ctx, db, rc, "participants");
-	sqlite3_finalize(st);
-	return r < 0 ? r : 0;
-}
-
 int ksp_store_health_cert_hash(struct ksp_store *store, int64_t uid_id, const char *issuer_fpr, int64_t created,
 			       int *hash)
 {

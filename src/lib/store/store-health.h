@@ -2,9 +2,9 @@
 /*
  * store-health.h: what the trust health report (src/lib/health/) reads
  * from the store that the graph snapshot (wot/wot-snap.h) does not hold:
- * the party's participants, a certification's hash algorithm as stored,
- * and a read transaction around many queries.  Plain C types, no SQLite
- * handle.  Internal to libksp.
+ * a certification's hash algorithm as stored and a read transaction
+ * around many queries (its participants: store-trust.h).  Plain C types,
+ * no SQLite handle.  Internal to libksp.
  */
 #pragma once
 
@@ -18,13 +18,6 @@ struct ksp_store;
  * was begun; close it with ksp_store_health_read_end(). */
 bool ksp_store_health_read_begin(struct ksp_store *store);
 void ksp_store_health_read_end(struct ksp_store *store, bool begun);
-
-/* Call @fn with the fingerprint of each of the party's participants, in
- * the party's order when @by_ord (else the store's); a negative return
- * of @fn stops and is returned.  0 or a negative errno (the context's
- * error set). */
-int ksp_store_health_participants(struct ksp_store *store, bool by_ord, int (*fn)(void *arg, const char *fpr),
-				  void *arg);
 
 /* The lowest hash algorithm among the certifications by @issuer_fpr on
  * user ID @uid_id (uids.id) made at @created, into *@hash (left as it is

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * store-trust.c: the store's reads for the trust models (store-trust.h),
+ * store-trust.c: the store's reads for the trust models and health
+ * (store-trust.h),
  * so that trust/ holds no SQL: the graph itself they read from the
  * snapshot (wot/wot-snap.h).
  */
@@ -91,7 +92,8 @@ struct ksp_store_key_lookup *ksp_store_key_lookup_free(struct ksp_store_key_look
 	return NULL;
 }
 
-int ksp_store_participant_fprs(struct ksp_store *store, int (*fn)(void *data, const char *fpr), void *data)
+int ksp_store_participant_fprs(struct ksp_store *store, bool by_ord, int (*fn)(void *data, const char *fpr),
+			       void *data)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, r = 0;
@@ -99,8 +101,9 @@ int ksp_store_participant_fprs(struct ksp_store *store, int (*fn)(void *data, co
 	if (store == NULL || fn == NULL)
 		return -EINVAL;
 	rc = sqlite3_prepare_v2(ksp_store_db(store),
-				"SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord", -1, &st,
-				NULL);
+				by_ord ? "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id ORDER BY p.ord"
+				       : "SELECT k.fpr FROM participants p JOIN keys k ON k.id = p.key_id",
+				-1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return read_failed(store, rc, "participants");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && r == 0)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * store-trust.h: what the trust models (trust/) read from the store beside
- * the graph snapshot (wot/wot-snap.h, their one source for the graph):
+ * store-trust.h: what the trust models (trust/) and health/ read from the
+ * store beside the graph snapshot (wot/wot-snap.h, their one source for the graph):
  * a key's row by fingerprint (the store's index; the snapshot has none)
  * and the party's participants (not in the snapshot).
  * Internal to libksp (not in libksp.sym): plain C types, no SQLite handle.
@@ -10,6 +10,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ksp_store;
@@ -29,7 +30,9 @@ int64_t ksp_store_key_lookup(struct ksp_store_key_lookup *q, const char *fpr);
 /* Frees @q (NULL is fine); returns NULL. */
 struct ksp_store_key_lookup *ksp_store_key_lookup_free(struct ksp_store_key_lookup *q);
 
-/* The fingerprints of the party's participants in list order (the core of
- * --core-party), each given to @fn(@data, fpr); stops at @fn's first
- * nonzero return and returns it; 0 or -errno. */
-int ksp_store_participant_fprs(struct ksp_store *store, int (*fn)(void *data, const char *fpr), void *data);
+/* The fingerprints of the party's participants (the core of --core-party,
+ * health's party), in list order when @by_ord, else in the store's, each
+ * given to @fn(@data, fpr); stops at @fn's first nonzero return and
+ * returns it; 0 or -errno. */
+int ksp_store_participant_fprs(struct ksp_store *store, bool by_ord, int (*fn)(void *data, const char *fpr),
+			       void *data);

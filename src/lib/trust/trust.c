@@ -618,7 +618,7 @@ static int add_core(void *data, const char *fpr)
 /* trust-private.h: the store's participants added to @extra's core */
 int ksp_trust_core_from_party(struct ksp_store *store, struct ksp_trust_policy *extra)
 {
-	return ksp_store_participant_fprs(store, add_core, extra);
+	return ksp_store_participant_fprs(store, true, add_core, extra);
 }
 
 /* policy.h: the policy's core keys and, with core_party, the
