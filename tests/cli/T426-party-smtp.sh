@@ -16,27 +16,7 @@ $PY -c 'import aiosmtpd' 2>/dev/null || {
 	test_done
 }
 W=$TEST_TMP
-# the GnuPG homes, the test's and ksp's private ones (TMPDIR), in a short
-# folder of their own: gpg-agent's socket path must fit a Unix socket
-# address (108 bytes), which a home under a deep checkout (check-asan's
-# build-asan/ in a CI clone in a temporary folder) does not
-GH=$(mktemp -d /tmp/ksp-gh.XXXXXX) || exit 2
-export TMPDIR="$GH/tmp"
-mkdir -p "$TMPDIR"
-homes=()
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
-	done
-	for h in "${homes[@]}"; do
-		gpgconf --homedir "$h" --kill all >/dev/null 2>&1 || true
-	done
-	rm -rf "$GH"
-	_test_cleanup
-}
-trap cleanup EXIT
-trap 'cleanup; exit 130' INT TERM
+party_homes
 
 # start_sink NAME [REFUSE...]: a server whose messages go to $W/NAME; its port in PORT
 start_sink() {
@@ -53,18 +33,7 @@ start_sink() {
 	[ -n "$PORT" ] || { _test_fail "the SMTP server did not start: $(cat "$W/$name.log")"; test_done; }
 }
 
-gen() {
-	local h="$GH/h$1"
-	mkdir -m 700 "$h"
-	homes+=("$h")
-	gpg --homedir "$h" --batch --passphrase "" --quick-gen-key "P$1 <p$1@example.org>" ed25519 cert never >/dev/null 2>&1
-	local f
-	f=$(gpg --homedir "$h" --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '$1=="fpr"{print $10; exit}')
-	gpg --homedir "$h" --batch --passphrase '' --quick-add-key "$f" cv25519 encr never >/dev/null 2>&1
-	gpg --homedir "$h" --batch --armor --export "$f" > "$W/p$1.asc" 2>/dev/null
-	eval "F$1=$f"
-}
-for i in 1 2 3 4; do gen "$i"; done
+for i in 1 2 3 4; do party_gen "$i"; done
 
 D="$W/party.db"
 expect_code 0 $KSP -d "$D" party init --name "T426 Party" --date 2027-03-01

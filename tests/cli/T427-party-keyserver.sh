@@ -16,42 +16,13 @@ command -v sks >/dev/null 2>&1 || {
 	test_done
 }
 W=$TEST_TMP
-# the GnuPG homes, the test's and ksp's private ones (TMPDIR), in a short
-# folder of their own: gpg-agent's socket path must fit a Unix socket
-# address (108 bytes), which a home under a deep checkout (check-asan's
-# build-asan/ in a CI clone in a temporary folder) does not
-GH=$(mktemp -d /tmp/ksp-gh.XXXXXX) || exit 2
-export TMPDIR="$GH/tmp"
-mkdir -p "$TMPDIR"
-homes=()
-SKS_PID=
-HKP_PID=
-cleanup() {
-	for p in $SKS_PID $HKP_PID; do
-		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
-	done
-	for h in "${homes[@]}"; do
-		gpgconf --homedir "$h" --kill all >/dev/null 2>&1 || true
-	done
-	rm -rf "$GH"
-	_test_cleanup
-}
-trap cleanup EXIT
-trap 'cleanup; exit 130' INT TERM
+party_homes
 
-gen() {
-	local h="$GH/h$1"
-	mkdir -m 700 "$h"
-	homes+=("$h")
-	gpg --homedir "$h" --batch --passphrase "" --quick-gen-key "P$1 <p$1@example.org>" ed25519 cert never >/dev/null 2>&1
-	local f
-	f=$(gpg --homedir "$h" --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '$1=="fpr"{print $10; exit}')
-	gpg --homedir "$h" --batch --passphrase '' --quick-add-key "$f" cv25519 encr never >/dev/null 2>&1
-	gpg --homedir "$h" --batch --armor --export "$f" > "$W/p$1.asc" 2>/dev/null
-	gpg --homedir "$h" --batch --export "$f" > "$W/p$1.pgp" 2>/dev/null
-	eval "F$1=$f"
-}
-for i in 1 2 3 4 5; do gen "$i"; done
+for i in 1 2 3 4 5; do
+	party_gen "$i"
+	fv=F$i
+	gpg --homedir "$GH/h$i" --batch --export "${!fv}" > "$W/p$i.pgp" 2>/dev/null
+done
 
 # ---- the keyserver: p2 and p3 on it (not p1, p4, p5) ------------------------
 # (under the short folder: sks puts its control socket in its base folder)
@@ -62,7 +33,7 @@ cat "$W/p2.pgp" "$W/p3.pgp" > "$B/dump/keys.pgp"
 expect_eq "$?" 0 "sks build of the dump"
 PORT=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 (cd "$B" && exec sks db -basedir "$B" -hkp_address 127.0.0.1 -hkp_port "$PORT" >"$B/db.out" 2>&1) &
-SKS_PID=$!
+pids+=($!)
 up=
 for _ in $(seq 1 100); do
 	if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then up=1; break; fi
@@ -145,7 +116,7 @@ import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 s.serve_forever()
 PY
 /usr/bin/python3 "$W/hkp.py" "$W/hkp.port" "$W/p5-nouid.asc" &
-HKP_PID=$!
+pids+=($!)
 for _ in $(seq 1 50); do [ -s "$W/hkp.port" ] && break; sleep 0.1; done
 expect_code 1 $KSP -d "$D" party add --keyserver "hkp://127.0.0.1:$(cat "$W/hkp.port")" "$F5"
 expect_match "$OUT" "^     $F5  refused: the keyserver hkp://127\\.0\\.0\\.1:[0-9]+ has this key without a user ID \\(as keys\\.openpgp\\.org serves"
