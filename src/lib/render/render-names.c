@@ -180,6 +180,7 @@ struct rctx {
 	const struct rd_doc *doc;
 	unsigned int format;
 	char **qr_cache; /* per participant */
+	const struct ksp_draw *draw; /* the drawing module, once loaded */
 };
 
 /* The item of the innermost list block whose items are @kind: its index
@@ -218,15 +219,15 @@ static int get_qr(struct rctx *rc, size_t part, struct ksp_tpl_value *v)
 	if (!(rc->doc->flags & KSP_RENDER_QR))
 		return 0;
 	if (rc->qr_cache[part] == NULL) {
-		/* libqrencode is in the drawing module (lib/draw.h) */
-		const struct ksp_draw *draw = ksp_draw_load(rc->doc->ctx);
 		struct rd_qr *q = NULL;
 		struct strbuf sb;
 		int r;
 
-		if (draw == NULL)
+		/* libqrencode is in the drawing module (lib/draw.h): looked up
+		 * once per document, not per code */
+		if (rc->draw == NULL && (rc->draw = ksp_draw_load(rc->doc->ctx)) == NULL)
 			return -ELIBACC;
-		r = draw->qr(rc->doc->ctx, ksp_set_error, rc->doc->parts[part].fpr_hex, &q);
+		r = rc->draw->qr(rc->doc->ctx, ksp_set_error, rc->doc->parts[part].fpr_hex, &q);
 		if (r < 0)
 			return r;
 		strbuf_init(&sb);
