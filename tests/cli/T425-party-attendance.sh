@@ -11,6 +11,7 @@ test_begin T425-party-attendance
 export LSAN_OPTIONS="suppressions=$TOP/tests/keyrings/graph/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 W=$TEST_TMP
+. "$TOP/tests/cli/party-homes.sh"
 party_homes
 
 for i in 1 2 3 4; do party_gen "$i"; done

@@ -16,6 +16,7 @@ $PY -c 'import aiosmtpd' 2>/dev/null || {
 	test_done
 }
 W=$TEST_TMP
+. "$TOP/tests/cli/party-homes.sh"
 party_homes
 
 # start_sink NAME [REFUSE...]: a server whose messages go to $W/NAME; its port in PORT

@@ -16,6 +16,7 @@ command -v sks >/dev/null 2>&1 || {
 	test_done
 }
 W=$TEST_TMP
+. "$TOP/tests/cli/party-homes.sh"
 party_homes
 
 for i in 1 2 3 4 5; do
