@@ -66,6 +66,22 @@ int64_t ksp_store_cache_grow(struct ksp_store *store, int kb)
 	return sqlite3_exec(store->db, sql, NULL, NULL, NULL) == SQLITE_OK ? old : 0;
 }
 
+int64_t ksp_store_cache_set(struct ksp_store *store, int kb)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t old = 0;
+	char sql[64];
+
+	if (sqlite3_prepare_v2(store->db, "PRAGMA cache_size", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		old = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (old == 0)
+		return 0;
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%d", kb);
+	return sqlite3_exec(store->db, sql, NULL, NULL, NULL) == SQLITE_OK ? old : 0;
+}
+
 void ksp_store_cache_restore(struct ksp_store *store, int64_t old)
 {
 	char sql[64];

@@ -38,6 +38,9 @@ int64_t ksp_store_cache_grow(struct ksp_store *store, int kb);
  * and key indexes they join against at 10^5 keys; larger is slower. */
 #define KSP_STORE_SCAN_CACHE_KB 32768
 void ksp_store_cache_restore(struct ksp_store *store, int64_t old);
+/* The page cache set to kb KiB, smaller or larger; returns the setting to
+ * give back to ksp_store_cache_restore() (0: unknown, unchanged). */
+int64_t ksp_store_cache_set(struct ksp_store *store, int kb);
 /* Run a statement with no result rows; returns 0 or -errno (logged). */
 int ksp_store_exec(struct ksp_store *store, const char *sql);
 /* The id of the key row with this fingerprint, 0 if none, <0 error. */
