@@ -73,6 +73,7 @@ struct job {
 	const struct ksp_pgp_uid *uid; /* NULL: a key-level signature */
 	const struct ksp_pgp_sig *sig;
 	int32_t self;   /* a self-signature: only this signer (-1: not indexed) */
+	int32_t cand;   /* its first candidate signer, found once when planned (-1: none) */
 	bool is_self;
 	int32_t by;     /* the signer that verified it, -1 none */
 	int8_t res;
@@ -268,7 +269,7 @@ static int add_job(struct batch *b, const struct ksp_pgp_pubkey *target, const s
 	if (grow((void **)&b->jobs, &b->cap_jobs, b->n_jobs + 1, sizeof(*b->jobs)) < 0)
 		return -ENOMEM;
 	b->jobs[b->n_jobs++] = (struct job){ .target = target, .uid = uid, .sig = sig, .self = self,
-					     .is_self = is_self, .by = -1 };
+					     .is_self = is_self, .by = -1, .cand = -1 };
 	return 0;
 }
 
@@ -478,6 +479,10 @@ static int plan_jobs(struct loader *l, struct batch *b)
 	for (size_t i = 0; i < b->n_jobs; i++) {
 		struct job *jb = &b->jobs[i];
 		int32_t c = jb->is_self ? jb->self : first_candidate(l, jb->sig);
+		/* (kept for the threads: each lookup is a cache miss or two in
+		 * tables of 10^6 signers; the chains do not change once a batch
+		 * is planned, as only an issuer no signer matches is added) */
+		jb->cand = c;
 		for (; c >= 0; c = jb->is_self ? -1 : l->signers[c].next) {
 			struct signer *s = &l->signers[c];
 			if (!jb->is_self && !issuer_matches(s, jb->sig))
@@ -596,7 +601,7 @@ static void prep_tables(struct loader *l, struct signer *s)
 static void run_job(struct loader *l, struct job *jb)
 {
 	int best = KSP_VERIFY_NO_ISSUER;
-	int32_t c = jb->is_self ? jb->self : first_candidate(l, jb->sig);
+	int32_t c = jb->cand;
 
 	for (; c >= 0; c = jb->is_self ? -1 : l->signers[c].next) {
 		const struct signer *s = &l->signers[c];
@@ -625,7 +630,7 @@ static int32_t only_candidate(const struct loader *l, const struct job *jb)
 
 	if (jb->is_self)
 		return jb->self;
-	c = first_candidate(l, jb->sig);
+	c = jb->cand;
 	if (c < 0)
 		return -1;
 	for (other = l->signers[c].next; other >= 0; other = l->signers[other].next)
