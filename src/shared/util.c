@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "shared/util.h"
@@ -483,4 +484,18 @@ char *signed_data_file(const char *sig, bool gpg_ext)
 		}
 	}
 	return NULL;
+}
+
+void *huge_alloc(size_t n)
+{
+	const size_t huge = (size_t)2 << 20;
+	void *p = NULL;
+
+	if (n < 2 * huge)
+		return posix_memalign(&p, 64, n ? n : 1) == 0 ? p : NULL;
+	n = (n + huge - 1) / huge * huge;
+	p = aligned_alloc(huge, n);
+	if (p)
+		(void)madvise(p, n, MADV_HUGEPAGE);
+	return p;
 }

@@ -40,6 +40,11 @@ int read_fd_all(int fd, size_t max_size, uint8_t **ret, size_t *ret_len);
  * ".asc" or ".sign" (gpg's "assuming signed data in"), and ".gpg" too when
  * @gpg_ext, when that file exists; NULL if none (the caller frees). */
 char *signed_data_file(const char *sig, bool gpg_ext);
+/* @n bytes, 64-byte aligned, for an array read at random: from 4 MB on in
+ * 2 MB pages where the kernel gives them on request (madvise; one TLB
+ * entry where 4 KB pages take 512, and in a virtual machine each miss is a
+ * walk of two page tables).  Not zeroed; free() frees it; NULL: ENOMEM. */
+void *huge_alloc(size_t n);
 /* write() loop; returns 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 

@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
+#include "shared/util.h"
 #include "lib/store/store.h"
 #include "lib/openpgp/pgp.h"
 #include "lib/wot/wot-snap-private.h"
@@ -99,23 +100,6 @@ struct raw_cert {
 	int64_t created, expires;
 	uint8_t is_rev, hash_flag;
 };
-
-/* @n bytes for an array read at random (the issuer table, the signers'
- * validity): in huge pages where the kernel gives them on request (one
- * TLB entry for 2 MB; 10^6 keys' tables span 80 MB).  free() frees it. */
-static void *big_alloc(size_t n)
-{
-	const size_t huge = (size_t)2 << 20;
-	void *p;
-
-	if (n < 2 * huge)
-		return malloc(n);
-	n = (n + huge - 1) / huge * huge;
-	p = aligned_alloc(huge, n);
-	if (p)
-		(void)madvise(p, n, MADV_HUGEPAGE);
-	return p;
-}
 
 /* A signer's certifications count when made in [from, until) (its
  * creation; its expiry, soft revocation, or never for a hard one). */
@@ -427,7 +411,7 @@ static int fpr_map_make(struct builder *b)
 
 	while (ns < 2 * b->n)
 		ns *= 2;
-	b->fm.slots = big_alloc(ns * sizeof(*b->fm.slots));
+	b->fm.slots = huge_alloc(ns * sizeof(*b->fm.slots));
 	if (b->fm.slots == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < ns; i++)
@@ -1014,7 +998,7 @@ static int build_certs(struct builder *b)
 	r = -ENOMEM;
 	/* the edges counted: one per certification that counts (bind_edges()
 	 * without the order, which only says which revocation follows it) */
-	b->valid = big_alloc((n ? n : 1) * sizeof(*b->valid));
+	b->valid = huge_alloc((n ? n : 1) * sizeof(*b->valid));
 	if (b->valid == NULL)
 		goto out;
 	for (size_t v = 0; v < n; v++) {
