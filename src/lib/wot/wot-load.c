@@ -50,6 +50,7 @@
 #include "lib/openpgp/ed25519.h"
 #include "lib/input-private.h"
 #include "lib/openpgp/pgp-verify.h"
+#include "lib/wot/wot-blocks.h"
 #include "lib/wot/wot-cert.h"
 #include "lib/wot/wot-snap.h"
 #include "shared/util.h"
@@ -111,6 +112,8 @@ struct loader {
 	sqlite3_stmt *st_issuer;
 	/* incremental loading, see plan_blocks() */
 	sqlite3_stmt *st_block_get, *st_block_put, *st_source, *st_source2;
+	struct ksp_blockset *blocks; /* key_blocks in memory, see plan_blocks() */
+	size_t n_planned;
 	const char *source;
 	uint64_t n_same;
 	int64_t *seen; /* ids of the keys of the input (skipped or stored) */
@@ -1594,6 +1597,7 @@ static void loader_done(struct loader *l)
 	sqlite3_blob_close(l->blob);
 	l->blob = NULL;
 	sqlite3_finalize(l->st_block_get);
+	ksp_blockset_free(l->blocks);
 	sqlite3_finalize(l->st_block_put);
 	sqlite3_finalize(l->st_source);
 	sqlite3_finalize(l->st_source2);
@@ -1772,19 +1776,24 @@ static int block_known(struct loader *l, const uint8_t *data, size_t from, size_
 	if (secret || to <= from)
 		return 0;
 	gcry_md_hash_buffer(GCRY_MD_SHA256, md, data + from, to - from);
-	sqlite3_bind_blob(l->st_block_get, 1, md, sizeof(md), SQLITE_STATIC);
-	sqlite3_bind_int(l->st_block_get, 2, l->verify);
-	rc = sqlite3_step(l->st_block_get);
-	if (rc == SQLITE_ROW) {
-		const unsigned char *was = sqlite3_column_text(l->st_block_get, 1);
-		key_id = sqlite3_column_int64(l->st_block_get, 0);
-		same_source = was && strcmp((const char *)was, source) == 0;
+	if (l->blocks) {
+		if (!ksp_blockset_find(l->blocks, md, &key_id, &same_source))
+			return 0;
+	} else {
+		sqlite3_bind_blob(l->st_block_get, 1, md, sizeof(md), SQLITE_STATIC);
+		sqlite3_bind_int(l->st_block_get, 2, l->verify);
+		rc = sqlite3_step(l->st_block_get);
+		if (rc == SQLITE_ROW) {
+			const unsigned char *was = sqlite3_column_text(l->st_block_get, 1);
+			key_id = sqlite3_column_int64(l->st_block_get, 0);
+			same_source = was && strcmp((const char *)was, source) == 0;
+		}
+		sqlite3_reset(l->st_block_get);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return ksp_errno_from_sqlite(l->ctx, l->db, rc, "key blocks");
+		if (rc == SQLITE_DONE)
+			return 0;
 	}
-	sqlite3_reset(l->st_block_get);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ksp_errno_from_sqlite(l->ctx, l->db, rc, "key blocks");
-	if (rc == SQLITE_DONE)
-		return 0;
 	r = block_fpr(l, data, from, to, true);
 	if (r < 0)
 		return r;
@@ -1834,6 +1843,25 @@ static int plan_block(struct loader *l, const uint8_t *data, size_t start, size_
  * (malloc'ed, *@out_len bytes, possibly 0): what the reader is given.
  * Packets outside keys and whatever follows a packet that cannot be framed
  * stay in it, for the reader to report as it would. */
+/*
+ * The first BLOCKS_SAMPLE blocks are looked up one by one; then, from the
+ * bytes they took, the blocks of the whole input are estimated, and when
+ * they are a good part of the store's (a reload), key_blocks is read into
+ * memory at once for the rest (wot-blocks.c: 10^5 keys, 0.27 -> 0.07
+ * CPU-s).
+ */
+#define BLOCKS_SAMPLE 1024
+
+static int blocks_read(struct loader *l, const char *source, size_t len, size_t at)
+{
+	uint64_t expect = at ? (uint64_t)((double)BLOCKS_SAMPLE * (double)len / (double)at) : 0;
+	int r = ksp_blockset_read(l->db, l->verify, source, expect, &l->blocks);
+
+	if (r == -EIO)
+		return ksp_errno_from_sqlite(l->ctx, l->db, sqlite3_errcode(l->db), "key blocks");
+	return r;
+}
+
 static int plan_blocks(struct loader *l, const uint8_t *data, size_t len, const char *source, uint8_t **out,
 		       size_t *out_len)
 {
@@ -1855,6 +1883,8 @@ static int plan_blocks(struct loader *l, const uint8_t *data, size_t len, const 
 		if (pkt.tag == KSP_PGP_TAG_PUBLIC_KEY || pkt.tag == KSP_PGP_TAG_SECRET_KEY) {
 			if (in_key) {
 				r = plan_block(l, data, start, at, secret, source, out, &n, &cap, &kept);
+				if (r == 0 && ++l->n_planned == BLOCKS_SAMPLE)
+					r = blocks_read(l, source, len, at);
 				if (r < 0)
 					goto fail;
 			}
