@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Why one file (over 1,000 lines): the three stages of the load share the
- * batch structures and hand them from thread to thread.
- *
  * ksp wot load: the native reader into the store, in one transaction, with
  * every signature on a user ID (self-signatures and certifications) and
  * every key-level self-signature checked on worker threads (RSA by
@@ -30,6 +27,11 @@
  *    the issuer's fingerprint;
  * 4. certifications already in the store whose issuer was unknown
  *    (verified = 4) and has now come are checked.
+ *
+ * This file: the load's course, the writes to the store (3, 4) and the
+ * indexes; wot-load-check.c: the signers and the checking threads (1, 2);
+ * wot-load-blocks.c: what a reload skips (0) and --prune;
+ * wot-load-private.h: the state they share.
  */
 #include <errno.h>
 #include <limits.h>
@@ -54,773 +56,7 @@
 #include "lib/wot/wot-cert.h"
 #include "lib/wot/wot-snap.h"
 #include "shared/util.h"
-
-/* A possible issuer: ~80 bytes, for every primary key of the input. */
-struct signer {
-	const uint8_t *body;     /* its key packet's public part, in the input or an extra key */
-	struct ksp_pgp_vkey *vk; /* prepared on first use, kept compact */
-	uint64_t kid;
-	uint32_t body_len;
-	int32_t next;   /* next signer in the same hash bucket */
-	uint32_t uses;  /* signatures it was a candidate for so far */
-	uint32_t batch; /* the last batch that needed it */
-	bool vk_tried;
-	uint8_t fpr_len;
-	uint8_t fpr[32];
-};
-
-struct job {
-	const struct ksp_pgp_pubkey *target;
-	const struct ksp_pgp_uid *uid; /* NULL: a key-level signature */
-	const struct ksp_pgp_sig *sig;
-	int32_t self;   /* a self-signature: only this signer (-1: not indexed) */
-	int32_t cand;   /* its first candidate signer, found once when planned (-1: none) */
-	bool is_self;
-	int32_t by;     /* the signer that verified it, -1 none */
-	int8_t res;
-};
-
-/* Keys read together: checked on the threads while the batch before them
- * is written to the store. */
-struct batch {
-	struct ksp_pgp_key **in;
-	size_t n_in, cap_in;
-	size_t n_sigs;  /* signatures on them (what a batch is cut by) */
-	struct job *jobs;
-	size_t n_jobs, cap_jobs;
-	/* signers it needs, prepared on the threads first */
-	int32_t *prep;
-	size_t n_prep, cap_prep;
-};
-
-struct loader {
-	struct ksp_store *store;
-	struct ksp_ctx *ctx;
-	sqlite3 *db;
-	sqlite3_stmt *key, *keyid, *uid, *uidid, *cert, *cert_upd, *ksigs, *ksigs_get;
-	int64_t key_id_max; /* keys.id of the newest key: one above it is new (see store_one()) */
-	bool verify;
-	bool x8; /* Ed25519 eight at a time (no use for the signers' tables) */
-	uint64_t keys, certs, bad, secret;
-	uint64_t n_good, n_bad, n_unsupported, n_nokey;
-
-	struct batch bt[2];
-	size_t n_index;          /* primary keys in the input */
-	uint64_t *missing;       /* key IDs looked up in the store in vain */
-	size_t n_missing, cap_missing;
-	bool store_had_keys;
-	sqlite3_stmt *st_issuer;
-	/* incremental loading, see plan_blocks() */
-	sqlite3_stmt *st_block_get, *st_block_put, *st_source, *st_source2;
-	struct ksp_blockset *blocks; /* key_blocks in memory, see plan_blocks() */
-	size_t n_planned;
-	const char *source;
-	uint64_t n_same;
-	int64_t *seen; /* ids of the keys of the input (skipped or stored) */
-	size_t n_seen, cap_seen;
-	/* hashes of the fingerprints of the blocks skipped and of those read,
-	 * see plan_blocks() */
-	uint64_t *fh_skip, *fh_read;
-	size_t n_fh_skip, cap_fh_skip, n_fh_read, cap_fh_read;
-	/* the key packets of the skipped blocks, signers for the rest (a
-	 * copy: the input is given back once cut) */
-	uint8_t *skip_bodies;
-	size_t n_skip_bodies, cap_skip_bodies;
-	uint8_t **extra; /* issuers' key packets read back from the store */
-	sqlite3_blob *blob; /* fetch_issuer()'s handle on keys.keydata */
-	size_t n_extra, cap_extra;
-	struct signer *signers;
-	size_t n_signers, cap_signers;
-	uint8_t *bodies; /* the input's signer key packets, when the input's pages go back */
-	int32_t *buckets;
-	size_t n_buckets;
-
-	/* the batch being checked, by the calling thread and started[] */
-	struct batch *vb;
-	pthread_t th[64];
-	unsigned started;
-	atomic_size_t next_job;
-	atomic_size_t next_prep;
-	atomic_size_t prep_done; /* signers of vb->prep prepared */
-	atomic_size_t n_tables; /* signers holding tables (TABLES_MAX at most) */
-	atomic_int prep_err;
-	uint32_t batch;
-	uint64_t n_checked;      /* signatures checked, for the report under -v */
-	atomic_size_t n_lanes;   /* of them, Ed25519 ones eight at a time */
-	atomic_uint_fast64_t check_ns; /* CPU time the threads spent checking */
-	uint64_t write_ns; /* CPU time the calling thread spent in store_one() */
-
-	int64_t old_cache; /* PRAGMA cache_size before the load, 0: unchanged */
-	bool triggers_off;  /* the graph_* triggers, see triggers_pause() */
-	const char *index_sql[4]; /* indexes dropped for the load, see indexes_drop() */
-	int64_t changes0;   /* sqlite3_total_changes64() when they were paused */
-};
-
-static uint64_t kid64(const uint8_t *k)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | k[i];
-	return v;
-}
-
-static size_t bucket_of(const struct loader *l, uint64_t kid)
-{
-	return (size_t)((kid * 0x9E3779B97F4A7C15ull) >> 20) & (l->n_buckets - 1);
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	return grow_array(p, cap, need, size, 1024);
-}
-
-static int add_signer(struct loader *l, const struct ksp_pgp_pubkey *pk)
-{
-	if (grow((void **)&l->signers, &l->cap_signers, l->n_signers + 1, sizeof(*l->signers)) < 0)
-		return -ENOMEM;
-	struct signer *s = &l->signers[l->n_signers];
-	if (pk->body_len > UINT32_MAX)
-		return 0; /* cannot be a v4 key; v5/v6 keys are far smaller */
-	memset(s, 0, sizeof(*s));
-	s->body = pk->body;
-	s->body_len = (uint32_t)pk->body_len;
-	s->fpr_len = pk->fpr_len;
-	memcpy(s->fpr, pk->fpr, sizeof(s->fpr));
-	s->kid = kid64(pk->keyid);
-	s->next = -1;
-	l->n_signers++;
-	return 0;
-}
-
-static int build_index(struct loader *l)
-{
-	size_t nb = 1024;
-
-	while (nb < 2 * l->n_signers)
-		nb *= 2;
-	free(l->buckets);
-	l->buckets = malloc(nb * sizeof(*l->buckets));
-	if (l->buckets == NULL)
-		return -ENOMEM;
-	l->n_buckets = nb;
-	for (size_t i = 0; i < nb; i++)
-		l->buckets[i] = -1;
-	for (size_t i = 0; i < l->n_signers; i++) {
-		size_t b = bucket_of(l, l->signers[i].kid);
-		l->signers[i].next = l->buckets[b];
-		l->buckets[b] = (int32_t)i;
-	}
-	return 0;
-}
-
-/* Does signer @s match the issuer named by @sig? */
-static bool issuer_matches(const struct signer *s, const struct ksp_pgp_sig *sig)
-{
-	if (sig->issuer_fpr_len)
-		return sig->issuer_fpr_len == s->fpr_len && memcmp(sig->issuer_fpr, s->fpr, s->fpr_len) == 0;
-	return sig->has_issuer && kid64(sig->issuer) == s->kid;
-}
-
-/* The key ID an issuer is looked up by (v4 fingerprint: its end; v5/v6:
- * its start); false when the signature names no issuer. */
-static bool issuer_kid(const struct ksp_pgp_sig *sig, uint64_t *kid)
-{
-	if (sig->issuer_fpr_len == 20)
-		*kid = kid64(sig->issuer_fpr + 12);
-	else if (sig->issuer_fpr_len == 32)
-		*kid = kid64(sig->issuer_fpr);
-	else if (sig->has_issuer)
-		*kid = kid64(sig->issuer);
-	else
-		return false;
-	return true;
-}
-
-static int32_t first_candidate(const struct loader *l, const struct ksp_pgp_sig *sig)
-{
-	uint64_t kid;
-
-	if (!issuer_kid(sig, &kid))
-		return -1;
-	for (int32_t c = l->buckets[bucket_of(l, kid)]; c >= 0; c = l->signers[c].next)
-		if (issuer_matches(&l->signers[c], sig))
-			return c;
-	return -1;
-}
-
-static bool is_self(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *s)
-{
-	if (s->issuer_fpr_len && s->issuer_fpr_len == k->primary.fpr_len)
-		return memcmp(s->issuer_fpr, k->primary.fpr, s->issuer_fpr_len) == 0;
-	return s->has_issuer && memcmp(s->issuer, k->primary.keyid, 8) == 0;
-}
-
-static bool is_cert(uint8_t type)
-{
-	return (type >= 0x10 && type <= 0x13) || type == 0x30;
-}
-
-/* A key-level signature worth checking: self direct-key and revocation. */
-static bool key_sig_wanted(const struct ksp_pgp_key *k, const struct ksp_pgp_sig *s)
-{
-	return (s->type == 0x1f || s->type == 0x20) && is_self(k, s);
-}
-
-static int add_job(struct batch *b, const struct ksp_pgp_pubkey *target, const struct ksp_pgp_uid *uid,
-		   const struct ksp_pgp_sig *sig, int32_t self, bool is_self)
-{
-	if (grow((void **)&b->jobs, &b->cap_jobs, b->n_jobs + 1, sizeof(*b->jobs)) < 0)
-		return -ENOMEM;
-	b->jobs[b->n_jobs++] = (struct job){ .target = target, .uid = uid, .sig = sig, .self = self,
-					     .is_self = is_self, .by = -1, .cand = -1 };
-	return 0;
-}
-
-/* An issuer not in the input: read its key back from the store. */
-static int fetch_issuer(struct loader *l, sqlite3_stmt *st, const struct ksp_pgp_sig *sig)
-{
-	uint64_t kid;
-	char hex[17];
-	int rc, r = 0;
-
-	if (!issuer_kid(sig, &kid))
-		return 0;
-	for (int i = 0; i < 8; i++)
-		snprintf(hex + 2 * i, 3, "%02X", (unsigned)(kid >> (56 - 8 * i)) & 0xff);
-	sqlite3_bind_text(st, 1, hex, 16, SQLITE_TRANSIENT);
-	/* only the primary key packet is read back (its first bytes: the
-	 * rest of a key block can be megabytes of certifications) */
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		sqlite3_blob *bl = NULL;
-		struct ksp_pgp_packet pkt;
-		struct ksp_pgp_pubkey pk;
-		uint8_t *buf = NULL;
-		size_t pos = 0;
-		int n, want;
-
-		/* one handle moved from row to row (opening one compiles a
-		 * statement); after a failure (no keydata) it is opened anew */
-		int64_t id = sqlite3_column_int64(st, 0);
-		if (l->blob == NULL || sqlite3_blob_reopen(l->blob, id) != SQLITE_OK) {
-			sqlite3_blob_close(l->blob);
-			l->blob = NULL;
-			if (sqlite3_blob_open(l->db, "main", "keys", "keydata", id, 0, &l->blob) != SQLITE_OK) {
-				sqlite3_blob_close(l->blob); /* no keydata */
-				l->blob = NULL;
-				continue;
-			}
-		}
-		bl = l->blob;
-		n = sqlite3_blob_bytes(bl);
-		want = n < 4096 ? n : 4096;
-		for (;;) {
-			free(buf);
-			buf = want > 0 ? malloc((size_t)want) : NULL;
-			if (buf == NULL || sqlite3_blob_read(bl, buf, want, 0) != SQLITE_OK) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			pos = 0;
-			if (ksp_pgp_packet_next(buf, (size_t)want, &pos, &pkt) == 0)
-				break;
-			if (want == n) { /* not a key */
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			want = n; /* a primary key packet over 4 KB */
-		}
-		if (buf == NULL)
-			continue;
-		if (pkt.joined != NULL || pkt.tag != KSP_PGP_TAG_PUBLIC_KEY ||
-		    ksp_pgp_parse_pubkey(pkt.body, pkt.body_len, false, &pk) < 0 || ksp_pgp_fingerprint(&pk) < 0) {
-			free(pkt.joined);
-			free(buf);
-			continue;
-		}
-		if (grow((void **)&l->extra, &l->cap_extra, l->n_extra + 1, sizeof(*l->extra)) < 0 ||
-		    add_signer(l, &pk) < 0) {
-			free(buf);
-			r = -ENOMEM;
-			break;
-		}
-		l->extra[l->n_extra++] = buf; /* the signer's body points into it */
-	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE && r == 0)
-		r = ksp_errno_from_sqlite(l->ctx, l->db, rc, "keys");
-	sqlite3_reset(st);
-	return r;
-}
-
-/* Pass 1: every primary key of the (decoded) input into the signer index.
- * When the input's pages are given back behind the reader (@in), their key
- * packets are copied (the public part of an Ed25519 key is 51 bytes, of an
- * RSA-4096 one 526): a signer first needed far behind would otherwise bring
- * its page back. */
-static int index_input(struct loader *l, const uint8_t *data, size_t len, struct ksp_input *in)
-{
-	size_t pos = 0, mark = 0, n_bytes = 0, cap_bytes = 0, first = l->n_signers;
-	bool copy = in && in->map && data == in->data;
-
-	while (pos < len) {
-		struct ksp_pgp_packet pkt;
-		struct ksp_pgp_pubkey pk;
-
-		if (ksp_pgp_packet_next(data, len, &pos, &pkt) < 0)
-			break; /* the reader resynchronises; keys past here are checked at the end */
-		if ((pkt.tag == KSP_PGP_TAG_PUBLIC_KEY || pkt.tag == KSP_PGP_TAG_SECRET_KEY) && pkt.joined == NULL &&
-		    ksp_pgp_parse_pubkey(pkt.body, pkt.body_len, pkt.tag == KSP_PGP_TAG_SECRET_KEY, &pk) == 0 &&
-		    ksp_pgp_fingerprint(&pk) == 0) {
-			size_t before = l->n_signers;
-			if (add_signer(l, &pk) < 0)
-				return -ENOMEM;
-			if (copy && l->n_signers > before) {
-				if (grow((void **)&l->bodies, &cap_bytes, n_bytes + pk.body_len, 1) < 0)
-					return -ENOMEM;
-				memcpy(l->bodies + n_bytes, pk.body, pk.body_len);
-				n_bytes += pk.body_len;
-			}
-			l->n_index++;
-		}
-		free(pkt.joined);
-		/* the signers point into the data: a key read again comes back
-		 * from the file */
-		if (in)
-			ksp_input_drop(in, &mark, data + pos);
-	}
-	ksp_input_drop_all(in, &mark);
-	if (copy && n_bytes > 0) {
-		uint8_t *b = realloc(l->bodies, n_bytes); /* the rest back */
-		if (b)
-			l->bodies = b;
-		/* in the same order as they were added */
-		n_bytes = 0;
-		for (size_t i = first; i < l->n_signers; i++) {
-			l->signers[i].body = l->bodies + n_bytes;
-			n_bytes += l->signers[i].body_len;
-		}
-	}
-	return build_index(l);
-}
-
-static bool was_missing(const struct loader *l, uint64_t kid)
-{
-	for (size_t i = 0; i < l->n_missing; i++)
-		if (l->missing[i] == kid)
-			return true;
-	return false;
-}
-
-/* The signer a self-signature of @k is checked with. */
-static int32_t self_signer(const struct loader *l, const struct ksp_pgp_key *k)
-{
-	uint64_t kid = kid64(k->primary.keyid);
-
-	for (int32_t c = l->buckets[bucket_of(l, kid)]; c >= 0; c = l->signers[c].next)
-		if (l->signers[c].kid == kid && l->signers[c].fpr_len == k->primary.fpr_len &&
-		    memcmp(l->signers[c].fpr, k->primary.fpr, k->primary.fpr_len) == 0)
-			return c;
-	return -1;
-}
-
-/* Jobs for batch @b (no thread is checking signatures: this may grow the
- * signers). */
-static int plan_jobs(struct loader *l, struct batch *b)
-{
-	int r = 0;
-
-	b->n_jobs = 0;
-	/* issuers that are not in the input but may be in the store */
-	if (l->store_had_keys) {
-		size_t before = l->n_signers;
-		for (size_t i = 0; i < b->n_in && r == 0; i++) {
-			const struct ksp_pgp_key *k = b->in[i];
-			for (size_t u = 0; u < k->n_uids && r == 0; u++)
-				for (size_t j = 0; j < k->uids[u].n_sigs && r == 0; j++) {
-					const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
-					uint64_t kid;
-					if (!is_cert(s->type) || is_self(k, s) || first_candidate(l, s) >= 0 ||
-					    !issuer_kid(s, &kid) || was_missing(l, kid))
-						continue;
-					r = fetch_issuer(l, l->st_issuer, s);
-					if (r == 0 && l->n_signers != before) {
-						r = build_index(l);
-						before = l->n_signers;
-					} else if (r == 0) {
-						if (grow((void **)&l->missing, &l->cap_missing, l->n_missing + 1,
-							 sizeof(*l->missing)) < 0)
-							return -ENOMEM;
-						l->missing[l->n_missing++] = kid;
-					}
-				}
-		}
-		if (r < 0)
-			return r;
-	}
-	for (size_t i = 0; i < b->n_in; i++) {
-		const struct ksp_pgp_key *k = b->in[i];
-		const struct ksp_pgp_pubkey *pk = &k->primary;
-		int32_t self = self_signer(l, k);
-		for (size_t j = 0; j < pk->n_sigs; j++)
-			if (key_sig_wanted(k, &pk->sigs[j]) && (r = add_job(b, pk, NULL, &pk->sigs[j], self, true)) < 0)
-				return r;
-		for (size_t u = 0; u < k->n_uids; u++)
-			for (size_t j = 0; j < k->uids[u].n_sigs; j++) {
-				const struct ksp_pgp_sig *s = &k->uids[u].sigs[j];
-				if (!is_cert(s->type))
-					continue;
-				bool own = is_self(k, s);
-				if ((r = add_job(b, pk, &k->uids[u], s, own ? self : -1, own)) < 0)
-					return r;
-			}
-	}
-	/* every candidate signer of the batch, once, to be prepared on the
-	 * threads before the signatures are checked */
-	l->batch++;
-	b->n_prep = 0;
-	for (size_t i = 0; i < b->n_jobs; i++) {
-		struct job *jb = &b->jobs[i];
-		int32_t c = jb->is_self ? jb->self : first_candidate(l, jb->sig);
-		/* (kept for the threads: each lookup is a cache miss or two in
-		 * tables of 10^6 signers; the chains do not change once a batch
-		 * is planned, as only an issuer no signer matches is added) */
-		jb->cand = c;
-		for (; c >= 0; c = jb->is_self ? -1 : l->signers[c].next) {
-			struct signer *s = &l->signers[c];
-			if (!jb->is_self && !issuer_matches(s, jb->sig))
-				continue;
-			s->uses++;
-			if (s->batch == l->batch)
-				continue;
-			s->batch = l->batch;
-			if (grow((void **)&b->prep, &b->cap_prep, b->n_prep + 1, sizeof(*b->prep)) < 0)
-				return -ENOMEM;
-			b->prep[b->n_prep++] = c;
-		}
-	}
-	return 0;
-}
-
-/*
- * Memory: a prepared Ed25519 key is compact (ksp_ed25519_pub, ~200 bytes),
- * made once and kept; its tables (2 KB, ~10% faster verifications, a
- * quarter of one to make) only for signers that have come up TABLES_USES
- * times, TABLES_MAX of them at most (the busiest signers of a heavy-tailed
- * web of trust come up early): 10^6 keys do not cost 2 GB.  Where the CPU
- * checks eight signatures at once (ed25519-x8.c), which makes its tables
- * in the lanes, none at all.
- */
-#define TABLES_USES 3
-#define TABLES_MAX 16384
-
-/* The signer's key prepared for verification (once): 0 or -ENOMEM. */
-static int signer_vkey(struct signer *s)
-{
-	struct ksp_pgp_pubkey pk;
-	int r;
-
-	if (s->vk_tried)
-		return 0;
-	s->vk_tried = true;
-	/* the public part parses as it did in the index (a key that does not
-	 * verifies nothing) */
-	if (ksp_pgp_parse_pubkey(s->body, s->body_len, false, &pk) < 0)
-		return 0;
-	r = ksp_pgp_vkey_new(&pk, &s->vk);
-	return r < 0 ? r : 0;
-}
-
-static void signer_fpr_hex(const struct signer *s, char out[65])
-{
-	hex_encode(s->fpr, s->fpr_len, out);
-}
-
-/* ksp_pgp_vkey_new_many() for who[0..m): 0 or -ENOMEM */
-static int vkeys_make(struct signer **who, const struct ksp_pgp_pubkey *const *pp, size_t m)
-{
-	struct ksp_pgp_vkey *vk[16];
-	int rc[16], r = 0;
-
-	ksp_pgp_vkey_new_many(pp, m, vk, rc);
-	for (size_t j = 0; j < m; j++) {
-		who[j]->vk = vk[j];
-		if (rc[j] < 0)
-			r = rc[j];
-	}
-	return r;
-}
-
-/* The keys of the signers sg[0..n) not prepared yet, together (Ed25519
- * ones eight at a time where the CPU can): 0 or -ENOMEM. */
-static int signer_vkeys(struct signer *const *sg, size_t n)
-{
-	struct ksp_pgp_pubkey pk[16];
-	const struct ksp_pgp_pubkey *pp[16];
-	struct signer *who[16];
-	size_t m = 0;
-	int r = 0, r2;
-
-	for (size_t i = 0; i < n; i++) {
-		struct signer *s = sg[i];
-
-		if (s->vk_tried)
-			continue;
-		s->vk_tried = true;
-		/* as signer_vkey() */
-		if (ksp_pgp_parse_pubkey(s->body, s->body_len, false, &pk[m]) < 0)
-			continue;
-		pp[m] = &pk[m];
-		who[m++] = s;
-		if (m == ARRAY_SIZE(pk)) {
-			r2 = vkeys_make(who, pp, m);
-			r = r2 < 0 ? r2 : r;
-			m = 0;
-		}
-	}
-	if (m == 0)
-		return r;
-	r2 = vkeys_make(who, pp, m);
-	return r2 < 0 ? r2 : r;
-}
-
-/* A prepared signer's tables, if it earns them (see TABLES_MAX). */
-static void prep_tables(struct loader *l, struct signer *s)
-{
-	int r;
-
-	if (s->vk && !l->x8 && s->uses >= TABLES_USES && atomic_load(&l->n_tables) < TABLES_MAX) {
-		r = ksp_pgp_vkey_add_tables(s->vk);
-		if (r < 0)
-			atomic_store(&l->prep_err, r);
-		else if (r > 0 && atomic_fetch_add(&l->n_tables, 1) >= TABLES_MAX) {
-			/* another thread took the last place */
-			ksp_pgp_vkey_drop_tables(s->vk);
-			atomic_fetch_sub(&l->n_tables, 1);
-		}
-	}
-}
-
-static void run_job(struct loader *l, struct job *jb)
-{
-	int best = KSP_VERIFY_NO_ISSUER;
-	int32_t c = jb->cand;
-
-	for (; c >= 0; c = jb->is_self ? -1 : l->signers[c].next) {
-		const struct signer *s = &l->signers[c];
-		int r;
-
-		if (!jb->is_self && !issuer_matches(s, jb->sig))
-			continue;
-		r = s->vk ? ksp_pgp_verify_with(s->vk, jb->target, jb->uid, NULL, jb->sig) : KSP_VERIFY_UNSUPPORTED;
-		if (r == KSP_VERIFY_GOOD) {
-			jb->by = c;
-			best = r;
-			break;
-		}
-		if (r < 0)
-			r = KSP_VERIFY_UNSUPPORTED; /* out of memory: not checked */
-		if (best == KSP_VERIFY_NO_ISSUER || r == KSP_VERIFY_BAD)
-			best = r;
-	}
-	jb->res = (int8_t)best;
-}
-
-/* The only signer @jb can be checked with, -1 when none or several. */
-static int32_t only_candidate(const struct loader *l, const struct job *jb)
-{
-	int32_t c, other;
-
-	if (jb->is_self)
-		return jb->self;
-	c = jb->cand;
-	if (c < 0)
-		return -1;
-	for (other = l->signers[c].next; other >= 0; other = l->signers[other].next)
-		if (issuer_matches(&l->signers[other], jb->sig))
-			return -1;
-	return c;
-}
-
-#define CHUNK 64
-/* keys read, checked and stored at a time: small enough that writing one
- * batch and checking the next overlap on the Debian keyring (905 keys,
- * 47,000 signatures) */
-#define BATCH 8192
-#define BATCH_SIGS 16384
-
-/*
- * jobs[i .. e): as run_job() each, except that the Ed25519 signatures of a
- * job with one possible signer are checked together at the end, eight at a
- * time where the CPU can (ksp_pgp_edcheck_run).
- */
-static void run_chunk(struct loader *l, size_t i, size_t e)
-{
-	struct ksp_pgp_edcheck ec[CHUNK];
-	int8_t res[CHUNK];
-	size_t at[CHUNK], n = 0;
-	int32_t by[CHUNK];
-
-	for (; i < e; i++) {
-		struct job *jb = &l->vb->jobs[i];
-		int32_t c = only_candidate(l, jb);
-		int r;
-
-		if (c < 0 || l->signers[c].vk == NULL || n == CHUNK) {
-			run_job(l, jb);
-			continue;
-		}
-		r = ksp_pgp_verify_defer(l->signers[c].vk, jb->target, jb->uid, NULL, jb->sig, &ec[n]);
-		if (r == KSP_VERIFY_DEFERRED) {
-			at[n] = i;
-			by[n++] = c;
-			continue;
-		}
-		if (r == KSP_VERIFY_GOOD)
-			jb->by = c;
-		else if (r < 0)
-			r = KSP_VERIFY_UNSUPPORTED; /* out of memory: not checked */
-		jb->res = (int8_t)r;
-	}
-	if (n == 0)
-		return;
-	atomic_fetch_add(&l->n_lanes, ksp_pgp_edcheck_run(ec, n, res));
-	for (size_t k = 0; k < n; k++) {
-		struct job *jb = &l->vb->jobs[at[k]];
-
-		jb->res = res[k];
-		if (res[k] == KSP_VERIFY_GOOD)
-			jb->by = by[k];
-	}
-}
-
-/* The signers of l->vb->prep, as many as this thread takes. */
-static void prep_some(struct loader *l)
-{
-	const struct batch *b = l->vb;
-
-	for (;;) {
-		size_t i = atomic_fetch_add(&l->next_prep, 16);
-		if (i >= b->n_prep)
-			break;
-		size_t e = i + 16 < b->n_prep ? i + 16 : b->n_prep;
-		struct signer *sg[16];
-		int r;
-
-		for (size_t j = i; j < e; j++)
-			sg[j - i] = &l->signers[b->prep[j]];
-		r = signer_vkeys(sg, e - i);
-		if (r < 0)
-			atomic_store(&l->prep_err, r);
-		for (size_t j = 0; j < e - i; j++)
-			prep_tables(l, sg[j]);
-		atomic_fetch_add(&l->prep_done, e - i);
-	}
-	/* no signature before every signer is ready (the others' last
-	 * few take a moment) */
-	while (atomic_load(&l->prep_done) < b->n_prep)
-		sched_yield();
-}
-
-/* the process's CPU time (user + system, every thread) in seconds */
-static double process_cpu(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru) < 0)
-		return 0;
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
-/* this thread's CPU time in ns (0 if there is no such clock) */
-static uint64_t thread_ns(void)
-{
-	struct timespec t;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) < 0)
-		return 0;
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static void *verify_worker(void *data)
-{
-	struct loader *l = data;
-	const struct batch *b = l->vb;
-	uint64_t t0 = thread_ns();
-
-	prep_some(l);
-	for (;;) {
-		size_t i = atomic_fetch_add(&l->next_job, CHUNK);
-		if (i >= b->n_jobs)
-			break;
-		size_t e = i + CHUNK < b->n_jobs ? i + CHUNK : b->n_jobs;
-		run_chunk(l, i, e);
-	}
-	atomic_fetch_add(&l->check_ns, thread_ns() - t0);
-	return NULL;
-}
-
-/* Batch @b's signatures checked by ksp_get_threads() - 1 threads, from
- * now on; the calling thread joins them in verify_finish(). */
-static void verify_start(struct loader *l, struct batch *b)
-{
-	unsigned nt = ksp_get_threads(l->ctx);
-
-	l->vb = b;
-	l->started = 0;
-	l->n_checked += b->n_jobs;
-	atomic_store(&l->next_prep, 0);
-	atomic_store(&l->prep_done, 0);
-	atomic_store(&l->prep_err, 0);
-	atomic_store(&l->next_job, 0);
-	if (nt > ARRAY_SIZE(l->th) + 1)
-		nt = ARRAY_SIZE(l->th) + 1;
-	if (b->n_jobs < 4 * CHUNK)
-		nt = 1;
-	for (unsigned t = 1; t < nt; t++) {
-		if (pthread_create(&l->th[l->started], NULL, verify_worker, l) != 0)
-			break; /* fewer threads: the work still gets done */
-		l->started++;
-	}
-}
-
-static void verify_join(struct loader *l)
-{
-	for (unsigned t = 0; t < l->started; t++)
-		pthread_join(l->th[t], NULL);
-	l->started = 0;
-}
-
-/* The calling thread checks what is left of the batch (and reports
- * progress), then waits for the others: 0 or a negative errno. */
-static int verify_finish(struct loader *l)
-{
-	const struct batch *b = l->vb;
-	size_t last = 0;
-	uint64_t t0;
-
-	if (b == NULL)
-		return 0;
-	t0 = thread_ns();
-	prep_some(l);
-	for (;;) {
-		size_t i = atomic_fetch_add(&l->next_job, CHUNK);
-		if (i >= b->n_jobs)
-			break;
-		size_t e = i + CHUNK < b->n_jobs ? i + CHUNK : b->n_jobs;
-		run_chunk(l, i, e);
-		if (e - last >= 4096) {
-			ksp_progress(l->ctx, "verifying signatures", e, b->n_jobs);
-			last = e;
-		}
-	}
-	atomic_fetch_add(&l->check_ns, thread_ns() - t0);
-	verify_join(l);
-	l->vb = NULL;
-	if (b->n_jobs)
-		ksp_progress(l->ctx, "verifying signatures", b->n_jobs, b->n_jobs);
-	return atomic_load(&l->prep_err);
-}
+#include "lib/wot/wot-load-private.h"
 
 static int prep(struct loader *l, sqlite3_stmt **st, const char *sql)
 {
@@ -828,14 +64,6 @@ static int prep(struct loader *l, sqlite3_stmt **st, const char *sql)
 	return rc == SQLITE_OK ? 0 : ksp_errno_from_sqlite(l->ctx, l->db, rc, sql);
 }
 
-static int step_done(struct loader *l, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return ksp_errno_from_sqlite(l->ctx, l->db, rc, what);
-	return 0;
-}
 
 /* An upsert @st, then the id of its row in *@id: the rowid it inserted,
  * or (an update, or an insert whose rowid happens to be the one inserted
@@ -844,7 +72,7 @@ static int step_done(struct loader *l, sqlite3_stmt *st, const char *what)
 static int step_id(struct loader *l, sqlite3_stmt *st, sqlite3_stmt *get, const char *what, int64_t *id)
 {
 	int64_t before = sqlite3_last_insert_rowid(l->db);
-	int r = step_done(l, st, what), rc;
+	int r = ksp_wload_step_done(l, st, what), rc;
 
 	if (r < 0) {
 		sqlite3_clear_bindings(get);
@@ -890,39 +118,13 @@ static bool counts(struct loader *l, int res)
 	KSP_SQL_HARD_REVOKED("revoked", "revoked_reason") ") OR ((" KSP_SQL_HARD_REVOKED("?9", "?11")   \
 	") = (" KSP_SQL_HARD_REVOKED("revoked", "revoked_reason") ") AND ?9 < revoked)))"
 
-/*
- * Incremental loading (issue 24): a keyring repository changes by a few
- * keys a day, so loading it into a store that holds most of it must cost
- * in proportion to what changed.  Every key stored from its packets (its
- * block: from its primary key packet to the next one, as the reader cuts
- * it) gets the SHA-256 of the block in key_blocks.  Before the reader
- * parses anything, plan_blocks() cuts the input into blocks the same way
- * and looks each digest up: a block stored already, from a load that
- * checked its signatures when this one does, is left out of what the
- * reader is given; it is neither parsed nor checked nor written (only the
- * name of the file it came from), and the store is the same as after
- * loading it in full: loading the same block again would add nothing
- * (rows are only added or upgraded by a block, never taken away, and the
- * one row a block overwrites, the key's expiry, is the block's own).
- * Certifications whose issuer was unknown are checked at the end
- * (recheck_pending()) as for any key.  A block that differs in a single
- * byte, or a key whose last stored block was another one, is loaded in
- * full.
- */
-static int add_seen(struct loader *l, int64_t key_id)
-{
-	if (grow((void **)&l->seen, &l->cap_seen, l->n_seen + 1, sizeof(*l->seen)) < 0)
-		return -ENOMEM;
-	l->seen[l->n_seen++] = key_id;
-	return 0;
-}
 
 /* After a key was stored from @raw: its block's digest, and that it was
  * seen in this input. */
 static int block_put(struct loader *l, int64_t key_id, const uint8_t *raw, size_t raw_len)
 {
 	uint8_t md[32];
-	int r = add_seen(l, key_id);
+	int r = ksp_wload_add_seen(l, key_id);
 
 	if (r < 0 || raw == NULL || raw_len == 0)
 		return r;
@@ -931,7 +133,7 @@ static int block_put(struct loader *l, int64_t key_id, const uint8_t *raw, size_
 	sqlite3_bind_blob(l->st_block_put, 2, md, sizeof(md), SQLITE_STATIC);
 	sqlite3_bind_int(l->st_block_put, 3, l->verify);
 	sqlite3_bind_text(l->st_block_put, 4, l->source, -1, SQLITE_STATIC);
-	return step_done(l, l->st_block_put, "store key block digest");
+	return ksp_wload_step_done(l, l->st_block_put, "store key block digest");
 }
 
 /* The oldest verified self-signature of a user ID that does not expire,
@@ -1033,7 +235,7 @@ static int store_selfsigs(struct loader *l, const struct ksp_pgp_key *k, const i
 	}
 	sqlite3_bind_int64(l->ksigs, 1, key_id);
 	sqlite3_bind_blob(l->ksigs, 2, h, (int)(n * 32), SQLITE_STATIC);
-	r = step_done(l, l->ksigs, "store self-signatures");
+	r = ksp_wload_step_done(l, l->ksigs, "store self-signatures");
 	free(h);
 	return r;
 }
@@ -1079,13 +281,13 @@ static int store_certs(struct loader *l, const struct ksp_pgp_key *k, const stru
 			continue; /* no issuer at all: nothing to attribute */
 		}
 		if (!have_fpr && by[q] >= 0) {
-			signer_fpr_hex(&l->signers[by[q]], ifpr);
+			ksp_wload_signer_fpr_hex(&l->signers[by[q]], ifpr);
 			have_fpr = true;
 		}
 		gcry_md_hash_buffer(GCRY_MD_SHA1, md, s->body, s->body_len);
 		hex_encode(md, 20, dig);
 		ksp_wot_cert_bind(l->cert, uid_id, s, have_fpr ? ifpr : NULL, ikid, res[q], dig);
-		r = step_done(l, l->cert, "store certification");
+		r = ksp_wload_step_done(l, l->cert, "store certification");
 		if (r < 0)
 			return r;
 		if (sqlite3_changes(l->db) > 0) {
@@ -1099,7 +301,7 @@ static int store_certs(struct loader *l, const struct ksp_pgp_key *k, const stru
 				sqlite3_bind_text(l->cert_upd, 4, ifpr, -1, SQLITE_STATIC);
 			else
 				sqlite3_bind_null(l->cert_upd, 4);
-			r = step_done(l, l->cert_upd, "update certification");
+			r = ksp_wload_step_done(l, l->cert_upd, "update certification");
 			if (r < 0)
 				return r;
 		}
@@ -1335,17 +537,17 @@ static int recheck_pending(struct loader *l)
 			free(pkt.joined);
 			continue;
 		}
-		for (c = first_candidate(l, &sig); c >= 0; c = l->signers[c].next) {
+		for (c = ksp_wload_first_candidate(l, &sig); c >= 0; c = l->signers[c].next) {
 			struct signer *s = &l->signers[c];
 			int v;
 			if (!issuer_matches(s, &sig))
 				continue;
-			if (signer_vkey(s) < 0)
+			if (ksp_wload_signer_vkey(s) < 0)
 				s->vk = NULL;
 			v = s->vk ? ksp_pgp_verify_with(s->vk, &tpk, &uid, NULL, &sig) : KSP_VERIFY_UNSUPPORTED;
 			if (v == KSP_VERIFY_GOOD) {
 				res = v;
-				signer_fpr_hex(s, ifpr);
+				ksp_wload_signer_fpr_hex(s, ifpr);
 				break;
 			}
 			if (v < 0)
@@ -1363,7 +565,7 @@ static int recheck_pending(struct loader *l)
 			sqlite3_bind_text(upd, 3, ifpr, -1, SQLITE_STATIC);
 		else
 			sqlite3_bind_null(upd, 3);
-		r = step_done(l, upd, "update certification");
+		r = ksp_wload_step_done(l, upd, "update certification");
 		if (r < 0)
 			goto out;
 	}
@@ -1559,7 +761,7 @@ static int indexes_make(struct loader *l)
  * any more). */
 static void signers_release(struct loader *l)
 {
-	verify_join(l);
+	ksp_wload_verify_join(l);
 	for (size_t i = 0; i < l->n_signers; i++)
 		ksp_pgp_vkey_free(l->signers[i].vk);
 	free(l->signers);
@@ -1645,370 +847,11 @@ static int batch_start(struct loader *l, struct batch *b)
 
 	if (!l->verify || b->n_in == 0)
 		return 0;
-	r = plan_jobs(l, b);
+	r = ksp_wload_plan_jobs(l, b);
 	if (r < 0)
 		return r;
-	verify_start(l, b);
+	ksp_wload_verify_start(l, b);
 	return 0;
-}
-
-/* Appends @data[@from, @to) to *@out. */
-static int out_add(uint8_t **out, size_t *n, size_t *cap, const uint8_t *data, size_t from, size_t to)
-{
-	if (to <= from)
-		return 0;
-	if (grow((void **)out, cap, *n + (to - from), 1) < 0)
-		return -ENOMEM;
-	memcpy(*out + *n, data + from, to - from);
-	*n += to - from;
-	return 0;
-}
-
-static uint64_t fpr_hash(const char *f)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *f; f++)
-		h = (h ^ (uint8_t)*f) * 0x100000001b3ull;
-	return h;
-}
-
-/* The hash of the fingerprint of the primary key of a block skipped or
- * read (from its key packet: the store is not read for it). */
-static int block_fpr(struct loader *l, const uint8_t *data, size_t from, size_t to, bool skipped)
-{
-	struct ksp_pgp_packet pkt;
-	struct ksp_pgp_pubkey pk;
-	size_t pos = from;
-	char fpr[65];
-	int r = 0;
-
-	if (to <= from || ksp_pgp_packet_next(data, to, &pos, &pkt) < 0)
-		return 0;
-	if (ksp_pgp_parse_pubkey(pkt.body, pkt.body_len, pkt.tag == KSP_PGP_TAG_SECRET_KEY, &pk) == 0 &&
-	    ksp_pgp_fingerprint(&pk) == 0) {
-		uint64_t **a = skipped ? &l->fh_skip : &l->fh_read;
-		size_t *n = skipped ? &l->n_fh_skip : &l->n_fh_read, *cap = skipped ? &l->cap_fh_skip : &l->cap_fh_read;
-		size_t before = l->n_signers;
-		ksp_pgp_fpr_hex(&pk, fpr);
-		if (grow((void **)a, cap, *n + 1, sizeof(**a)) < 0)
-			r = -ENOMEM;
-		else
-			(*a)[(*n)++] = fpr_hash(fpr);
-		/* a skipped key is a signer of the keys read, as it is in the
-		 * input: not read back from the store (see skip_signers()) */
-		if (r == 0 && skipped && l->verify && pkt.tag == KSP_PGP_TAG_PUBLIC_KEY) {
-			if (add_signer(l, &pk) < 0)
-				r = -ENOMEM;
-			else if (l->n_signers > before &&
-				 grow((void **)&l->skip_bodies, &l->cap_skip_bodies, l->n_skip_bodies + pk.body_len, 1) < 0)
-				r = -ENOMEM;
-			else if (l->n_signers > before) {
-				memcpy(l->skip_bodies + l->n_skip_bodies, pk.body, pk.body_len);
-				l->n_skip_bodies += pk.body_len;
-			}
-		}
-	}
-	free(pkt.joined);
-	return r;
-}
-
-/* The signers plan_blocks() added point into skip_bodies (in the order
- * they were added); or, when nothing is skipped after all, they go. */
-static void skip_signers(struct loader *l, bool keep)
-{
-	size_t off = 0;
-
-	if (!keep) {
-		l->n_signers = 0;
-		return;
-	}
-	for (size_t i = 0; i < l->n_signers; i++) {
-		l->signers[i].body = l->skip_bodies + off;
-		off += l->signers[i].body_len;
-	}
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Does a key come in a block that is skipped and in one that is read (two
- * copies of one key in the input, one stored already)?  Loading only the
- * other copy would leave the key as that copy alone makes it (its expiry),
- * not as both in their order: then nothing is skipped. */
-static bool blocks_overlap(struct loader *l)
-{
-	size_t i = 0, j = 0;
-
-	/* (an empty list may be NULL, which qsort must not be given) */
-	if (l->n_fh_skip > 1)
-		qsort(l->fh_skip, l->n_fh_skip, sizeof(*l->fh_skip), cmp_u64);
-	if (l->n_fh_read > 1)
-		qsort(l->fh_read, l->n_fh_read, sizeof(*l->fh_read), cmp_u64);
-	for (size_t k = 1; k < l->n_fh_skip; k++)
-		if (l->fh_skip[k] == l->fh_skip[k - 1])
-			return true;
-	while (i < l->n_fh_skip && j < l->n_fh_read) {
-		if (l->fh_skip[i] == l->fh_read[j])
-			return true;
-		if (l->fh_skip[i] < l->fh_read[j])
-			i++;
-		else
-			j++;
-	}
-	return false;
-}
-
-/* Block @data[@from, @to) (a key's packets): stored already?  Then its key
- * is seen (and its source updated) and true is returned in *@skip. */
-static int block_known(struct loader *l, const uint8_t *data, size_t from, size_t to, bool secret,
-		       const char *source, bool *skip)
-{
-	uint8_t md[32];
-	int64_t key_id = 0;
-	bool same_source = false;
-	int rc, r;
-
-	*skip = false;
-	if (secret || to <= from)
-		return 0;
-	gcry_md_hash_buffer(GCRY_MD_SHA256, md, data + from, to - from);
-	if (l->blocks) {
-		if (!ksp_blockset_find(l->blocks, md, &key_id, &same_source))
-			return 0;
-	} else {
-		sqlite3_bind_blob(l->st_block_get, 1, md, sizeof(md), SQLITE_STATIC);
-		sqlite3_bind_int(l->st_block_get, 2, l->verify);
-		rc = sqlite3_step(l->st_block_get);
-		if (rc == SQLITE_ROW) {
-			const unsigned char *was = sqlite3_column_text(l->st_block_get, 1);
-			key_id = sqlite3_column_int64(l->st_block_get, 0);
-			same_source = was && strcmp((const char *)was, source) == 0;
-		}
-		sqlite3_reset(l->st_block_get);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			return ksp_errno_from_sqlite(l->ctx, l->db, rc, "key blocks");
-		if (rc == SQLITE_DONE)
-			return 0;
-	}
-	r = block_fpr(l, data, from, to, true);
-	if (r < 0)
-		return r;
-	/* (keys.source comes after keydata: reading it would read the block
-	 * back; key_blocks holds a copy) */
-	if (!same_source) {
-		sqlite3_bind_int64(l->st_source, 1, key_id);
-		sqlite3_bind_text(l->st_source, 2, source, -1, SQLITE_STATIC);
-		r = step_done(l, l->st_source, "store key source");
-		if (r < 0)
-			return r;
-		sqlite3_bind_int64(l->st_source2, 1, key_id);
-		sqlite3_bind_text(l->st_source2, 2, source, -1, SQLITE_STATIC);
-		r = step_done(l, l->st_source2, "store key source");
-		if (r < 0)
-			return r;
-	}
-	r = add_seen(l, key_id);
-	if (r < 0)
-		return r;
-	l->keys++;
-	l->n_same++;
-	*skip = true;
-	return 0;
-}
-
-/* One key block [@start, @end) for plan_blocks(): when it is stored
- * already, the input kept so far up to its start goes to *@out and *@kept
- * moves past it; otherwise its fingerprint is noted for the reader. */
-static int plan_block(struct loader *l, const uint8_t *data, size_t start, size_t end, bool secret,
-		      const char *source, uint8_t **out, size_t *n, size_t *cap, size_t *kept)
-{
-	bool skip = false;
-	int r = block_known(l, data, start, end, secret, source, &skip);
-
-	if (r == 0 && !skip)
-		r = block_fpr(l, data, start, end, false);
-	if (r < 0 || !skip)
-		return r;
-	r = out_add(out, n, cap, data, *kept, start);
-	if (r == 0)
-		*kept = end;
-	return r;
-}
-
-/* The input @data (decoded) without the blocks stored already, in *@out
- * (malloc'ed, *@out_len bytes, possibly 0): what the reader is given.
- * Packets outside keys and whatever follows a packet that cannot be framed
- * stay in it, for the reader to report as it would. */
-/*
- * The first BLOCKS_SAMPLE blocks are looked up one by one; then, from the
- * bytes they took, the blocks of the whole input are estimated, and when
- * they are a good part of the store's (a reload), key_blocks is read into
- * memory at once for the rest (wot-blocks.c: 10^5 keys, 0.27 -> 0.07
- * CPU-s).
- */
-#define BLOCKS_SAMPLE 1024
-
-static int blocks_read(struct loader *l, const char *source, size_t len, size_t at)
-{
-	uint64_t expect = at ? (uint64_t)((double)BLOCKS_SAMPLE * (double)len / (double)at) : 0;
-	int r = ksp_blockset_read(l->db, l->verify, source, expect, &l->blocks);
-
-	if (r == -EIO)
-		return ksp_errno_from_sqlite(l->ctx, l->db, sqlite3_errcode(l->db), "key blocks");
-	return r;
-}
-
-static int plan_blocks(struct loader *l, const uint8_t *data, size_t len, const char *source, uint8_t **out,
-		       size_t *out_len)
-{
-	size_t pos = 0, start = 0, kept = 0, n = 0, cap = 0;
-	bool in_key = false, secret = false;
-	int r = 0;
-
-	*out = NULL;
-	*out_len = 0;
-	while (pos < len) {
-		struct ksp_pgp_packet pkt;
-		size_t at = pos;
-
-		if (ksp_pgp_packet_next(data, len, &pos, &pkt) < 0) {
-			pos = len; /* the rest as it is: the reader resynchronises */
-			break;
-		}
-		free(pkt.joined);
-		if (pkt.tag == KSP_PGP_TAG_PUBLIC_KEY || pkt.tag == KSP_PGP_TAG_SECRET_KEY) {
-			if (in_key) {
-				r = plan_block(l, data, start, at, secret, source, out, &n, &cap, &kept);
-				if (r == 0 && ++l->n_planned == BLOCKS_SAMPLE)
-					r = blocks_read(l, source, len, at);
-				if (r < 0)
-					goto fail;
-			}
-			in_key = true;
-			start = at;
-			secret = false;
-		}
-		if (pkt.tag == KSP_PGP_TAG_SECRET_KEY || pkt.tag == KSP_PGP_TAG_SECRET_SUBKEY)
-			secret = true;
-	}
-	if (in_key && pos == len) {
-		r = plan_block(l, data, start, len, secret, source, out, &n, &cap, &kept);
-		if (r < 0)
-			goto fail;
-	}
-	r = out_add(out, &n, &cap, data, kept, len);
-	if (r < 0)
-		goto fail;
-	*out_len = n;
-	return 0;
-fail:
-	free(*out);
-	*out = NULL;
-	return r;
-}
-
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/*
- * KSP_WOT_LOAD_PRUNE: the keys last read from @source that this input no
- * longer holds are removed (with their user IDs and certifications), so
- * that a keyring reloaded is what loading it into an empty store gives;
- * certifications they made on the keys that stay have no issuer any more
- * (verified = 4, the issuer's fingerprint only when the signature names
- * it), as if they had never been loaded.  A key that a party names (a
- * participant, a signed key) is kept.
- */
-static int prune_absent(struct loader *l, const char *source, uint64_t *ret_pruned)
-{
-	sqlite3_stmt *sel = NULL, *del = NULL, *certs = NULL, *upd = NULL;
-	int64_t *gone = NULL;
-	size_t n_gone = 0, cap_gone = 0;
-	int rc, r = 0;
-
-	*ret_pruned = 0;
-	if (l->n_seen > 1)
-		qsort(l->seen, l->n_seen, sizeof(*l->seen), cmp_id);
-	rc = sqlite3_prepare_v2(l->db,
-				"SELECT id FROM keys WHERE source = ?1 AND id NOT IN (SELECT key_id FROM participants) "
-				"AND id NOT IN (SELECT key_id FROM signed)",
-				-1, &sel, NULL);
-	if (rc != SQLITE_OK)
-		goto sqlfail;
-	sqlite3_bind_text(sel, 1, source, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(sel, 0);
-		if (l->n_seen && bsearch(&id, l->seen, l->n_seen, sizeof(*l->seen), cmp_id))
-			continue;
-		if (grow((void **)&gone, &cap_gone, n_gone + 1, sizeof(*gone)) < 0) {
-			r = -ENOMEM;
-			goto out;
-		}
-		gone[n_gone++] = id;
-	}
-	if (rc != SQLITE_DONE)
-		goto sqlfail;
-	if (n_gone == 0)
-		goto out;
-	rc = sqlite3_prepare_v2(l->db,
-				"SELECT c.id, c.sigdata FROM certs c, keys k WHERE k.id = ?1 AND c.issuer_keyid = k.keyid "
-				"AND (c.issuer_fpr IS NULL OR c.issuer_fpr = k.fpr) AND c.verified != 0 "
-				"AND c.uid_id NOT IN (SELECT id FROM uids WHERE key_id = ?1)",
-				-1, &certs, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(l->db, "UPDATE certs SET verified = 4, issuer_fpr = ?2 WHERE id = ?1", -1, &upd,
-					NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(l->db, "DELETE FROM keys WHERE id = ?1", -1, &del, NULL);
-	if (rc != SQLITE_OK)
-		goto sqlfail;
-	for (size_t i = 0; i < n_gone; i++) {
-		sqlite3_bind_int64(certs, 1, gone[i]);
-		while ((rc = sqlite3_step(certs)) == SQLITE_ROW) {
-			const uint8_t *sd = sqlite3_column_blob(certs, 1);
-			int sl = sqlite3_column_bytes(certs, 1);
-			struct ksp_pgp_sig sig;
-			char ifpr[65];
-
-			sqlite3_bind_int64(upd, 1, sqlite3_column_int64(certs, 0));
-			sqlite3_bind_null(upd, 2);
-			if (sd && sl > 0 && ksp_pgp_parse_sig(sd, (size_t)sl, &sig) == 0) {
-				if (sig.issuer_fpr_len) {
-					hex_encode(sig.issuer_fpr, sig.issuer_fpr_len, ifpr);
-					sqlite3_bind_text(upd, 2, ifpr, -1, SQLITE_TRANSIENT);
-				}
-				ksp_pgp_sig_done(&sig);
-			}
-			r = step_done(l, upd, "certifications of a removed key");
-			if (r < 0)
-				goto out;
-		}
-		sqlite3_reset(certs);
-		if (rc != SQLITE_DONE)
-			goto sqlfail;
-		sqlite3_bind_int64(del, 1, gone[i]);
-		r = step_done(l, del, "remove a key no longer in the keyring");
-		if (r < 0)
-			goto out;
-	}
-	*ret_pruned = n_gone;
-	goto out;
-sqlfail:
-	r = ksp_errno_from_sqlite(l->ctx, l->db, rc, "keys no longer in the keyring");
-out:
-	sqlite3_finalize(sel);
-	sqlite3_finalize(del);
-	sqlite3_finalize(certs);
-	sqlite3_finalize(upd);
-	free(gone);
-	return r;
 }
 
 /* The statements that write the keys, user IDs and certifications. */
@@ -2116,19 +959,19 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		if ((r = prep(&l, &l.st_block_get, "SELECT key_id, source FROM key_blocks WHERE digest = ?1 AND checked >= ?2")) < 0 ||
 		    (r = prep(&l, &l.st_source, "UPDATE keys SET source = ?2 WHERE id = ?1")) < 0 ||
 		    (r = prep(&l, &l.st_source2, "UPDATE key_blocks SET source = ?2 WHERE key_id = ?1")) < 0 ||
-		    (r = plan_blocks(&l, rdata, rlen, source, &rest, &rest_len)) < 0)
+		    (r = ksp_wload_plan_blocks(&l, rdata, rlen, source, &rest, &rest_len)) < 0)
 			goto out;
 	}
-	if (l.st_block_get && blocks_overlap(&l)) {
+	if (l.st_block_get && ksp_wload_blocks_overlap(&l)) {
 		/* a key twice in the input, one copy stored already: everything
 		 * is read */
 		free(rest);
 		rest = NULL;
 		l.keys = l.n_same = 0;
 		l.n_seen = 0;
-		skip_signers(&l, false);
+		ksp_wload_skip_signers(&l, false);
 	} else if (l.st_block_get) {
-		skip_signers(&l, true);
+		ksp_wload_skip_signers(&l, true);
 		ksp_pgp_reader_free(rd);
 		rd = NULL;
 		ksp_input_drop_all(in, &mark);
@@ -2147,7 +990,7 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		r = prep(&l, &l.st_issuer, "SELECT id FROM keys WHERE keyid = ?");
 		if (r < 0)
 			goto out;
-		r = index_input(&l, rdata, rlen, in);
+		r = ksp_wload_index_input(&l, rdata, rlen, in);
 		if (r < 0)
 			goto out;
 		l.old_cache = load_cache_keys(store, l.old_cache, len, l.n_index);
@@ -2174,7 +1017,7 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 			if (r < 0)
 				goto out;
 		}
-		r = verify_finish(&l);
+		r = ksp_wload_verify_finish(&l);
 		if (r < 0)
 			goto out;
 		r = batch_start(&l, next);
@@ -2237,7 +1080,7 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		goto out;
 	cpu2 = process_cpu();
 	if (flags & KSP_WOT_LOAD_PRUNE) {
-		r = prune_absent(&l, source, &pruned);
+		r = ksp_wload_prune_absent(&l, source, &pruned);
 		if (r < 0)
 			goto out;
 		if (pruned)
@@ -2263,7 +1106,7 @@ static int load(struct ksp_store *store, const void *data, size_t len, struct ks
 		     (unsigned long long)l.n_same);
 	r = triggers_catch_up(&l);
 out:
-	verify_join(&l); /* the threads read the keys, which may point into rd */
+	ksp_wload_verify_join(&l); /* the threads read the keys, which may point into rd */
 	ksp_pgp_reader_free(rd);
 	free(rest);
 	loader_done(&l);
