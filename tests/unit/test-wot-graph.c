@@ -363,14 +363,17 @@ static int test_msd_random_vs_bfs(void)
 			TS_ASSERT_INT_EQ(hist1[d], href[d]);
 		/* Every direction choice (push only, pull only, mixed), the
 		 * BFS order instead of the out-degree one, a search from every
-		 * member (no key counting on its one neighbour), and 1-4
-		 * threads taking the batches. */
-		for (unsigned mode = 0; mode < 6; mode++)
+		 * member (no key counting on its one neighbour), the copy of
+		 * the search built for the baseline CPU as well as the one for
+		 * POPCNT, and 1-4 threads taking the batches. */
+		for (unsigned mode = 0; mode < 8; mode++)
 			for (unsigned nt = 1; nt <= 4; nt++) {
 				static const unsigned fl[] = { 0, KSP_WGRAPH_MSD_PUSH, KSP_WGRAPH_MSD_PULL,
 							       KSP_WGRAPH_MSD_BFS_ORDER, KSP_WGRAPH_MSD_ALL_SOURCES,
 							       KSP_WGRAPH_MSD_PULL | KSP_WGRAPH_MSD_BFS_ORDER |
-								       KSP_WGRAPH_MSD_ALL_SOURCES };
+								       KSP_WGRAPH_MSD_ALL_SOURCES,
+							       KSP_WGRAPH_MSD_PORTABLE,
+							       KSP_WGRAPH_MSD_PORTABLE | KSP_WGRAPH_MSD_PUSH };
 
 				memset(sums, 0xa5, n * sizeof(uint64_t));
 				TS_ASSERT_INT_EQ(ksp_wgraph_msd_ex(g, ss, cnt, nt, fl[mode], sums, hist), 0);
@@ -389,7 +392,7 @@ static int test_msd_random_vs_bfs(void)
 	}
 	return 0;
 }
-DEFINE_TEST(test_msd_random_vs_bfs, "MSD (push, pull, mixed; both orders; with and without keys counting on a neighbour; 1-4 threads; 1 or 3 batches) equals a BFS per source");
+DEFINE_TEST(test_msd_random_vs_bfs, "MSD (push, pull, mixed; both orders; with and without keys counting on a neighbour; the portable and the POPCNT copy; 1-4 threads; 1 or 3 batches) equals a BFS per source");
 
 /* ---- reference data ---------------------------------------------------- */
 

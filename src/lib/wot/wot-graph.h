@@ -92,6 +92,9 @@ int ksp_wgraph_msd(const struct ksp_wgraph *g, const uint32_t *members, uint32_t
  * whose one out-edge makes their distances their neighbour's plus one
  * (wot-msd.c; for tests and msd-bench). */
 #define KSP_WGRAPH_MSD_ALL_SOURCES 8u
+/* KSP_WGRAPH_MSD_PORTABLE: the copy of the search built for x86-64's
+ * baseline, also where the CPU has POPCNT (wot-msd.c; for tests). */
+#define KSP_WGRAPH_MSD_PORTABLE 16u
 int ksp_wgraph_msd_ex(const struct ksp_wgraph *g, const uint32_t *members, uint32_t count,
 		      unsigned nthreads, unsigned flags, uint64_t *ret_sums, uint64_t *ret_hist);
 

@@ -28,6 +28,25 @@
 #include "lib/wot/wot-graph.h"
 #include "shared/util.h"
 
+/*
+ * The search counts the bits of each new row.  Where the CPU has POPCNT
+ * (every x86-64 since 2008), a copy of the search built for it does that in
+ * one instruction a word; x86-64's baseline has none, and a portable count
+ * took 12% of the time at 10^6 keys (205.8 s instead of 227-238).  The
+ * copy is chosen at run time (msd_pick()).  MSD_KERNEL: the functions the
+ * search is made of, inlined into each copy.
+ */
+#if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 8)
+#define MSD_POPCNT_COPY 1
+#if defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h> /* glibc >= 2.33 */
+#define HAVE_X86_PLATFORM 1
+#endif
+#endif
+#endif
+#define MSD_KERNEL static inline __attribute__((always_inline))
+
 #define MSD_WORDS 8u
 #define MSD_BATCH (64u * MSD_WORDS)
 
@@ -99,16 +118,14 @@ static inline void row_or(msd_row *a, const msd_row *b)
 		a->q[i] |= b->q[i];
 }
 
-/* Portable popcount (no -mpopcnt: the builtin would be a libgcc call). */
-static inline unsigned pop64(uint64_t x)
+/* One instruction in the POPCNT copy; elsewhere libgcc's count (or the
+ * CPU's, on other architectures). */
+MSD_KERNEL unsigned pop64(uint64_t x)
 {
-	x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
-	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
-	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
-	return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
+	return (unsigned)__builtin_popcountll(x);
 }
 
-static inline unsigned row_pop(const msd_row *a)
+MSD_KERNEL unsigned row_pop(const msd_row *a)
 {
 	unsigned p = 0;
 
@@ -132,7 +149,7 @@ static msd_row *rows_new(uint32_t c)
 }
 
 /* v is reached by every source of the batch. */
-static void mark_done(struct msd_job *j, uint32_t v)
+MSD_KERNEL void mark_done(struct msd_job *j, uint32_t v)
 {
 	j->done[v] = 1;
 	j->ndone++;
@@ -141,7 +158,7 @@ static void mark_done(struct msd_job *j, uint32_t v)
 
 /* Sources src[s0 .. s0 + ns - 1] at distance 0; their weights sliced.
  * The keys that count on a source p are at distance 1 from it. */
-static void batch_start(struct msd_job *j, uint32_t s0, uint32_t ns)
+MSD_KERNEL void batch_start(struct msd_job *j, uint32_t s0, uint32_t ns)
 {
 	const struct msd_graph *lg = j->lg;
 
@@ -184,7 +201,7 @@ static void batch_start(struct msd_job *j, uint32_t s0, uint32_t ns)
 
 /* Push the frontier along out-edges into nxt; the new bits become the
  * frontier, in fr. */
-static void level_push(struct msd_job *j)
+MSD_KERNEL void level_push(struct msd_job *j)
 {
 	const struct msd_graph *lg = j->lg;
 
@@ -220,7 +237,7 @@ static void level_push(struct msd_job *j)
 /* Has v an in-neighbour, and are all of them done (a look at a byte each,
  * stopping at the first that is not)?  Then every source reaches v by the
  * next level. */
-static inline bool in_done(const struct msd_job *j, uint32_t v)
+MSD_KERNEL bool in_done(const struct msd_job *j, uint32_t v)
 {
 	const struct msd_graph *lg = j->lg;
 
@@ -236,7 +253,7 @@ static inline bool in_done(const struct msd_job *j, uint32_t v)
  * of its in-neighbours' frontier rows (only those of act ones), stopping
  * when none is left; then nxt, where only the rows of nlist are not
  * empty, is the new frontier. */
-static void level_pull(struct msd_job *j)
+MSD_KERNEL void level_pull(struct msd_job *j)
 {
 	const struct msd_graph *lg = j->lg;
 	const msd_row *fr = j->fr;
@@ -292,7 +309,7 @@ found:
 }
 
 /* The weight of the sources of row a: sum over b of 2^b popcount(a & wbit[b]). */
-static inline uint64_t row_weight(const struct msd_job *j, const msd_row *a)
+MSD_KERNEL uint64_t row_weight(const struct msd_job *j, const msd_row *a)
 {
 	uint64_t w = 0;
 
@@ -311,7 +328,7 @@ static inline uint64_t row_weight(const struct msd_job *j, const msd_row *a)
  * nlist the next frontier's list.  A key k that counts on its hub p got
  * the pair (k, k) at 1 + dist(p, k) with p's bit: taken back when p's bit
  * reaches k. */
-static void level_account(struct msd_job *j, uint64_t d)
+MSD_KERNEL void level_account(struct msd_job *j, uint64_t d)
 {
 	const struct msd_graph *lg = j->lg;
 	unsigned hb = d < KSP_WGRAPH_MAX_DIST ? (unsigned)d : KSP_WGRAPH_MAX_DIST;
@@ -366,7 +383,7 @@ static void job_free(struct msd_job *j)
 }
 
 /* Thread body: batches from the shared counter until none is left. */
-static void *msd_worker(void *arg)
+MSD_KERNEL void *msd_run(void *arg)
 {
 	struct msd_job *j = arg;
 	struct msd_graph *lg = j->lg;
@@ -411,6 +428,35 @@ static void *msd_worker(void *arg)
 out:
 	job_free(j);
 	return NULL;
+}
+
+static void *msd_worker(void *arg)
+{
+	return msd_run(arg);
+}
+
+#ifdef MSD_POPCNT_COPY
+__attribute__((target("popcnt"))) static void *msd_worker_popcnt(void *arg)
+{
+	return msd_run(arg);
+}
+#endif
+
+/* The copy of the search for this CPU (see the top). */
+static void *(*msd_pick(unsigned flags))(void *)
+{
+	if (flags & KSP_WGRAPH_MSD_PORTABLE)
+		return msd_worker;
+#ifdef MSD_POPCNT_COPY
+#ifdef HAVE_X86_PLATFORM
+	if (CPU_FEATURE_ACTIVE(POPCNT))
+		return msd_worker_popcnt;
+#else
+	if (__builtin_cpu_supports("popcnt"))
+		return msd_worker_popcnt;
+#endif
+#endif
+	return msd_worker;
 }
 
 /* rank[i] (i: index in members) = local id.  Default: by out-degree within
@@ -596,6 +642,7 @@ int ksp_wgraph_msd_ex(const struct ksp_wgraph *g, const uint32_t *members, uint3
 	struct msd_graph lg = { .count = count, .flags = flags };
 	struct msd_job *jobs = NULL;
 	pthread_t *tids = NULL;
+	void *(*worker)(void *) = msd_pick(flags);
 	uint32_t *perm = NULL, i;
 	unsigned t, started = 0;
 	int r;
@@ -623,7 +670,7 @@ int ksp_wgraph_msd_ex(const struct ksp_wgraph *g, const uint32_t *members, uint3
 	/* Thread 0 runs on this thread; the others take batches beside it. */
 	r = 0;
 	for (t = 1; t < nthreads; t++) {
-		int pr = pthread_create(&tids[t], NULL, msd_worker, &jobs[t]);
+		int pr = pthread_create(&tids[t], NULL, worker, &jobs[t]);
 
 		if (pr != 0) {
 			r = -pr;
@@ -634,7 +681,7 @@ int ksp_wgraph_msd_ex(const struct ksp_wgraph *g, const uint32_t *members, uint3
 		started = t;
 	}
 	if (r == 0)
-		msd_worker(&jobs[0]);
+		worker(&jobs[0]);
 	for (t = 1; t <= started; t++)
 		pthread_join(tids[t], NULL);
 	if (r < 0)
