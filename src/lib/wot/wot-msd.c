@@ -349,6 +349,9 @@ MSD_KERNEL void level_account(struct msd_job *j, uint64_t d)
 
 			__builtin_prefetch(&j->fr[a]);
 			__builtin_prefetch(&j->seen[a], 1);
+			__builtin_prefetch(&lg->off[a]);
+			__builtin_prefetch(&lg->hub[a]);
+			__builtin_prefetch(&j->sums[a], 1);
 		}
 		if (row_zero(&j->fr[v]))
 			continue;
