@@ -50,36 +50,43 @@ bool ksp_store_is_immutable(const struct ksp_store *store)
 	return store->immutable;
 }
 
-int64_t ksp_store_cache_grow(struct ksp_store *store, int kb)
+/* PRAGMA cache_size on this connection, 0 if it cannot be read. */
+static int64_t cache_size_get(struct ksp_store *store)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t old = 0;
-	char sql[64];
+	int64_t v = 0;
 
 	if (sqlite3_prepare_v2(store->db, "PRAGMA cache_size", -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
-		old = sqlite3_column_int64(st, 0);
+		v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	if (old == 0 || (old < 0 && -old >= kb))
-		return 0; /* unknown, or large enough */
+	return v;
+}
+
+/* The cache set to @kb KiB: @old (the setting before, to give back), or 0
+ * when it could not be set. */
+static int64_t cache_size_put(struct ksp_store *store, int kb, int64_t old)
+{
+	char sql[64];
+
 	snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%d", kb);
 	return sqlite3_exec(store->db, sql, NULL, NULL, NULL) == SQLITE_OK ? old : 0;
 }
 
+int64_t ksp_store_cache_grow(struct ksp_store *store, int kb)
+{
+	int64_t old = cache_size_get(store);
+
+	if (old == 0 || (old < 0 && -old >= kb))
+		return 0; /* unknown, or large enough */
+	return cache_size_put(store, kb, old);
+}
+
 int64_t ksp_store_cache_set(struct ksp_store *store, int kb)
 {
-	sqlite3_stmt *st = NULL;
-	int64_t old = 0;
-	char sql[64];
+	int64_t old = cache_size_get(store);
 
-	if (sqlite3_prepare_v2(store->db, "PRAGMA cache_size", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		old = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (old == 0)
-		return 0;
-	snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%d", kb);
-	return sqlite3_exec(store->db, sql, NULL, NULL, NULL) == SQLITE_OK ? old : 0;
+	return old == 0 ? 0 : cache_size_put(store, kb, old);
 }
 
 void ksp_store_cache_restore(struct ksp_store *store, int64_t old)
