@@ -109,22 +109,7 @@ static uint64_t hash_bytes(uint64_t seed, const uint8_t *b, size_t len)
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
-	size_t nc;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap : 256;
-	while (nc < need)
-		nc *= 2;
-	if (nc > SIZE_MAX / size)
-		return -ENOMEM;
-	n = realloc(*p, nc * size);
-	if (n == NULL)
-		return -ENOMEM;
-	*p = n;
-	*cap = nc;
-	return 0;
+	return grow_array(p, cap, need, size, 256);
 }
 
 /* Index tables of 32-bit entries, at most half full.  Returns 1 when the
