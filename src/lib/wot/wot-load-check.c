@@ -538,6 +538,19 @@ static void prep_some(struct loader *l)
 		sched_yield();
 }
 
+/* The next CHUNK jobs of batch @b not taken by another thread, run:
+ * the end of what was run, 0 when none was left. */
+static size_t run_next_chunk(struct loader *l, const struct batch *b)
+{
+	size_t i = atomic_fetch_add(&l->next_job, CHUNK), e;
+
+	if (i >= b->n_jobs)
+		return 0;
+	e = i + CHUNK < b->n_jobs ? i + CHUNK : b->n_jobs;
+	run_chunk(l, i, e);
+	return e;
+}
+
 static void *verify_worker(void *data)
 {
 	struct loader *l = data;
@@ -545,13 +558,8 @@ static void *verify_worker(void *data)
 	uint64_t t0 = thread_ns();
 
 	prep_some(l);
-	for (;;) {
-		size_t i = atomic_fetch_add(&l->next_job, CHUNK);
-		if (i >= b->n_jobs)
-			break;
-		size_t e = i + CHUNK < b->n_jobs ? i + CHUNK : b->n_jobs;
-		run_chunk(l, i, e);
-	}
+	while (run_next_chunk(l, b) > 0)
+		;
 	atomic_fetch_add(&l->check_ns, thread_ns() - t0);
 	return NULL;
 }
@@ -599,12 +607,7 @@ int ksp_wload_verify_finish(struct loader *l)
 		return 0;
 	t0 = thread_ns();
 	prep_some(l);
-	for (;;) {
-		size_t i = atomic_fetch_add(&l->next_job, CHUNK);
-		if (i >= b->n_jobs)
-			break;
-		size_t e = i + CHUNK < b->n_jobs ? i + CHUNK : b->n_jobs;
-		run_chunk(l, i, e);
+	for (size_t e; (e = run_next_chunk(l, b)) > 0;) {
 		if (e - last >= 4096) {
 			ksp_progress(l->ctx, "verifying signatures", e, b->n_jobs);
 			last = e;
