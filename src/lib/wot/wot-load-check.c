@@ -8,7 +8,6 @@
  * where the CPU can).
  */
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -16,19 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/resource.h>
 
-#include <gcrypt.h>
 #include <sqlite3.h>
 
 #include "lib/libksp-private.h"
-#include "lib/store/store.h"
-#include "lib/openpgp/ed25519.h"
 #include "lib/input-private.h"
 #include "lib/openpgp/pgp-verify.h"
-#include "lib/wot/wot-blocks.h"
-#include "lib/wot/wot-cert.h"
-#include "lib/wot/wot-snap.h"
 #include "shared/util.h"
 #include "lib/wot/wot-load-private.h"
 

@@ -34,15 +34,10 @@
  * wot-load-private.h: the state they share.
  */
 #include <errno.h>
-#include <limits.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <sys/resource.h>
 
 #include <gcrypt.h>
 #include <sqlite3.h>
