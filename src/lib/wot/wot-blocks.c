@@ -44,7 +44,7 @@ static size_t slot_of(const struct ksp_blockset *bs, const uint8_t md[32])
 	return (size_t)(x ^ (x >> 32)) & bs->mask;
 }
 
-static int put(struct ksp_blockset *bs, const uint8_t md[32], int64_t key_id, bool same)
+static void put(struct ksp_blockset *bs, const uint8_t md[32], int64_t key_id, bool same)
 {
 	for (size_t i = slot_of(bs, md);; i = (i + 1) & bs->mask) {
 		struct block_slot *s = &bs->slots[i];
@@ -53,10 +53,10 @@ static int put(struct ksp_blockset *bs, const uint8_t md[32], int64_t key_id, bo
 			memcpy(s->md, md, 32);
 			s->key_id = key_id;
 			s->same = same;
-			return 0;
+			return;
 		}
 		if (memcmp(s->md, md, 32) == 0)
-			return 0; /* (two keys, one block: the first, as the lookup by SQL) */
+			return; /* (two keys, one block: the first, as the lookup by SQL) */
 	}
 }
 
